@@ -1,0 +1,3 @@
+from gpubfs_cli.cli import main
+
+main()

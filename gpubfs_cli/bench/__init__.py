@@ -1,0 +1,1 @@
+"""Benchmark harness: sources, runner, timing, statistics, results files, environment."""

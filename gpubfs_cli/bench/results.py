@@ -1,0 +1,114 @@
+"""The results file: one JSON document per `gpubfs run` (DESIGN.md, Results file).
+
+Layout (schema_version 1):
+  schema_version, tool_version, git_commit, created (ISO-8601 UTC), command_line,
+  environment {cpu, gpu, versions...}, config {the resolved run config},
+  datasets {NAME: {n, m, directed, stats {...}, meta {...}}},
+  sources {NAME: [int, ...]},                 # the list every strategy ran on NAME
+  prepares [Prepare...],                      # prepare() time and memory, per graph+strategy
+  samples [Sample...]                         # one per (dataset, strategy, knobs, source, mode)
+Reports are made only from these files.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import tempfile
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+from typing import Any
+
+from gpubfs_cli.errors import UserError
+
+SCHEMA_VERSION = 1
+STATUSES = ("ok", "out-of-time", "out-of-memory", "unavailable", "wrong-answer", "error")
+
+
+@dataclass
+class Sample:
+    dataset: str
+    strategy: str
+    knobs: dict[str, Any]
+    source: int
+    time_ms: float | None
+    reached: int  # vertices reached, source included
+    depth: int  # largest distance reached
+    edges: int  # edges traversed: sum of out-degrees of reached vertices (TEPS numerator)
+    valid: bool | None
+    status: str = "ok"
+    predecessors: bool = False
+    reason: str | None = None
+    low_reach: bool = False  # reached < 1% of the vertices: rates are meaningless
+    edges_graph500: int | None = None  # undirected input edges in the reached component
+    counters: dict[str, Any] = field(default_factory=dict)
+
+    def to_dict(self) -> dict:
+        return asdict(self)
+
+
+@dataclass
+class Prepare:
+    dataset: str
+    strategy: str
+    knobs: dict[str, Any]
+    time_ms: float | None
+    bytes: int = 0
+    upload_ms: float | None = None
+    status: str = "ok"
+    reason: str | None = None
+
+    def to_dict(self) -> dict:
+        return asdict(self)
+
+
+def _jsonable(obj):
+    import numpy as np
+
+    if isinstance(obj, dict):
+        return {str(k): _jsonable(v) for k, v in obj.items()}
+    if isinstance(obj, (list, tuple)):
+        return [_jsonable(v) for v in obj]
+    if isinstance(obj, np.ndarray):
+        return obj.tolist()
+    if isinstance(obj, np.generic):
+        return obj.item()
+    return obj
+
+
+def write_results(path: str | Path, doc: dict) -> Path:
+    """Write atomically: a temporary file in the same folder, renamed when complete."""
+    path = Path(path)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
+    try:
+        with os.fdopen(fd, "w") as f:
+            json.dump(_jsonable(doc), f, indent=1)
+            f.write("\n")
+        os.replace(tmp, path)
+    except BaseException:
+        if os.path.exists(tmp):
+            os.unlink(tmp)
+        raise
+    return path
+
+
+def load_results(path: str | Path) -> dict:
+    """Read and check a results file; a bad one is a UserError naming it."""
+    path = Path(path)
+    try:
+        doc = json.loads(path.read_text())
+    except FileNotFoundError:
+        raise UserError(f"{path}: no such results file") from None
+    except json.JSONDecodeError as exc:
+        raise UserError(f"{path}:{exc.lineno}: not valid JSON ({exc.msg})") from None
+    if not isinstance(doc, dict) or "schema_version" not in doc:
+        raise UserError(f"{path}: not a gpubfs results file (no schema_version)")
+    if doc["schema_version"] != SCHEMA_VERSION:
+        raise UserError(
+            f"{path}: schema_version {doc['schema_version']}, expected {SCHEMA_VERSION}"
+        )
+    for key in ("samples", "datasets", "sources"):
+        if key not in doc:
+            raise UserError(f"{path}: missing key '{key}'")
+    return doc

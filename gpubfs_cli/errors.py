@@ -1,0 +1,32 @@
+"""Errors a user can cause. The CLI prints them as one line and exits non-zero."""
+
+from __future__ import annotations
+
+import difflib
+from collections.abc import Iterable
+
+
+class UserError(Exception):
+    """Bad input: a file, line, key or name the user gave. Message is one line."""
+
+    exit_code = 2
+
+
+class InputFormatError(UserError):
+    """A graph file that does not follow its format.
+
+    The message names the file, the line (1-based, when known) and what was expected.
+    """
+
+    def __init__(self, path: str, line: int | None, expected: str):
+        where = f"{path}:{line}" if line is not None else str(path)
+        super().__init__(f"{where}: {expected}")
+        self.path, self.line, self.expected = str(path), line, expected
+
+
+def unknown_name(kind: str, name: str, valid: Iterable[str]) -> UserError:
+    """'unknown dataset 'x' (did you mean: a, b?)' with the closest valid names."""
+    valid = sorted(valid)
+    close = difflib.get_close_matches(name, valid, n=3, cutoff=0.5)
+    hint = f" (did you mean: {', '.join(close)}?)" if close else f" (valid: {', '.join(valid[:12])}{', ...' if len(valid) > 12 else ''})"
+    return UserError(f"unknown {kind} '{name}'{hint}")

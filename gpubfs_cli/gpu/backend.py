@@ -1,0 +1,63 @@
+"""Whether a GPU is usable here, and why not when it is not.
+
+CuPy is imported lazily, so every CPU path works on a machine without it.
+"""
+
+from __future__ import annotations
+
+import functools
+import os
+
+
+@functools.lru_cache(maxsize=1)
+def unavailable_reason() -> str | None:
+    """None when CuPy imports and sees a CUDA device; otherwise one line saying why."""
+    if os.environ.get("GPUBFS_DISABLE_GPU"):
+        return "disabled by GPUBFS_DISABLE_GPU"
+    try:
+        import cupy
+    except ImportError as exc:
+        return f"CuPy is not installed ({exc.msg})"
+    except Exception as exc:  # a broken CUDA install raises all sorts
+        return f"CuPy failed to import: {exc}"
+    try:
+        count = cupy.cuda.runtime.getDeviceCount()
+    except Exception as exc:
+        return f"no usable CUDA device: {str(exc).splitlines()[0]}"
+    if count < 1:
+        return "no CUDA device found"
+    return None
+
+
+def gpu_available() -> bool:
+    return unavailable_reason() is None
+
+
+def cupy():
+    """The cupy module; raises RuntimeError with the reason when no GPU is usable."""
+    reason = unavailable_reason()
+    if reason is not None:
+        raise RuntimeError(f"GPU unavailable: {reason}")
+    import cupy as cp
+
+    return cp
+
+
+def device_properties() -> dict:
+    """Name, memory, SM count, compute capability, L2, driver and CUDA versions."""
+    cp = cupy()
+    dev = cp.cuda.Device()
+    props = cp.cuda.runtime.getDeviceProperties(dev.id)
+    name = props["name"]
+    return {
+        "name": name.decode() if isinstance(name, bytes) else str(name),
+        "memory_bytes": int(props["totalGlobalMem"]),
+        "sm_count": int(props["multiProcessorCount"]),
+        "compute_capability": f"{props['major']}.{props['minor']}",
+        "l2_bytes": int(props.get("l2CacheSize", 0)),
+        "max_threads_per_sm": int(props.get("maxThreadsPerMultiProcessor", 0)),
+        "shared_memory_per_block_optin": int(props.get("sharedMemPerBlockOptin", 0)),
+        "driver_version": int(cp.cuda.runtime.driverGetVersion()),
+        "runtime_version": int(cp.cuda.runtime.runtimeGetVersion()),
+        "cupy_version": cp.__version__,
+    }

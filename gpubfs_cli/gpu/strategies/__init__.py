@@ -1,0 +1,1 @@
+"""GPU strategies, one module per paper. Each module imports without CuPy."""

@@ -1,0 +1,1 @@
+"""Traversals: BfsResult, the Strategy contract and registry, the CPU baseline, validation."""

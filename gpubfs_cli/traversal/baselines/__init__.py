@@ -1,0 +1,1 @@
+"""CPU strategies: the sequential baseline and the reference rows (scipy, networkx)."""

@@ -1,0 +1,32 @@
+"""Shared fixtures: the GPU marker's skip rule and the shared real-data folder."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+import pytest
+
+SHARED_DATA = Path(__file__).resolve().parents[1].parent / "shared" / "data"
+
+
+def pytest_collection_modifyitems(config, items):
+    from gpubfs_cli.gpu.backend import unavailable_reason
+
+    reason = unavailable_reason()
+    if reason is None:
+        return
+    if os.environ.get("GPUBFS_REQUIRE_GPU"):
+        raise pytest.UsageError(f"GPUBFS_REQUIRE_GPU is set but no GPU is usable: {reason}")
+    skip = pytest.mark.skip(reason=f"no GPU: {reason}")
+    for item in items:
+        if item.get_closest_marker("gpu") is not None:
+            item.add_marker(skip)
+
+
+@pytest.fixture(scope="session")
+def shared_data() -> Path:
+    """../shared/data (small real graph files); skipped visibly where it is absent."""
+    if not SHARED_DATA.is_dir():
+        pytest.skip(f"shared test data not found at {SHARED_DATA}")
+    return SHARED_DATA
