@@ -21,7 +21,7 @@ def kernel_source(filename: str) -> str:
     return (KERNEL_DIR / filename).read_text()
 
 
-@functools.lru_cache(maxsize=None)
+@functools.cache
 def load_module(
     filename: str,
     *,
