@@ -21,6 +21,12 @@ from gpubfs_cli.graph.csr import CSRGraph
 from gpubfs_cli.traversal.result import BfsResult
 
 
+class StrategyUnavailable(Exception):
+    """Raised by prepare() or traverse() when the strategy cannot run on this graph or
+    machine (too large for networkx, unsupported GPU feature...). The runner records an
+    `unavailable` cell with str(exc) as the reason and goes on."""
+
+
 @dataclasses.dataclass(frozen=True)
 class NoKnobs:
     """A strategy without knobs."""
