@@ -1,0 +1,1 @@
+"""Datasets: the catalogue (configs/datasets.yaml), downloads, and the CSR cache."""
