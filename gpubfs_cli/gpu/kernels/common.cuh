@@ -3,10 +3,16 @@
 // headers beyond what both provide).
 #pragma once
 
+#if defined(__CUDACC_RTC__)
+// NVRTC has no host headers: declare the fixed-width types ourselves.
 typedef int int32_t;
 typedef unsigned int uint32_t;
 typedef long long int64_t;
 typedef unsigned long long uint64_t;
+#else
+// nvcc already includes <stdint.h> through cuda_runtime.h; redeclaring clashes with it.
+#include <stdint.h>
+#endif
 
 #define GPUBFS_WARP 32
 #define GPUBFS_FULL_MASK 0xffffffffu
