@@ -1,0 +1,159 @@
+"""The two plain reports: datasets x strategies for one metric, and A-vs-B comparison."""
+
+from __future__ import annotations
+
+import json
+
+from gpubfs_cli.errors import unknown_name
+from gpubfs_cli.report.aggregate import (
+    BASELINE,
+    LOW_REACH_NOTE,
+    METRIC_TITLES,
+    METRICS,
+    Aggregate,
+    Group,
+    status_text,
+)
+from gpubfs_cli.report.load import Results
+from gpubfs_cli.report.table import Cell, Document, Table, fmt_number, label
+
+MIN_SAMPLES_TO_MARK = 3
+
+
+def check_metric(metric: str) -> str:
+    if metric not in METRICS:
+        raise unknown_name("metric", metric, METRICS)
+    return metric
+
+
+def column_title(strategy: str, predecessors: bool) -> str:
+    return f"{strategy} (pred)" if predecessors else strategy
+
+
+def add_cell_footnotes(table: Table) -> None:
+    """Low-reach marker and the full text of shortened failure reasons."""
+    cells = [c for row in table.rows for c in row[1:]]
+    if any(c.low_reach for c in cells):
+        table.footnotes.append(LOW_REACH_NOTE)
+    if any(c.knob for c in cells if c.status == "ok"):
+        table.footnotes.append("(W4), (gather=warp): the best value of a knob sweep, with the winning knob")
+    reasons = dict.fromkeys(
+        f"{row[0].text} / {col}: {c.status}: {c.reason}"
+        for row in table.rows for col, c in zip(table.columns[1:], row[1:], strict=True)
+        if c.reason and c.status != "ok"
+    )
+    table.footnotes.extend(reasons)
+
+
+def overview(results: Results, metric: str) -> Document:
+    check_metric(metric)
+    agg = Aggregate(results)
+    cols = agg.columns()
+    table = Table(
+        id="overview",
+        title=f"{METRIC_TITLES[metric]}",
+        columns=["dataset"] + [column_title(s, p) for s, p in cols],
+    )
+    for ds in agg.datasets():
+        row = [label(ds)]
+        for strategy, pred in cols:
+            row.append(agg.cell(ds, strategy, metric, pred))
+        table.rows.append(row)
+    if metric == "speedup":
+        table.footnotes.append(
+            f"speedup = {BASELINE} time / strategy time, summed over the sources both ran"
+        )
+    add_cell_footnotes(table)
+    groups = []
+    for g in agg.groups:
+        d = g.to_dict()
+        d["speedup"] = agg.speedup(g)
+        groups.append(d)
+    return Document(
+        title="gpubfs report",
+        header=results.machine_lines(),
+        tables=[table],
+        data={"metric": metric, "files": results.files, "groups": groups},
+    )
+
+
+# ---------------------------------------------------------------------- compare
+def significant(a: Group, b: Group) -> bool:
+    """A difference counts only when the interquartile ranges of the two do not overlap
+    (and each side has enough samples to have a spread at all)."""
+    if len(a.samples) < MIN_SAMPLES_TO_MARK or len(b.samples) < MIN_SAMPLES_TO_MARK:
+        return False
+    if None in (a.q25_ms, a.q75_ms, b.q25_ms, b.q75_ms):
+        return False
+    return a.q75_ms < b.q25_ms or b.q75_ms < a.q25_ms
+
+
+def _pick(agg_a: Aggregate, agg_b: Aggregate, ds: str, strategy: str, pred: bool):
+    """The variant both ran; with several, the one fastest in A."""
+    va = {g.variant: g for g in agg_a.variants(ds, strategy, pred)}
+    vb = {g.variant: g for g in agg_b.variants(ds, strategy, pred)}
+    common = [k for k in va if k in vb]
+    if not common:
+        return None, None, None
+    key = min(common, key=lambda k: va[k].summary.get("median_ms", float("inf")))
+    knob = None
+    if len(common) > 1:
+        knob = ",".join(f"{k}={v}" for k, v in json.loads(key).items())
+    return va[key], vb[key], knob
+
+
+def compare_cell(a: Group | None, b: Group | None, knob: str | None) -> tuple[Cell, bool]:
+    """The ratio cell and whether its difference is beyond the spread."""
+    if a is None or b is None:
+        return Cell("missing", status="missing"), False
+    for side, g in (("A", a), ("B", b)):
+        if g.status != "ok":
+            text = f"{side}: {status_text(g.status, g.reason)}"
+            return Cell(text, status=g.status, reason=g.reason), False
+    ma, mb = a.summary["median_ms"], b.summary["median_ms"]
+    if mb <= 0:
+        return Cell("n/a", status="n/a"), False
+    ratio = ma / mb
+    suffix = f" ({knob})" if knob else ""
+    if significant(a, b):
+        word = "faster" if ratio > 1 else "slower"
+        return Cell(f"{fmt_number(ratio)}x {word}{suffix}", value=ratio, knob=knob), True
+    return Cell(f"{fmt_number(ratio)}x ~{suffix}", value=ratio, knob=knob), False
+
+
+def compare(a: Results, b: Results) -> Document:
+    agg_a, agg_b = Aggregate(a), Aggregate(b)
+    cols = sorted(set(agg_a.columns()) | set(agg_b.columns()),
+                  key=lambda c: (c[0] != BASELINE, c[0], c[1]))
+    datasets = list(dict.fromkeys(agg_a.datasets() + agg_b.datasets()))
+    table = Table(
+        id="compare",
+        title="B vs A: median time of A / median time of B (> 1: B is faster)",
+        columns=["dataset"] + [column_title(s, p) for s, p in cols],
+    )
+    cells_data = []
+    for ds in datasets:
+        row = [label(ds)]
+        for strategy, pred in cols:
+            ga, gb, knob = _pick(agg_a, agg_b, ds, strategy, pred)
+            if ga is None:
+                ga = next(iter(agg_a.variants(ds, strategy, pred)), None)
+                gb = next(iter(agg_b.variants(ds, strategy, pred)), None)
+            cell, marked = compare_cell(ga, gb, knob)
+            row.append(cell)
+            cells_data.append({
+                "dataset": ds, "strategy": strategy, "predecessors": pred,
+                "ratio": cell.value, "significant": marked, "text": cell.text,
+            })
+        table.rows.append(row)
+    table.footnotes.append(
+        "faster / slower: the interquartile ranges of A's and B's times do not overlap "
+        f"(at least {MIN_SAMPLES_TO_MARK} samples each); ~: within the run-to-run spread"
+    )
+    add_cell_footnotes(table)
+    return Document(
+        title="gpubfs report --compare",
+        header=[f"A = {line}" for line in a.machine_lines()] + [f"B = {line}" for line in b.machine_lines()],
+        tables=[table],
+        data={"files": {"A": a.files, "B": b.files}, "cells": cells_data},
+    )

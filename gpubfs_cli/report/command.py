@@ -1,0 +1,72 @@
+"""What `gpubfs report` and `gpubfs list papers` do, so cli.py stays thin."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+from gpubfs_cli.errors import UserError
+from gpubfs_cli.report.build import check_metric, compare, overview
+from gpubfs_cli.report.layouts import paper_document, registered_strategies
+from gpubfs_cli.report.load import latest_results, load_many
+from gpubfs_cli.report.papers import load_all, load_paper
+from gpubfs_cli.report.render import check_format
+from gpubfs_cli.report.table import Document
+
+
+def make_report(
+    files: list[Path] | None,
+    *,
+    metric: str = "ms",
+    fmt: str = "table",
+    paper: str | None = None,
+    compare_files: tuple[Path, Path] | None = None,
+    plot_dir: Path | None = None,
+    data_dir: Path | None = None,
+) -> Document:
+    """The document to render; plots (if asked) are written here and listed in its notes."""
+    check_metric(metric)
+    check_format(fmt)
+    if compare_files is not None:
+        if paper is not None:
+            raise UserError("--compare and --paper cannot be combined")
+        if files:
+            raise UserError("--compare takes its two files itself; give no other results files")
+        doc = compare(load_many([compare_files[0]]), load_many([compare_files[1]]))
+        results = None
+    else:
+        paths = list(files) if files else [latest_results()]
+        results = load_many(paths)
+        if paper is not None:
+            doc = paper_document(load_paper(paper), results)
+        else:
+            doc = overview(results, metric)
+    if plot_dir is not None:
+        if results is None:
+            results = load_many(list(compare_files))
+        from gpubfs_cli.report.plots import write_plots
+
+        written, notes = write_plots(results, plot_dir, data_dir)
+        doc.notes.append(f"plots: {len(written)} files written to {plot_dir}")
+        doc.notes += [f"plot {n}" for n in notes]
+        doc.data["plots"] = [str(p) for p in written]
+    return doc
+
+
+def papers_listing() -> list[dict[str, Any]]:
+    """One entry per configs/papers/*.yaml: what `gpubfs list papers` shows."""
+    registered = registered_strategies()
+    rows = []
+    for p in load_all():
+        names = [s["name"] for s in p.strategies]
+        rows.append({
+            "key": p.key,
+            "title": p.title,
+            "venue": p.venue,
+            "hardware": p.hardware,
+            "tables": [t.id for t in p.tables],
+            "strategies": names,
+            "implemented": [n for n in names if registered is not None and n in registered],
+            "not_implemented": [n for n in names if registered is not None and n not in registered],
+        })
+    return rows

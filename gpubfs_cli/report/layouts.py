@@ -1,0 +1,117 @@
+"""`gpubfs report --paper KEY`: a paper's tables in its own shape, published | measured.
+
+Rows and columns come from configs/papers/KEY.yaml; measured cells from the results:
+graph facts (n, m, degrees, depths) from the results' datasets section, times and rates
+from the samples (best knob per graph, failures as their status, "missing" where a
+strategy has no samples). Tables whose numbers exist only as a figure show measured only.
+"""
+
+from __future__ import annotations
+
+from gpubfs_cli.report.aggregate import Aggregate
+from gpubfs_cli.report.build import add_cell_footnotes
+from gpubfs_cli.report.load import Results
+from gpubfs_cli.report.papers import Column, Paper, PaperTable, Row
+from gpubfs_cli.report.table import Cell, Document, Table, fmt_number, label
+
+NOT_REPRODUCED = "-"
+
+
+def registered_strategies() -> set[str] | None:
+    """Names in the registry, or None when discovery fails (a module being written)."""
+    try:
+        from gpubfs_cli.traversal.strategy import all_strategies
+
+        return set(all_strategies())
+    except Exception:  # noqa: BLE001 - a broken module elsewhere must not break reports
+        return None
+
+
+def pick_dataset(agg: Aggregate, candidates: list[str], strategy: str | None = None) -> str:
+    """The first catalogue name with results (for this strategy when given), else the first."""
+    for name in candidates:
+        if agg.has(name, strategy):
+            return name
+    if strategy:
+        return pick_dataset(agg, candidates)
+    return candidates[0]
+
+
+def published_cell_text(table: PaperTable, col: Column, row: Row) -> str | None:
+    pub = row.published.get(col.key)
+    if pub is not None:
+        return pub.text
+    if col.published_from:
+        a, b = (row.published.get(k) for k in col.published_from)
+        if a is not None and b is not None and a.value is not None and b.value:
+            return "~" + fmt_number(a.value / b.value)
+    return None
+
+
+def measured_cell(agg: Aggregate, col: Column, dataset: str) -> Cell:
+    if col.stat is not None:
+        v = agg.stat(dataset, col.stat)
+        if v is None:
+            return Cell("missing", status="missing")
+        v = v / col.scale
+        return Cell(fmt_number(v, col.decimals), value=v)
+    if col.strategy is None:
+        return Cell(NOT_REPRODUCED, status="n/a")
+    return agg.cell(dataset, col.strategy, col.metric, col.predecessors)
+
+
+def paper_table(paper: Paper, pt: PaperTable, agg: Aggregate, registered: set[str] | None) -> Table:
+    title = pt.title + (" (published: figure only)" if pt.figure_only else "")
+    table = Table(id=f"{paper.key}.{pt.id}", title=title,
+                  columns=["Graph"] + [c.header for c in pt.columns],
+                  side_by_side=not pt.figure_only)
+    substitutes: dict[str, str] = {}
+    for row in pt.rows:
+        cells = [label(row.label)]
+        for col in pt.columns:
+            ds = pick_dataset(agg, paper.datasets[row.graph], col.strategy)
+            if ds != paper.datasets[row.graph][0] and agg.has(ds):
+                substitutes[row.graph] = ds
+            cell = measured_cell(agg, col, ds)
+            if not pt.figure_only:
+                cell.published = published_cell_text(pt, col, row)
+            cells.append(cell)
+        table.rows.append(cells)
+    for graph, ds in substitutes.items():
+        table.footnotes.append(f"{graph}: measured on {ds}")
+    if any(c.published and c.published.startswith("~") for r in table.rows for c in r[1:]):
+        table.footnotes.append("~: derived from the paper's numbers, not printed by it")
+    if any(c.status == "n/a" and c.text == NOT_REPRODUCED for r in table.rows for c in r[1:]):
+        table.footnotes.append(f"{NOT_REPRODUCED}: no strategy here reproduces this column")
+    missing = sorted({c.strategy for c in pt.columns if c.strategy} - (registered or set()))
+    if registered is not None and missing and any(
+        cell.status == "missing" for r in table.rows for cell in r[1:]
+    ):
+        table.footnotes.append(f"missing: no samples; not implemented in gpubfs yet: {', '.join(missing)}")
+    elif any(cell.status == "missing" for r in table.rows for cell in r[1:]):
+        table.footnotes.append("missing: no samples in these results")
+    add_cell_footnotes(table)
+    if pt.notes:
+        table.footnotes.append(pt.notes)
+    return table
+
+
+def paper_document(paper: Paper, results: Results) -> Document:
+    agg = Aggregate(results)
+    registered = registered_strategies()
+    hw = paper.hardware
+    header = [
+        f"paper: {paper.title} ({paper.venue}); {paper.authors}".rstrip("; "),
+        f"published on: GPU {hw['gpu']}; CPU {hw['cpu']}",
+    ]
+    if "other" in hw:
+        header.append(hw["other"])
+    header += [f"measured: {line}" for line in results.machine_lines()]
+    doc = Document(title=f"gpubfs report --paper {paper.key}", header=header,
+                   data={"paper": paper.key, "files": results.files})
+    doc.tables = [paper_table(paper, pt, agg, registered) for pt in paper.tables]
+    for t in paper.text_numbers:
+        unit = f" {t['unit']}" if t.get("unit") else ""
+        where = f" ({t['where']})" if t.get("where") else ""
+        doc.notes.append(f"stated in the text: {t['what']}: {t['value']}{unit}{where}")
+    return doc

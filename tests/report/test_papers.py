@@ -1,0 +1,203 @@
+"""configs/papers/*.yaml validate; each --paper layout shows published | measured."""
+
+from __future__ import annotations
+
+import shutil
+
+import pytest
+import yaml
+
+from gpubfs_cli.errors import UserError
+from gpubfs_cli.report.layouts import paper_document
+from gpubfs_cli.report.load import load_many
+from gpubfs_cli.report.papers import load_all, load_paper, load_paper_file, papers_dir
+from tests.report.docs import SOURCES, dataset_entry, document, sample, write
+
+PAPERS = ["bfs4k", "lbbfs", "luo", "merrill", "raval"]
+EUROPE_N, EUROPE_M = 50_912_018, 108_109_320
+
+
+def test_every_paper_yaml_validates():
+    papers = {p.key: p for p in load_all()}
+    assert sorted(papers) == PAPERS
+    merrill = papers["merrill"]
+    assert [t.id for t in merrill.tables] == ["table1", "table2", "fig10"]
+    t2 = merrill.tables[1]
+    assert len(t2.rows) == 13
+    europe = t2.rows[0]
+    assert europe.published["hybrid_dist"].value == 0.31 and europe.published["hybrid_dist_sp"].value == 11
+    # flattened CPU columns: distance [21] on five graphs, predecessor [3] on two
+    assert sum("cpu_dist" in r.published for r in t2.rows) == 5
+    assert [r.published["cpu_pred"].text for r in t2.rows if "cpu_pred" in r.published] == ["0.50", "0.70"]
+    vwarp = papers["bfs4k"].tables[1].rows[0].published["vwarp"]
+    assert (vwarp.value, vwarp.knob, vwarp.text) == (5.2, "W1", "5.2 (W1)")
+    assert papers["bfs4k"].tables[1].rows[3].published["bfs4k"].value == 6.5  # as-skitter
+    luo_t1 = papers["luo"].tables[0]
+    assert [r.published["uiuc"].value for r in luo_t1.rows] == [67.8, 121.0, 266.0, 509.5, 449.3, 488.0]
+
+
+def _results(tmp_path):
+    s = []
+    for src in SOURCES:
+        s.append(sample("europe.osm", "cpu.sequential", src, 1000.0, edges=EUROPE_M, depth=19000))
+        s.append(sample("europe.osm", "merrill.hybrid", src, 100.0, edges=EUROPE_M, depth=19000))
+        s.append(sample("europe.osm", "merrill.hybrid", src, 125.0, edges=EUROPE_M, predecessors=True))
+        for w, t in ((1, 300.0), (4, 200.0)):
+            s.append(sample("europe.osm", "hong.vwarp", src, t, edges=EUROPE_M, knobs={"W": w}))
+        s.append(sample("kron_g500-logn20-gen", "merrill.hybrid", src, 10.0, edges=10**8))
+        s.append(sample("amazon0505", "cpu.sequential", src, 40.0))
+        s.append(sample("amazon0505", "harish", src, 5.0))
+        for w, t in ((1, 9.0), (4, 3.0), (32, 6.0)):
+            s.append(sample("amazon0505", "hong.vwarp", src, t, knobs={"W": w}))
+        s.append(sample("luo-grid-1M", "cpu.sequential", src, 30.0))
+        s.append(sample("luo-grid-1M", "luo.hierarchical", src, 3.0))
+        s.append(sample("graph500-s24-ef20-seed2", "cpu.sequential", src, 5000.0))
+        s.append(sample("lbbfs-random-d2", "merrill.hybrid", src, 1.0, edges=4_000_000))
+    s.append(sample("amazon0505", "luo.hierarchical", 0, None, status="out-of-time", valid=None))
+    datasets = {
+        "europe.osm": dataset_entry(EUROPE_N, EUROPE_M, avg_depth=19000.0, max_depth=19999, std=0.5, max_degree=13),
+        "kron_g500-logn20-gen": dataset_entry(1 << 20, 100_663_296),
+        "amazon0505": dataset_entry(410_236, 3_356_824),
+        "luo-grid-1M": dataset_entry(1_000_000, 5_940_000),
+        "graph500-s24-ef20-seed2": dataset_entry(16_777_216, 335_000_000, max_degree=900_000),
+        "lbbfs-random-d2": dataset_entry(2_000_000, 4_000_000),
+    }
+    return load_many([write(tmp_path, "papers.json", document(s, datasets))])
+
+
+def _table(doc, tid):
+    return next(t for t in doc.tables if t.id == tid)
+
+
+def _cells(table, row_label):
+    row = next(r for r in table.rows if r[0].text == row_label)
+    return dict(zip(table.columns[1:], row[1:], strict=True))
+
+
+def test_merrill_layout(tmp_path):
+    doc = paper_document(load_paper("merrill"), _results(tmp_path))
+    t1 = _cells(_table(doc, "merrill.table1"), "europe.osm")
+    assert (t1["n (10^6)"].published, t1["n (10^6)"].text) == ("50.9", "50.9")
+    assert (t1["m (10^6)"].published, t1["m (10^6)"].text) == ("108.1", "108.1")
+    assert (t1["d"].published, t1["d"].text) == ("2.1", "2.1")
+    assert (t1["Avg. Search Depth"].published, t1["Avg. Search Depth"].text) == ("19314", "19,000")
+    t2 = _table(doc, "merrill.table2")
+    assert t2.side_by_side
+    c = _cells(t2, "europe.osm")
+    assert c["hybrid distance"].published == "0.31"
+    assert c["hybrid distance"].value == pytest.approx(EUROPE_M / 100.0 / 1e6)
+    assert c["hybrid distance"].text == "1.081"
+    assert c["hybrid predecessor"].value == pytest.approx(EUROPE_M / 125.0 / 1e6)
+    assert (c["distance speedup"].published, c["distance speedup"].value) == ("11", pytest.approx(10.0))
+    assert (c["predecessor speedup"].published, c["predecessor speedup"].value) == ("11", pytest.approx(8.0))
+    assert c["CPU sequential"].published == "~0.028" and c["CPU sequential"].value == pytest.approx(0.1081, rel=1e-3)
+    assert c["GPU quadratic [18] distance"].published == "0.00014"
+    assert c["GPU quadratic [18] distance"].knob == "W4"
+    assert (c["CPU parallel distance [21]"].text, c["CPU parallel distance [21]"].status) == ("-", "n/a")
+    grid = _cells(t2, "grid7pt.300")
+    assert grid["CPU parallel distance [21]"].published == "0.12"
+    assert grid["hybrid distance"].text == "missing"
+    kron = _cells(t2, "kron_g500-logn20")
+    assert kron["hybrid distance"].value == pytest.approx(10.0)
+    assert "kron_g500-logn20: measured on kron_g500-logn20-gen" in t2.footnotes
+    fig10 = _table(doc, "merrill.fig10")
+    assert not fig10.side_by_side and "published: figure only" in fig10.title
+    f = _cells(fig10, "europe.osm")
+    assert f["two-phase"].text == "missing" and f["hybrid"].text == "1.081"
+    assert any("4.2 x faster" in n for n in doc.notes)
+
+
+def test_bfs4k_layout_best_warp_and_failures(tmp_path):
+    doc = paper_document(load_paper("bfs4k"), _results(tmp_path))
+    c = _cells(_table(doc, "bfs4k.table2"), "Amazon0505")
+    vw = c["Static Virtual Warp [5]"]
+    assert (vw.published, vw.text, vw.knob) == ("5.2 (W1)", "3.000 (W4)", "W4")
+    assert (c["Harish [4]"].published, c["Harish [4]"].value) == ("5.2", 5.0)
+    assert (c["Luo [15]"].published, c["Luo [15]"].text) == ("4.3", "out-of-time")
+    assert (c["Garland [16]"].published, c["Garland [16]"].text) == ("not run", "missing")
+    assert (c["BFS-4K"].published, c["BFS-4K"].text) == ("1.5", "missing")
+    eu = _cells(_table(doc, "bfs4k.table2"), "europe.osm")
+    assert eu["Harish [4]"].published == "59,620.0"
+    t1 = _cells(_table(doc, "bfs4k.table1"), "europe.osm")
+    assert (t1["Approx. Diameter"].published, t1["Approx. Diameter"].text) == ("30,102", "19,999")
+    assert (t1["Mode (max degree)"].published, t1["Mode (max degree)"].text) == ("13", "13")
+    assert (t1["Std. Deviation"].published, t1["Std. Deviation"].text) == ("0.5", "0.5")
+
+
+def test_luo_raval_lbbfs_layouts(tmp_path):
+    results = _results(tmp_path)
+    luo = _cells(_table(paper_document(load_paper("luo"), results), "luo.table1"), "1M")
+    assert (luo["UIUC-BFS"].published, luo["UIUC-BFS"].value) == ("67.8", 3.0)
+    assert (luo["Sp."].published, luo["Sp."].value) == ("2.2", pytest.approx(10.0))
+    assert (luo["IIIT-BFS"].published, luo["IIIT-BFS"].text) == ("462.8", "missing")
+    raval = paper_document(load_paper("raval"), results)
+    g500 = _cells(_table(raval, "raval.table2"), "Graph500 (three graphs)")
+    assert (g500["Outdegree Max"].published, g500["Outdegree Max"].text) == ("924,000", "900,000")
+    assert (g500["Nodes (Million)"].published, g500["Nodes (Million)"].text) == ("16.78", "16.78")
+    assert "Graph500 (three graphs): measured on graph500-s24-ef20-seed2" in _table(raval, "raval.table2").footnotes
+    assert _cells(_table(raval, "raval.fig8"), "rmat20")["BS"].text == "missing"
+    lb = _cells(_table(paper_document(load_paper("lbbfs"), results), "lbbfs.fig6"), "random d=2")
+    assert lb["merrill.hybrid (not in the figure)"].value == pytest.approx(4.0)
+    assert lb["d"].text == "2.0" and lb["hybrid (f0 = 10)"].text == "missing"
+
+
+@pytest.mark.parametrize("key", PAPERS)
+def test_every_layout_renders_every_format(tmp_path, key):
+    from gpubfs_cli.report.render import FORMATS, render
+
+    doc = paper_document(load_paper(key), _results(tmp_path))
+    published = [c.published for t in doc.tables if t.side_by_side for r in t.rows for c in r[1:]]
+    assert any(p is not None for p in published)
+    for fmt in FORMATS:
+        assert render(doc, fmt)
+
+
+# ---------------------------------------------------------------------- broken files
+@pytest.fixture()
+def folder(tmp_path):
+    shutil.copy(papers_dir() / "luo.yaml", tmp_path / "luo.yaml")
+    return tmp_path
+
+
+def _edit(folder, fn):
+    path = folder / "luo.yaml"
+    doc = yaml.safe_load(path.read_text())
+    fn(doc)
+    path.write_text(yaml.safe_dump(doc, sort_keys=False))
+    return path
+
+
+@pytest.mark.parametrize(
+    ("edit", "message"),
+    [
+        (lambda d: d.update(titel="x"), r"luo\.yaml: titel: unknown key 'titel' \(did you mean: title\?\)"),
+        (lambda d: d.pop("venue"), r"luo\.yaml: top level: missing key 'venue'"),
+        (lambda d: d["tables"][0]["rows"][0].update(uiuc="fast"),
+         r"luo\.yaml: tables\[0\]\.rows\[0\]\.uiuc: expected a number, \{value, knob\} or one of"),
+        (lambda d: d["tables"][1]["rows"][0].update(graph="Boston"),
+         r"luo\.yaml: tables\[1\]\.rows\[0\]\.graph: unknown graph \(not in datasets\) 'Boston'"),
+        (lambda d: d["tables"][0]["columns"][0].update(metric="fps"),
+         r"luo\.yaml: tables\[0\]\.columns\[0\]\.metric: expected one of ms, gteps, speedup"),
+        (lambda d: d["tables"][1]["columns"][0].update(stat="girth"),
+         r"luo\.yaml: tables\[1\]\.columns\[0\]\.stat: unknown stat 'girth'"),
+        (lambda d: d.update(key="merrill"), r"luo\.yaml: key: expected 'luo' \(the file name\)"),
+        (lambda d: d["hardware"].pop("gpu"), r"luo\.yaml: hardware: missing key 'gpu'"),
+    ],
+)
+def test_broken_yaml_one_line_error(folder, edit, message):
+    _edit(folder, edit)
+    with pytest.raises(UserError, match=message) as exc:
+        load_paper("luo", folder)
+    assert "\n" not in str(exc.value)
+
+
+def test_yaml_syntax_error(folder):
+    path = folder / "luo.yaml"
+    path.write_text("key: luo\ntitle: [unclosed\nvenue: x\n")
+    with pytest.raises(UserError, match=r"luo\.yaml:\d+: not valid YAML"):
+        load_paper_file(path)
+
+
+def test_unknown_paper_key(folder):
+    with pytest.raises(UserError, match=r"unknown paper 'luoo' \(did you mean: luo\?\)"):
+        load_paper("luoo", folder)

@@ -1,0 +1,123 @@
+"""Every output format reads back; files combine; --compare marks only real differences."""
+
+from __future__ import annotations
+
+import csv
+import io
+import json
+from html.parser import HTMLParser
+
+import pytest
+
+from gpubfs_cli.report.build import compare, overview
+from gpubfs_cli.report.load import load_many
+from gpubfs_cli.report.render import render
+from tests.report.docs import SOURCES, dataset_entry, document, main_doc, sample, write
+
+
+@pytest.fixture()
+def doc(tmp_path):
+    return overview(load_many([write(tmp_path, "main.json", main_doc())]), "ms")
+
+
+COLUMNS = ["cpu.sequential", "edge.coo", "harish", "hong.vwarp", "luo.hierarchical",
+           "merrill.hybrid", "merrill.hybrid (pred)"]
+
+
+def test_csv_reads_back(doc):
+    rows = list(csv.DictReader(io.StringIO(render(doc, "csv"))))
+    assert len(rows) == 2 * len(COLUMNS)
+    by = {(r["row"], r["column"]): r for r in rows}
+    assert float(by[("g1", "merrill.hybrid")]["value"]) == 1.5
+    assert by[("g1", "hong.vwarp")]["knob"] == "W4"
+    assert by[("g2", "harish")]["status"] == "out-of-time" and by[("g2", "harish")]["value"] == ""
+    assert by[("g2", "merrill.hybrid")]["low_reach"] == "1"
+    assert ("g1", "bfs4k") not in by  # only strategies with samples become columns
+
+
+def test_json_reads_back(doc):
+    data = json.loads(render(doc, "json"))
+    table = data["tables"][0]
+    assert table["columns"] == ["dataset"] + COLUMNS
+    assert table["rows"][0][0]["text"] == "g1"
+    assert table["rows"][0][1]["value"] == 13.0
+    assert data["metric"] == "ms" and len(data["groups"]) == 11
+
+
+def test_markdown_has_header_row(doc):
+    lines = render(doc, "md").splitlines()
+    assert "| dataset | " + " | ".join(COLUMNS) + " |" in lines
+    row = next(line for line in lines if line.startswith("| g1 |"))
+    assert "| 13.00 |" in row and "2.000 (W4)" in row
+
+
+def test_html_has_a_table(doc):
+    class Counter(HTMLParser):
+        def __init__(self):
+            super().__init__()
+            self.tags: dict[str, int] = {}
+
+        def handle_starttag(self, tag, attrs):
+            self.tags[tag] = self.tags.get(tag, 0) + 1
+
+    p = Counter()
+    p.feed(render(doc, "html"))
+    assert p.tags["table"] == 1
+    assert p.tags["tr"] == 3  # header + two datasets
+    assert p.tags["td"] == 2 * len(COLUMNS)
+
+
+def test_terminal_table_text(doc):
+    text = render(doc, "table")
+    assert "median time per BFS (ms)" in text and "out-of-time" in text
+
+
+def test_two_files_combined(tmp_path):
+    ds = {"g": dataset_entry(100, 400), "h": dataset_entry(50, 100)}
+    a = write(tmp_path, "a.json", document([sample("g", "cpu.sequential", s, 4.0) for s in SOURCES], ds, gpu=None))
+    b = write(tmp_path, "b.json", document(
+        [sample("g", "harish", s, 2.0) for s in SOURCES] + [sample("h", "harish", s, 1.0) for s in SOURCES], ds))
+    d = overview(load_many([a, b]), "speedup")
+    rows = {r[0].text: r for r in d.tables[0].rows}
+    assert d.tables[0].columns == ["dataset", "cpu.sequential", "harish"]
+    assert rows["g"][2].value == pytest.approx(2.0)
+    assert rows["h"][2].text == "no baseline" and rows["h"][1].text == "missing"
+    assert len(d.header) == 2
+
+
+def _timed(dataset, strategy, times):
+    return [sample(dataset, strategy, s % 4, t) for s, t in enumerate(times)]
+
+
+def test_compare_marks_only_significant(tmp_path):
+    ds = {"g": dataset_entry(100, 400)}
+    a_samples = (_timed("g", "merrill.hybrid", [10, 11, 12, 13, 10, 11, 12, 13])
+                 + _timed("g", "harish", [10, 14, 18, 22, 10, 14, 18, 22])
+                 + _timed("g", "edge.coo", [5, 5]))
+    b_samples = (_timed("g", "merrill.hybrid", [5, 5.5, 6, 6.5, 5, 5.5, 6, 6.5])  # 2x faster, IQRs apart
+                 + _timed("g", "harish", [12, 16, 20, 24, 12, 16, 20, 24])  # slower but IQRs overlap
+                 + _timed("g", "edge.coo", [1, 1])  # too few samples to judge
+                 + _timed("g", "luo.hierarchical", [1, 1, 1]))
+    a = load_many([write(tmp_path, "a.json", document(a_samples, ds))])
+    b = load_many([write(tmp_path, "b.json", document(b_samples, ds))])
+    d = compare(a, b)
+    cols = d.tables[0].columns
+    row = {c: cell for c, cell in zip(cols, d.tables[0].rows[0], strict=True)}
+    assert row["merrill.hybrid"].text == "2.000x faster"
+    assert row["harish"].text == "0.889x ~"
+    assert row["edge.coo"].text == "5.000x ~"
+    assert row["luo.hierarchical"].text == "missing"
+    marked = {c["strategy"]: c["significant"] for c in d.data["cells"]}
+    assert marked == {"edge.coo": False, "harish": False, "luo.hierarchical": False, "merrill.hybrid": True}
+
+
+def test_compare_slower_and_failures(tmp_path):
+    ds = {"g": dataset_entry(100, 400)}
+    a = load_many([write(tmp_path, "a.json", document(
+        _timed("g", "harish", [1, 1, 1, 1]) + _timed("g", "edge.coo", [1, 1, 1]), ds))])
+    b = load_many([write(tmp_path, "b.json", document(
+        _timed("g", "harish", [4, 4, 4, 4])
+        + [sample("g", "edge.coo", 0, None, status="out-of-memory", valid=None)], ds))])
+    row = compare(a, b).tables[0].rows[0]
+    assert row[2].text == "0.250x slower"  # columns: dataset, edge.coo, harish
+    assert row[1].text == "B: out-of-memory" and row[1].value is None
