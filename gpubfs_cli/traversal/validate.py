@@ -1,0 +1,150 @@
+"""Validation of a traversal's answer (DESIGN.md, Validation). Never inside a timed region.
+
+Distances must equal the sequential baseline's exactly. Parent arrays must also pass
+Graph500's BFS-tree checks (specification section "Validation"), here whole-array
+numpy operations:
+  root       the source is its own parent
+  cycle      every tree vertex's parent chain reaches the source (no cycles)
+  levels     every tree vertex's parent is exactly one level above it
+  tree-edge  every (parent, vertex) pair is an edge of the graph
+  edge-span  every edge out of a reached vertex ends at most one level further down
+             (for undirected graphs: the two ends differ by at most one level)
+  component  the tree holds exactly the vertices reachable from the source
+Each check names itself in the reason, so a report can say which one failed.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from gpubfs_cli.graph.csr import CSRGraph
+from gpubfs_cli.traversal.bfs_order import tree_depths
+from gpubfs_cli.traversal.result import BfsResult
+
+
+def compare_distances(got, expected: np.ndarray) -> str | None:
+    """None when equal, else the count of wrong vertices and the first one."""
+    got = np.asarray(got)
+    if got.shape != expected.shape:
+        return f"distances have shape {got.shape}, expected {expected.shape}"
+    wrong = np.flatnonzero(got != expected)
+    if len(wrong) == 0:
+        return None
+    v = int(wrong[0])
+    return (
+        f"distances differ at {len(wrong):,} of {len(expected):,} vertices "
+        f"(first: vertex {v} has {int(got[v])}, expected {int(expected[v])})"
+    )
+
+
+def _first(mask: np.ndarray) -> int:
+    return int(np.flatnonzero(mask)[0])
+
+
+def _edge_rows(graph: CSRGraph) -> np.ndarray:
+    return np.repeat(np.arange(graph.n, dtype=np.int64), graph.out_degrees())
+
+
+def graph500_failures(
+    graph: CSRGraph,
+    source: int,
+    distances: np.ndarray,
+    parents: np.ndarray,
+    reachable: np.ndarray | None = None,
+) -> list[str]:
+    """The Graph500 checks that fail, each as 'check: detail'; empty when all pass.
+
+    `distances` are the traversal's own; `reachable` (bool per vertex) is the
+    baseline's reached set when known, else it is implied by the edge-span check.
+    """
+    n = graph.n
+    parents = np.asarray(parents).astype(np.int64)
+    distances = np.asarray(distances)
+    if parents.shape != (n,):
+        return [f"shape: parents have shape {parents.shape}, expected ({n},)"]
+    failures: list[str] = []
+    if parents[source] != source:
+        failures.append(f"root: parent of source {source} is {parents[source]}, expected {source}")
+
+    _, broken = tree_depths(parents, source)
+    if broken.any():
+        failures.append(
+            f"cycle: {int(broken.sum()):,} tree vertices never reach the source through "
+            f"their parents (first: vertex {_first(broken)})"
+        )
+
+    in_tree = parents >= 0
+    child = in_tree & ~broken
+    child[source] = False
+    kids = np.flatnonzero(child)
+    par = parents[kids]
+    off_level = distances[par] != distances[kids] - 1
+    mismatch = in_tree != (distances >= 0)
+    if off_level.any() or mismatch.any():
+        if off_level.any():
+            v = int(kids[np.flatnonzero(off_level)[0]])
+            detail = f"vertex {v} at level {distances[v]} has parent {parents[v]} at level {distances[parents[v]]}"
+        else:
+            v = _first(mismatch)
+            detail = f"vertex {v} has parent {parents[v]} but distance {distances[v]}"
+        failures.append(f"levels: {int(off_level.sum() + mismatch.sum()):,} vertices, {detail}")
+
+    # Edge keys u*n+v are sorted (rows in order, adjacency lists sorted): one binary
+    # search per tree edge tells whether it exists.
+    rows = _edge_rows(graph)
+    keys = rows * n + graph.col_indices
+    tree_keys = par * n + kids
+    at = np.minimum(np.searchsorted(keys, tree_keys), max(len(keys) - 1, 0))
+    missing = (keys[at] != tree_keys) if len(keys) else np.ones(len(kids), dtype=bool)
+    if missing.any():
+        v = int(kids[np.flatnonzero(missing)[0]])
+        failures.append(
+            f"tree-edge: {int(missing.sum()):,} (parent, vertex) pairs are not graph edges "
+            f"(first: {parents[v]} -> {v})"
+        )
+    del keys, tree_keys, at
+
+    cols = graph.col_indices
+    du = distances[rows]
+    dv = distances[cols]
+    both = (du >= 0) & (dv >= 0)
+    skip = both & (dv > du + 1)
+    if skip.any():
+        e = _first(skip)
+        failures.append(
+            f"edge-span: {int(skip.sum()):,} edges skip a level "
+            f"(first: {rows[e]} at level {du[e]} -> {cols[e]} at level {dv[e]})"
+        )
+    escape = (du >= 0) & (dv < 0)
+    tree_set = distances >= 0
+    if escape.any():
+        e = _first(escape)
+        failures.append(
+            f"component: {int(escape.sum()):,} edges leave the tree "
+            f"(first: {rows[e]} -> {cols[e]}, which has no level)"
+        )
+    elif reachable is not None and not np.array_equal(tree_set, reachable):
+        diff = tree_set != reachable
+        v = _first(diff)
+        where = "in the tree but not reachable" if tree_set[v] else "reachable but not in the tree"
+        failures.append(f"component: {int(diff.sum()):,} vertices differ (first: vertex {v} is {where})")
+    return failures
+
+
+def validate(
+    graph: CSRGraph,
+    source: int,
+    result: BfsResult,
+    reference: np.ndarray,
+    predecessors: bool = False,
+) -> str | None:
+    """None when `result` (host arrays) is right for `source`, else why not (one line)."""
+    reason = compare_distances(result.distances, reference)
+    if reason is not None:
+        return reason
+    if not predecessors:
+        return None
+    if result.parents is None:
+        return "no parents returned although predecessors were asked for"
+    failures = graph500_failures(graph, source, result.distances, result.parents, reference >= 0)
+    return "; ".join(failures) if failures else None
