@@ -1,0 +1,57 @@
+"""Graph file readers: one module per format, one opener, one parser core (text.py).
+
+    read_graph(path, fmt, member=None, directed=None, compact_ids=False, progress=None)
+
+returns an EdgeList with 0-based ids. Files may be plain, gzip or bzip2 (recognised
+from their first bytes) or a member of a tar archive (`member`, or the archive's
+NAME/NAME.<ext> when None). Every violation of the format raises InputFormatError naming
+the file and, where it has one, the line.
+
+`directed`: None keeps the format's own reading (dimacs9, gtgraph, snap: directed arcs;
+mtx: directed unless the file is symmetric; metis: undirected). False reads every record
+as an undirected edge. True cannot make a symmetric file directed: its edges are listed
+in both directions after the CSR build anyway.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Callable
+from functools import partial
+
+from gpubfs_cli.errors import unknown_name
+from gpubfs_cli.graph.edges import EdgeList
+from gpubfs_cli.graph.io import dimacs9, gtgraph, metis, mtx, snap
+from gpubfs_cli.graph.io.compact import compact_ids as _compact
+from gpubfs_cli.graph.io.opener import open_graph_file
+from gpubfs_cli.graph.io.text import TextReader
+
+_READERS = {module.NAME: module for module in (dimacs9, metis, snap, mtx, gtgraph)}
+FORMATS: dict[str, str] = {name: module.SUMMARY for name, module in _READERS.items()}
+
+__all__ = ["FORMATS", "read_graph"]
+
+
+def read_graph(
+    path: str | os.PathLike,
+    fmt: str,
+    *,
+    member: str | None = None,
+    directed: bool | None = None,
+    compact_ids: bool = False,
+    progress: Callable[[int, int], None] | None = None,
+) -> EdgeList:
+    """Read the graph file at `path` in format `fmt` (a FORMATS name).
+
+    compact_ids renumbers the ids that occur to 0..k-1 in increasing order (SNAP files
+    have sparse ids). progress(bytes_done, bytes_total) is called after each block read,
+    in bytes of the file on disk.
+    """
+    module = _READERS.get(fmt)
+    if module is None:
+        raise unknown_name("graph format", fmt, FORMATS)
+    reopen = partial(open_graph_file, path, member, module.SUFFIXES)
+    with reopen() as opened:
+        reader = TextReader(opened, progress=progress, reopen=reopen)
+        edges = module.read(reader, directed)
+    return _compact(edges) if compact_ids else edges
