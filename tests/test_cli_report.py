@@ -1,0 +1,113 @@
+"""`gpubfs report` and `gpubfs list papers` through the CLI: outputs, exit codes, errors."""
+
+from __future__ import annotations
+
+import csv
+import io
+import json
+
+import pytest
+from typer.testing import CliRunner
+
+from gpubfs_cli.cli import app
+from tests.report.docs import main_doc, write
+
+runner = CliRunner()
+
+
+@pytest.fixture()
+def results(tmp_path):
+    return str(write(tmp_path, "main.json", main_doc()))
+
+
+def _one_line_error(r, *parts):
+    assert r.exit_code == 2, r.output
+    lines = r.stderr.strip().splitlines()
+    assert len(lines) == 1 and lines[0].startswith("error: "), r.stderr
+    for p in parts:
+        assert p in lines[0]
+
+
+def test_report_table(results):
+    r = runner.invoke(app, ["report", results])
+    assert r.exit_code == 0, r.output
+    assert "median time per BFS (ms)" in r.stdout and "out-of-time" in r.stdout
+
+
+def test_report_json_and_csv(results):
+    r = runner.invoke(app, ["report", results, "--format", "json", "--metric", "speedup"])
+    assert r.exit_code == 0, r.output
+    data = json.loads(r.stdout)
+    assert data["metric"] == "speedup"
+    r = runner.invoke(app, ["report", results, "--format", "csv", "--metric", "gteps"])
+    rows = list(csv.DictReader(io.StringIO(r.stdout)))
+    hyb = next(x for x in rows if x["row"] == "g1" and x["column"] == "merrill.hybrid")
+    assert float(hyb["value"]) == pytest.approx(0.004)
+
+
+def test_report_out_file(results, tmp_path):
+    out = tmp_path / "sub" / "report.html"
+    r = runner.invoke(app, ["report", results, "--format", "html", "--out", str(out)])
+    assert r.exit_code == 0, r.output
+    assert "<table" in out.read_text() and r.stdout == ""
+
+
+def test_report_paper_md(results):
+    r = runner.invoke(app, ["report", results, "--paper", "luo", "--format", "md"])
+    assert r.exit_code == 0, r.output
+    assert "| Graph | IIIT-BFS | CPU-BFS | UIUC-BFS | Sp. |" in r.stdout
+    assert "| 1M | 462.8 \\| missing |" in r.stdout
+
+
+def test_report_compare_and_plot(results, tmp_path):
+    r = runner.invoke(app, ["report", "--compare", results, results, "--format", "json",
+                            "--plot", str(tmp_path / "plots")])
+    assert r.exit_code == 0, r.output
+    data = json.loads(r.stdout)
+    hyb = next(c for c in data["cells"] if c["dataset"] == "g1" and c["strategy"] == "merrill.hybrid"
+               and not c["predecessors"])
+    assert hyb["ratio"] == 1.0 and hyb["significant"] is False
+    assert (tmp_path / "plots" / "throughput.svg").exists()
+
+
+def test_list_papers(results):
+    r = runner.invoke(app, ["list", "papers", "--json"])
+    assert r.exit_code == 0, r.output
+    rows = {p["key"]: p for p in json.loads(r.stdout)}
+    assert sorted(rows) == ["bfs4k", "lbbfs", "luo", "merrill", "raval"]
+    assert rows["merrill"]["venue"] == "PPoPP 2012"
+    assert rows["merrill"]["tables"] == ["table1", "table2", "fig10"]
+    assert "Tesla C2050" in rows["merrill"]["hardware"]["gpu"]
+    r = runner.invoke(app, ["list", "papers"])
+    assert r.exit_code == 0 and "merrill" in r.stdout
+
+
+def test_missing_results_file(tmp_path):
+    r = runner.invoke(app, ["report", str(tmp_path / "nope.json")])
+    _one_line_error(r, "nope.json", "no such results file")
+
+
+def test_invalid_results_file(tmp_path):
+    bad = tmp_path / "bad.json"
+    bad.write_text("{\n  \"schema_version\": 1,\n  oops\n}\n")
+    _one_line_error(runner.invoke(app, ["report", str(bad)]), "bad.json:3", "not valid JSON")
+    bad.write_text(json.dumps({"schema_version": 1, "datasets": {}, "sources": {}, "samples": [{"dataset": "g"}]}))
+    _one_line_error(runner.invoke(app, ["report", str(bad)]), "samples[0]", "missing key")
+
+
+def test_unknown_paper_metric_format(results):
+    _one_line_error(runner.invoke(app, ["report", results, "--paper", "merril"]),
+                    "unknown paper 'merril'", "merrill")
+    _one_line_error(runner.invoke(app, ["report", results, "--metric", "teps"]), "unknown metric 'teps'")
+    _one_line_error(runner.invoke(app, ["report", results, "--format", "xlsx"]), "unknown format 'xlsx'")
+
+
+def test_broken_paper_yaml_via_cli(results, tmp_path, monkeypatch):
+    (tmp_path / "luo.yaml").write_text("key: luo\ntitle: x\nvenue: y\nhardware: {gpu: a, cpu: b}\ndatasets: {}\ntables: 3\n")
+    monkeypatch.setenv("GPUBFS_PAPERS_DIR", str(tmp_path))
+    _one_line_error(runner.invoke(app, ["report", results, "--paper", "luo"]), "luo.yaml: tables: expected a list")
+
+
+def test_no_results_anywhere(tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    _one_line_error(runner.invoke(app, ["report"]), "no results files given")
