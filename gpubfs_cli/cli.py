@@ -78,6 +78,109 @@ def list_strategies(
     console.print(table)
 
 
+# ---------------------------------------------------------------- datasets
+DIR_OPTION = typer.Option(None, "--dir", help="Dataset cache folder (default: $GPUBFS_DATA_DIR or ./datasets).")
+
+
+@app.command("fetch-dataset")
+@user_errors
+def fetch_dataset(
+    names: list[str] = typer.Argument(None, help="Catalogue names or aliases (see gpubfs list datasets)."),
+    all_: bool = typer.Option(False, "--all", help="Every dataset in the catalogue."),
+    paper: str = typer.Option(None, "--paper", help="Every dataset of one paper (merrill, luo, bfs4k, raval, lbbfs)."),
+    directory: str = DIR_OPTION,
+    force: bool = typer.Option(False, "--force", help="Fetch and rebuild even if cached."),
+    seed: int = typer.Option(None, "--seed", help="Generated graphs: this seed instead of the catalogue's (cached apart)."),
+    url: str = typer.Option(None, "--url", help="Your own graph: download it from this URL (give one NAME)."),
+    file: str = typer.Option(None, "--file", help="Your own graph: read this local file (give one NAME)."),
+    fmt: str = typer.Option(None, "--format", help="Format of --url/--file: dimacs9, metis, snap, mtx, gtgraph."),
+    undirected: bool = typer.Option(False, "--undirected", help="--url/--file: treat edges as undirected (symmetrize)."),
+    keep_download: bool = typer.Option(False, "--keep-download", help="Keep the downloaded file under DIR/.downloads."),
+) -> None:
+    """Download (or generate) graphs, verify, convert to CSR and cache them."""
+    from gpubfs_cli.datasets.catalogue import load_catalogue
+    from gpubfs_cli.datasets.prepare import add_user_dataset, ensure_dataset
+    from gpubfs_cli.errors import UserError
+
+    names = list(names or [])
+    if url is not None or file is not None:
+        if len(names) != 1 or all_ or paper:
+            raise UserError("--url/--file add one graph: give exactly one NAME (and no --all/--paper)")
+        if fmt is None:
+            raise UserError("--url/--file need --format (dimacs9, metis, snap, mtx, gtgraph)")
+        jobs = [functools.partial(
+            add_user_dataset, names[0], fmt, url=url, file=file, undirected=undirected,
+            data_dir=directory, force=force, keep_download=keep_download)]
+    else:
+        if fmt is not None or undirected:
+            raise UserError("--format/--undirected apply only with --url or --file")
+        cat = load_catalogue()
+        if all_:
+            names += cat.names()
+        if paper:
+            names += [e.name for e in cat.for_paper(paper)]
+        if not names:
+            raise UserError("name a dataset (gpubfs list datasets), or give --all or --paper KEY")
+        jobs = [functools.partial(ensure_dataset, n, directory, force=force, seed=seed, keep_download=keep_download)
+                for n in dict.fromkeys(names)]
+    for job in jobs:
+        g = job()
+        console.print(f"{g.name}: n = {g.n:,}, m = {g.m:,} ({'directed' if g.directed else 'undirected'})", markup=False)
+
+
+@list_app.command("datasets")
+@user_errors
+def list_datasets(
+    as_json: bool = typer.Option(False, "--json", help="Print JSON instead of a table."),
+    directory: str = DIR_OPTION,
+) -> None:
+    """The catalogue and what is cached: papers, kind, n, m, size on disk."""
+    from gpubfs_cli.datasets.inventory import dataset_rows, human_bytes, human_count
+
+    rows = dataset_rows(directory)
+    if as_json:
+        sys.stdout.write(json.dumps(rows, indent=1) + "\n")
+        return
+    table = Table(title="datasets")
+    wide = console.width >= 110  # aliases only where they fit
+    for col in ("name", "papers", "kind", "n", "m", "cached", "size", "aliases")[: 8 if wide else 7]:
+        table.add_column(col, justify="right" if col in ("n", "m", "size") else "left", no_wrap=col not in ("papers", "aliases"))
+    for r in rows:
+        cells = [
+            r["name"],
+            " ".join(r["papers"]) or "-",
+            r["kind"],
+            human_count(r["n"]),
+            human_count(r["m"]),
+            "yes" if r["cached"] else "no",
+            human_bytes(r["size_bytes"]) if r["cached"] else "-",
+            ", ".join(r["aliases"]),
+        ]
+        table.add_row(*cells[: 8 if wide else 7])
+    console.print(table)
+    console.print("n, m: the cached graph's when cached, else what the paper lists (m = directed edges).")
+
+
+@app.command("export")
+@user_errors
+def export(
+    name: str = typer.Argument(..., help="A cached dataset."),
+    path: str = typer.Argument(..., help="File to write."),
+    fmt: str = typer.Option("mtx", "--format", help="mtx (Matrix Market pattern) or el (0-based edge list)."),
+    directory: str = DIR_OPTION,
+) -> None:
+    """Write a cached graph as Matrix Market or an edge list (to run another BFS on it)."""
+    from gpubfs_cli.datasets.export import EXPORT_FORMATS, export_graph
+    from gpubfs_cli.datasets.store import load_graph
+    from gpubfs_cli.errors import unknown_name
+
+    if fmt not in EXPORT_FORMATS:
+        raise unknown_name("export format", fmt, EXPORT_FORMATS)
+    graph = load_graph(name, directory)
+    lines = export_graph(graph, path, fmt, comment=f"gpubfs export of dataset {graph.name}: n={graph.n} m={graph.m}")
+    console.print(f"wrote {path}: {lines:,} edge lines ({fmt})", markup=False)
+
+
 # ---------------------------------------------------------------- report
 @app.command("report")
 @user_errors

@@ -1,0 +1,118 @@
+"""Write a CSR graph as Matrix Market or a plain edge list, fast enough for 100M edges.
+
+Text is produced by a numba routine that formats blocks of (u, v) pairs straight into
+a byte buffer (np.savetxt formats one number at a time in Python). The file is written
+to a temporary name beside PATH and renamed when complete.
+
+- mtx: `coordinate pattern general` for a directed graph (every CSR entry, 1-based);
+  `coordinate pattern symmetric` for an undirected one (entries with row >= column,
+  which a reader mirrors back into both directions).
+- el: one `u v` line per CSR entry, 0-based, both directions of an undirected edge
+  (reads back exactly as a directed edge list; gapbs and SNAP readers take it).
+Weights are not written.
+"""
+
+from __future__ import annotations
+
+import os
+import uuid
+from pathlib import Path
+
+import numpy as np
+from numba import njit
+
+from gpubfs_cli.errors import UserError
+from gpubfs_cli.graph.csr import CSRGraph
+
+EXPORT_FORMATS = ("mtx", "el")
+BLOCK_EDGES = 1 << 22  # pairs formatted per block: about 90 MB of text
+
+
+@njit(cache=True, nogil=True)
+def _format_pairs(src, dst, base, out):
+    """Write 'src+base dst+base\\n' for each pair into `out`; returns the bytes used."""
+    pos = 0
+    digits = np.empty(20, dtype=np.uint8)
+    for i in range(src.shape[0]):
+        for which in range(2):
+            x = (src[i] if which == 0 else dst[i]) + base
+            k = 0
+            while True:
+                digits[k] = 48 + x % 10
+                x //= 10
+                k += 1
+                if x == 0:
+                    break
+            while k > 0:
+                k -= 1
+                out[pos] = digits[k]
+                pos += 1
+            out[pos] = 32 if which == 0 else 10
+            pos += 1
+    return pos
+
+
+def _row_blocks(row_offsets: np.ndarray, block: int):
+    """Row ranges [a, b) holding about `block` edges each (a row is never split)."""
+    m = int(row_offsets[-1])
+    n = len(row_offsets) - 1
+    cuts = np.searchsorted(row_offsets, np.arange(block, m, block, dtype=np.int64), side="right") - 1
+    bounds = np.unique(np.concatenate([[0], cuts, [n]]))
+    for a, b in zip(bounds[:-1], bounds[1:], strict=True):
+        if a < b:
+            yield int(a), int(b)
+
+
+def _pairs(graph: CSRGraph, a: int, b: int, lower_only: bool):
+    ro = np.asarray(graph.row_offsets[a : b + 1])
+    dst = np.asarray(graph.col_indices[ro[0] : ro[-1]]).astype(np.int64)
+    src = np.repeat(np.arange(a, b, dtype=np.int64), np.diff(ro))
+    if lower_only:
+        keep = src >= dst
+        src, dst = src[keep], dst[keep]
+    return src, dst
+
+
+def export_graph(graph: CSRGraph, path: str | Path, fmt: str = "mtx", *, comment: str = "") -> int:
+    """Write `graph` to `path` in `fmt` (mtx | el); returns the number of lines of edges."""
+    if fmt not in EXPORT_FORMATS:
+        from gpubfs_cli.errors import unknown_name
+
+        raise unknown_name("export format", fmt, EXPORT_FORMATS)
+    path = Path(path)
+    if path.is_dir():
+        raise UserError(f"{path}: is a folder; give a file name")
+    if not path.parent.exists():
+        raise UserError(f"{path.parent}: no such folder")
+    symmetric = fmt == "mtx" and not graph.directed
+    blocks = list(_row_blocks(np.asarray(graph.row_offsets), BLOCK_EDGES))
+    if symmetric:
+        count = sum(len(_pairs(graph, a, b, True)[0]) for a, b in blocks)
+    else:
+        count = graph.m
+    tmp = path.with_name(f".{path.name}.{uuid.uuid4().hex[:8]}.tmp")
+    per_pair = 2 * len(str(graph.n + 1)) + 2  # widest line: two ids, a space, a newline
+    buf = np.empty(BLOCK_EDGES * per_pair, dtype=np.uint8)
+    try:
+        with open(tmp, "wb") as f:
+            if fmt == "mtx":
+                f.write(f"%%MatrixMarket matrix coordinate pattern {'symmetric' if symmetric else 'general'}\n".encode())
+                for line in comment.splitlines():
+                    f.write(f"% {line}\n".encode())
+                f.write(f"{graph.n} {graph.n} {count}\n".encode())
+            else:
+                for line in comment.splitlines():
+                    f.write(f"# {line}\n".encode())
+            base = 1 if fmt == "mtx" else 0
+            for a, b in blocks:
+                src, dst = _pairs(graph, a, b, symmetric)
+                need = len(src) * per_pair
+                if need > len(buf):
+                    buf = np.empty(need, dtype=np.uint8)
+                used = _format_pairs(src, dst, base, buf)
+                f.write(memoryview(buf[:used]))
+        os.replace(tmp, path)
+    except BaseException:
+        tmp.unlink(missing_ok=True)
+        raise
+    return int(count)

@@ -1,0 +1,93 @@
+"""What `gpubfs list datasets` shows: the catalogue joined with the cache."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from gpubfs_cli.datasets import store
+from gpubfs_cli.datasets.catalogue import load_catalogue
+
+
+def dataset_rows(data_dir: str | Path | None = None) -> list[dict]:
+    """One dict per catalogue entry, then per cached graph not in the catalogue
+    (user graphs, generated graphs with another seed).
+
+    Keys: name, aliases, papers, kind, description, expected {n, m, note}, cached,
+    n and m (the cached graph's when cached, else the expected ones), size_bytes,
+    stats (cached only), expected_diff {n, m} (cached only), source (cached only).
+    """
+    cat = load_catalogue()
+    cached = set(store.cached_keys(data_dir))
+    rows = []
+    for e in cat.entries.values():
+        rows.append(
+            _row(e.name, e.kind, e.papers, e.aliases, e.description, e.expected.n, e.expected.m, e.expected.note, data_dir, cached)
+        )
+        cached.discard(e.name)
+    for key in sorted(cached):
+        meta = store.read_meta(key, data_dir)
+        exp = meta.get("expected") or {}
+        entry = meta.get("entry") or {}
+        rows.append(
+            _row(
+                key,
+                meta.get("kind", "?"),
+                entry.get("papers") or (),
+                (),
+                entry.get("description", ""),
+                exp.get("n"),
+                exp.get("m"),
+                exp.get("note", ""),
+                data_dir,
+                {key},
+            )
+        )
+    return rows
+
+
+def _row(name, kind, papers, aliases, description, en, em, note, data_dir, cached) -> dict:
+    row = {
+        "name": name,
+        "aliases": list(aliases),
+        "papers": list(papers),
+        "kind": kind,
+        "description": description,
+        "expected": {"n": en, "m": em, "note": note},
+        "cached": name in cached,
+        "n": en,
+        "m": em,
+        "size_bytes": 0,
+    }
+    if row["cached"]:
+        meta = store.read_meta(name, data_dir)
+        exp = meta.get("expected") or {}
+        row.update(
+            n=meta.get("n"),
+            m=meta.get("m"),
+            directed=meta.get("directed"),
+            size_bytes=store.cache_size_bytes(name, data_dir),
+            stats=meta.get("stats"),
+            expected_diff={"n": exp.get("n_diff"), "m": exp.get("m_diff")},
+            source=meta.get("source"),
+            created=meta.get("created"),
+        )
+    return row
+
+
+def human_bytes(n: int) -> str:
+    size = float(n)
+    for unit in ("B", "KB", "MB", "GB", "TB"):
+        if size < 1000 or unit == "TB":
+            return f"{size:.0f} {unit}" if unit == "B" else f"{size:.1f} {unit}"
+        size /= 1000
+    return f"{n} B"
+
+
+def human_count(n: int | None) -> str:
+    if n is None:
+        return "-"
+    if n >= 1_000_000:
+        return f"{n / 1e6:.1f} M"
+    if n >= 1_000:
+        return f"{n / 1e3:.1f} K"
+    return str(n)

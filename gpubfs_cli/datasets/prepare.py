@@ -1,0 +1,347 @@
+"""Get a dataset into the cache: download or generate, parse, build the CSR, check, store.
+
+`ensure_dataset` is what `gpubfs fetch-dataset` and the runner call. It returns the
+cached graph (memory-mapped) and does the work only when the graph is not cached yet
+(or `force`). The built graph's n and m are compared with the paper's; a difference
+over 1% is printed as a warning and recorded in meta.json either way.
+"""
+
+from __future__ import annotations
+
+import shutil
+import time
+from pathlib import Path
+from urllib.parse import unquote, urlparse
+
+import numpy as np
+
+from gpubfs_cli.datasets import store
+from gpubfs_cli.datasets.catalogue import (
+    FORMATS,
+    DatasetEntry,
+    Expected,
+    entry_from_meta,
+    load_catalogue,
+)
+from gpubfs_cli.datasets.fetch import ChecksumMismatch, download, sha256_file
+from gpubfs_cli.errors import UserError, unknown_name
+from gpubfs_cli.graph.build import build_csr
+from gpubfs_cli.graph.csr import CSRGraph
+from gpubfs_cli.graph.edges import EdgeList
+
+TOLERANCE = 0.01  # relative difference from the paper's n or m that earns a warning
+
+
+def _console():
+    from rich.console import Console
+
+    return Console(stderr=True, highlight=False, soft_wrap=True)
+
+
+def _say(progress: bool, msg: str) -> None:
+    if progress:
+        _console().print(msg, markup=False)
+
+
+def warn(msg: str) -> None:
+    _console().print(f"warning: {msg}", markup=False, style="yellow")
+
+
+def _read(path: Path, fmt: str, *, member, directed, compact_ids, progress=None) -> EdgeList:
+    """The format readers (gpubfs_cli.graph.io); a separate hook so tests can stand in."""
+    from gpubfs_cli.graph.io import read_graph
+
+    return read_graph(path, fmt, member=member, directed=directed, compact_ids=compact_ids, progress=progress)
+
+
+class _ParseBar:
+    """A transient rich bar for parsing, driven by the reader's (bytes_done, bytes_total)."""
+
+    def __init__(self, label: str):
+        from rich.progress import (
+            BarColumn,
+            DownloadColumn,
+            Progress,
+            TextColumn,
+            TimeRemainingColumn,
+        )
+
+        self._p = Progress(
+            TextColumn(label), BarColumn(), DownloadColumn(), TimeRemainingColumn(),
+            console=_console(), transient=True,
+        )
+        self._task = self._p.add_task(label, total=None)
+
+    def __enter__(self):
+        self._p.start()
+        return self
+
+    def __exit__(self, *exc):
+        self._p.stop()
+
+    def __call__(self, done: int, total: int) -> None:
+        self._p.update(self._task, completed=done, total=total)
+
+
+def _generate(family: str, params: dict, seed: int) -> EdgeList:
+    from gpubfs_cli.graph.generators import generate
+
+    xp = np
+    try:
+        from gpubfs_cli.gpu.backend import cupy, gpu_available
+
+        if gpu_available():
+            xp = cupy()
+    except Exception:  # no CuPy or no usable GPU: generate on the CPU
+        xp = np
+    return generate(family, dict(params), int(seed), xp=xp)
+
+
+def resolve_entry(name: str, data_dir: str | Path | None = None) -> DatasetEntry:
+    """A catalogue entry (by name or alias), else a user graph recorded in the cache."""
+    cat = load_catalogue()
+    key = cat.resolve(name)
+    if key is not None:
+        return cat.get(key)
+    base = name.split("@seed=")[0]
+    if store.is_cached(name, data_dir) or store.is_cached(base, data_dir):
+        meta = store.read_meta(name if store.is_cached(name, data_dir) else base, data_dir)
+        if meta.get("kind") == "user" and meta.get("entry"):
+            return entry_from_meta(meta)
+    user = [k for k in store.cached_keys(data_dir) if store.read_meta(k, data_dir).get("kind") == "user"]
+    raise unknown_name("dataset", name, cat.names() + user)
+
+
+def ensure_dataset(
+    name: str,
+    data_dir: str | Path | None = None,
+    *,
+    force: bool = False,
+    seed: int | None = None,
+    progress: bool = True,
+    keep_download: bool = False,
+) -> CSRGraph:
+    """The graph NAME from the cache, fetching or generating it first when needed.
+
+    `seed` (generated graphs) overrides the catalogue's seed; a non-default seed is
+    cached apart as NAME@seed=S.
+    """
+    if "@seed=" in name and seed is None:
+        name, _, text = name.partition("@seed=")
+        if not text.lstrip("-").isdigit():
+            raise UserError(f"'{name}@seed={text}': the seed must be a whole number")
+        seed = int(text)
+    entry = resolve_entry(name, data_dir)
+    if seed is not None and entry.kind != "generated":
+        raise UserError(f"dataset '{entry.name}' is not generated: --seed does not apply")
+    key = store.cache_key(entry.name, seed, entry.seed) if entry.kind == "generated" else entry.name
+    if store.is_cached(key, data_dir) and not force:
+        return store.load_graph(key, data_dir)
+    return build_dataset(entry, key, data_dir, seed=seed, progress=progress, keep_download=keep_download)
+
+
+def add_user_dataset(
+    name: str,
+    fmt: str,
+    *,
+    url: str | None = None,
+    file: str | Path | None = None,
+    undirected: bool = False,
+    data_dir: str | Path | None = None,
+    force: bool = False,
+    progress: bool = True,
+    keep_download: bool = False,
+) -> CSRGraph:
+    """A graph of the user's own, from a URL or a local file, through the same path."""
+    if (url is None) == (file is None):
+        raise UserError("give exactly one of --url and --file")
+    if fmt not in FORMATS:
+        raise unknown_name("format", fmt, FORMATS)
+    clash = load_catalogue().resolve(name)
+    if clash is not None:
+        raise UserError(f"'{name}' is a catalogue dataset ('{clash}'); choose another name for your graph")
+    store.graph_dir(name, data_dir)  # checks the name is usable as a folder
+    if file is not None:
+        path = Path(file)
+        if not path.is_file():
+            raise UserError(f"{file}: no such file")
+        file = str(path.resolve())
+    if store.is_cached(name, data_dir) and not force:
+        old = store.read_meta(name, data_dir).get("entry") or {}
+        same = old.get("format") == fmt and (old.get("file") == file if file else url in (old.get("urls") or []))
+        if not same:
+            raise UserError(f"dataset '{name}' is already cached from another source; add --force to replace it")
+        return store.load_graph(name, data_dir)
+    entry = DatasetEntry(
+        name=name,
+        kind="user",
+        description=f"user graph from {url or file}",
+        directed=False if undirected else None,
+        urls=(url,) if url else (),
+        format=fmt,
+        file=file,
+    )
+    return build_dataset(entry, name, data_dir, progress=progress, keep_download=keep_download)
+
+
+def build_dataset(
+    entry: DatasetEntry,
+    key: str,
+    data_dir: str | Path | None = None,
+    *,
+    seed: int | None = None,
+    progress: bool = True,
+    keep_download: bool = False,
+) -> CSRGraph:
+    """Acquire, parse, build, check and cache one entry under `key` (always does the work)."""
+    times: dict[str, float] = {}
+    previous = store.read_meta(key, data_dir) if store.is_cached(key, data_dir) else {}
+    downloaded: Path | None = None
+    t0 = time.perf_counter()
+    if entry.kind == "generated":
+        seed_used = entry.seed if seed is None else seed
+        if seed_used is None:
+            seed_used = 0
+        _say(progress, f"{key}: generating {entry.generator} {entry.params} seed={seed_used}")
+        edges = _generate(entry.generator or "", entry.params, seed_used)
+        source = {"generator": entry.generator, "params": entry.params, "seed": seed_used}
+        times["generate_s"] = time.perf_counter() - t0
+    else:
+        if entry.file is not None:
+            path = Path(entry.file)
+            if not path.is_file():
+                raise UserError(f"{entry.file}: no such file (dataset '{key}')")
+            source = {"file": str(path), "sha256": sha256_file(path)}
+        else:
+            path, source = _download_entry(entry, key, data_dir, previous, progress)
+            downloaded = path
+            times["download_s"] = time.perf_counter() - t0
+        source.update(format=entry.format, member=entry.member)
+        _say(progress, f"{key}: parsing {path.name} ({entry.format})")
+        t1 = time.perf_counter()
+        kwargs = {"member": entry.member, "directed": entry.directed, "compact_ids": entry.compact_ids}
+        if progress:
+            with _ParseBar(f"parsing {path.name}") as bar:
+                edges = _read(path, entry.format or "", progress=bar, **kwargs)
+        else:
+            edges = _read(path, entry.format or "", **kwargs)
+        times["parse_s"] = time.perf_counter() - t1
+    if entry.multiplicity:
+        edges = expand_multiplicity(edges, key)
+    # A symmetric file stays undirected even where the entry says directed (its reader
+    # returns it as undirected); directed=False symmetrizes whatever the file is.
+    symmetrize = not edges.directed or entry.directed is False
+    _say(progress, f"{key}: building CSR from {edges.num_records:,} records")
+    t2 = time.perf_counter()
+    graph = build_csr(
+        edges,
+        symmetrize=symmetrize,
+        self_loops=entry.self_loops,
+        duplicates=entry.duplicates,
+        keep_weights=entry.weights and not entry.multiplicity,
+        name=key,
+    )
+    info = dict(edges.info)
+    del edges
+    times["build_s"] = time.perf_counter() - t2
+    expected = compare_expected(key, graph.n, graph.m, entry.expected, progress)
+    meta = {
+        "kind": entry.kind,
+        "source": source,
+        "policy": {
+            "symmetrize": symmetrize,
+            "self_loops": entry.self_loops,
+            "duplicates": entry.duplicates,
+            "compact_ids": entry.compact_ids,
+            "multiplicity": entry.multiplicity,
+            "weights": graph.weights is not None,
+        },
+        "expected": expected,
+        "input_info": _plain(info),
+        "times": {k: round(v, 3) for k, v in times.items()},
+        "entry": entry.to_dict(),
+    }
+    t3 = time.perf_counter()
+    final = store.write_graph(key, graph, meta, data_dir)
+    del graph
+    _say(progress, f"{key}: cached in {final} ({time.perf_counter() - t3:.1f} s to write)")
+    if downloaded is not None and not keep_download:
+        shutil.rmtree(downloaded.parent, ignore_errors=True)
+    return store.load_graph(key, data_dir)
+
+
+def _download_entry(
+    entry: DatasetEntry, key: str, data_dir, previous: dict, progress: bool
+) -> tuple[Path, dict]:
+    """Try each URL in order; the checksum is the catalogue's, else the one recorded before."""
+    recorded = (previous.get("source") or {}) if previous else {}
+    folder = store.data_dir(data_dir) / store.DOWNLOADS / entry.name
+    errors = []
+    for url in entry.urls:
+        expected = entry.sha256 or (recorded.get("sha256") if recorded.get("url") == url else None)
+        dest = folder / _basename(url)
+        _say(progress, f"{key}: downloading {url}")
+        try:
+            got = download(url, dest, expected_sha256=expected, progress=progress)
+        except ChecksumMismatch as exc:
+            hint = " (the catalogue's checksum is a third party's record: re-verify)" if entry.sha256 else ""
+            raise UserError(f"{exc}{hint}") from None
+        except UserError as exc:
+            errors.append(str(exc))
+            continue
+        return dest, {"url": url, "sha256": got, "sha256_verified": expected is not None}
+    if len(errors) == 1:
+        raise UserError(errors[0])
+    raise UserError(f"dataset '{key}': every URL failed: " + "; ".join(errors))
+
+
+def _basename(url: str) -> str:
+    name = unquote(urlparse(url).path.rsplit("/", 1)[-1])
+    return name or "download"
+
+
+def expand_multiplicity(edges: EdgeList, key: str) -> EdgeList:
+    """Integer values as edge multiplicities (SuiteSparse multigraphs): entry (u, v, k) -> k edges."""
+    if edges.weights is None:
+        warn(f"{key}: the file carries no values, so multiplicities cannot be expanded")
+        return edges
+    counts = np.asarray(edges.weights)
+    if counts.dtype.kind == "f":
+        if not np.all(counts == np.round(counts)):
+            raise UserError(f"dataset '{key}': multiplicity values must be whole numbers")
+    counts = counts.astype(np.int64)
+    if len(counts) and int(counts.min()) < 0:
+        raise UserError(f"dataset '{key}': multiplicity values must not be negative")
+    src = np.repeat(np.asarray(edges.src), counts)
+    dst = np.repeat(np.asarray(edges.dst), counts)
+    info = dict(edges.info, multiplicity_records=int(len(counts)))
+    return EdgeList(src, dst, edges.n, edges.directed, None, info)
+
+
+def compare_expected(key: str, n: int, m: int, exp: Expected, progress: bool = True) -> dict:
+    """Differences from the paper's n and m; warns when one is off by more than 1%."""
+    out = {"n": exp.n, "m": exp.m, "note": exp.note, "n_diff": None, "m_diff": None}
+    for what, got, want in (("n", n, exp.n), ("m", m, exp.m)):
+        if want is None:
+            continue
+        diff = got - want
+        out[f"{what}_diff"] = diff
+        if want and abs(diff) > TOLERANCE * want:
+            src = f" ({exp.note})" if exp.note else ""
+            warn(f"{key}: {what} = {got:,} but the paper lists {want:,}{src}: off by {diff:+,} ({diff / want:+.1%})")
+    return out
+
+
+def _plain(obj):
+    """meta.json wants plain JSON: numpy scalars and arrays become Python values."""
+    if isinstance(obj, dict):
+        return {str(k): _plain(v) for k, v in obj.items()}
+    if isinstance(obj, (list, tuple)):
+        return [_plain(v) for v in obj]
+    if isinstance(obj, np.generic):
+        return obj.item()
+    if isinstance(obj, np.ndarray):
+        return obj.tolist() if obj.size <= 64 else f"array{obj.shape}"
+    if isinstance(obj, (str, int, float, bool)) or obj is None:
+        return obj
+    return str(obj)

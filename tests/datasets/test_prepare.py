@@ -1,0 +1,188 @@
+"""ensure_dataset end to end against the loopback server (with a stand-in reader)."""
+
+from __future__ import annotations
+
+import hashlib
+
+import numpy as np
+import pytest
+
+from gpubfs_cli.datasets import prepare, store
+from gpubfs_cli.datasets.prepare import add_user_dataset, ensure_dataset
+from gpubfs_cli.errors import UserError
+
+from .conftest import write_catalogue
+
+# A 5-cycle plus a chord, each undirected edge once, one duplicate and one self-loop.
+EDGES = b"# tiny\n0 1\n1 2\n2 3\n3 4\n4 0\n0 2\n0 2\n3 3\n"
+
+
+def _entry(url: str, extra: str = "") -> str:
+    return f"""  tiny:
+    papers: [bfs4k]
+    kind: download
+    urls: [{url}]
+    format: snap
+    directed: false
+    expected: {{n: 5, m: 12, note: "test table"}}
+{extra}"""
+
+
+@pytest.fixture
+def served(http_server, tmp_path, monkeypatch, stand_in_reader, data_dir):
+    http_server.files["/tiny.txt"] = EDGES
+    write_catalogue(tmp_path / "cat.yaml", _entry(http_server.url("/tiny.txt")), monkeypatch)
+    return http_server
+
+
+def test_fetch_builds_caches_and_records_checksum(served, data_dir):
+    g = ensure_dataset("tiny", progress=False)
+    assert (g.n, g.m, g.directed) == (5, 12, False)
+    assert list(g.neighbors(0)) == [1, 2, 4]
+    meta = store.read_meta("tiny", data_dir)
+    assert meta["source"]["url"] == served.url("/tiny.txt")
+    assert meta["source"]["sha256"] == hashlib.sha256(EDGES).hexdigest()
+    assert meta["source"]["sha256_verified"] is False  # first fetch: recorded, not checked
+    assert meta["expected"] == {"n": 5, "m": 12, "note": "test table", "n_diff": 0, "m_diff": 0}
+    assert meta["policy"]["self_loops"] == "drop" and meta["policy"]["symmetrize"] is True
+    assert not (data_dir / store.DOWNLOADS / "tiny").exists()  # the download is removed after the build
+    # Cached now: a second call does not touch the network.
+    served.log.clear()
+    assert ensure_dataset("tiny", progress=False).m == 12
+    assert served.log == []
+
+
+def test_refetch_verifies_recorded_checksum(served, data_dir):
+    ensure_dataset("tiny", progress=False)
+    served.files["/tiny.txt"] = EDGES + b"1 3\n"
+    with pytest.raises(UserError, match="checksum mismatch for .*/tiny.txt: expected sha256 "):
+        ensure_dataset("tiny", force=True, progress=False)
+    assert store.load_graph("tiny", data_dir).m == 12  # the cached graph is untouched
+    served.files["/tiny.txt"] = EDGES
+    assert ensure_dataset("tiny", force=True, progress=False).m == 12
+    assert store.read_meta("tiny", data_dir)["source"]["sha256_verified"] is True
+
+
+def test_catalogue_checksum_is_verified(http_server, tmp_path, monkeypatch, stand_in_reader, data_dir):
+    http_server.files["/tiny.txt"] = EDGES
+    write_catalogue(tmp_path / "c.yaml", _entry(http_server.url("/tiny.txt"), f"    sha256: '{'0' * 64}'\n"), monkeypatch)
+    with pytest.raises(UserError, match=f"expected sha256 {'0' * 64}, got {hashlib.sha256(EDGES).hexdigest()}.*re-verify"):
+        ensure_dataset("tiny", progress=False)
+    assert not store.is_cached("tiny", data_dir) and not (data_dir / "tiny").exists()
+
+
+def test_404_leaves_no_cache_entry(http_server, tmp_path, monkeypatch, stand_in_reader, data_dir):
+    url = http_server.url("/gone.txt")
+    write_catalogue(tmp_path / "c.yaml", _entry(url), monkeypatch)
+    with pytest.raises(UserError) as exc:
+        ensure_dataset("tiny", progress=False)
+    assert str(exc.value) == f"cannot download {url}: HTTP 404 Not Found"
+    assert not (data_dir / "tiny").exists()
+
+
+def test_second_url_used_when_first_fails(http_server, tmp_path, monkeypatch, stand_in_reader, data_dir):
+    http_server.files["/tiny.txt"] = EDGES
+    body = _entry(http_server.url("/gone.txt")).replace(
+        f"urls: [{http_server.url('/gone.txt')}]",
+        f"urls: [{http_server.url('/gone.txt')}, {http_server.url('/tiny.txt')}]",
+    )
+    write_catalogue(tmp_path / "c.yaml", body, monkeypatch)
+    assert ensure_dataset("tiny", progress=False).m == 12
+    assert store.read_meta("tiny", data_dir)["source"]["url"] == http_server.url("/tiny.txt")
+
+
+def test_off_by_more_than_one_percent_warns(served, tmp_path, monkeypatch, capsys, data_dir):
+    write_catalogue(tmp_path / "c2.yaml", _entry(served.url("/tiny.txt")).replace("m: 12", "m: 14"), monkeypatch)
+    ensure_dataset("tiny", progress=False)
+    err = capsys.readouterr().err
+    assert "warning: tiny: m = 12 but the paper lists 14 (test table): off by -2 (-14.3%)" in err
+    assert store.read_meta("tiny", data_dir)["expected"]["m_diff"] == -2
+
+
+def test_policies_keep_self_loops_and_duplicates(served, tmp_path, monkeypatch, data_dir):
+    body = _entry(served.url("/tiny.txt")).replace("directed: false", "directed: true\n    self_loops: keep\n    duplicates: keep")
+    write_catalogue(tmp_path / "c3.yaml", body, monkeypatch)
+    g = ensure_dataset("tiny", progress=False)
+    assert g.directed is True and g.m == 8  # every record as given
+    assert list(g.neighbors(0)) == [1, 2, 2] and list(g.neighbors(3)) == [3, 4]
+
+
+def test_multiplicity_expands_values(http_server, tmp_path, monkeypatch, stand_in_reader, data_dir):
+    http_server.files["/multi.txt"] = b"0 1 3\n1 2 1\n2 2 2\n"
+    body = _entry(http_server.url("/multi.txt")).replace(
+        "directed: false", "directed: false\n    self_loops: keep\n    duplicates: keep\n    multiplicity: true"
+    )
+    write_catalogue(tmp_path / "c.yaml", body, monkeypatch)
+    g = ensure_dataset("tiny", progress=False)
+    # (0,1) x3 and (1,2) x1 in both directions = 8, the loop (2,2) x2 mirrored = 4.
+    assert g.m == 12
+    assert list(g.neighbors(0)) == [1, 1, 1]
+    assert list(g.neighbors(2)) == [1, 2, 2, 2, 2]
+
+
+def test_expand_multiplicity_rejects_fractions():
+    from gpubfs_cli.graph import EdgeList
+
+    e = EdgeList(np.array([0]), np.array([1]), 2, False, np.array([1.5]))
+    with pytest.raises(UserError, match="whole numbers"):
+        prepare.expand_multiplicity(e, "x")
+
+
+def test_user_graph_from_file_and_url(http_server, tmp_path, stand_in_reader, data_dir):
+    f = tmp_path / "mine.el"
+    f.write_bytes(EDGES)
+    g = add_user_dataset("mine", "snap", file=f, undirected=True, progress=False)
+    assert (g.n, g.m, g.directed) == (5, 12, False)
+    meta = store.read_meta("mine", data_dir)
+    assert meta["kind"] == "user" and meta["source"]["file"] == str(f.resolve())
+    assert meta["source"]["sha256"] == hashlib.sha256(EDGES).hexdigest()
+    # Found again by name, from meta.json (it is in no catalogue).
+    assert ensure_dataset("mine", progress=False).m == 12
+    assert ensure_dataset("mine", force=True, progress=False).m == 12
+
+    http_server.files["/x.txt"] = EDGES
+    g = add_user_dataset("web", "snap", url=http_server.url("/x.txt"), progress=False)
+    assert g.directed is True and g.m == 6  # the format's default (directed), loops and duplicates dropped
+    with pytest.raises(UserError, match="already cached from another source"):
+        add_user_dataset("web", "snap", file=f, progress=False)
+
+
+def test_user_graph_errors(tmp_path, data_dir):
+    with pytest.raises(UserError, match=r"unknown format 'metiz' \(did you mean: metis"):
+        add_user_dataset("x", "metiz", file=tmp_path / "a")
+    with pytest.raises(UserError, match="no such file"):
+        add_user_dataset("x", "metis", file=tmp_path / "absent.graph")
+    with pytest.raises(UserError, match="'road-FLA' is a catalogue dataset"):
+        add_user_dataset("road-FLA", "metis", file=tmp_path / "a")
+    with pytest.raises(UserError, match="exactly one of --url and --file"):
+        add_user_dataset("x", "metis")
+
+
+def test_generated_entry_and_seed_variant(tmp_path, monkeypatch, data_dir):
+    calls = []
+
+    def fake_generate(family, params, seed):
+        calls.append((family, params, seed))
+        rng = np.random.default_rng(seed)
+        from gpubfs_cli.graph import EdgeList
+
+        return EdgeList(rng.integers(0, 50, 200), rng.integers(0, 50, 200), 50, False)
+
+    monkeypatch.setattr(prepare, "_generate", fake_generate)
+    write_catalogue(tmp_path / "g.yaml", """  rnd:
+    papers: [merrill]
+    kind: generated
+    generator: gnm
+    params: {n: 50, m: 200}
+    seed: 7
+""", monkeypatch)
+    a = ensure_dataset("rnd", progress=False)
+    b = ensure_dataset("rnd", seed=8, progress=False)
+    assert calls == [("gnm", {"n": 50, "m": 200}, 7), ("gnm", {"n": 50, "m": 200}, 8)]
+    assert store.cached_keys(data_dir) == ["rnd", "rnd@seed=8"]
+    assert not np.array_equal(np.asarray(a.col_indices), np.asarray(b.col_indices))
+    assert store.read_meta("rnd@seed=8", data_dir)["source"] == {"generator": "gnm", "params": {"n": 50, "m": 200}, "seed": 8}
+    assert ensure_dataset("rnd@seed=8", progress=False).m == b.m and len(calls) == 2
+    with pytest.raises(UserError, match="not generated: --seed does not apply"):
+        write_catalogue(tmp_path / "g2.yaml", _entry("http://127.0.0.1:1/x"), monkeypatch)
+        ensure_dataset("tiny", seed=3, progress=False)
