@@ -43,8 +43,11 @@ def describe_environment(env: Any) -> str:
     parts = []
     gpu = env.get("gpu")
     if isinstance(gpu, dict):
-        gpu = gpu.get("name") or gpu.get("reason") or gpu.get("unavailable")
-    if gpu:
+        if gpu.get("name"):
+            parts.append(f"GPU {gpu['name']}")
+        elif gpu.get("reason"):
+            parts.append(f"no GPU ({gpu['reason']})")
+    elif gpu:
         parts.append(f"GPU {gpu}")
     cpu = env.get("cpu")
     if isinstance(cpu, dict):

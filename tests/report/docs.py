@@ -50,7 +50,9 @@ def document(samples: list[Sample], datasets: dict, *, gpu="NVIDIA H100 80GB HBM
         "git_commit": None,
         "created": "2025-01-01T00:00:00Z",
         "command_line": "gpubfs run test",
-        "environment": {"cpu": {"model": "Test CPU"}, "gpu": {"name": gpu} if gpu else {"reason": "no GPU"}},
+        "environment": {"cpu": {"model": "Test CPU", "cores": 2},
+                        "gpu": {"available": True, "name": gpu} if gpu
+                        else {"available": False, "reason": "CuPy is not installed"}},
         "config": {},
         "datasets": datasets,
         "sources": sources,
