@@ -240,6 +240,81 @@ def list_papers(
     console.print(table)
 
 
+# ---------------------------------------------------------------- run
+@app.command("run")
+@user_errors
+def run(
+    config: str = typer.Argument(None, help="Run config (configs/experiments/*.yaml); flags override its keys."),
+    datasets: list[str] = typer.Option(None, "--dataset", "-d", help="Dataset name (repeatable, or comma-separated)."),
+    strategies: list[str] = typer.Option(None, "--strategy", "-s", help="Strategy name or pattern (merrill.*), or all (repeatable)."),
+    sources: int = typer.Option(None, "--sources", help="Random sources per graph (default 100)."),
+    seed: int = typer.Option(None, "--seed", help="Seed of the source generator (default 0)."),
+    fixed: list[int] = typer.Option(None, "--source", help="Run from this vertex instead of random ones (repeatable)."),
+    out: str = typer.Option(None, "--out", help="Results file (default results/NAME-<UTC time>.json)."),
+    directory: str = DIR_OPTION,
+    warmup: int = typer.Option(None, "--warmup", help="Untimed runs per strategy and graph (default 1)."),
+    time_limit: float = typer.Option(None, "--time-limit", help="Seconds per traversal before out-of-time (default 60)."),
+    predecessors: str = typer.Option(None, "--predecessors", help="false, true or both: also compute (and check) BFS parents."),
+    validate: str = typer.Option(None, "--validate", help="all (check every answer against cpu.sequential) or none."),
+    require_gpu: bool = typer.Option(False, "--require-gpu", help="Fail unless a GPU is usable (for GPU CI)."),
+) -> None:
+    """Run strategies x datasets x sources; write the results file; print the summary.
+
+    Exit status: 0, or 1 when any answer was wrong or a strategy raised an error,
+    2 for a bad config, 130 when interrupted (the results file keeps what finished).
+    """
+    from gpubfs_cli.bench.config import config_from_cli
+    from gpubfs_cli.bench.progress import NullProgress, RunProgress
+    from gpubfs_cli.bench.runner import Runner
+    from gpubfs_cli.bench.summary import summary_table
+
+    cfg = config_from_cli(
+        config, datasets=datasets, strategies=strategies, sources=sources, seed=seed,
+        fixed_sources=fixed, out=out, data_dir=directory, warmup=warmup, time_limit_s=time_limit,
+        predecessors=predecessors, validate=validate, require_gpu=require_gpu,
+    )
+    progress = RunProgress(err_console) if err_console.is_terminal else NullProgress()
+    outcome = Runner(cfg, progress=progress).run()
+    summary = summary_table(outcome.doc)
+    table = Table(title=f"{cfg.name}: median time per BFS and GTEPS (harmonic mean)")
+    table.add_column("strategy")
+    for d in summary.columns:
+        table.add_column(d, justify="right")
+    for label, cells in summary.rows:
+        table.add_row(label, *cells)
+    console.print(table)
+    for note in summary.notes:
+        console.print(note, markup=False, soft_wrap=True)
+    for name, info in outcome.doc["datasets"].items():
+        if info.get("status") != "ok":
+            console.print(f"{name}: not run: {info.get('reason')}", markup=False, soft_wrap=True)
+    console.print(f"results: {outcome.path}", markup=False, soft_wrap=True)
+    if outcome.interrupted:
+        err_console.print("interrupted: the results file keeps the runs that finished", markup=False)
+        raise typer.Exit(130)
+    bad = [s for s in outcome.doc["summaries"] if s["status"] in ("wrong-answer", "error")]
+    if bad:
+        err_console.print(f"{len(bad)} cells failed (wrong-answer or error): see above", markup=False)
+        raise typer.Exit(1)
+
+
+# ---------------------------------------------------------------- info
+@app.command("info")
+@user_errors
+def info(
+    as_json: bool = typer.Option(False, "--json", help="Print JSON instead of text."),
+) -> None:
+    """The environment: GPU, driver, CUDA, CuPy, CPU, memory, versions; says why no GPU is usable."""
+    from gpubfs_cli.bench.environment import collect_environment, describe_lines
+
+    env = collect_environment()
+    if as_json:
+        sys.stdout.write(json.dumps(env, indent=1) + "\n")
+        return
+    for line in describe_lines(env):
+        console.print(line, markup=False, soft_wrap=True, highlight=False)
+
+
 def main() -> None:
     app()
 

@@ -1,0 +1,381 @@
+"""Run configs: configs/experiments/*.yaml (or `gpubfs run` flags) -> RunConfig.
+
+Keys (all optional except datasets):
+  name:          label of the run; the results file is results/NAME-<UTC time>.json
+  datasets:      [NAME, ...] or [{name: NAME, seed: S}, ...]  (seed: generated graphs)
+  strategies:    all | [NAME | PATTERN | {name: NAME, knobs: {KNOB: value | [v1, v2]}}]
+                 PATTERN is a shell pattern (merrill.*); a knob given a list is swept,
+                 one variant per value (several lists: every combination)
+  sources:       random sources per graph (100)
+  seed:          seed of the source generator (0)
+  fixed_sources: [V, ...]  run from these vertices instead of random ones
+  validate:      all | none (all: every traversal is checked against cpu.sequential)
+  predecessors:  false | true | both
+  time_limit_s:  per traversal; a variant over it is out-of-time on that graph (60)
+  warmup:        untimed runs per variant and graph before the timed ones (1)
+  networkx_max_edges: cpu.networkx's max_edges unless its knobs say otherwise
+  out:           results file path
+  data_dir:      dataset cache folder (else $GPUBFS_DATA_DIR, else ./datasets)
+  require_gpu:   true: a machine without a usable GPU is an error
+Every mistake is one UserError naming the file and key, with the closest valid names.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import fnmatch
+import itertools
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import yaml
+
+from gpubfs_cli.errors import UserError, unknown_name
+
+KEYS = (
+    "name", "datasets", "strategies", "sources", "seed", "fixed_sources", "validate",
+    "predecessors", "time_limit_s", "warmup", "networkx_max_edges", "out", "data_dir",
+    "require_gpu",
+)
+PREDECESSOR_MODES = ("false", "true", "both")
+VALIDATE_MODES = ("all", "none")
+
+
+@dataclass(frozen=True)
+class DatasetSpec:
+    name: str
+    seed: int | None = None
+
+
+@dataclass(frozen=True)
+class Variant:
+    """One strategy with one set of knob values (the overrides of its defaults)."""
+
+    strategy: str
+    overrides: dict[str, Any] = field(default_factory=dict, hash=False)
+
+    @property
+    def label(self) -> str:
+        if not self.overrides:
+            return self.strategy
+        return f"{self.strategy}[{','.join(f'{k}={v}' for k, v in self.overrides.items())}]"
+
+
+@dataclass
+class RunConfig:
+    datasets: list[DatasetSpec]
+    variants: list[Variant]
+    name: str = "run"
+    sources: int = 100
+    seed: int = 0
+    fixed_sources: list[int] = field(default_factory=list)
+    validate: str = "all"
+    predecessors: str = "false"
+    time_limit_s: float = 60.0
+    warmup: int = 1
+    networkx_max_edges: int = 2_000_000
+    out: str | None = None
+    data_dir: str | None = None
+    require_gpu: bool = False
+    path: str | None = None  # the YAML file, when there was one
+
+    @property
+    def modes(self) -> list[bool]:
+        """The predecessor settings each variant runs with."""
+        return {"false": [False], "true": [True], "both": [False, True]}[self.predecessors]
+
+    def to_dict(self) -> dict:
+        d = dataclasses.asdict(self)
+        d["variants"] = [{"strategy": v.strategy, "knobs": dict(v.overrides)} for v in self.variants]
+        return d
+
+
+DatasetCheck = Callable[[str], None]
+
+
+def default_dataset_check(data_dir: str | None) -> DatasetCheck:
+    """Raise the dataset layer's own error (with close names) for an unknown dataset."""
+
+    def check(name: str) -> None:
+        from gpubfs_cli.datasets.prepare import resolve_entry
+
+        resolve_entry(name.split("@seed=")[0], data_dir)
+
+    return check
+
+
+def load_config(
+    path: str | Path,
+    overrides: dict[str, Any] | None = None,
+    *,
+    dataset_check: DatasetCheck | None = None,
+) -> RunConfig:
+    """Read a YAML run config; `overrides` (from flags, None values ignored) win."""
+    path = Path(path)
+    try:
+        text = path.read_text(encoding="utf-8")
+    except OSError as exc:
+        raise UserError(f"{path}: cannot read the run config ({exc.strerror})") from None
+    try:
+        raw = yaml.safe_load(text)
+    except yaml.YAMLError as exc:
+        mark = getattr(exc, "problem_mark", None)
+        line = f":{mark.line + 1}" if mark is not None else ""
+        raise UserError(f"{path}{line}: not valid YAML ({getattr(exc, 'problem', exc)})") from None
+    if raw is None:
+        raw = {}
+    if not isinstance(raw, dict):
+        raise UserError(f"{path}: expected a mapping of keys (name, datasets, strategies, ...)")
+    raw.setdefault("name", path.stem)
+    return build_config(raw, overrides, where=str(path), dataset_check=dataset_check)
+
+
+def build_config(
+    raw: dict[str, Any],
+    overrides: dict[str, Any] | None = None,
+    *,
+    where: str = "command line",
+    dataset_check: DatasetCheck | None = None,
+) -> RunConfig:
+    """A RunConfig from a mapping (a parsed file, or the flags alone)."""
+    for key in raw:
+        if key not in KEYS:
+            raise _err(where, None, str(unknown_name("key", str(key), KEYS)))
+    merged = dict(raw)
+    from_flags: set[str] = set()
+    for key, value in (overrides or {}).items():
+        if key not in KEYS:
+            raise ValueError(f"internal: override {key!r} is not a config key")
+        if value is not None and value != []:
+            merged[key] = value
+            from_flags.add(key)
+
+    def at(key: str) -> str:
+        return "command line" if key in from_flags else where
+
+    if "datasets" not in merged or merged["datasets"] in (None, []):
+        raise _err(where, "datasets", "no datasets given (a list of names, or --dataset NAME)")
+    get = merged.get
+    cfg = RunConfig(
+        datasets=_datasets(at("datasets"), merged["datasets"]),
+        variants=[],
+        name=_typed(at("name"), "name", get("name", "run"), str),
+        sources=_positive(at("sources"), "sources", get("sources", 100)),
+        seed=_typed(at("seed"), "seed", get("seed", 0), int),
+        fixed_sources=_int_list(at("fixed_sources"), "fixed_sources", get("fixed_sources") or []),
+        validate=_choice(at("validate"), "validate", get("validate", "all"), VALIDATE_MODES),
+        predecessors=_choice(
+            at("predecessors"), "predecessors", _mode_text(get("predecessors", False)), PREDECESSOR_MODES
+        ),
+        time_limit_s=float(_typed(at("time_limit_s"), "time_limit_s", get("time_limit_s", 60.0), (int, float))),
+        warmup=_typed(at("warmup"), "warmup", get("warmup", 1), int),
+        networkx_max_edges=_positive(at("networkx_max_edges"), "networkx_max_edges", get("networkx_max_edges", 2_000_000)),
+        out=_optional_str(at("out"), "out", get("out")),
+        data_dir=_optional_str(at("data_dir"), "data_dir", get("data_dir")),
+        require_gpu=_typed(at("require_gpu"), "require_gpu", get("require_gpu", False), bool),
+        path=None if where == "command line" else where,
+    )
+    if cfg.time_limit_s <= 0:
+        raise _err(at("time_limit_s"), "time_limit_s", f"expected a positive number of seconds, got {cfg.time_limit_s}")
+    if cfg.warmup < 0:
+        raise _err(at("warmup"), "warmup", f"expected 0 or more runs, got {cfg.warmup}")
+    cfg.variants = expand_strategies(at("strategies"), get("strategies", "all"))
+    check = dataset_check if dataset_check is not None else default_dataset_check(cfg.data_dir)
+    for i, spec in enumerate(cfg.datasets):
+        try:
+            check(spec.name)
+        except UserError as exc:
+            raise _err(at("datasets"), f"datasets[{i}]", str(exc)) from None
+    return cfg
+
+
+# ------------------------------------------------------------------ strategies
+def expand_strategies(where: str, spec: Any) -> list[Variant]:
+    """`all`, names, patterns and knob sweeps -> the list of variants, in order, no repeats."""
+    from gpubfs_cli.traversal.strategy import all_strategies, make_knobs
+
+    registry = all_strategies()
+    items = spec if isinstance(spec, list) else [spec]
+    if not items:
+        raise _err(where, "strategies", "empty list (give names, patterns, or all)")
+    variants: list[Variant] = []
+    for i, item in enumerate(items):
+        key = f"strategies[{i}]" if isinstance(spec, list) else "strategies"
+        knobs: dict[str, Any] = {}
+        if isinstance(item, dict):
+            for k in item:
+                if k not in ("name", "knobs"):
+                    raise _err(where, key, str(unknown_name("key", str(k), ("name", "knobs"))))
+            if "name" not in item:
+                raise _err(where, key, "a mapping needs 'name' (and optionally 'knobs')")
+            knobs = item.get("knobs") or {}
+            if not isinstance(knobs, dict):
+                raise _err(where, f"{key}.knobs", "expected a mapping KNOB: value")
+            item = item["name"]
+        if not isinstance(item, str):
+            raise _err(where, key, f"expected a strategy name, got {item!r}")
+        names = _match(where, key, item, registry)
+        for name in names:
+            cls = registry[name]
+            defaults = {f.name: f.default for f in dataclasses.fields(cls.Knobs)}
+            for k in knobs:
+                if k not in defaults:
+                    raise _err(where, f"{key}.knobs", str(unknown_name(f"knob of {name}", str(k), defaults)))
+            swept = {k: (v if isinstance(v, list) else [v]) for k, v in knobs.items()}
+            for combo in itertools.product(*swept.values()):
+                overrides = dict(zip(swept, combo, strict=True))
+                for k, v in overrides.items():
+                    _check_knob_type(where, f"{key}.knobs.{k}", name, defaults[k], v)
+                try:
+                    make_knobs(cls, overrides)
+                except UserError as exc:
+                    raise _err(where, f"{key}.knobs", str(exc)) from None
+                variant = Variant(name, overrides)
+                if all(v.label != variant.label for v in variants):
+                    variants.append(variant)
+    return variants
+
+
+def _match(where: str, key: str, pattern: str, registry: dict) -> list[str]:
+    if pattern == "all":
+        return list(registry)
+    if any(c in pattern for c in "*?["):
+        names = [n for n in registry if fnmatch.fnmatchcase(n, pattern)]
+        if not names:
+            raise _err(where, key, f"pattern '{pattern}' matches no strategy (see: gpubfs list strategies)")
+        return names
+    if pattern not in registry:
+        raise _err(where, key, str(unknown_name("strategy", pattern, registry)))
+    return [pattern]
+
+
+def _check_knob_type(where: str, key: str, strategy: str, default: Any, value: Any) -> None:
+    if default is None or default is dataclasses.MISSING:
+        return
+    if isinstance(default, bool):
+        ok = isinstance(value, bool)
+    elif isinstance(default, int):
+        ok = isinstance(value, int) and not isinstance(value, bool)
+    elif isinstance(default, float):
+        ok = isinstance(value, (int, float)) and not isinstance(value, bool)
+    else:
+        ok = isinstance(value, type(default))
+    if not ok:
+        raise _err(
+            where, key,
+            f"{strategy}: expected {type(default).__name__} like the default {default!r}, got {value!r}",
+        )
+
+
+# ------------------------------------------------------------------ plain keys
+def _err(where: str, key: str | None, msg: str) -> UserError:
+    return UserError(f"{where}: {key}: {msg}" if key else f"{where}: {msg}")
+
+
+def _typed(where: str, key: str, value: Any, kind: type | tuple) -> Any:
+    kinds = kind if isinstance(kind, tuple) else (kind,)
+    bad_bool = isinstance(value, bool) and bool not in kinds
+    if bad_bool or not isinstance(value, kinds):
+        names = " or ".join(k.__name__ for k in kinds)
+        raise _err(where, key, f"expected {names}, got {value!r}")
+    return value
+
+
+def _positive(where: str, key: str, value: Any) -> int:
+    value = _typed(where, key, value, int)
+    if value < 1:
+        raise _err(where, key, f"expected a positive whole number, got {value}")
+    return value
+
+
+def _optional_str(where: str, key: str, value: Any) -> str | None:
+    return None if value is None else str(_typed(where, key, value, (str, Path)))
+
+
+def _choice(where: str, key: str, value: Any, valid: Iterable[str]) -> str:
+    valid = tuple(valid)
+    if str(value) not in valid:
+        raise _err(where, key, str(unknown_name("value", str(value), valid)))
+    return str(value)
+
+
+def _mode_text(value: Any) -> Any:
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    return value
+
+
+def _int_list(where: str, key: str, value: Any) -> list[int]:
+    items = value if isinstance(value, list) else [value]
+    for v in items:
+        if isinstance(v, bool) or not isinstance(v, int) or v < 0:
+            raise _err(where, key, f"expected vertex ids (whole numbers >= 0), got {v!r}")
+    return list(items)
+
+
+def _datasets(where: str, value: Any) -> list[DatasetSpec]:
+    items = value if isinstance(value, list) else [value]
+    out = []
+    for i, item in enumerate(items):
+        key = f"datasets[{i}]"
+        if isinstance(item, str):
+            out.append(DatasetSpec(item))
+        elif isinstance(item, dict):
+            for k in item:
+                if k not in ("name", "seed"):
+                    raise _err(where, key, str(unknown_name("key", str(k), ("name", "seed"))))
+            if not isinstance(item.get("name"), str):
+                raise _err(where, key, "a mapping needs 'name' (and optionally 'seed')")
+            seed = item.get("seed")
+            if seed is not None:
+                _typed(where, f"{key}.seed", seed, int)
+            out.append(DatasetSpec(item["name"], seed))
+        else:
+            raise _err(where, key, f"expected a dataset name or {{name, seed}}, got {item!r}")
+    return out
+
+
+def split_names(values: list[str] | None) -> list[str]:
+    """Repeatable flags that may also hold comma-separated names."""
+    return [part.strip() for v in values or [] for part in v.split(",") if part.strip()]
+
+
+def config_from_cli(
+    path: str | None,
+    *,
+    datasets: list[str] | None = None,
+    strategies: list[str] | None = None,
+    sources: int | None = None,
+    seed: int | None = None,
+    fixed_sources: list[int] | None = None,
+    out: str | None = None,
+    data_dir: str | None = None,
+    warmup: int | None = None,
+    time_limit_s: float | None = None,
+    predecessors: str | None = None,
+    validate: str | None = None,
+    require_gpu: bool = False,
+    dataset_check: DatasetCheck | None = None,
+) -> RunConfig:
+    """`gpubfs run [CONFIG] [flags]`: the file's config with the flags on top, or the flags alone."""
+    overrides = {
+        "datasets": split_names(datasets),
+        "strategies": split_names(strategies),
+        "sources": sources,
+        "seed": seed,
+        "fixed_sources": list(fixed_sources or []),
+        "out": out,
+        "data_dir": data_dir,
+        "warmup": warmup,
+        "time_limit_s": time_limit_s,
+        "predecessors": predecessors,
+        "validate": validate,
+        "require_gpu": True if require_gpu else None,
+    }
+    if path is not None:
+        return load_config(path, overrides, dataset_check=dataset_check)
+    if not overrides["datasets"]:
+        raise UserError("give a run config (configs/experiments/*.yaml) or --dataset NAME")
+    return build_config({}, overrides, dataset_check=dataset_check)

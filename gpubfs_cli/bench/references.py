@@ -1,0 +1,69 @@
+"""The sequential baseline's answers for one graph's sources, kept for validation.
+
+Distances for every source are computed once per graph with cpu.sequential, outside
+any timed region. They are kept as arrays while they fit in `budget_bytes`; beyond
+that (100 sources of a 25M-vertex grid would take 10 GB) only a 128-bit digest of
+each array is kept, an answer whose digest matches is equal, and a mismatch
+recomputes that source's baseline to say where the answers differ.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from collections.abc import Callable
+
+import numpy as np
+
+from gpubfs_cli.graph.csr import CSRGraph
+from gpubfs_cli.traversal.baselines.sequential import sequential_bfs
+from gpubfs_cli.traversal.result import BfsResult
+from gpubfs_cli.traversal.validate import validate
+
+DEFAULT_BUDGET_BYTES = 2 << 30
+
+
+def digest(distances: np.ndarray) -> bytes:
+    a = np.ascontiguousarray(distances, dtype=np.int32)
+    return hashlib.blake2b(memoryview(a).cast("B"), digest_size=16).digest()
+
+
+class References:
+    def __init__(
+        self,
+        graph: CSRGraph,
+        sources: list[int],
+        *,
+        budget_bytes: int = DEFAULT_BUDGET_BYTES,
+        on_source: Callable[[int], None] | None = None,
+    ):
+        self.graph = graph
+        self.sources = list(sources)
+        self.keep_arrays = len(sources) * graph.n * 4 <= budget_bytes
+        self._arrays: list[np.ndarray] = []
+        self._digests: list[bytes] = []
+        self.depths: list[int] = []
+        for i, s in enumerate(self.sources):
+            dist = sequential_bfs(graph, s).distances
+            self.depths.append(int(dist.max()))
+            if self.keep_arrays:
+                self._arrays.append(dist)
+            else:
+                self._digests.append(digest(dist))
+            if on_source is not None:
+                on_source(i)
+
+    def distances(self, i: int) -> np.ndarray:
+        if self.keep_arrays:
+            return self._arrays[i]
+        return sequential_bfs(self.graph, self.sources[i]).distances
+
+    def check(self, i: int, result: BfsResult, predecessors: bool) -> str | None:
+        """None when `result` (host arrays) answers source i correctly, else why not."""
+        source = self.sources[i]
+        if self.keep_arrays:
+            reference = self._arrays[i]
+        else:
+            got = np.asarray(result.distances)
+            same = got.shape == (self.graph.n,) and digest(got) == self._digests[i]
+            reference = got if same else self.distances(i)
+        return validate(self.graph, source, result, reference, predecessors)

@@ -1,0 +1,445 @@
+"""The runner: datasets x strategy variants x sources -> one results file.
+
+For each dataset: load it (generate or fetch and cache), pick the sources, compute the
+sequential baseline's distances for every source (outside any timing), then for
+each variant: prepare() (timed apart; a GPU graph's upload is timed once per graph
+and reported as upload_ms), warm-up runs (not recorded), then one timed traversal
+per source through bench/timing.py, after which the sample's reached / depth / edges
+are computed from the answer and the answer is validated.
+
+Failure is a table cell (DESIGN.md): a strategy that cannot run is `unavailable`, a
+traversal over the time limit is `out-of-time` (the rest of that variant on that
+graph is skipped), memory exhaustion is `out-of-memory`, an answer that differs from
+the baseline is `wrong-answer` (its time is kept, never reported as a number), and
+any other exception is `error`; the benchmark goes on. A failure that concerns a
+whole variant on a graph (unavailable, prepare failed) is one sample with source -1.
+
+Per-iteration counter series (arrays) are kept on the first source's sample of each
+group only; scalar counters on every sample. Ctrl-C stops the run; the results file
+keeps everything that finished (`interrupted: true`).
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from datetime import datetime, timezone
+from pathlib import Path
+
+import numpy as np
+
+import gpubfs_cli
+from gpubfs_cli.bench.config import DatasetSpec, RunConfig, Variant
+from gpubfs_cli.bench.progress import NullProgress, RunProgress
+from gpubfs_cli.bench.references import DEFAULT_BUDGET_BYTES, References
+from gpubfs_cli.bench.results import SCHEMA_VERSION, Prepare, Sample, write_results
+from gpubfs_cli.bench.sources import choose_sources
+from gpubfs_cli.bench.summary import summaries
+from gpubfs_cli.bench.timing import timed_call, timed_traverse
+from gpubfs_cli.errors import UserError
+from gpubfs_cli.graph.csr import CSRGraph
+from gpubfs_cli.traversal.result import BfsResult
+from gpubfs_cli.traversal.strategy import (
+    Strategy,
+    StrategyUnavailable,
+    all_strategies,
+    knobs_dict,
+    make_knobs,
+)
+
+GraphLoader = Callable[[DatasetSpec, "str | None", bool], "tuple[CSRGraph, dict]"]
+LOW_REACH = 0.01
+
+
+def default_loader(spec: DatasetSpec, data_dir: str | None, progress: bool) -> tuple[CSRGraph, dict]:
+    """ensure_dataset (generate or fetch, then cache) and the cached meta.json."""
+    from gpubfs_cli.datasets.prepare import ensure_dataset
+    from gpubfs_cli.datasets.store import read_meta
+
+    graph = ensure_dataset(spec.name, data_dir, seed=spec.seed, progress=progress)
+    return graph, read_meta(graph.name or spec.name, data_dir)
+
+
+def default_out_path(config: RunConfig, now: datetime | None = None) -> Path:
+    now = now or datetime.now(timezone.utc)
+    return Path("results") / f"{config.name}-{now.strftime('%Y%m%dT%H%M%SZ')}.json"
+
+
+def classify(exc: BaseException) -> tuple[str, str]:
+    """(status, one-line reason) of an exception a strategy raised."""
+    text = str(exc).strip().splitlines()[0] if str(exc).strip() else ""
+    if isinstance(exc, StrategyUnavailable):
+        return "unavailable", text or type(exc).__name__
+    reason = f"{type(exc).__name__}: {text}" if text else type(exc).__name__
+    if (
+        isinstance(exc, MemoryError)
+        or type(exc).__name__ == "OutOfMemoryError"
+        or "cudaErrorMemoryAllocation" in text
+    ):
+        return "out-of-memory", reason[:300]
+    return "error", reason[:300]
+
+
+@dataclass
+class Metrics:
+    reached: int
+    depth: int
+    edges: int
+    edges_graph500: int | None
+    low_reach: bool
+
+
+class GraphFacts:
+    """Per-graph arrays the metrics need, computed once (vectorized)."""
+
+    def __init__(self, graph: CSRGraph):
+        self.graph = graph
+        self.degrees = graph.out_degrees().astype(np.int64)
+        self.loops = None
+        if not graph.directed:
+            rows = np.repeat(np.arange(graph.n, dtype=np.int64), self.degrees)
+            is_loop = rows == graph.col_indices
+            if is_loop.any():
+                self.loops = np.bincount(rows[is_loop], minlength=graph.n).astype(np.int64)
+
+    def metrics(self, distances: np.ndarray) -> Metrics:
+        """reached, depth, edges (sum of out-degrees of reached vertices) and the
+        Graph500 count (undirected edges in the reached component), outside timing."""
+        reached_mask = np.asarray(distances) >= 0
+        reached = int(np.count_nonzero(reached_mask))
+        depth = int(np.max(distances)) if reached else -1
+        edges = int(self.degrees[reached_mask].sum())
+        g500 = None
+        if not self.graph.directed:
+            loops = int(self.loops[reached_mask].sum()) if self.loops is not None else 0
+            g500 = (edges - loops) // 2 + loops
+        low = reached < LOW_REACH * self.graph.n
+        return Metrics(reached, depth, edges, g500, low)
+
+
+@dataclass
+class RunOutcome:
+    doc: dict
+    path: Path
+    interrupted: bool = False
+
+
+@dataclass
+class _Group:
+    """The bookkeeping of one variant on one graph."""
+
+    dataset: str
+    variant: Variant
+    strategy: Strategy
+    knobs: dict
+    samples: list[dict] = field(default_factory=list)
+
+
+class Runner:
+    def __init__(
+        self,
+        config: RunConfig,
+        *,
+        load_graph: GraphLoader | None = None,
+        progress: RunProgress | NullProgress | None = None,
+        environment: dict | None = None,
+        out_path: str | Path | None = None,
+        reference_budget_bytes: int = DEFAULT_BUDGET_BYTES,
+    ):
+        self.config = config
+        self.load_graph = load_graph or default_loader
+        self.progress = progress or NullProgress()
+        self.out_path = Path(out_path or config.out or default_out_path(config))
+        self.reference_budget_bytes = reference_budget_bytes
+        env = environment if environment is not None else _environment()
+        self.registry = all_strategies()
+        self.labels: dict[tuple[str, str], str] = {}
+        self.doc: dict = {
+            "schema_version": SCHEMA_VERSION,
+            "tool_version": gpubfs_cli.__version__,
+            "git_commit": env.get("git_commit"),
+            "created": _now(),
+            "finished": None,
+            "interrupted": False,
+            "command_line": env.get("command_line"),
+            "environment": env,
+            "config": config.to_dict(),
+            "datasets": {},
+            "sources": {},
+            "prepares": [],
+            "samples": [],
+            "summaries": [],
+        }
+
+    # ------------------------------------------------------------------ driver
+    def run(self) -> RunOutcome:
+        self._check_gpu_requirement()
+        interrupted = False
+        try:
+            with self.progress:
+                self.progress.start(self._estimate_steps())
+                for spec in self.config.datasets:
+                    self._run_dataset(spec)
+                    self.write()
+        except KeyboardInterrupt:
+            interrupted = True
+            self.doc["interrupted"] = True
+        self.doc["finished"] = _now()
+        path = self.write()
+        return RunOutcome(self.doc, path, interrupted)
+
+    def write(self) -> Path:
+        self.doc["summaries"] = summaries(self.doc["samples"], self.labels)
+        return write_results(self.out_path, self.doc)
+
+    def _check_gpu_requirement(self) -> None:
+        if not self.config.require_gpu:
+            return
+        from gpubfs_cli.gpu.backend import unavailable_reason
+
+        reason = unavailable_reason()
+        if reason is not None:
+            raise UserError(f"--require-gpu: no usable GPU here ({reason})")
+
+    def _estimate_steps(self) -> int:
+        per_graph = len(self.config.fixed_sources) or self.config.sources
+        runs = len(self.config.variants) * len(self.config.modes) + (self.config.validate == "all")
+        return len(self.config.datasets) * per_graph * runs
+
+    # ------------------------------------------------------------------ one graph
+    def _run_dataset(self, spec: DatasetSpec) -> None:
+        cfg = self.config
+        self.progress.describe(f"{spec.name}: loading")
+        t0 = time.perf_counter()
+        try:
+            graph, meta = self.load_graph(spec, cfg.data_dir, self.progress.enabled)
+        except UserError:
+            raise
+        except Exception as exc:  # a broken download or file: the run goes on
+            status, reason = classify(exc)
+            self.doc["datasets"][spec.name] = {"status": status, "reason": reason}
+            return
+        name = graph.name or spec.name
+        load_s = time.perf_counter() - t0
+        chosen = choose_sources(
+            graph, count=cfg.sources, seed=cfg.seed, explicit=cfg.fixed_sources, meta=meta
+        )
+        sources = chosen.vertices
+        self.progress.resize(self._estimate_for(len(sources)) - self._estimate_for_config())
+        info: dict = {
+            "status": "ok",
+            "n": graph.n,
+            "m": graph.m,
+            "directed": graph.directed,
+            "stats": graph.stats().to_dict(),
+            "meta": meta,
+            "load_s": round(load_s, 3),
+            "sources_origin": chosen.origin,
+            "depth_avg": None,
+            "depth_max": None,
+            "upload_ms": None,
+        }
+        self.doc["datasets"][name] = info
+        self.doc["sources"][name] = sources
+        references = None
+        if cfg.validate == "all":
+            self.progress.describe(f"{name}: baseline (cpu.sequential, untimed)")
+            references = References(
+                graph,
+                sources,
+                budget_bytes=self.reference_budget_bytes,
+                on_source=lambda i: self.progress.advance_by(1, f"{name}: baseline {i + 2}/{len(sources)}"),
+            )
+            info["depth_avg"] = float(np.mean(references.depths))
+            info["depth_max"] = int(np.max(references.depths))
+        facts = GraphFacts(graph)
+        uploaded = False
+        try:
+            for variant in cfg.variants:
+                uploaded |= self._run_variant(name, graph, facts, sources, references, variant, info)
+        finally:
+            if uploaded:
+                from gpubfs_cli.gpu.device_graph import DeviceGraph
+
+                DeviceGraph.release(graph)
+
+    def _estimate_for(self, count: int) -> int:
+        return count * (len(self.config.variants) * len(self.config.modes) + (self.config.validate == "all"))
+
+    def _estimate_for_config(self) -> int:
+        return self._estimate_for(len(self.config.fixed_sources) or self.config.sources)
+
+    # ------------------------------------------------------------------ one variant
+    def _make(self, variant: Variant) -> tuple[type[Strategy], object]:
+        cls = self.registry[variant.strategy]
+        overrides = dict(variant.overrides)
+        if variant.strategy == "cpu.networkx" and "max_edges" not in overrides:
+            overrides["max_edges"] = self.config.networkx_max_edges
+        return cls, make_knobs(cls, overrides)
+
+    def _run_variant(self, name, graph, facts, sources, references, variant, info) -> bool:
+        """Every mode and source of one variant on one graph; True if the graph went to the GPU."""
+        cfg = self.config
+        cls, knobs = self._make(variant)
+        kd = knobs_dict(knobs)
+        self.labels[(cls.name, _json(kd))] = variant.label
+        modes = cfg.modes
+
+        def whole(status: str, reason: str, mode: bool | None = None) -> None:
+            for m in modes if mode is None else [mode]:
+                self._sample(Sample(name, cls.name, kd, -1, None, 0, 0, 0, None, status, m, reason))
+            self.progress.advance_by(len(sources) * (len(modes) if mode is None else 1))
+
+        reason = cls.unavailable_reason()
+        if reason is not None:
+            self._prepare(Prepare(name, cls.name, kd, None, status="unavailable", reason=reason))
+            whole("unavailable", reason)
+            return False
+
+        uploaded = False
+        upload_ms = None
+        if cls.device == "gpu":
+            try:
+                upload_ms = self._upload(graph, info)
+                uploaded = True
+            except Exception as exc:
+                status, why = classify(exc)
+                self._prepare(Prepare(name, cls.name, kd, None, status=status, reason=f"upload: {why}"))
+                whole(status, f"upload: {why}")
+                return uploaded
+
+        strategy = cls(knobs)
+        self.progress.describe(f"{name} · {variant.label}: prepare")
+        try:
+            try:
+                ms, _ = timed_call(lambda: strategy.prepare(graph), cls.device)
+            except Exception as exc:
+                status, why = classify(exc)
+                self._prepare(Prepare(name, cls.name, kd, None, status=status, reason=why, upload_ms=upload_ms))
+                whole(status, why)
+                return uploaded
+            self._prepare(
+                Prepare(name, cls.name, kd, ms, bytes=int(strategy.prepared_bytes()), upload_ms=upload_ms)
+            )
+            for mode in modes:
+                label = variant.label + (" +pred" if mode else "")
+                if mode and not cls.supports_predecessors:
+                    whole("unavailable", f"{cls.name} has no predecessor output", mode)
+                    continue
+                failure = self._warm_up(strategy, sources[0], mode)
+                if failure is not None:
+                    whole(*failure, mode)
+                    continue
+                self._run_sources(name, graph, facts, sources, references, cls, kd, strategy, mode, label)
+        finally:
+            strategy.release()
+        return uploaded
+
+    def _upload(self, graph: CSRGraph, info: dict) -> float:
+        from gpubfs_cli.gpu.device_graph import DeviceGraph
+
+        if info.get("upload_ms") is None:
+            ms, _ = timed_call(lambda: DeviceGraph.of(graph), "gpu")
+            info["upload_ms"] = ms
+        return info["upload_ms"]
+
+    def _warm_up(self, strategy: Strategy, source: int, mode: bool) -> tuple[str, str] | None:
+        """Untimed runs; a failure (or one over the time limit) ends the variant here."""
+        for _ in range(self.config.warmup):
+            t0 = time.perf_counter()
+            try:
+                strategy.traverse(source, mode).to_host()
+            except Exception as exc:
+                status, why = classify(exc)
+                return status, f"warm-up: {why}"
+            took = time.perf_counter() - t0
+            if took > self.config.time_limit_s:
+                return "out-of-time", f"warm-up took {took:.3g} s, over the limit of {self.config.time_limit_s:g} s"
+        return None
+
+    def _run_sources(self, name, graph, facts, sources, references, cls, kd, strategy, mode, label) -> None:
+        cfg = self.config
+        limit_ms = cfg.time_limit_s * 1000.0
+        n = len(sources)
+        for i, source in enumerate(sources):
+            self.progress.describe(f"{name} · {label} · source {i + 1}/{n}")
+            try:
+                ms, result = timed_traverse(strategy, source, mode)
+            except Exception as exc:
+                status, why = classify(exc)
+                if i + 1 < n:
+                    why += f" (remaining {n - i - 1} sources skipped)"
+                self._sample(Sample(name, cls.name, kd, source, None, 0, 0, 0, None, status, mode, why))
+                self.progress.advance_by(n - i)
+                return
+            sample = self._measure(name, cls.name, kd, source, ms, result, facts, mode, first=i == 0)
+            if ms > limit_ms:
+                sample.status = "out-of-time"
+                sample.reason = f"{ms / 1000:.3g} s is over the limit of {cfg.time_limit_s:g} s" + (
+                    f" (remaining {n - i - 1} sources skipped)" if i + 1 < n else ""
+                )
+                self._sample(sample)
+                self.progress.advance_by(n - i)
+                return
+            if references is not None:
+                reason = references.check(i, result, mode)
+                sample.valid = reason is None
+                if reason is not None:
+                    sample.status, sample.reason = "wrong-answer", reason
+            self._sample(sample)
+            self.progress.advance_by(1)
+
+    def _measure(self, name, strategy, kd, source, ms, result: BfsResult, facts, mode, first) -> Sample:
+        dist = np.asarray(result.distances)
+        if dist.shape != (facts.graph.n,):
+            m = Metrics(0, -1, 0, None, True)
+        else:
+            m = facts.metrics(dist)
+        counters = {
+            k: v for k, v in result.counters.items() if first or not isinstance(v, (np.ndarray, list))
+        }
+        return Sample(
+            dataset=name,
+            strategy=strategy,
+            knobs=kd,
+            source=int(source),
+            time_ms=float(ms),
+            reached=m.reached,
+            depth=m.depth,
+            edges=m.edges,
+            valid=None,
+            status="ok",
+            predecessors=bool(mode),
+            low_reach=m.low_reach,
+            edges_graph500=m.edges_graph500,
+            counters=counters,
+        )
+
+    # ------------------------------------------------------------------ records
+    def _sample(self, sample: Sample) -> None:
+        self.doc["samples"].append(sample.to_dict())
+
+    def _prepare(self, prepare: Prepare) -> None:
+        self.doc["prepares"].append(prepare.to_dict())
+
+
+def _json(d: dict) -> str:
+    import json
+
+    return json.dumps(d, sort_keys=True)
+
+
+def _now() -> str:
+    return datetime.now(timezone.utc).isoformat(timespec="seconds")
+
+
+def _environment() -> dict:
+    from gpubfs_cli.bench.environment import collect_environment
+
+    return collect_environment()
+
+
+def run_benchmark(config: RunConfig, **kwargs) -> RunOutcome:
+    """Run `config` and write its results file (see Runner for the keyword arguments)."""
+    return Runner(config, **kwargs).run()

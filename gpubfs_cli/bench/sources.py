@@ -1,0 +1,70 @@
+"""Source vertices for a graph (DESIGN.md, Sources).
+
+Random sources are drawn with a seeded numpy Generator among vertices of
+out-degree >= 1, without replacement when there are enough of them; the list is
+drawn once per graph and every strategy runs on it, so comparisons are paired.
+Explicit sources (`--source V`) replace random ones, and so does a dataset's fixed
+source (meta.json `fixed_source`, e.g. the centre of Luo's grids) unless explicit
+sources were given.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+import numpy as np
+
+from gpubfs_cli.errors import UserError
+from gpubfs_cli.graph.csr import CSRGraph
+
+
+@dataclass(frozen=True)
+class SourceList:
+    vertices: list[int]
+    origin: str  # "random", "explicit" or "fixed_source"
+
+
+def random_sources(graph: CSRGraph, count: int, seed: int) -> list[int]:
+    """`count` sources among vertices of out-degree >= 1 (all vertices if none has an edge)."""
+    if count < 1:
+        raise UserError(f"sources: {count} is not a positive count")
+    if graph.n == 0:
+        raise UserError(f"graph {graph.name or '(unnamed)'} has no vertices to start from")
+    candidates = np.flatnonzero(graph.out_degrees() >= 1)
+    if len(candidates) == 0:
+        candidates = np.arange(graph.n)
+    rng = np.random.default_rng(seed)
+    picked = rng.choice(candidates, size=count, replace=count > len(candidates))
+    return [int(v) for v in picked]
+
+
+def check_vertices(graph: CSRGraph, vertices: Sequence[int], what: str) -> list[int]:
+    out = []
+    for v in vertices:
+        if isinstance(v, bool) or not isinstance(v, (int, np.integer)):
+            raise UserError(f"{what}: {v!r} is not a vertex id (expected an integer)")
+        if not 0 <= int(v) < graph.n:
+            raise UserError(
+                f"{what}: vertex {v} is out of range for {graph.name or 'the graph'} "
+                f"(0 <= v < {graph.n:,})"
+            )
+        out.append(int(v))
+    return out
+
+
+def choose_sources(
+    graph: CSRGraph,
+    *,
+    count: int = 100,
+    seed: int = 0,
+    explicit: Sequence[int] | None = None,
+    meta: dict | None = None,
+) -> SourceList:
+    """The sources every strategy runs from on `graph`: explicit > fixed_source > random."""
+    if explicit:
+        return SourceList(check_vertices(graph, explicit, "--source"), "explicit")
+    fixed = (meta or {}).get("fixed_source")
+    if fixed is not None:
+        return SourceList(check_vertices(graph, [fixed], f"{graph.name} meta.json fixed_source"), "fixed_source")
+    return SourceList(random_sources(graph, count, seed), "random")
