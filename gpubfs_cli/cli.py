@@ -125,7 +125,7 @@ def fetch_dataset(
                 for n in dict.fromkeys(names)]
     for job in jobs:
         g = job()
-        console.print(f"{g.name}: n = {g.n:,}, m = {g.m:,} ({'directed' if g.directed else 'undirected'})", markup=False)
+        console.print(f"{g.name}: n = {g.n:,}, m = {g.m:,} ({'directed' if g.directed else 'undirected'})", markup=False, soft_wrap=True)
 
 
 @list_app.command("datasets")
@@ -178,7 +178,7 @@ def export(
         raise unknown_name("export format", fmt, EXPORT_FORMATS)
     graph = load_graph(name, directory)
     lines = export_graph(graph, path, fmt, comment=f"gpubfs export of dataset {graph.name}: n={graph.n} m={graph.m}")
-    console.print(f"wrote {path}: {lines:,} edge lines ({fmt})", markup=False)
+    console.print(f"wrote {path}: {lines:,} edge lines ({fmt})", markup=False, soft_wrap=True)
 
 
 # ---------------------------------------------------------------- report

@@ -120,7 +120,7 @@ def _fetch_once(url: str, part: Path, *, progress: bool, stall_timeout: float) -
         total = have + int(length) if length and length.isdigit() else None
         mode = "ab" if have else "wb"
         done = have
-        bar = _Bar(url, total, done) if progress else None
+        bar = _Bar(url, total, done) if progress and _stderr_is_terminal() else None
         # read1 returns what has arrived, so bytes before a stall are kept for the resume.
         read = getattr(resp, "read1", resp.read)
         try:
@@ -154,6 +154,12 @@ def _reason(reason) -> str:
     if isinstance(reason, OSError) and reason.strerror:
         return reason.strerror
     return str(reason)
+
+
+def _stderr_is_terminal() -> bool:
+    from rich.console import Console
+
+    return Console(stderr=True).is_terminal
 
 
 class _Bar:

@@ -220,7 +220,7 @@ def build_dataset(
         _say(progress, f"{key}: parsing {path.name} ({entry.format})")
         t1 = time.perf_counter()
         kwargs = {"member": entry.member, "directed": entry.directed, "compact_ids": entry.compact_ids}
-        if progress:
+        if progress and _console().is_terminal:
             with _ParseBar(f"parsing {path.name}") as bar:
                 edges = _read(path, entry.format or "", progress=bar, **kwargs)
         else:
@@ -267,6 +267,10 @@ def build_dataset(
     _say(progress, f"{key}: cached in {final} ({time.perf_counter() - t3:.1f} s to write)")
     if downloaded is not None and not keep_download:
         shutil.rmtree(downloaded.parent, ignore_errors=True)
+        try:
+            downloaded.parent.parent.rmdir()  # .downloads, when nothing else is kept there
+        except OSError:
+            pass
     return store.load_graph(key, data_dir)
 
 
@@ -288,6 +292,8 @@ def _download_entry(
             raise UserError(f"{exc}{hint}") from None
         except UserError as exc:
             errors.append(str(exc))
+            if url != entry.urls[-1]:
+                _say(progress, f"{key}: {exc}; trying the next URL")
             continue
         return dest, {"url": url, "sha256": got, "sha256_verified": expected is not None}
     if len(errors) == 1:

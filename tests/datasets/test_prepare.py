@@ -186,3 +186,55 @@ def test_generated_entry_and_seed_variant(tmp_path, monkeypatch, data_dir):
     with pytest.raises(UserError, match="not generated: --seed does not apply"):
         write_catalogue(tmp_path / "g2.yaml", _entry("http://127.0.0.1:1/x"), monkeypatch)
         ensure_dataset("tiny", seed=3, progress=False)
+
+
+def _tar_gz(member: str, data: bytes) -> bytes:
+    import io
+    import tarfile
+
+    buf = io.BytesIO()
+    with tarfile.open(fileobj=buf, mode="w:gz") as tar:
+        info = tarfile.TarInfo(member)
+        info.size = len(data)
+        tar.addfile(info, io.BytesIO(data))
+    return buf.getvalue()
+
+
+def test_real_reader_suitesparse_tarball_with_multiplicity(http_server, tmp_path, monkeypatch, data_dir):
+    """The kron_g500 path: a SuiteSparse-style tar.gz member, integer symmetric values as multiplicities."""
+    mtx = b"%%MatrixMarket matrix coordinate integer symmetric\n4 4 4\n2 1 3\n3 1 1\n4 3 2\n4 4 1\n"
+    http_server.files["/multi.tar.gz"] = _tar_gz("multi/multi.mtx", mtx)
+    write_catalogue(tmp_path / "c.yaml", f"""  multi:
+    papers: [merrill]
+    kind: download
+    urls: [{http_server.url('/multi.tar.gz')}]
+    format: mtx
+    member: multi/multi.mtx
+    directed: false
+    self_loops: keep
+    duplicates: keep
+    multiplicity: true
+    expected: {{n: 4, m: 14}}
+""", monkeypatch)
+    g = ensure_dataset("multi", progress=False)
+    # off-diagonal 3 + 1 + 2 = 6 edges, both directions = 12; the loop (4,4) mirrored = 2
+    assert (g.n, g.m) == (4, 14)
+    assert list(g.neighbors(0)) == [1, 1, 1, 2] and list(g.neighbors(3)) == [2, 2, 3, 3]
+
+
+def test_real_reader_snap_gzip(http_server, tmp_path, monkeypatch, data_dir, shared_data):
+    http_server.files["/p2p.txt.gz"] = (shared_data / "p2p-Gnutella08.txt.gz").read_bytes()
+    write_catalogue(tmp_path / "c.yaml", f"""  p2p:
+    papers: [bfs4k]
+    kind: download
+    urls: [{http_server.url('/p2p.txt.gz')}]
+    format: snap
+    compact_ids: false
+    directed: true
+    expected: {{n: 6301, m: 20777, note: "SNAP header"}}
+""", monkeypatch)
+    g = ensure_dataset("p2p", progress=False)
+    assert (g.n, g.m, g.directed) == (6301, 20777, True)
+    meta = store.read_meta("p2p", data_dir)
+    assert meta["source"]["sha256"] == "cb3019062be21e55b03f19a73e88edf34693bafb68ae581621cc7a037fa604a9"
+    assert meta["expected"]["m_diff"] == 0
