@@ -136,8 +136,18 @@ def ensure_dataset(
         raise UserError(f"dataset '{entry.name}' is not generated: --seed does not apply")
     key = store.cache_key(entry.name, seed, entry.seed) if entry.kind == "generated" else entry.name
     if store.is_cached(key, data_dir) and not force:
+        old = store.read_meta(key, data_dir).get("entry") or {}
+        changed = [k for k in _DEFINING if k in old and old[k] != entry.to_dict()[k]]
+        if changed and entry.kind != "user":
+            warn(f"{key}: the catalogue changed {', '.join(changed)} since it was cached; "
+                 f"rebuild with: gpubfs fetch-dataset {entry.name} --force")
         return store.load_graph(key, data_dir)
     return build_dataset(entry, key, data_dir, seed=seed, progress=progress, keep_download=keep_download)
+
+
+# Entry fields that change the built graph (a cached graph built with others is stale).
+_DEFINING = ("format", "member", "directed", "self_loops", "duplicates", "compact_ids",
+             "multiplicity", "weights", "generator", "params")
 
 
 def add_user_dataset(

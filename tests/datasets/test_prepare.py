@@ -238,3 +238,12 @@ def test_real_reader_snap_gzip(http_server, tmp_path, monkeypatch, data_dir, sha
     meta = store.read_meta("p2p", data_dir)
     assert meta["source"]["sha256"] == "cb3019062be21e55b03f19a73e88edf34693bafb68ae581621cc7a037fa604a9"
     assert meta["expected"]["m_diff"] == 0
+
+
+def test_changed_catalogue_entry_warns_on_cached_graph(served, tmp_path, monkeypatch, capsys, data_dir):
+    ensure_dataset("tiny", progress=False)
+    body = _entry(served.url("/tiny.txt")).replace("directed: false", "directed: false\n    self_loops: keep")
+    write_catalogue(tmp_path / "c4.yaml", body, monkeypatch)
+    assert ensure_dataset("tiny", progress=False).m == 12  # still the cached graph
+    assert "warning: tiny: the catalogue changed self_loops since it was cached" in capsys.readouterr().err
+    assert ensure_dataset("tiny", force=True, progress=False).m == 13  # the loop (3,3) kept, once
