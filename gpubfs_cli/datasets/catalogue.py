@@ -114,11 +114,14 @@ class Catalogue:
 
 
 def default_path() -> Path:
-    """GPUBFS_CATALOGUE if set, else configs/datasets.yaml of this checkout."""
+    """GPUBFS_CATALOGUE if set, else configs/datasets.yaml of this checkout (or of the
+    current folder, for an installed copy run from a checkout)."""
     env = os.environ.get(CATALOGUE_ENV)
     if env:
         return Path(env)
-    return Path(__file__).resolve().parents[2] / "configs" / "datasets.yaml"
+    repo = Path(__file__).resolve().parents[2] / "configs" / "datasets.yaml"
+    local = Path.cwd() / "configs" / "datasets.yaml"
+    return repo if repo.is_file() or not local.is_file() else local
 
 
 _cache: dict[tuple[str, float], Catalogue] = {}
