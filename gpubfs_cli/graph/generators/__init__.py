@@ -1,0 +1,71 @@
+"""Synthetic graph generators: one module per family, all pure (params, seed, xp) -> EdgeList.
+
+`generate(family, params, seed, xp)` is the entry point (`gpubfs fetch-dataset` calls it
+for catalogue entries of kind `generated`). `xp` is numpy or cupy: every family except
+forest_fire computes its edges with the same counter-based random numbers (rng.py) on
+either, so CPU and GPU give byte-identical edges for the same params and seed.
+forest_fire is sequential and always runs on the CPU (numba).
+
+The EdgeList is directed or not as the family defines it (GTgraph rmat/gnm and SNAP
+forest fire: directed arcs; Graph 500 Kronecker, lattices, small world, Luo's
+scale-free: undirected); the catalogue entry's policy (self_loops, duplicates) is
+applied by build_csr afterwards.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+import numpy as np
+
+from gpubfs_cli.errors import UserError, unknown_name
+from gpubfs_cli.graph.edges import EdgeList
+from gpubfs_cli.graph.generators import (
+    forest_fire,
+    gnm,
+    kronecker,
+    lattice,
+    luo_scalefree,
+    rmat,
+    small_world,
+)
+
+_MODULES = {
+    "rmat": rmat,
+    "gnm": gnm,
+    "kronecker": kronecker,
+    "lattice": lattice,
+    "luo_scalefree": luo_scalefree,
+    "forest_fire": forest_fire,
+    "small_world": small_world,
+}
+FAMILIES: dict[str, Callable[..., EdgeList]] = {k: getattr(m, k) for k, m in _MODULES.items()}
+
+# Families whose edges are computed with xp (numpy or cupy) and agree to the bit.
+DEVICE_FAMILIES = ("rmat", "gnm", "kronecker", "lattice", "luo_scalefree", "small_world")
+
+
+def check(family: str, params: dict | None) -> dict:
+    """The family's parameters resolved with their defaults, without generating anything.
+
+    Raises UserError like `generate` (unknown family, missing, bad or unknown key).
+    """
+    if family not in _MODULES:
+        raise unknown_name("generator family", str(family), FAMILIES)
+    return _MODULES[family].parse(params)
+
+
+def generate(family: str, params: dict | None, seed: int, xp=np) -> EdgeList:
+    """The edges of `family` with `params` and `seed`, as numpy (xp=numpy) or cupy arrays.
+
+    Unknown family, a missing or bad parameter, or a bad seed raise UserError naming it.
+    """
+    fn = FAMILIES.get(family)
+    if fn is None:
+        raise unknown_name("generator family", str(family), FAMILIES)
+    if isinstance(seed, bool) or not isinstance(seed, int) or seed < 0:
+        raise UserError(f"generator {family}: seed must be an integer >= 0 (got {seed!r})")
+    return fn(params, seed, xp)
+
+
+__all__ = ["FAMILIES", "DEVICE_FAMILIES", "check", "generate"]

@@ -1,0 +1,140 @@
+"""Forest-fire graphs as SNAP's GenForestFire builds them (BFS-4K Gen-ForestFire).
+
+SNAP (`TFfGGen(false, 1, f, b, 1.0, 0, 0)`, geometric burning): start from one node;
+each new node v picks an ambassador w uniformly among the existing nodes and burns from
+it. Every burning node x draws a geometric number of out-links to burn,
+Geo(1 - f) - 1 (mean f / (1 - f)), and burns that many of its not-yet-burned
+out-neighbours chosen at random; then the same for in-links with b. Newly burned nodes
+burn in the next step; the fire stops when a step burns nothing. v gets an arc to every
+burned node (the ambassador included). The result is directed.
+
+The process is sequential (each node sees the graph built so far), so it runs as one
+numba-compiled CPU routine whatever the device; the GPU path copies the result over,
+so the output is the same regardless of device. SNAP's own random stream is not
+reproduced (DATASETS.md 2.8). Random numbers: node v's k-th draw is draw k of
+sub-stream v.
+"""
+
+from __future__ import annotations
+
+import math
+
+import numba
+import numpy as np
+
+from gpubfs_cli.graph.edges import EdgeList
+from gpubfs_cli.graph.generators import rng
+from gpubfs_cli.graph.generators.params import Params
+
+STREAM = 5
+
+
+def parse(params: dict | None) -> dict:
+    """params: n, f (forward burning probability, 0.35), b (backward, 0.32)."""
+    p = Params("forest_fire", params)
+    n = p.int("n", lo=1, hi=2**31 - 1)
+    f = p.float("f", 0.35, lo=0.0, hi=0.99)
+    b = p.float("b", 0.32, lo=0.0, hi=0.99)
+    p.done()
+    return {"n": n, "f": f, "b": b}
+
+
+def forest_fire(params: dict, seed: int, xp=np) -> EdgeList:
+    """Forest-fire arcs, computed on the CPU; params as `parse` reads them."""
+    q = parse(params)
+    n = q["n"]
+    src, dst = _burn(np.uint64(rng.stream_key(seed, STREAM)), n, q["f"], q["b"])
+    if xp is not np:
+        src, dst = xp.asarray(src), xp.asarray(dst)
+    info = {"generator": "forest_fire", "seed": seed, "params": q}
+    return EdgeList(src, dst, n, directed=True, info=info)
+
+
+@numba.njit(inline="always")
+def _geo_minus_one(key, c, q):
+    """Geo(1 - q) - 1: failures before the first success of a (1 - q)-coin."""
+    if q <= 0.0:
+        return 0
+    u = 1.0 - rng.unit53_nb(rng.draw_nb(key, np.uint64(c)))  # (0, 1]
+    return int(math.floor(math.log(u) / math.log(q)))
+
+
+@numba.njit(cache=True)
+def _burn(key, n, f, b):
+    cap = max(16, 8 * n)
+    esrc = np.empty(cap, np.int32)
+    edst = np.empty(cap, np.int32)
+    out_start = np.zeros(n + 1, np.int64)  # out-lists are contiguous: v's arcs are added together
+    in_head = np.full(n, -1, np.int64)  # in-lists: linked through in_next over arcs
+    in_next = np.empty(cap, np.int64)
+    stamp = np.full(n, -1, np.int64)  # stamp[x] == v: x burned in v's fire
+    burned = np.empty(n, np.int32)
+    alive = np.empty(16, np.int32)
+    m = 0
+    for v in range(1, n):
+        vk = rng.sub_key_nb(key, np.uint64(v))
+        c = 0
+        amb = rng.below_nb(rng.draw_nb(vk, np.uint64(c)), np.uint64(v))
+        c += 1
+        nb = 0
+        burned[nb] = amb
+        nb += 1
+        stamp[amb] = v
+        lo = 0  # burned[lo:hi] burn in this step
+        while lo < nb:
+            hi = nb
+            for t in range(lo, hi):
+                x = burned[t]
+                for direction in range(2):
+                    q = f if direction == 0 else b
+                    if q <= 0.0:
+                        continue
+                    # unburned neighbours of x in this direction
+                    na = 0
+                    if direction == 0:
+                        for e in range(out_start[x], out_start[x + 1]):
+                            y = edst[e]
+                            if stamp[y] != v:
+                                if na == len(alive):
+                                    alive = np.concatenate((alive, np.empty(na, np.int32)))
+                                alive[na] = y
+                                na += 1
+                    else:
+                        e = in_head[x]
+                        while e >= 0:
+                            y = esrc[e]
+                            if stamp[y] != v:
+                                if na == len(alive):
+                                    alive = np.concatenate((alive, np.empty(na, np.int32)))
+                                alive[na] = y
+                                na += 1
+                            e = in_next[e]
+                    k = _geo_minus_one(vk, c, q)
+                    c += 1
+                    if na == 0 or k <= 0:
+                        continue
+                    k = min(k, na)
+                    for s in range(k):  # partial Fisher-Yates: k of the na at random
+                        j = s + rng.below_nb(rng.draw_nb(vk, np.uint64(c)), np.uint64(na - s))
+                        c += 1
+                        y = alive[j]
+                        alive[j] = alive[s]
+                        alive[s] = y
+                        stamp[y] = v
+                        burned[nb] = y
+                        nb += 1
+            lo = hi
+        if m + nb > len(esrc):
+            new = max(2 * len(esrc), m + nb)
+            esrc = np.concatenate((esrc, np.empty(new - len(esrc), np.int32)))
+            edst = np.concatenate((edst, np.empty(new - len(edst), np.int32)))
+            in_next = np.concatenate((in_next, np.empty(new - len(in_next), np.int64)))
+        for t in range(nb):
+            y = burned[t]
+            esrc[m] = v
+            edst[m] = y
+            in_next[m] = in_head[y]
+            in_head[y] = m
+            m += 1
+        out_start[v + 1] = m
+    return esrc[:m].copy(), edst[:m].copy()
