@@ -84,17 +84,23 @@ class _ParseBar:
 
 
 def _generate(family: str, params: dict, seed: int) -> EdgeList:
+    """On the GPU when one is usable (the generators give identical edges on either)."""
     from gpubfs_cli.graph.generators import generate
 
-    xp = np
     try:
         from gpubfs_cli.gpu.backend import cupy, gpu_available
 
-        if gpu_available():
-            xp = cupy()
-    except Exception:  # no CuPy or no usable GPU: generate on the CPU
-        xp = np
-    return generate(family, dict(params), int(seed), xp=xp)
+        xp = cupy() if gpu_available() else None
+    except Exception:  # a broken CuPy install: the CPU will do
+        xp = None
+    if xp is not None:
+        try:
+            return generate(family, dict(params), int(seed), xp=xp)
+        except UserError:
+            raise
+        except Exception as exc:  # e.g. out of GPU memory for a large graph
+            warn(f"generating {family} on the GPU failed ({type(exc).__name__}); generating on the CPU")
+    return generate(family, dict(params), int(seed), xp=np)
 
 
 def resolve_entry(name: str, data_dir: str | Path | None = None) -> DatasetEntry:
@@ -134,7 +140,8 @@ def ensure_dataset(
     entry = resolve_entry(name, data_dir)
     if seed is not None and entry.kind != "generated":
         raise UserError(f"dataset '{entry.name}' is not generated: --seed does not apply")
-    key = store.cache_key(entry.name, seed, entry.seed) if entry.kind == "generated" else entry.name
+    default_seed = entry.seed if entry.seed is not None else 0
+    key = store.cache_key(entry.name, seed, default_seed) if entry.kind == "generated" else entry.name
     if store.is_cached(key, data_dir) and not force:
         old = store.read_meta(key, data_dir).get("entry") or {}
         changed = [k for k in _DEFINING if k in old and old[k] != entry.to_dict()[k]]
