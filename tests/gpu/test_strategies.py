@@ -167,6 +167,7 @@ def _variants() -> list[tuple[str, dict]]:
             ("luo.hierarchical", {"split_degree": 3}),
             ("luo.hierarchical", {"split_degree": 2, "mode": "level", "levels_per_check": 2}),
             ("luo.hierarchical", {"split_degree": 5, "mode": "cooperative"}),
+            ("luo.hierarchical", {"mode": "cooperative", "grid_block_size": 256, "grid_blocks_per_sm": 3}),
         ]
     return out
 

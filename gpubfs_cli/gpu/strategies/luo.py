@@ -49,6 +49,7 @@ Knobs:
                       thread count.
   grid_blocks_per_sm  blocks per SM in the cooperative grid (paper: one per SM), capped
                       by occupancy.
+  grid_block_size     threads per block of the cooperative grid (paper: 512, the most).
   levels_per_check    layer-3 levels launched per status read.
   split_degree        0 = no splitting; else the most edges one thread walks.
 """
@@ -73,7 +74,7 @@ from gpubfs_cli.traversal.strategy import StrategyUnavailable, register
 
 MODES = ("auto", "block", "cooperative", "level")
 BLOCK_THREADS = 1024  # luo.cu BLOCK_THREADS
-GRID_THREADS = 1024  # luo.cu GRID_THREADS
+GRID_THREADS = 1024  # luo.cu GRID_THREADS: the largest grid_block_size
 LEVEL_THREADS = 256  # luo.cu LEVEL_THREADS
 ST_LEVEL, ST_ENQ = 3, 5  # luo.cu status words
 _NAMES = tuple(f"luo_{k}<{s}>" for k in ("init", "block", "level") for s in ("false", "true"))
@@ -86,6 +87,7 @@ class LuoKnobs:
     block_threshold: int = 1024
     grid_threshold: int = 0
     grid_blocks_per_sm: int = 1
+    grid_block_size: int = 1024
     levels_per_check: int = 8
     split_degree: int = 0
 
@@ -96,6 +98,8 @@ class LuoKnobs:
             raise ValueError("block_threshold must be >= 1 and grid_threshold >= 0")
         if self.grid_blocks_per_sm < 1 or self.levels_per_check < 1:
             raise ValueError("grid_blocks_per_sm and levels_per_check must be >= 1")
+        if self.grid_block_size % 32 or not 32 <= self.grid_block_size <= GRID_THREADS:
+            raise ValueError(f"grid_block_size must be a multiple of 32 in [32, {GRID_THREADS}]")
         if self.split_degree < 0:
             raise ValueError("split_degree must be >= 0 (0 = no splitting)")
 
@@ -125,7 +129,10 @@ class LuoHierarchical(GpuStrategy):
         self.dist = cp.empty(n, dtype=cp.int32)
         self.parent = cp.empty(n, dtype=cp.int32)
         self.visited = cp.empty(max(self.words, 1), dtype=cp.uint32)
-        self.queues = cp.empty((2, max(items, 1)), dtype=cp.int32)
+        # Zero-filled: the kernels prefetch a queue slot before they know the frontier
+        # size, so every slot must hold a valid item id.
+        self.qcap = max(items, 1)
+        self.queues = cp.zeros((2, self.qcap), dtype=cp.int32)
         self.state = cp.zeros(8, dtype=cp.int32)
 
         tag = "true" if self.split else "false"
@@ -135,13 +142,13 @@ class LuoHierarchical(GpuStrategy):
         self.k_level = module.get_function(f"luo_level<{tag}>")
         coop = load_module("luo.cu", cooperative=True, name_expressions=_COOP_NAMES)
         self.k_grid = coop.get_function(f"luo_grid<{tag}>")
-        fit = resident_blocks(self.k_grid, GRID_THREADS)
+        fit = resident_blocks(self.k_grid, k.grid_block_size)
         if fit < 1:
             raise StrategyUnavailable("luo.hierarchical: the cooperative kernel does not fit on an SM")
         self.grid_blocks = min(fit, sm_count() * k.grid_blocks_per_sm)
         self.level_blocks = max(1, resident_blocks(self.k_level, LEVEL_THREADS))
         self.t_block = k.block_threshold
-        self.t_grid = k.grid_threshold or self.grid_blocks * GRID_THREADS
+        self.t_grid = k.grid_threshold or self.grid_blocks * k.grid_block_size
 
     def _split_pieces(self, cp, split: int) -> int:
         """Pieces of at most `split` edges per vertex (one empty piece for degree 0)."""
@@ -207,15 +214,16 @@ class LuoHierarchical(GpuStrategy):
                 launches += 1
             elif layer == "cooperative":
                 lo, hi = (0, INT32_MAX) if forced else (self.t_block // 2, self.t_grid)
-                self.k_grid((self.grid_blocks,), (GRID_THREADS,),
-                            (*gargs, i32(level), i32(lo), i32(hi), q0, q1, self.state))
+                self.k_grid((self.grid_blocks,), (k.grid_block_size,),
+                            (*gargs, i32(level), i32(lo), i32(hi), i32(self.qcap), q0, q1,
+                             self.state))
                 launches += 1
             else:
                 lo = 0 if forced else self.t_grid // 2
                 for i in range(k.levels_per_check):
                     self.k_level((self.level_blocks,), (LEVEL_THREADS,),
                                  (*gargs, i32(level + i), i32(lo), i32(INT32_MAX), i32(epoch),
-                                  q0, q1, self.state))
+                                  i32(self.qcap), q0, q1, self.state))
                 launches += k.levels_per_check
                 epoch += 1
             status = self.state.get()  # one small read per layer switch
