@@ -111,6 +111,7 @@ def load_config(
     overrides: dict[str, Any] | None = None,
     *,
     dataset_check: DatasetCheck | None = None,
+    registry: dict[str, type] | None = None,
 ) -> RunConfig:
     """Read a YAML run config; `overrides` (from flags, None values ignored) win."""
     path = Path(path)
@@ -129,7 +130,7 @@ def load_config(
     if not isinstance(raw, dict):
         raise UserError(f"{path}: expected a mapping of keys (name, datasets, strategies, ...)")
     raw.setdefault("name", path.stem)
-    return build_config(raw, overrides, where=str(path), dataset_check=dataset_check)
+    return build_config(raw, overrides, where=str(path), dataset_check=dataset_check, registry=registry)
 
 
 def build_config(
@@ -138,8 +139,12 @@ def build_config(
     *,
     where: str = "command line",
     dataset_check: DatasetCheck | None = None,
+    registry: dict[str, type] | None = None,
 ) -> RunConfig:
-    """A RunConfig from a mapping (a parsed file, or the flags alone)."""
+    """A RunConfig from a mapping (a parsed file, or the flags alone).
+
+    `registry` (name -> Strategy class) defaults to every registered strategy.
+    """
     for key in raw:
         if key not in KEYS:
             raise _err(where, None, str(unknown_name("key", str(key), KEYS)))
@@ -163,7 +168,7 @@ def build_config(
         variants=[],
         name=_typed(at("name"), "name", get("name", "run"), str),
         sources=_positive(at("sources"), "sources", get("sources", 100)),
-        seed=_typed(at("seed"), "seed", get("seed", 0), int),
+        seed=_nonnegative(at("seed"), "seed", get("seed", 0)),
         fixed_sources=_int_list(at("fixed_sources"), "fixed_sources", get("fixed_sources") or []),
         validate=_choice(at("validate"), "validate", get("validate", "all"), VALIDATE_MODES),
         predecessors=_choice(
@@ -181,7 +186,7 @@ def build_config(
         raise _err(at("time_limit_s"), "time_limit_s", f"expected a positive number of seconds, got {cfg.time_limit_s}")
     if cfg.warmup < 0:
         raise _err(at("warmup"), "warmup", f"expected 0 or more runs, got {cfg.warmup}")
-    cfg.variants = expand_strategies(at("strategies"), get("strategies", "all"))
+    cfg.variants = expand_strategies(at("strategies"), get("strategies", "all"), registry)
     check = dataset_check if dataset_check is not None else default_dataset_check(cfg.data_dir)
     for i, spec in enumerate(cfg.datasets):
         try:
@@ -192,11 +197,11 @@ def build_config(
 
 
 # ------------------------------------------------------------------ strategies
-def expand_strategies(where: str, spec: Any) -> list[Variant]:
+def expand_strategies(where: str, spec: Any, registry: dict[str, type] | None = None) -> list[Variant]:
     """`all`, names, patterns and knob sweeps -> the list of variants, in order, no repeats."""
     from gpubfs_cli.traversal.strategy import all_strategies, make_knobs
 
-    registry = all_strategies()
+    registry = registry if registry is not None else all_strategies()
     items = spec if isinstance(spec, list) else [spec]
     if not items:
         raise _err(where, "strategies", "empty list (give names, patterns, or all)")
@@ -283,6 +288,13 @@ def _typed(where: str, key: str, value: Any, kind: type | tuple) -> Any:
     return value
 
 
+def _nonnegative(where: str, key: str, value: Any) -> int:
+    value = _typed(where, key, value, int)
+    if value < 0:
+        raise _err(where, key, f"expected a whole number >= 0, got {value}")
+    return value
+
+
 def _positive(where: str, key: str, value: Any) -> int:
     value = _typed(where, key, value, int)
     if value < 1:
@@ -358,6 +370,7 @@ def config_from_cli(
     validate: str | None = None,
     require_gpu: bool = False,
     dataset_check: DatasetCheck | None = None,
+    registry: dict[str, type] | None = None,
 ) -> RunConfig:
     """`gpubfs run [CONFIG] [flags]`: the file's config with the flags on top, or the flags alone."""
     overrides = {
@@ -375,7 +388,7 @@ def config_from_cli(
         "require_gpu": True if require_gpu else None,
     }
     if path is not None:
-        return load_config(path, overrides, dataset_check=dataset_check)
+        return load_config(path, overrides, dataset_check=dataset_check, registry=registry)
     if not overrides["datasets"]:
         raise UserError("give a run config (configs/experiments/*.yaml) or --dataset NAME")
-    return build_config({}, overrides, dataset_check=dataset_check)
+    return build_config({}, overrides, dataset_check=dataset_check, registry=registry)

@@ -146,6 +146,7 @@ class Runner:
         environment: dict | None = None,
         out_path: str | Path | None = None,
         reference_budget_bytes: int = DEFAULT_BUDGET_BYTES,
+        registry: dict[str, type[Strategy]] | None = None,
     ):
         self.config = config
         self.load_graph = load_graph or default_loader
@@ -153,7 +154,7 @@ class Runner:
         self.out_path = Path(out_path or config.out or default_out_path(config))
         self.reference_budget_bytes = reference_budget_bytes
         env = environment if environment is not None else _environment()
-        self.registry = all_strategies()
+        self.registry = registry if registry is not None else all_strategies()
         self.labels: dict[tuple[str, str], str] = {}
         self.doc: dict = {
             "schema_version": SCHEMA_VERSION,

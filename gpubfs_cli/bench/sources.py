@@ -2,7 +2,9 @@
 
 Random sources are drawn with a seeded numpy Generator among vertices of
 out-degree >= 1, without replacement when there are enough of them; the list is
-drawn once per graph and every strategy runs on it, so comparisons are paired.
+drawn once per graph and every strategy runs on it, so comparisons are paired. The
+generator is seeded with (seed, CRC-32 of the graph's name), so two graphs of the
+same size do not get the same vertex ids.
 Explicit sources (`--source V`) replace random ones, and so does a dataset's fixed
 source (meta.json `fixed_source`, e.g. the centre of Luo's grids) unless explicit
 sources were given.
@@ -10,6 +12,7 @@ sources were given.
 
 from __future__ import annotations
 
+import zlib
 from collections.abc import Sequence
 from dataclasses import dataclass
 
@@ -34,7 +37,7 @@ def random_sources(graph: CSRGraph, count: int, seed: int) -> list[int]:
     candidates = np.flatnonzero(graph.out_degrees() >= 1)
     if len(candidates) == 0:
         candidates = np.arange(graph.n)
-    rng = np.random.default_rng(seed)
+    rng = np.random.default_rng([seed, zlib.crc32(graph.name.encode())])
     picked = rng.choice(candidates, size=count, replace=count > len(candidates))
     return [int(v) for v in picked]
 
@@ -53,6 +56,29 @@ def check_vertices(graph: CSRGraph, vertices: Sequence[int], what: str) -> list[
     return out
 
 
+def fixed_source_of(meta: dict | None, name: str = "") -> int | None:
+    """The dataset's fixed source from its meta.json, or None.
+
+    meta["fixed_source"] (a vertex id) when the dataset layer resolved it; else the
+    catalogue entry's value: a vertex id, or 'center', which the lattice generator
+    recorded as input_info.center.
+    """
+    meta = meta or {}
+    value = meta.get("fixed_source")
+    if value is None:
+        value = (meta.get("entry") or {}).get("fixed_source")
+    if value is None or (isinstance(value, int) and not isinstance(value, bool)):
+        return value
+    if value == "center":
+        center = (meta.get("input_info") or {}).get("center")
+        if isinstance(center, int) and not isinstance(center, bool):
+            return center
+    raise UserError(
+        f"dataset {name}: meta.json fixed_source {value!r} does not name a vertex "
+        "(re-fetch it with --force, or run with --source V)"
+    )
+
+
 def choose_sources(
     graph: CSRGraph,
     *,
@@ -64,7 +90,7 @@ def choose_sources(
     """The sources every strategy runs from on `graph`: explicit > fixed_source > random."""
     if explicit:
         return SourceList(check_vertices(graph, explicit, "--source"), "explicit")
-    fixed = (meta or {}).get("fixed_source")
+    fixed = fixed_source_of(meta, graph.name)
     if fixed is not None:
         return SourceList(check_vertices(graph, [fixed], f"{graph.name} meta.json fixed_source"), "fixed_source")
     return SourceList(random_sources(graph, count, seed), "random")

@@ -1,0 +1,156 @@
+"""Run configs: every kind of mistake is one line naming the file and key, with close
+names; knob sweeps expand into variants; flags override the file."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import pytest
+
+from gpubfs_cli.bench.config import config_from_cli, expand_strategies, load_config
+from gpubfs_cli.errors import UserError
+from gpubfs_cli.traversal.strategy import Strategy
+
+DATASETS = ("smoke-rmat", "smoke-gnm", "smoke-grid")
+
+
+def check(name: str) -> None:
+    if name not in DATASETS:
+        raise UserError(f"unknown dataset '{name}' (did you mean: smoke-gnm?)")
+
+
+class Knobby(Strategy):
+    name = "test.knobby"
+    paper = "cpu"
+    section = "test"
+
+    @dataclass(frozen=True)
+    class Knobs:
+        width: int = 32
+        mode: str = "scan"
+        ratio: float = 0.5
+
+
+class Plain(Strategy):
+    name = "test.plain"
+    paper = "cpu"
+    section = "test"
+
+
+REGISTRY = {"test.knobby": Knobby, "test.plain": Plain}
+
+
+def write(tmp_path, text: str):
+    p = tmp_path / "exp.yaml"
+    p.write_text(text)
+    return p
+
+
+def load(tmp_path, text: str, **overrides):
+    return load_config(write(tmp_path, text), overrides, dataset_check=check, registry=REGISTRY)
+
+
+def test_a_full_config(tmp_path):
+    cfg = load(
+        tmp_path,
+        """
+datasets: [smoke-rmat, {name: smoke-gnm, seed: 5}]
+strategies: [test.plain, {name: test.knobby, knobs: {width: [8, 16], mode: warp}}]
+sources: 7
+seed: 3
+validate: none
+predecessors: both
+time_limit_s: 2.5
+warmup: 0
+out: somewhere.json
+""",
+    )
+    assert cfg.name == "exp"
+    assert [(d.name, d.seed) for d in cfg.datasets] == [("smoke-rmat", None), ("smoke-gnm", 5)]
+    assert [v.label for v in cfg.variants] == [
+        "test.plain",
+        "test.knobby[width=8,mode=warp]",
+        "test.knobby[width=16,mode=warp]",
+    ]
+    assert (cfg.sources, cfg.seed, cfg.validate, cfg.modes) == (7, 3, "none", [False, True])
+    assert (cfg.time_limit_s, cfg.warmup, cfg.out) == (2.5, 0, "somewhere.json")
+
+
+def test_sweeps_of_two_knobs_give_every_combination():
+    variants = expand_strategies(
+        "x.yaml", [{"name": "test.knobby", "knobs": {"width": [8, 16], "ratio": [0.25, 0.5, 1]}}], REGISTRY
+    )
+    assert len(variants) == 6
+    assert variants[-1].overrides == {"width": 16, "ratio": 1}
+
+
+def test_all_and_patterns(tmp_path):
+    assert [v.label for v in load(tmp_path, "datasets: [smoke-rmat]\nstrategies: all").variants] == [
+        "test.knobby",
+        "test.plain",
+    ]
+    cfg = load(tmp_path, "datasets: [smoke-rmat]\nstrategies: ['test.k*', test.knobby]")
+    assert [v.label for v in cfg.variants] == ["test.knobby"]  # no repeats
+
+
+@pytest.mark.parametrize(
+    "text,message",
+    [
+        ("datasets: [smoke-rmat]\nsourcez: 3", "exp.yaml: unknown key 'sourcez' (did you mean: sources, fixed_sources?)"),
+        ("datasets: [smoke-rmta]", "exp.yaml: datasets[0]: unknown dataset 'smoke-rmta'"),
+        (
+            "datasets: [smoke-rmat]\nstrategies: [test.plian]",
+            "exp.yaml: strategies[0]: unknown strategy 'test.plian' (did you mean: test.plain",
+        ),
+        (
+            "datasets: [smoke-rmat]\nstrategies: [{name: test.knobby, knobs: {widht: 3}}]",
+            "exp.yaml: strategies[0].knobs: unknown knob of test.knobby 'widht' (did you mean: width?)",
+        ),
+        (
+            "datasets: [smoke-rmat]\nstrategies: [{name: test.knobby, knobs: {width: wide}}]",
+            "exp.yaml: strategies[0].knobs.width: test.knobby: expected int like the default 32, got 'wide'",
+        ),
+        (
+            "datasets: [smoke-rmat]\nstrategies: [{nmae: test.knobby}]",
+            "exp.yaml: strategies[0]: unknown key 'nmae' (did you mean: name?)",
+        ),
+        ("datasets: [smoke-rmat]\nstrategies: ['zzz.*']", "exp.yaml: strategies[0]: pattern 'zzz.*' matches no strategy"),
+        ("datasets: [smoke-rmat]\npredecessors: some", "exp.yaml: predecessors: unknown value 'some'"),
+        ("datasets: [smoke-rmat]\nvalidate: al", "exp.yaml: validate: unknown value 'al' (did you mean: all?)"),
+        ("datasets: [smoke-rmat]\nsources: 0", "exp.yaml: sources: expected a positive whole number, got 0"),
+        ("datasets: [smoke-rmat]\nsources: many", "exp.yaml: sources: expected int, got 'many'"),
+        ("datasets: [smoke-rmat]\ntime_limit_s: -1", "exp.yaml: time_limit_s: expected a positive number"),
+        ("datasets: [{name: smoke-rmat, sead: 1}]", "exp.yaml: datasets[0]: unknown key 'sead' (did you mean: seed?)"),
+        ("strategies: all", "exp.yaml: datasets: no datasets given"),
+        ("datasets: [smoke-rmat\n", "exp.yaml:2: not valid YAML"),
+        ("- just\n- a list", "exp.yaml: expected a mapping of keys"),
+    ],
+)
+def test_each_mistake_is_one_line(tmp_path, text, message):
+    with pytest.raises(UserError) as err:
+        load(tmp_path, text)
+    text = str(err.value)
+    assert message in text
+    assert "\n" not in text
+
+
+def test_missing_file_is_a_user_error(tmp_path):
+    with pytest.raises(UserError, match="nope.yaml: cannot read the run config"):
+        load_config(tmp_path / "nope.yaml", dataset_check=check, registry=REGISTRY)
+
+
+def test_flags_override_the_file_and_stand_alone(tmp_path):
+    path = write(tmp_path, "datasets: [smoke-rmat]\nsources: 9\nstrategies: all")
+    cfg = config_from_cli(
+        str(path), strategies=["test.plain"], sources=3, fixed_sources=[4, 5],
+        predecessors="true", dataset_check=check, registry=REGISTRY,
+    )
+    assert [v.label for v in cfg.variants] == ["test.plain"]
+    assert (cfg.sources, cfg.fixed_sources, cfg.modes, cfg.datasets[0].name) == (3, [4, 5], [True], "smoke-rmat")
+    cfg = config_from_cli(None, datasets=["smoke-gnm,smoke-grid"], dataset_check=check, registry=REGISTRY)
+    assert [d.name for d in cfg.datasets] == ["smoke-gnm", "smoke-grid"]
+    assert cfg.name == "run" and len(cfg.variants) == 2
+    with pytest.raises(UserError, match="command line: strategies\\[0\\]: unknown strategy 'nope'"):
+        config_from_cli(str(path), strategies=["nope"], dataset_check=check, registry=REGISTRY)
+    with pytest.raises(UserError, match="give a run config"):
+        config_from_cli(None, dataset_check=check, registry=REGISTRY)
