@@ -245,6 +245,8 @@ def build_dataset(
         times["parse_s"] = time.perf_counter() - t1
     if entry.multiplicity:
         edges = expand_multiplicity(edges, key)
+    elif not entry.weights:
+        edges.weights = None  # values not kept: free them before the build (GBs on nlpkkt160)
     # A symmetric file stays undirected even where the entry says directed (its reader
     # returns it as undirected); directed=False symmetrizes whatever the file is.
     symmetrize = not edges.directed or entry.directed is False
