@@ -193,6 +193,7 @@ def report(
     compare_files: tuple[str, str] = typer.Option(None, "--compare", help="A B: per-cell time ratio, marked only beyond the run-to-run spread."),
     plot: str = typer.Option(None, "--plot", help="Also write PNG and SVG figures to this folder."),
     directory: str = typer.Option(None, "--dir", help="Dataset cache, for frontier plots recomputed from a cached graph."),
+    rows: str = typer.Option("auto", "--rows", help="datasets, strategies, or auto (the more numerous down the page)."),
 ) -> None:
     """Tables from results files: datasets x strategies, a paper's layout, or A vs B."""
     from pathlib import Path
@@ -203,7 +204,7 @@ def report(
     doc = make_report(
         [Path(r) for r in results or []], metric=metric, fmt=fmt, paper=paper,
         compare_files=(Path(compare_files[0]), Path(compare_files[1])) if compare_files else None,
-        plot_dir=Path(plot) if plot else None, data_dir=directory,
+        plot_dir=Path(plot) if plot else None, data_dir=directory, rows=rows,
     )
     if out is None and fmt == "table":
         print_rich(doc, console)

@@ -111,3 +111,14 @@ def test_broken_paper_yaml_via_cli(results, tmp_path, monkeypatch):
 def test_no_results_anywhere(tmp_path, monkeypatch):
     monkeypatch.chdir(tmp_path)
     _one_line_error(runner.invoke(app, ["report"]), "no results files given")
+
+
+def test_rows_orientation(results):
+    r = runner.invoke(app, ["report", results, "--format", "md"])  # auto: 7 strategies > 2 datasets
+    assert "| strategy | g1 | g2 |" in r.stdout
+    assert "| hong.vwarp | 2.000 (W4) | missing |" in r.stdout
+    r = runner.invoke(app, ["report", results, "--format", "md", "--rows", "datasets"])
+    assert "| dataset | cpu.sequential | edge.coo |" in r.stdout
+    r = runner.invoke(app, ["report", results, "--format", "csv", "--rows", "strategies"])
+    assert r.stdout.splitlines()[1].startswith("overview,g1,cpu.sequential,")  # csv keeps datasets as rows
+    _one_line_error(runner.invoke(app, ["report", results, "--rows", "graphs"]), "unknown --rows value 'graphs'")

@@ -257,10 +257,10 @@ class Aggregate:
 
     def _depth(self, dataset: str, entry: dict, name: str) -> float | None:
         if name == "avg_depth":
-            v = _lookup(entry, ("avg_depth", "average_depth", "avg_search_depth", "mean_depth"),
+            v = _lookup(entry, ("depth_avg", "avg_depth", "average_depth", "avg_search_depth"),
                         ("depth", "depths", "search_depth"), ("average", "avg", "mean"))
         else:
-            v = _lookup(entry, ("max_depth", "largest_depth", "max_search_depth"),
+            v = _lookup(entry, ("depth_max", "max_depth", "largest_depth", "max_search_depth"),
                         ("depth", "depths", "search_depth"), ("largest", "max"))
         if v is not None:
             return v

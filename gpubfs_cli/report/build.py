@@ -31,18 +31,31 @@ def column_title(strategy: str, predecessors: bool) -> str:
 
 
 def add_cell_footnotes(table: Table) -> None:
-    """Low-reach marker and the full text of shortened failure reasons."""
+    """Low-reach marker, knob labels, and the full text of shortened failure reasons,
+    one line per reason (a column alone: every row of it has that failure)."""
     cells = [c for row in table.rows for c in row[1:]]
     if any(c.low_reach for c in cells):
         table.footnotes.append(LOW_REACH_NOTE)
     if any(c.knob for c in cells if c.status == "ok"):
         table.footnotes.append("(W4), (gather=warp): the best value of a knob sweep, with the winning knob")
-    reasons = dict.fromkeys(
-        f"{row[0].text} / {col}: {c.status}: {c.reason}"
-        for row in table.rows for col, c in zip(table.columns[1:], row[1:], strict=True)
-        if c.reason and c.status != "ok"
-    )
-    table.footnotes.extend(reasons)
+    by_reason: dict[tuple[str, str], dict[str, list[str]]] = {}
+    for row in table.rows:
+        for col, c in zip(table.columns[1:], row[1:], strict=True):
+            if c.reason and c.status != "ok":
+                by_reason.setdefault((c.status, c.reason), {}).setdefault(col, []).append(row[0].text)
+    for (status, reason), cols in by_reason.items():
+        whole = [col for col, rows in cols.items() if len(rows) == len(table.rows)]
+        parts = ([", ".join(whole) + f" (every {table.columns[0]})"] if whole else []) + [
+            f"{col} on {', '.join(rows)}" for col, rows in cols.items() if col not in whole
+        ]
+        table.footnotes.append(f"{status} ({reason}): {'; '.join(parts)}")
+
+
+def transpose(table: Table, corner: str) -> Table:
+    """Rows become columns: many strategies and few graphs read better that way."""
+    rows = [[label(col)] + [row[i + 1] for row in table.rows] for i, col in enumerate(table.columns[1:])]
+    return Table(id=table.id, title=table.title, columns=[corner] + [r[0].text for r in table.rows],
+                 rows=rows, footnotes=table.footnotes, side_by_side=table.side_by_side)
 
 
 def overview(results: Results, metric: str) -> Document:

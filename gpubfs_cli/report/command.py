@@ -5,13 +5,15 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from gpubfs_cli.errors import UserError
-from gpubfs_cli.report.build import check_metric, compare, overview
+from gpubfs_cli.errors import UserError, unknown_name
+from gpubfs_cli.report.build import check_metric, compare, overview, transpose
 from gpubfs_cli.report.layouts import paper_document, registered_strategies
 from gpubfs_cli.report.load import latest_results, load_many
 from gpubfs_cli.report.papers import load_all, load_paper
 from gpubfs_cli.report.render import check_format
 from gpubfs_cli.report.table import Document
+
+ROWS = ("auto", "datasets", "strategies")
 
 
 def make_report(
@@ -23,10 +25,17 @@ def make_report(
     compare_files: tuple[Path, Path] | None = None,
     plot_dir: Path | None = None,
     data_dir: Path | None = None,
+    rows: str = "auto",
 ) -> Document:
-    """The document to render; plots (if asked) are written here and listed in its notes."""
+    """The document to render; plots (if asked) are written here and listed in its notes.
+
+    `rows` orients the plain and --compare tables for table/md/html: datasets or
+    strategies as rows; auto puts whichever is more numerous down the page. CSV and JSON
+    keep datasets as rows."""
     check_metric(metric)
     check_format(fmt)
+    if rows not in ROWS:
+        raise unknown_name("--rows value", rows, ROWS)
     if compare_files is not None:
         if paper is not None:
             raise UserError("--compare and --paper cannot be combined")
@@ -41,6 +50,8 @@ def make_report(
             doc = paper_document(load_paper(paper), results)
         else:
             doc = overview(results, metric)
+    if paper is None and fmt in ("table", "md", "html"):
+        doc.tables = [_orient(t, rows) for t in doc.tables]
     if plot_dir is not None:
         if results is None:
             results = load_many(list(compare_files))
@@ -51,6 +62,13 @@ def make_report(
         doc.notes += [f"plot {n}" for n in notes]
         doc.data["plots"] = [str(p) for p in written]
     return doc
+
+
+def _orient(table, rows: str):
+    many_strategies = len(table.columns) - 1 > len(table.rows)
+    if rows == "strategies" or (rows == "auto" and many_strategies):
+        return transpose(table, "strategy")
+    return table
 
 
 def papers_listing() -> list[dict[str, Any]]:

@@ -35,9 +35,9 @@ def dataset_entry(n, m, *, avg_depth=None, max_depth=None, std=1.5, max_degree=2
                   "max_degree": max_degree, "mode_degree": 8, "isolated": 0},
         "meta": {"generator": "test"},
     }
-    if avg_depth is not None:
-        entry["avg_depth"] = avg_depth
-        entry["max_depth"] = max_depth
+    if avg_depth is not None:  # the runner's keys
+        entry["depth_avg"] = avg_depth
+        entry["depth_max"] = max_depth
     return entry
 
 

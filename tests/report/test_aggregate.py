@@ -84,7 +84,20 @@ def test_low_reach_flag_and_footnote(tmp_path, agg):
     doc = overview(load_many([write(tmp_path, "m.json", main_doc())]), "ms")
     notes = doc.tables[0].footnotes
     assert any(n.startswith("! reached < 1%") for n in notes)
-    assert any("g2 / edge.coo: wrong-answer: 12 distances differ" in n for n in notes)
+    assert "wrong-answer (12 distances differ, first at vertex 7): edge.coo on g2" in notes
+    assert "unavailable (no usable GPU: CuPy is not installed): luo.hierarchical on g2" in notes
+
+
+def test_failure_footnotes_grouped_by_reason(tmp_path):
+    s = [sample(ds, "cpu.sequential", 0, 1.0) for ds in ("a", "b")]
+    s += [sample(ds, st, -1, None, status="unavailable", reason="no GPU", valid=None)
+          for ds in ("a", "b") for st in ("harish", "edge.coo")]
+    s.append(sample("a", "luo.hierarchical", -1, None, status="unavailable", reason="no GPU", valid=None))
+    s.append(sample("b", "luo.hierarchical", 0, 2.0))
+    ds = {"a": dataset_entry(10, 20), "b": dataset_entry(10, 20)}
+    doc = overview(load_many([write(tmp_path, "u.json", document(s, ds))]), "ms")
+    assert doc.tables[0].footnotes == [
+        "unavailable (no GPU): edge.coo, harish (every dataset); luo.hierarchical on a"]
 
 
 def test_unavailable_yields_to_ok_from_another_file(tmp_path):
