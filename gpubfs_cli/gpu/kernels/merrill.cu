@@ -1,0 +1,597 @@
+// Merrill, Garland, Grimshaw, "Scalable GPU Graph Traversal" (PPoPP'12), sections 4-5.
+//
+// One persistent cooperative kernel runs a whole BFS: CTAs loop over tiles of the
+// current frontier and meet at grid barriers between phases, so no level costs a
+// launch or a host read-back. The strategy picks the phases of each iteration:
+//   expand-contract  EC: vertex queue -> gather + cull in-core -> vertex queue
+//   contract-expand  CE: edge queue -> cull, label, gather -> edge queue
+//   two-phase        C then E: edge queue -> vertex queue -> edge queue
+//   hybrid           CE while the edge frontier fits the resident threads, else C+E
+// Gathering (section 4.1): serial, warp, scan, or scan+warp+CTA; lists of at least
+// `grid_threshold` neighbours are deferred to a per-iteration "huge list" that the
+// whole grid reads straight from the column indices next phase (today's 132 SMs: one
+// CTA strip-mining a 100k-neighbour list would hold up the level).
+// Culling (section 4.2), cumulative: bitmask, + label, + warp (one __match_any_sync,
+// exact within the warp), + history (direct-mapped table of recent ids in shared
+// memory, per CTA, kept across iterations). The bitmask bit is set with a
+// fire-and-forget atomicOr (never clobbered, so a vertex seen at an earlier level is
+// never relabelled); the lookup itself is a plain L2 read and can miss concurrent
+// discoveries: those are the duplicates the heuristics remove.
+//
+// Vertex ids, edge offsets and queue positions are 32-bit (m < 2^31).
+#include "merrill.cuh"
+
+namespace merrill {
+
+constexpr int BLOCK = MERRILL_BLOCK;
+constexpr int WARPS = BLOCK / 32;
+constexpr int HISTORY = MERRILL_HISTORY;
+
+struct Shared {
+    int scratch[33];            // block scans
+    int bcast[8];               // CTA enlistment and queue reservations
+    int red[WARPS * 4];         // counter reduction
+    int window_src[BLOCK];      // scan gathering: column-index offsets
+    int window_par[BLOCK];      // scan gathering: the vertex each offset came from
+    int history[HISTORY];       // history culling
+};
+
+// Everything a phase needs. Queue halves alternate by iteration parity.
+struct State {
+    const int* __restrict__ row;
+    const int* __restrict__ col;
+    int n;
+    int* dist;
+    int* parent;
+    unsigned int* bitmask;
+    int* vq0;
+    int* vq1;
+    int* eq0;
+    int* eq1;
+    int* ep0;
+    int* ep1;
+    int4* big0;
+    int4* big1;
+    int vq_cap, eq_cap, big_cap;
+    int* ctl;
+    unsigned long long* big_ctl;
+    int* counters;
+    int counter_cap;
+    int culling;
+    int grid_threshold;
+
+    __device__ int* vq(int h) const { return h ? vq1 : vq0; }
+    __device__ int* eq(int h) const { return h ? eq1 : eq0; }
+    __device__ int* ep(int h) const { return h ? ep1 : ep0; }
+    __device__ int4* big(int h) const { return h ? big1 : big0; }
+    __device__ int* slot(int L) const { return ctl + (L % 3) * CTL_SLOT; }
+    __device__ void overflow(int L_out) const {
+        slot(L_out)[CTL_OVF] = 1;
+        ctl[CTL_OVERFLOW] = 1;
+    }
+};
+
+__device__ __forceinline__ int lane_id() { return threadIdx.x & 31; }
+
+__device__ __forceinline__ int warp_max(int x) {
+#pragma unroll
+    for (int d = 16; d > 0; d >>= 1) x = max(x, __shfl_xor_sync(GPUBFS_FULL_MASK, x, d));
+    return x;
+}
+
+__device__ __forceinline__ int warp_sum(int x) {
+#pragma unroll
+    for (int d = 16; d > 0; d >>= 1) x += __shfl_xor_sync(GPUBFS_FULL_MASK, x, d);
+    return x;
+}
+
+__device__ __forceinline__ int history_slot(int v) {
+    // Multiplicative hash: lattice neighbours (v +- 1, v +- width) land apart.
+    return (int)(((unsigned int)v * 2654435761u) >> 7) & (HISTORY - 1);
+}
+
+// Status lookup with the culling chain. Warp-converged: every lane calls it, `active`
+// says whether the lane holds a neighbour. True: the caller labels v and owns it.
+__device__ __forceinline__ bool cull(const State& S, Shared& sh, int v, bool active) {
+    bool keep = active;
+    if (S.culling >= CULL_WARP) {
+        unsigned int peers = __match_any_sync(GPUBFS_FULL_MASK, keep ? v : -1);
+        if (keep && (__ffs(peers) - 1) != lane_id()) keep = false;
+    }
+    if (keep && S.culling >= CULL_HISTORY) {
+        int h = history_slot(v);
+        if (sh.history[h] == v) keep = false;
+        else sh.history[h] = v;
+    }
+    if (keep) {
+        unsigned int* word = S.bitmask + (v >> 5);
+        unsigned int bit = 1u << (v & 31);
+        if (__ldcg(word) & bit) keep = false;
+        else if (S.culling >= CULL_LABEL && __ldcg(S.dist + v) >= 0) keep = false;
+        else if (S.culling >= CULL_ATOMIC) keep = (atomicOr(word, bit) & bit) == 0;
+        else atomicOr(word, bit);
+    }
+    return keep;
+}
+
+// One reservation per tile in a global queue (block-uniform call).
+__device__ __forceinline__ int reserve(Shared& sh, int* count, int total) {
+    if (threadIdx.x == 0) sh.bcast[5] = total > 0 ? atomicAdd(count, total) : 0;
+    __syncthreads();
+    return sh.bcast[5];
+}
+
+// Sink of two-phase expansion and contract-expand: neighbours go to an edge queue at
+// positions reserved per tile.
+template <bool PRED>
+struct EdgeSink {
+    static constexpr bool kPositions = true;
+    const State* S;
+    int* eq;
+    int* ep;
+    int* count;
+    int L_out;
+    __device__ void emit(int v, int u, int pos, bool active) {
+        if (!active) return;
+        if (pos < S->eq_cap) {
+            eq[pos] = v;
+            if (PRED) ep[pos] = u;
+        } else {
+            S->overflow(L_out);
+        }
+    }
+};
+
+// Sink of expand-contract: each gathered neighbour is culled at once; survivors are
+// labelled and enqueued (ballot prefix sum in the warp, one atomic per warp round).
+template <bool PRED>
+struct CullSink {
+    static constexpr bool kPositions = false;
+    const State* S;
+    Shared* sh;
+    int* vq;
+    int* count;
+    int label;
+    int L_out;
+    int enqueued;
+    __device__ void emit(int v, int u, int, bool active) {
+        bool keep = cull(*S, *sh, v, active);
+        if (keep) {
+            S->dist[v] = label;
+            if (PRED) S->parent[v] = u;
+            ++enqueued;
+        }
+        unsigned int m = __ballot_sync(GPUBFS_FULL_MASK, keep);
+        if (m) {
+            int lane = lane_id();
+            int leader = __ffs(m) - 1;
+            int base = 0;
+            if (lane == leader) base = atomicAdd(count, __popc(m));
+            base = __shfl_sync(GPUBFS_FULL_MASK, base, leader);
+            if (keep) {
+                int pos = base + __popc(m & ((1u << lane) - 1));
+                if (pos < S->vq_cap) vq[pos] = v;
+                else S->overflow(L_out);
+            }
+        }
+    }
+};
+
+// Huge lists: recorded with one packed 64-bit atomic (count, edge offset) so entries
+// are in offset order for the binary search of fetch_edge.
+// L_big: the iteration whose slot and half receive the entry.
+__device__ __forceinline__ void defer_huge(const State& S, int L_big, int L_out, int u, int start,
+                                           int len) {
+    unsigned long long old =
+        atomicAdd(S.big_ctl + (L_big % 3), (1ull << BIG_COUNT_SHIFT) | (unsigned long long)len);
+    int idx = (int)(old >> BIG_COUNT_SHIFT);
+    int off = (int)(old & BIG_TOTAL_MASK);
+    if (idx < S.big_cap) S.big(L_big & 1)[idx] = make_int4(u, start, len, off);
+    else S.overflow(L_out);
+}
+
+// Warp-based gathering: lanes vie for the warp (ballot + ffs elect a leader, shuffles
+// broadcast its list), and the warp strip-mines that list.
+template <class Sink>
+__device__ __forceinline__ void warp_gather(const State& S, Sink& sink, int u, int start, int len,
+                                            int pos) {
+    const int lane = lane_id();
+    bool pending = len > 0;
+    unsigned int m;
+    while ((m = __ballot_sync(GPUBFS_FULL_MASK, pending)) != 0) {
+        int leader = __ffs(m) - 1;
+        int ls = __shfl_sync(GPUBFS_FULL_MASK, start, leader);
+        int ll = __shfl_sync(GPUBFS_FULL_MASK, len, leader);
+        int lu = __shfl_sync(GPUBFS_FULL_MASK, u, leader);
+        int lp = __shfl_sync(GPUBFS_FULL_MASK, pos, leader);
+        if (lane == leader) pending = false;
+        for (int i = lane; i - lane < ll; i += 32) {
+            bool a = i < ll;
+            int v = a ? S.col[ls + i] : -1;
+            sink.emit(v, lu, lp + i, a);
+        }
+    }
+}
+
+// Scan-based gathering: the CTA's lists, concatenated by a prefix sum (ex, total), are
+// gathered a window of BLOCK neighbours at a time through shared offsets.
+template <bool PRED, class Sink>
+__device__ __forceinline__ void scan_gather(const State& S, Shared& sh, Sink& sink, int u,
+                                            int start, int len, int ex, int total, int base) {
+    const int tid = threadIdx.x;
+    for (int win = 0; win < total; win += BLOCK) {
+        int lo = max(ex, win), hi = min(ex + len, win + BLOCK);
+        for (int r = lo; r < hi; ++r) {
+            sh.window_src[r - win] = start + (r - ex);
+            if (PRED) sh.window_par[r - win] = u;
+        }
+        __syncthreads();
+        int r = win + tid;
+        bool a = r < total;
+        int v = -1, p = -1;
+        if (a) {
+            v = S.col[sh.window_src[tid]];
+            if (PRED) p = sh.window_par[tid];
+        }
+        sink.emit(v, p, base + r, a);
+        __syncthreads();
+    }
+}
+
+// Gathers the adjacency lists of one tile (each thread holds at most one list: vertex
+// u, its offset start and length len) into `sink`; huge lists go to iteration L_big's
+// huge list. Block-uniform call.
+template <int GATHER, bool PRED, class Sink>
+__device__ void gather_tile(const State& S, Shared& sh, Sink& sink, int L_big, int u, int start,
+                            int len) {
+    const int tid = threadIdx.x;
+    if (GATHER == GATHER_SCAN_WARP_CTA && S.grid_threshold > 0 && len >= S.grid_threshold) {
+        defer_huge(S, L_big, sink.L_out, u, start, len);
+        len = 0;
+    }
+    if (GATHER == GATHER_SERIAL || GATHER == GATHER_WARP) {
+        int pos = 0;
+        if (Sink::kPositions) {
+            int total;
+            int ex = block_exclusive_scan(len, sh.scratch, &total);
+            pos = reserve(sh, sink.count, total) + ex;
+        }
+        if (GATHER == GATHER_SERIAL) {
+            int rounds = warp_max(len);
+            for (int k = 0; k < rounds; ++k) {
+                bool a = k < len;
+                int v = a ? S.col[start + k] : -1;
+                sink.emit(v, u, pos + k, a);
+            }
+        } else {
+            warp_gather(S, sink, u, start, len, pos);
+        }
+    } else if (GATHER == GATHER_SCAN) {
+        int total;
+        int ex = block_exclusive_scan(len, sh.scratch, &total);
+        int base = Sink::kPositions ? reserve(sh, sink.count, total) : 0;
+        scan_gather<PRED>(S, sh, sink, u, start, len, ex, total, base);
+    } else {
+        // Scan+warp+CTA: lists >= BLOCK by the whole CTA, >= 32 by a warp, the rest by
+        // scan. Two prefix sums (coarse lists, fine lists), one reservation.
+        int coarse = len >= 32 ? len : 0;
+        int fine = len - coarse;
+        int tot_coarse, tot_fine;
+        int ex_coarse = block_exclusive_scan(coarse, sh.scratch, &tot_coarse);
+        int ex_fine = block_exclusive_scan(fine, sh.scratch, &tot_fine);
+        int base = Sink::kPositions ? reserve(sh, sink.count, tot_coarse + tot_fine) : 0;
+        int pos = base + ex_coarse;
+        while (__syncthreads_or(coarse >= BLOCK)) {
+            if (coarse >= BLOCK) sh.bcast[0] = tid;
+            __syncthreads();
+            if (tid == sh.bcast[0]) {
+                sh.bcast[1] = start;
+                sh.bcast[2] = coarse;
+                sh.bcast[3] = u;
+                sh.bcast[4] = pos;
+                coarse = 0;
+            }
+            __syncthreads();
+            int cs = sh.bcast[1], cl = sh.bcast[2], cu = sh.bcast[3], cp = sh.bcast[4];
+            for (int i = tid; i - tid < cl; i += BLOCK) {
+                bool a = i < cl;
+                int v = a ? S.col[cs + i] : -1;
+                sink.emit(v, cu, cp + i, a);
+            }
+        }
+        warp_gather(S, sink, u, start, coarse, pos);
+        scan_gather<PRED>(S, sh, sink, u, start, fine, ex_fine, tot_fine, base + tot_coarse);
+    }
+}
+
+// Item i of iteration L's edge frontier: the edge queue, then the huge lists.
+template <bool PRED>
+__device__ __forceinline__ void fetch_edge(const State& S, int h, int ecount, int bigcount, int i,
+                                           int& v, int& u) {
+    if (i < ecount) {
+        v = S.eq(h)[i];
+        u = PRED ? S.ep(h)[i] : -1;
+        return;
+    }
+    const int4* b = S.big(h);
+    int j = i - ecount;
+    int lo = 0, hi = bigcount - 1;
+    while (lo < hi) {
+        int mid = (lo + hi + 1) >> 1;
+        if (b[mid].w <= j) lo = mid;
+        else hi = mid - 1;
+    }
+    int4 e = b[lo];
+    v = S.col[e.y + (j - e.w)];
+    u = e.x;
+}
+
+// Sums per-thread counts over the block; thread 0 adds them to counters at `level`.
+__device__ void flush_counts(const State& S, Shared& sh, int level, int enq_level, int enq,
+                             int expanded, int edges, int enq2) {
+    const int lane = lane_id(), warp = threadIdx.x >> 5;
+    enq = warp_sum(enq);
+    expanded = warp_sum(expanded);
+    edges = warp_sum(edges);
+    enq2 = warp_sum(enq2);
+    if (lane == 0) {
+        sh.red[warp * 4 + 0] = enq;
+        sh.red[warp * 4 + 1] = expanded;
+        sh.red[warp * 4 + 2] = edges;
+        sh.red[warp * 4 + 3] = enq2;
+    }
+    __syncthreads();
+    if (threadIdx.x == 0) {
+        int t[4] = {0, 0, 0, 0};
+        for (int w = 0; w < WARPS; ++w)
+            for (int k = 0; k < 4; ++k) t[k] += sh.red[w * 4 + k];
+        const int cap = S.counter_cap;
+        if (t[0] && enq_level < cap) atomicAdd(S.counters + CNT_ENQUEUED * cap + enq_level, t[0]);
+        if (t[1] && level < cap) atomicAdd(S.counters + CNT_EXPANDED * cap + level, t[1]);
+        if (t[2] && level < cap) atomicAdd(S.counters + CNT_EDGES * cap + level, t[2]);
+        if (t[3] && level < cap) atomicAdd(S.counters + CNT_ENQUEUED * cap + level, t[3]);
+    }
+    __syncthreads();
+}
+
+__device__ __forceinline__ int row_len(const State& S, int u, int& start) {
+    start = S.row[u];
+    return S.row[u + 1] - start;
+}
+
+// EC: expand the vertex queue of iteration L (labelled L), culling gathered
+// neighbours in-core and labelling survivors L + 1. Huge lists are left in this
+// iteration's huge list for phase_contract_huge.
+template <int GATHER, bool PRED>
+__device__ void phase_expand_contract(const State& S, Shared& sh, int L, int vcount) {
+    const int h = L & 1, tid = threadIdx.x;
+    CullSink<PRED> sink{&S, &sh, S.vq(h ^ 1), S.slot(L + 1) + CTL_VCOUNT, L + 1, L + 1, 0};
+    const int ntiles = (vcount + BLOCK - 1) / BLOCK;
+    int expanded = 0, edges = 0;
+    const int* in = S.vq(h);
+    for (int t = blockIdx.x; t < ntiles; t += gridDim.x) {
+        int i = t * BLOCK + tid;
+        int u = -1, start = 0, len = 0;
+        if (i < vcount) {
+            u = in[i];
+            len = row_len(S, u, start);
+            ++expanded;
+            edges += len;
+        }
+        gather_tile<GATHER, PRED>(S, sh, sink, L, u, start, len);
+    }
+    flush_counts(S, sh, L, L + 1, sink.enqueued, expanded, edges, 0);
+}
+
+// EC, second phase of an iteration that met huge lists: the whole grid culls their
+// neighbours straight from the column indices into the next vertex queue.
+template <bool PRED>
+__device__ void phase_contract_huge(const State& S, Shared& sh, int L, int bigcount,
+                                    int bigtotal) {
+    const int h = L & 1, tid = threadIdx.x;
+    CullSink<PRED> sink{&S, &sh, S.vq(h ^ 1), S.slot(L + 1) + CTL_VCOUNT, L + 1, L + 1, 0};
+    const int ntiles = (bigtotal + BLOCK - 1) / BLOCK;
+    for (int t = blockIdx.x; t < ntiles; t += gridDim.x) {
+        int i = t * BLOCK + tid;
+        bool active = i < bigtotal;
+        int v = -1, p = -1;
+        if (active) fetch_edge<false>(S, h, 0, bigcount, i, v, p);
+        sink.emit(v, p, 0, active);
+    }
+    flush_counts(S, sh, L, L + 1, sink.enqueued, 0, 0, 0);
+}
+
+// CE: cull iteration L's edge frontier, label survivors L, gather their lists into
+// the next edge queue.
+template <int GATHER, bool PRED>
+__device__ void phase_contract_expand(const State& S, Shared& sh, int L, int ecount, int bigcount,
+                                      int bigtotal) {
+    const int h = L & 1, tid = threadIdx.x;
+    EdgeSink<PRED> sink{&S, S.eq(h ^ 1), S.ep(h ^ 1), S.slot(L + 1) + CTL_ECOUNT, L + 1};
+    const int total = ecount + bigtotal;
+    const int ntiles = (total + BLOCK - 1) / BLOCK;
+    int expanded = 0, edges = 0, enq = 0;
+    for (int t = blockIdx.x; t < ntiles; t += gridDim.x) {
+        int i = t * BLOCK + tid;
+        bool active = i < total;
+        int v = -1, p = -1, start = 0, len = 0;
+        if (active) fetch_edge<PRED>(S, h, ecount, bigcount, i, v, p);
+        bool keep = cull(S, sh, v, active);
+        if (keep) {
+            S.dist[v] = L;
+            if (PRED) S.parent[v] = p;
+            ++enq;
+            len = row_len(S, v, start);
+            ++expanded;
+            edges += len;
+        }
+        gather_tile<GATHER, PRED>(S, sh, sink, L + 1, keep ? v : -1, start, len);
+    }
+    flush_counts(S, sh, L, L, enq, expanded, edges, 0);
+}
+
+// Two-phase contraction: cull iteration L's edge frontier into the vertex queue
+// (slot L's vertex count; one prefix sum and one reservation per tile).
+template <bool PRED>
+__device__ void phase_contract(const State& S, Shared& sh, int L, int ecount, int bigcount,
+                               int bigtotal) {
+    const int h = L & 1, tid = threadIdx.x;
+    const int total = ecount + bigtotal;
+    const int ntiles = (total + BLOCK - 1) / BLOCK;
+    int* count = S.slot(L) + CTL_VCOUNT;
+    int enq = 0;
+    for (int t = blockIdx.x; t < ntiles; t += gridDim.x) {
+        int i = t * BLOCK + tid;
+        bool active = i < total;
+        int v = -1, p = -1;
+        if (active) fetch_edge<PRED>(S, h, ecount, bigcount, i, v, p);
+        bool keep = cull(S, sh, v, active);
+        if (keep) {
+            S.dist[v] = L;
+            if (PRED) S.parent[v] = p;
+            ++enq;
+        }
+        int kept;
+        int ex = block_exclusive_scan(keep ? 1 : 0, sh.scratch, &kept);
+        int base = reserve(sh, count, kept);
+        if (keep) {
+            if (base + ex < S.vq_cap) S.vq0[base + ex] = v;
+            else S.overflow(L + 1);
+        }
+    }
+    flush_counts(S, sh, L, L, enq, 0, 0, 0);
+}
+
+// Two-phase expansion: gather the lists of the vertex queue into the next edge queue.
+template <int GATHER, bool PRED>
+__device__ void phase_expand(const State& S, Shared& sh, int L) {
+    const int h = L & 1, tid = threadIdx.x;
+    const int vcount = *(volatile int*)(S.slot(L) + CTL_VCOUNT);
+    EdgeSink<PRED> sink{&S, S.eq(h ^ 1), S.ep(h ^ 1), S.slot(L + 1) + CTL_ECOUNT, L + 1};
+    const int ntiles = (min(vcount, S.vq_cap) + BLOCK - 1) / BLOCK;
+    int expanded = 0, edges = 0;
+    for (int t = blockIdx.x; t < ntiles; t += gridDim.x) {
+        int i = t * BLOCK + tid;
+        int u = -1, start = 0, len = 0;
+        if (i < vcount && i < S.vq_cap) {
+            u = S.vq0[i];
+            len = row_len(S, u, start);
+            ++expanded;
+            edges += len;
+        }
+        gather_tile<GATHER, PRED>(S, sh, sink, L + 1, u, start, len);
+    }
+    flush_counts(S, sh, L, L, 0, expanded, edges, 0);
+}
+
+template <int GATHER, bool PRED>
+__device__ void bfs(const State& S, int src, int strategy, long long switch_threshold) {
+    MERRILL_SHARED(Shared, sh);
+    const int tid = threadIdx.x;
+    const int gtid = blockIdx.x * BLOCK + tid;
+    const int gstride = gridDim.x * BLOCK;
+    // EC starts from a labelled vertex queue {src}; the others from an edge queue
+    // {src} whose contraction labels the source at iteration 0.
+    const bool vertex_first = strategy == STRAT_EXPAND_CONTRACT;
+
+    for (int i = gtid; i < S.n; i += gstride) {
+        S.dist[i] = (vertex_first && i == src) ? 0 : -1;
+        if (PRED) S.parent[i] = (vertex_first && i == src) ? src : -1;
+    }
+    const int words = (S.n + 31) >> 5;
+    for (int w = gtid; w < words; w += gstride)
+        S.bitmask[w] = (vertex_first && w == (src >> 5)) ? (1u << (src & 31)) : 0u;
+    for (int i = tid; i < HISTORY; i += BLOCK) sh.history[i] = -1;
+    if (gtid == 0) {
+        for (int k = 0; k < CTL_WORDS; ++k) S.ctl[k] = 0;
+        for (int k = 0; k < 3; ++k) S.big_ctl[k] = 0;
+        for (int k = 0; k < CNT_KINDS; ++k)
+            for (int d = 0; d < 2 && d < S.counter_cap; ++d) S.counters[k * S.counter_cap + d] = 0;
+        if (vertex_first) {
+            S.vq0[0] = src;
+            S.ctl[CTL_VCOUNT] = 1;
+            S.counters[CNT_ENQUEUED * S.counter_cap] = 1;
+        } else {
+            S.eq0[0] = src;
+            if (PRED) S.ep0[0] = src;
+            S.ctl[CTL_ECOUNT] = 1;
+        }
+    }
+    __syncthreads();
+    MERRILL_GRID_SYNC();
+
+    int L = 0;
+    for (;; ++L) {
+        const volatile int* slot = S.slot(L);
+        if (slot[CTL_OVF]) break;
+        const int vcount = slot[CTL_VCOUNT];
+        const int ecount = slot[CTL_ECOUNT];
+        const unsigned long long packed = *(volatile unsigned long long*)(S.big_ctl + L % 3);
+        const int bigcount = (int)(packed >> BIG_COUNT_SHIFT);
+        const int bigtotal = (int)(packed & BIG_TOTAL_MASK);
+        const int frontier = vertex_first ? vcount : ecount + bigtotal;
+        if (frontier == 0) break;
+        if (gtid == 0) {
+            int* clear = S.slot(L + 2);
+            for (int k = 0; k < CTL_SLOT; ++k) clear[k] = 0;
+            S.big_ctl[(L + 2) % 3] = 0;
+            if (L + 2 < S.counter_cap)
+                for (int k = 0; k < CNT_KINDS; ++k) S.counters[k * S.counter_cap + L + 2] = 0;
+        }
+        const bool contract_expand =
+            strategy == STRAT_CONTRACT_EXPAND ||
+            (strategy == STRAT_HYBRID && (long long)frontier <= switch_threshold);
+        if (vertex_first) {
+            phase_expand_contract<GATHER, PRED>(S, sh, L, vcount);
+            MERRILL_GRID_SYNC();
+            const unsigned long long huge =
+                *(volatile unsigned long long*)(S.big_ctl + L % 3);
+            if (huge & BIG_TOTAL_MASK) {
+                phase_contract_huge<PRED>(S, sh, L, (int)(huge >> BIG_COUNT_SHIFT),
+                                          (int)(huge & BIG_TOTAL_MASK));
+                MERRILL_GRID_SYNC();
+            }
+            continue;
+        }
+        if (contract_expand) {
+            phase_contract_expand<GATHER, PRED>(S, sh, L, ecount, bigcount, bigtotal);
+        } else {
+            phase_contract<PRED>(S, sh, L, ecount, bigcount, bigtotal);
+            MERRILL_GRID_SYNC();
+            phase_expand<GATHER, PRED>(S, sh, L);
+        }
+        MERRILL_GRID_SYNC();
+    }
+    if (gtid == 0) S.ctl[CTL_ITERS] = L;
+}
+
+}  // namespace merrill
+
+// One BFS from `src`. Launched cooperatively with at most the resident number of
+// CTAs of MERRILL_BLOCK threads. Buffers are sized by the host (merrill.py).
+#define MERRILL_BFS_PARAMS                                                                   \
+    const int *__restrict__ row, const int *__restrict__ col, int n, int src, int strategy,  \
+        int culling, int grid_threshold, long long switch_threshold, int *dist, int *parent, \
+        unsigned int *bitmask, int *vq0, int *vq1, int *eq0, int *eq1, int *ep0, int *ep1,  \
+        int4 *big0, int4 *big1, int vq_cap, int eq_cap, int big_cap, int *ctl,              \
+        unsigned long long *big_ctl, int *counters, int counter_cap
+
+template <int GATHER, bool PRED>
+__global__ void __launch_bounds__(MERRILL_BLOCK, MERRILL_MIN_BLOCKS)
+merrill_bfs(MERRILL_BFS_PARAMS) {
+    merrill::State S{row,     col,     n,       dist,   parent,  bitmask,  vq0,     vq1,
+                     eq0,     eq1,     ep0,     ep1,    big0,    big1,     vq_cap,  eq_cap,
+                     big_cap, ctl,     big_ctl, counters, counter_cap, culling, grid_threshold};
+    merrill::bfs<GATHER, PRED>(S, src, strategy, switch_threshold);
+}
+
+// Every instantiation, so that a plain nvcc compile checks them all.
+#define MERRILL_INSTANTIATE(G, P) template __global__ void merrill_bfs<G, P>(MERRILL_BFS_PARAMS);
+MERRILL_INSTANTIATE(0, false)
+MERRILL_INSTANTIATE(1, false)
+MERRILL_INSTANTIATE(2, false)
+MERRILL_INSTANTIATE(3, false)
+MERRILL_INSTANTIATE(0, true)
+MERRILL_INSTANTIATE(1, true)
+MERRILL_INSTANTIATE(2, true)
+MERRILL_INSTANTIATE(3, true)

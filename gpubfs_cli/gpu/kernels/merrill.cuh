@@ -1,0 +1,63 @@
+// Merrill, Garland, Grimshaw (PPoPP'12): constants and shims shared by merrill.cu and
+// the CPU emulation harness (tests/gpu/emu), which compiles merrill.cu with g++ and
+// -DGPUBFS_EMULATE to check the kernel logic on machines without a GPU.
+#pragma once
+
+#include "common.cuh"
+
+#ifdef GPUBFS_EMULATE
+// The harness supplies per-block shared storage and a grid barrier.
+#define MERRILL_SHARED(T, name) T& name = *emu_block_shared<T>()
+#define MERRILL_GRID_SYNC() emu_grid_sync()
+#else
+#include <cooperative_groups.h>
+#define MERRILL_SHARED(T, name) __shared__ T name
+#define MERRILL_GRID_SYNC() cooperative_groups::this_grid().sync()
+#endif
+
+#ifndef MERRILL_BLOCK
+#define MERRILL_BLOCK 256  // threads per CTA (a multiple of 32)
+#endif
+#ifndef MERRILL_MIN_BLOCKS
+#define MERRILL_MIN_BLOCKS 4  // launch bound: caps registers at 64 so 4 CTAs fit an SM
+#endif
+#ifndef MERRILL_HISTORY
+#define MERRILL_HISTORY 4096  // history-culling hash entries per CTA (power of two)
+#endif
+
+// Knob codes (the Python side mirrors them).
+#define GATHER_SERIAL 0
+#define GATHER_WARP 1
+#define GATHER_SCAN 2
+#define GATHER_SCAN_WARP_CTA 3
+
+#define CULL_BITMASK 0
+#define CULL_LABEL 1
+#define CULL_WARP 2
+#define CULL_HISTORY 3
+#define CULL_ATOMIC 4  // not in the paper: exact test-and-set (the overflow fallback)
+
+#define STRAT_EXPAND_CONTRACT 0
+#define STRAT_CONTRACT_EXPAND 1
+#define STRAT_TWO_PHASE 2
+#define STRAT_HYBRID 3
+
+// ctl[] words. Three rotating slots: iteration L reads slot L%3, fills slot (L+1)%3
+// and clears slot (L+2)%3, so one grid barrier per phase is enough.
+#define CTL_VCOUNT 0    // vertex-queue length
+#define CTL_ECOUNT 1    // edge-queue length
+#define CTL_OVF 2       // a queue of this slot overflowed
+#define CTL_SLOT 4      // words per slot
+#define CTL_OVERFLOW 12 // sticky: some queue overflowed (the host reruns with CULL_ATOMIC)
+#define CTL_ITERS 13    // iterations run
+#define CTL_WORDS 16
+
+// Per-level counters, counters[k * cap + level].
+#define CNT_ENQUEUED 0  // vertices that passed culling and were labelled at this level
+#define CNT_EXPANDED 1  // adjacency lists of this level's vertices gathered
+#define CNT_EDGES 2     // neighbours gathered from this level's vertices
+#define CNT_KINDS 3
+
+// Huge-list entries (grid-wide gathering): packed count and edge total per slot.
+#define BIG_COUNT_SHIFT 40
+#define BIG_TOTAL_MASK ((1ull << BIG_COUNT_SHIFT) - 1)

@@ -1,0 +1,354 @@
+// A small CUDA emulator for checking kernel logic on a machine without a GPU.
+//
+// Every CUDA thread is a fiber run by one OS thread (started with makecontext, then
+// switched with _setjmp/_longjmp, which skip swapcontext's signal-mask syscalls). Fibers switch only at
+// synchronisation points (block and warp barriers, warp collectives, grid barriers)
+// and, with a seeded probability, at global-memory lookups (__ldcg) and atomics, so
+// that benign races (two lanes discovering one vertex) actually happen. Warp
+// collectives require all 32 lanes, as full-mask intrinsics do on the GPU; a deadlock
+// (a barrier some thread never reaches) aborts with a message.
+//
+// Supports what gpu/kernels/merrill.cu uses: threadIdx/blockIdx/blockDim/gridDim .x,
+// __syncthreads(_or/_count), __syncwarp, __shfl(_up/_down/_xor)_sync, __ballot_sync,
+// __match_any_sync, atomics, __ldcg, int4, per-block shared storage
+// (emu_block_shared<T>) and a grid barrier (emu_grid_sync).
+#pragma once
+
+#include <setjmp.h>
+#include <ucontext.h>
+
+#include <cstdint>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <functional>
+#include <random>
+#include <vector>
+
+#define GPUBFS_EMULATE 1
+#define __global__
+#define __device__
+#define __host__
+#define __forceinline__ inline
+#define __launch_bounds__(...)
+#define __restrict__ __restrict
+
+struct int4 {
+    int x, y, z, w;
+};
+inline int4 make_int4(int x, int y, int z, int w) { return int4{x, y, z, w}; }
+
+struct EmuDim {
+    unsigned int x, y, z;
+};
+
+namespace emu {
+
+struct Barrier {
+    int size = 0;
+    int count = 0;
+    uint64_t gen = 0;
+};
+
+struct Fiber {
+    ucontext_t ctx;
+    jmp_buf jb;
+    bool started = false;
+    std::vector<char> stack;
+    EmuDim tidx{0, 0, 0};
+    EmuDim bidx{0, 0, 0};
+    bool done = false;
+    const Barrier* waiting = nullptr;  // for the deadlock report
+};
+
+struct Block {
+    Barrier bar;
+    std::vector<Barrier> warp_bars;
+    std::vector<uint64_t> xchg;  // one word per thread
+    std::vector<char> smem;
+};
+
+struct Grid {
+    EmuDim bdim{0, 1, 1};
+    EmuDim gdim{0, 1, 1};
+    std::vector<Fiber> fibers;
+    std::vector<Block> blocks;
+    Barrier grid_bar;
+    ucontext_t sched;
+    jmp_buf sched_jb;
+    int current = -1;
+    bool progress = false;
+    std::function<void()> body;
+    std::mt19937_64 rng{1};
+    double yield_probability = 0.0;
+};
+
+inline Grid*& grid() {
+    static Grid* g = nullptr;
+    return g;
+}
+inline Fiber& fiber() { return grid()->fibers[grid()->current]; }
+inline Block& block() { return grid()->blocks[fiber().bidx.x]; }
+
+inline void yield() {
+    if (_setjmp(fiber().jb) == 0) _longjmp(grid()->sched_jb, 1);
+}
+
+inline void maybe_yield() {
+    Grid* g = grid();
+    if (g->yield_probability > 0 &&
+        std::uniform_real_distribution<double>(0, 1)(g->rng) < g->yield_probability) {
+        g->progress = true;  // it ran up to here
+        yield();
+    }
+}
+
+inline void wait(Barrier& b) {
+    Grid* g = grid();
+    g->progress = true;
+    uint64_t gen = b.gen;
+    if (++b.count == b.size) {
+        b.count = 0;
+        ++b.gen;
+        return;
+    }
+    fiber().waiting = &b;
+    while (b.gen == gen) yield();
+    fiber().waiting = nullptr;
+}
+
+inline int lane() { return (int)(fiber().tidx.x & 31); }
+
+inline void warp_wait() { wait(block().warp_bars[fiber().tidx.x >> 5]); }
+
+// Each lane posts a word, the warp meets, f reads the 32 posted words.
+template <class F>
+inline auto warp_exchange(uint64_t mine, F f) {
+    Block& b = block();
+    unsigned int t = fiber().tidx.x;
+    unsigned int base = t & ~31u;
+    b.xchg[t] = mine;
+    warp_wait();
+    auto out = f(&b.xchg[base]);
+    warp_wait();
+    return out;
+}
+
+template <class F>
+inline auto block_exchange(uint64_t mine, F f) {
+    Block& b = block();
+    b.xchg[fiber().tidx.x] = mine;
+    wait(b.bar);
+    auto out = f(b.xchg.data(), (int)grid()->bdim.x);
+    wait(b.bar);
+    return out;
+}
+
+inline void trampoline() {
+    grid()->body();
+    fiber().done = true;
+    grid()->progress = true;
+    _longjmp(grid()->sched_jb, 1);
+}
+
+// Runs body() as gridDim x blockDim fibers until all finish.
+inline void launch(int blocks, int threads, std::function<void()> body, uint64_t seed = 1,
+                   double yield_probability = 0.0, size_t shared_bytes = 1 << 17) {
+    if (threads % 32 != 0) {
+        std::fprintf(stderr, "emu: blockDim must be a multiple of 32\n");
+        std::abort();
+    }
+    Grid g;
+    g.bdim = EmuDim{(unsigned)threads, 1, 1};
+    g.gdim = EmuDim{(unsigned)blocks, 1, 1};
+    g.body = std::move(body);
+    g.rng.seed(seed);
+    g.yield_probability = yield_probability;
+    g.grid_bar.size = blocks * threads;
+    g.blocks.resize(blocks);
+    for (auto& b : g.blocks) {
+        b.bar.size = threads;
+        b.warp_bars.resize(threads / 32);
+        for (auto& w : b.warp_bars) w.size = 32;
+        b.xchg.assign(threads, 0);
+        b.smem.assign(shared_bytes, (char)0xA5);  // garbage, as on the GPU
+    }
+    g.fibers.resize((size_t)blocks * threads);
+    grid() = &g;
+    for (int i = 0; i < blocks * threads; ++i) {
+        Fiber& f = g.fibers[i];
+        f.tidx = EmuDim{(unsigned)(i % threads), 0, 0};
+        f.bidx = EmuDim{(unsigned)(i / threads), 0, 0};
+        f.stack.resize(256 * 1024);
+        getcontext(&f.ctx);
+        f.ctx.uc_stack.ss_sp = f.stack.data();
+        f.ctx.uc_stack.ss_size = f.stack.size();
+        f.ctx.uc_link = nullptr;
+        makecontext(&f.ctx, trampoline, 0);
+    }
+    for (;;) {
+        bool all_done = true;
+        g.progress = false;
+        for (int i = 0; i < blocks * threads; ++i) {
+            if (g.fibers[i].done) continue;
+            all_done = false;
+            g.current = i;
+            Fiber& f = g.fibers[i];
+            if (_setjmp(g.sched_jb) == 0) {
+                if (f.started) _longjmp(f.jb, 1);
+                f.started = true;
+                swapcontext(&g.sched, &f.ctx);
+            }
+        }
+        if (all_done) break;
+        if (!g.progress) {
+            std::fprintf(stderr, "emu: deadlock (a barrier that some thread never reaches)\n");
+            for (int i = 0; i < blocks * threads; ++i) {
+                const Fiber& f = g.fibers[i];
+                const Block& b = g.blocks[f.bidx.x];
+                const char* what = f.done ? "done"
+                                   : f.waiting == &g.grid_bar ? "grid barrier"
+                                   : f.waiting == &b.bar      ? "block barrier"
+                                   : f.waiting                ? "warp barrier"
+                                                              : "running";
+                std::fprintf(stderr, "  block %u thread %u: %s\n", f.bidx.x, f.tidx.x, what);
+            }
+            std::abort();
+        }
+    }
+    grid() = nullptr;
+}
+
+}  // namespace emu
+
+#define threadIdx (emu::fiber().tidx)
+#define blockIdx (emu::fiber().bidx)
+#define blockDim (emu::grid()->bdim)
+#define gridDim (emu::grid()->gdim)
+
+template <class T>
+inline T* emu_block_shared() {
+    static_assert(sizeof(T) <= (1 << 17), "emu shared storage too small");
+    return reinterpret_cast<T*>(emu::block().smem.data());
+}
+
+inline void emu_grid_sync() { emu::wait(emu::grid()->grid_bar); }
+
+inline void __syncthreads() { emu::wait(emu::block().bar); }
+inline int __syncthreads_or(int p) {
+    return emu::block_exchange((uint64_t)(p != 0), [](const uint64_t* v, int n) {
+        int r = 0;
+        for (int i = 0; i < n; ++i) r |= (int)v[i];
+        return r;
+    });
+}
+inline int __syncthreads_count(int p) {
+    return emu::block_exchange((uint64_t)(p != 0), [](const uint64_t* v, int n) {
+        int r = 0;
+        for (int i = 0; i < n; ++i) r += (int)v[i];
+        return r;
+    });
+}
+inline void __syncwarp(unsigned int = 0xffffffffu) { emu::warp_wait(); }
+
+template <class T>
+inline uint64_t emu_bits(T v) {
+    uint64_t u = 0;
+    std::memcpy(&u, &v, sizeof(T));
+    return u;
+}
+template <class T>
+inline T emu_from(uint64_t u) {
+    T v;
+    std::memcpy(&v, &u, sizeof(T));
+    return v;
+}
+
+template <class T>
+inline T __shfl_sync(unsigned int, T v, int src, int width = 32) {
+    int l = emu::lane();
+    int s = (l & ~(width - 1)) + (src & (width - 1));
+    return emu::warp_exchange(emu_bits(v), [s](const uint64_t* w) { return emu_from<T>(w[s]); });
+}
+template <class T>
+inline T __shfl_up_sync(unsigned int, T v, unsigned int d) {
+    int l = emu::lane();
+    return emu::warp_exchange(emu_bits(v), [l, d, v](const uint64_t* w) {
+        return l >= (int)d ? emu_from<T>(w[l - d]) : v;
+    });
+}
+template <class T>
+inline T __shfl_down_sync(unsigned int, T v, unsigned int d) {
+    int l = emu::lane();
+    return emu::warp_exchange(emu_bits(v), [l, d, v](const uint64_t* w) {
+        return l + (int)d < 32 ? emu_from<T>(w[l + d]) : v;
+    });
+}
+template <class T>
+inline T __shfl_xor_sync(unsigned int, T v, int m) {
+    int l = emu::lane();
+    return emu::warp_exchange(emu_bits(v), [l, m](const uint64_t* w) { return emu_from<T>(w[l ^ m]); });
+}
+inline unsigned int __ballot_sync(unsigned int, int p) {
+    return emu::warp_exchange((uint64_t)(p != 0), [](const uint64_t* w) {
+        unsigned int r = 0;
+        for (int i = 0; i < 32; ++i) r |= (unsigned int)w[i] << i;
+        return r;
+    });
+}
+template <class T>
+inline unsigned int __match_any_sync(unsigned int, T v) {
+    return emu::warp_exchange(emu_bits(v), [v](const uint64_t* w) {
+        unsigned int r = 0;
+        for (int i = 0; i < 32; ++i) r |= (unsigned int)(emu_from<T>(w[i]) == v) << i;
+        return r;
+    });
+}
+
+inline int __popc(unsigned int x) { return __builtin_popcount(x); }
+inline int __ffs(unsigned int x) { return __builtin_ffs((int)x); }
+inline int __clz(unsigned int x) { return x ? __builtin_clz(x) : 32; }
+
+inline int min(int a, int b) { return a < b ? a : b; }
+inline int max(int a, int b) { return a > b ? a : b; }
+inline long long min(long long a, long long b) { return a < b ? a : b; }
+inline long long max(long long a, long long b) { return a > b ? a : b; }
+
+template <class T>
+inline T __ldcg(const T* p) {
+    emu::maybe_yield();
+    return *p;
+}
+template <class T>
+inline T __ldg(const T* p) {
+    return *p;
+}
+inline void __threadfence() {}
+
+template <class T>
+inline T emu_atomic(T* p, T v, T (*op)(T, T)) {
+    emu::maybe_yield();
+    T old = *p;
+    *p = op(old, v);
+    return old;
+}
+inline int atomicAdd(int* p, int v) { return emu_atomic<int>(p, v, [](int a, int b) { return a + b; }); }
+inline unsigned int atomicAdd(unsigned int* p, unsigned int v) {
+    return emu_atomic<unsigned int>(p, v, [](unsigned int a, unsigned int b) { return a + b; });
+}
+inline unsigned long long atomicAdd(unsigned long long* p, unsigned long long v) {
+    return emu_atomic<unsigned long long>(
+        p, v, [](unsigned long long a, unsigned long long b) { return a + b; });
+}
+inline unsigned int atomicOr(unsigned int* p, unsigned int v) {
+    return emu_atomic<unsigned int>(p, v, [](unsigned int a, unsigned int b) { return a | b; });
+}
+inline int atomicMax(int* p, int v) { return emu_atomic<int>(p, v, [](int a, int b) { return a > b ? a : b; }); }
+inline int atomicMin(int* p, int v) { return emu_atomic<int>(p, v, [](int a, int b) { return a < b ? a : b; }); }
+inline int atomicExch(int* p, int v) { return emu_atomic<int>(p, v, [](int, int b) { return b; }); }
+inline int atomicCAS(int* p, int cmp, int v) {
+    emu::maybe_yield();
+    int old = *p;
+    if (old == cmp) *p = v;
+    return old;
+}
