@@ -63,14 +63,19 @@ def _bars(agg: Aggregate, metric: str, columns, title: str, ylabel: str, out_dir
             v = agg.value(group, metric) if group is not None else None
             if v is not None and v > 0:
                 values[i, j] = v
-    if not np.isfinite(values).any():
+    keep = np.isfinite(values).any(axis=1)  # strategies that failed everywhere draw nothing
+    if not keep.any():
         return [], f"{stem}: no {metric} values to plot"
+    columns = [c for c, k in zip(columns, keep, strict=True) if k]
+    values = values[keep]
     plt = _pyplot()
-    width = 0.8 / max(len(columns), 1)
-    fig, ax = plt.subplots(figsize=(max(6.0, 1.2 * len(datasets) + 2), 4.5))
+    width = 0.8 / len(columns)
+    fig, ax = plt.subplots(figsize=(max(6.0, 0.25 * len(columns) * len(datasets) + 3), 4.5))
     x = np.arange(len(datasets))
+    colors = plt.get_cmap("tab20").colors
     for i, col in enumerate(columns):
-        ax.bar(x + (i - (len(columns) - 1) / 2) * width, values[i], width, label=column_title(*col))
+        ax.bar(x + (i - (len(columns) - 1) / 2) * width, values[i], width,
+               label=column_title(*col), color=colors[i % len(colors)])
     finite = values[np.isfinite(values)]
     if finite.max() / finite.min() > 100:
         ax.set_yscale("log")
@@ -79,7 +84,7 @@ def _bars(agg: Aggregate, metric: str, columns, title: str, ylabel: str, out_dir
     ax.set_xticks(x, datasets, rotation=30, ha="right")
     ax.set_ylabel(ylabel)
     ax.set_title(title)
-    ax.legend(fontsize="small", ncols=2)
+    ax.legend(fontsize="small", loc="upper left", bbox_to_anchor=(1.01, 1.0))
     try:
         return _save(fig, out_dir, stem), None
     finally:
