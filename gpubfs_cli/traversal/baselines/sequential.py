@@ -2,9 +2,9 @@
 
 Every paper's CPU baseline and the denominator of every speedup, so it is written to
 be an honest, fast sequential BFS: one FIFO array, one pass over each reached
-vertex's adjacency list, a byte array as the visited test. Vertex ids are used as
-unsigned integers so numba emits no negative-index wraparound test per access
-(about 30% faster; scripts/bench_baseline.py compares it with scipy).
+vertex's adjacency list, a byte array as the visited test. Vertex ids and edge offsets
+are read as unsigned integers, so numba emits no negative-index wraparound test per
+access (about 30% faster; scripts/bench_baseline.py compares it with scipy).
 """
 
 from __future__ import annotations
@@ -41,10 +41,12 @@ def _make_bfs(with_parents: bool):
                 u = queue[head]
                 head += 1
                 start = row_offsets[u]
-                end = row_offsets[u + 1]
+                end = row_offsets[u + np.uint32(1)]
                 edges += end - start
-                for e in range(start, end):
+                e = start
+                while e < end:
                     v = col_indices[e]
+                    e += np.uint64(1)
                     if not seen[v]:
                         seen[v] = True
                         dist[v] = level
@@ -66,11 +68,13 @@ def sequential_bfs(graph: CSRGraph, source: int, predecessors: bool = False) -> 
     n = graph.n
     dist = np.full(n, -1, dtype=np.int32)
     parent = np.full(n if predecessors else 1, -1, dtype=graph.col_indices.dtype)
+    # ids and offsets are >= 0: unsigned views of the same memory
     cols = graph.col_indices
-    ucols = cols.view(np.uint32 if cols.dtype.itemsize == 4 else np.uint64)  # ids are >= 0
+    ucols = cols.view(np.uint32 if cols.dtype.itemsize == 4 else np.uint64)
+    offsets = np.asarray(graph.row_offsets, dtype=np.int64).view(np.uint64)
     queue = np.empty(n, dtype=ucols.dtype)
     bfs = _bfs_parents if predecessors else _bfs_distances
-    reached, edges, depth = bfs(graph.row_offsets, ucols, ucols.dtype.type(source), dist, parent, queue)
+    reached, edges, depth = bfs(offsets, ucols, ucols.dtype.type(source), dist, parent, queue)
     return BfsResult(
         distances=dist,
         parents=parent if predecessors else None,
