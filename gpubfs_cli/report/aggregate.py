@@ -230,7 +230,7 @@ class Aggregate:
         """The cell a table shows: best knob variant, failure status, `!` for low reach."""
         group, label = self.best(dataset, strategy, metric, predecessors)
         if group is None:
-            return Cell("missing", status="missing")
+            return self.dataset_cell(dataset) or Cell("missing", status="missing")
         if group.status != "ok":
             return Cell(status_text(group.status, group.reason), status=group.status,
                         knob=label, reason=group.reason)
@@ -239,6 +239,15 @@ class Aggregate:
             return Cell("no baseline", status="n/a", knob=label)
         text = fmt_number(v) + (f" ({label})" if label else "") + ("!" if group.low_reach else "")
         return Cell(text, value=v, knob=label, low_reach=bool(group.low_reach))
+
+    def dataset_cell(self, dataset: str) -> Cell | None:
+        """The cell for a graph the run could not load (download, parse, memory)."""
+        entry = self.results.datasets.get(dataset) or {}
+        status = entry.get("status", "ok")
+        if status == "ok":
+            return None
+        reason = entry.get("reason")
+        return Cell(status_text(status, reason), status=status, reason=reason)
 
     # ------------------------------------------------------------------ graph facts
     def stat(self, dataset: str, name: str) -> float | None:

@@ -52,7 +52,7 @@ def measured_cell(agg: Aggregate, col: Column, dataset: str) -> Cell:
     if col.stat is not None:
         v = agg.stat(dataset, col.stat)
         if v is None:
-            return Cell("missing", status="missing")
+            return agg.dataset_cell(dataset) or Cell("missing", status="missing")
         v = v / col.scale
         return Cell(fmt_number(v, col.decimals), value=v)
     if col.strategy is None:

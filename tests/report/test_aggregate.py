@@ -139,3 +139,12 @@ def test_overview_json_groups(tmp_path):
     g = groups[("g1", "merrill.hybrid", False, None)]
     assert g["median_ms"] == 1.5 and g["speedup"] == pytest.approx(6.5) and g["edges_mean"] == EDGES
     assert groups[("g2", "harish", False, None)]["status"] == "out-of-time"
+
+
+def test_dataset_that_failed_to_load(tmp_path):
+    s = [sample("ok", "cpu.sequential", 0, 1.0)]
+    ds = {"ok": dataset_entry(10, 20), "big": {"status": "out-of-memory", "reason": "MemoryError: 80 GB"}}
+    doc = overview(load_many([write(tmp_path, "f.json", document(s, ds))]), "ms")
+    rows = {r[0].text: r for r in doc.tables[0].rows}
+    assert rows["big"][1].text == "out-of-memory" and rows["big"][1].value is None
+    assert "out-of-memory (MemoryError: 80 GB): cpu.sequential on big" in doc.tables[0].footnotes
