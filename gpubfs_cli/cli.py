@@ -233,7 +233,7 @@ def list_papers(
     for col in ("key", "title / venue", "hardware", "tables", "strategies here"):
         table.add_column(col)
     for r in rows:
-        done = ", ".join(r["implemented"]) or "-"
+        done = "unknown (strategy discovery failed)" if r["registry_error"] else ", ".join(r["implemented"]) or "-"
         if r["not_implemented"]:
             done += f" (not yet: {', '.join(r['not_implemented'])})"
         hw = f"GPU {r['hardware']['gpu']}\nCPU {r['hardware']['cpu']}"

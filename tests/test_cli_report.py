@@ -122,3 +122,17 @@ def test_rows_orientation(results):
     r = runner.invoke(app, ["report", results, "--format", "csv", "--rows", "strategies"])
     assert r.stdout.splitlines()[1].startswith("overview,g1,cpu.sequential,")  # csv keeps datasets as rows
     _one_line_error(runner.invoke(app, ["report", results, "--rows", "graphs"]), "unknown --rows value 'graphs'")
+
+
+def test_list_papers_implemented_from_registry(monkeypatch):
+    import gpubfs_cli.report.command as command
+
+    monkeypatch.setattr(command, "registered_strategies",
+                        lambda: {"merrill.hybrid": "merrill", "hong.vwarp": "classic", "luo.extra": "luo"})
+    rows = {p["key"]: p for p in json.loads(runner.invoke(app, ["list", "papers", "--json"]).stdout)}
+    assert rows["merrill"]["implemented"] == ["merrill.hybrid"]
+    assert rows["merrill"]["not_implemented"] == ["merrill.expand_contract", "merrill.contract_expand", "merrill.two_phase"]
+    assert rows["luo"]["implemented"] == ["luo.extra"]
+    monkeypatch.setattr(command, "registered_strategies", lambda: None)
+    r = runner.invoke(app, ["list", "papers"])
+    assert r.exit_code == 0 and "discovery failed" in r.stdout

@@ -77,6 +77,8 @@ def papers_listing() -> list[dict[str, Any]]:
     rows = []
     for p in load_all():
         names = [s["name"] for s in p.strategies]
+        ours = dict.fromkeys(n for n in names if registered is not None and n in registered)
+        ours.update(dict.fromkeys(n for n, key in (registered or {}).items() if key == p.key))
         rows.append({
             "key": p.key,
             "title": p.title,
@@ -84,7 +86,8 @@ def papers_listing() -> list[dict[str, Any]]:
             "hardware": p.hardware,
             "tables": [t.id for t in p.tables],
             "strategies": names,
-            "implemented": [n for n in names if registered is not None and n in registered],
+            "implemented": list(ours),
             "not_implemented": [n for n in names if registered is not None and n not in registered],
+            "registry_error": registered is None,
         })
     return rows

@@ -17,13 +17,14 @@ from gpubfs_cli.report.table import Cell, Document, Table, fmt_number, label
 NOT_REPRODUCED = "-"
 
 
-def registered_strategies() -> set[str] | None:
-    """Names in the registry, or None when discovery fails (a module being written)."""
+def registered_strategies() -> dict[str, str] | None:
+    """Registered name -> its paper key, or None when discovery fails (a module being
+    written elsewhere must not break reports)."""
     try:
         from gpubfs_cli.traversal.strategy import all_strategies
 
-        return set(all_strategies())
-    except Exception:  # noqa: BLE001 - a broken module elsewhere must not break reports
+        return {name: cls.paper for name, cls in all_strategies().items()}
+    except Exception:  # noqa: BLE001
         return None
 
 
@@ -60,7 +61,7 @@ def measured_cell(agg: Aggregate, col: Column, dataset: str) -> Cell:
     return agg.cell(dataset, col.strategy, col.metric, col.predecessors)
 
 
-def paper_table(paper: Paper, pt: PaperTable, agg: Aggregate, registered: set[str] | None) -> Table:
+def paper_table(paper: Paper, pt: PaperTable, agg: Aggregate, registered: dict[str, str] | None) -> Table:
     title = pt.title + (" (published: figure only)" if pt.figure_only else "")
     table = Table(id=f"{paper.key}.{pt.id}", title=title,
                   columns=["Graph"] + [c.header for c in pt.columns],
@@ -83,7 +84,7 @@ def paper_table(paper: Paper, pt: PaperTable, agg: Aggregate, registered: set[st
         table.footnotes.append("~: derived from the paper's numbers, not printed by it")
     if any(c.status == "n/a" and c.text == NOT_REPRODUCED for r in table.rows for c in r[1:]):
         table.footnotes.append(f"{NOT_REPRODUCED}: no strategy here reproduces this column")
-    missing = sorted({c.strategy for c in pt.columns if c.strategy} - (registered or set()))
+    missing = sorted({c.strategy for c in pt.columns if c.strategy} - set(registered or {}))
     if registered is not None and missing and any(
         cell.status == "missing" for r in table.rows for cell in r[1:]
     ):

@@ -111,11 +111,15 @@ class Paper:
 
 
 def papers_dir() -> Path:
-    """configs/papers of this checkout (GPUBFS_PAPERS_DIR overrides, for tests)."""
+    """configs/papers of this checkout, else of the working directory (GPUBFS_PAPERS_DIR
+    overrides, for tests)."""
     env = os.environ.get("GPUBFS_PAPERS_DIR")
     if env:
         return Path(env)
-    return Path(__file__).resolve().parents[2] / "configs" / "papers"
+    repo = Path(__file__).resolve().parents[2] / "configs" / "papers"
+    if repo.is_dir():
+        return repo
+    return Path.cwd() / "configs" / "papers"  # an installed package run from a checkout
 
 
 def paper_keys(folder: Path | None = None) -> list[str]:
