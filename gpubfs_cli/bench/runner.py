@@ -47,6 +47,7 @@ from gpubfs_cli.traversal.strategy import (
     knobs_dict,
     make_knobs,
 )
+from gpubfs_cli.traversal.validate import edge_blocks
 
 GraphLoader = Callable[[DatasetSpec, "str | None", bool], "tuple[CSRGraph, dict]"]
 LOW_REACH = 0.01
@@ -96,12 +97,15 @@ class GraphFacts:
     def __init__(self, graph: CSRGraph):
         self.graph = graph
         self.degrees = graph.out_degrees().astype(np.int64)
-        self.loops = None
+        self.loops = None  # self-loops per vertex: an undirected loop is stored once
         if not graph.directed:
-            rows = np.repeat(np.arange(graph.n, dtype=np.int64), self.degrees)
-            is_loop = rows == graph.col_indices
-            if is_loop.any():
-                self.loops = np.bincount(rows[is_loop], minlength=graph.n).astype(np.int64)
+            loops = np.zeros(graph.n, dtype=np.int64)
+            for rows, cols in edge_blocks(graph):
+                at = rows[rows == cols]
+                if len(at):
+                    loops += np.bincount(at, minlength=graph.n)
+            if loops.any():
+                self.loops = loops
 
     def metrics(self, distances: np.ndarray) -> Metrics:
         """reached, depth, edges (sum of out-degrees of reached vertices) and the

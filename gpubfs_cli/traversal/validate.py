@@ -41,8 +41,20 @@ def _first(mask: np.ndarray) -> int:
     return int(np.flatnonzero(mask)[0])
 
 
-def _edge_rows(graph: CSRGraph) -> np.ndarray:
-    return np.repeat(np.arange(graph.n, dtype=np.int64), graph.out_degrees())
+def edge_blocks(graph: CSRGraph, block: int = 1 << 24):
+    """(rows, cols) arrays of consecutive whole rows holding about `block` edges each,
+    so edge-wide checks need O(block) memory rather than O(m)."""
+    ro = np.asarray(graph.row_offsets)
+    if graph.m == 0:
+        return
+    starts = np.searchsorted(ro, np.arange(0, graph.m, block), side="right") - 1
+    cuts = [int(r) for r in np.unique(starts)] + [graph.n]
+    for r0, r1 in zip(cuts[:-1], cuts[1:], strict=True):
+        a, b = int(ro[r0]), int(ro[r1])
+        if a == b:
+            continue
+        rows = np.repeat(np.arange(r0, r1, dtype=np.int64), np.diff(ro[r0 : r1 + 1]))
+        yield rows, np.asarray(graph.col_indices[a:b])
 
 
 def graph500_failures(
@@ -89,39 +101,43 @@ def graph500_failures(
             detail = f"vertex {v} has parent {parents[v]} but distance {distances[v]}"
         failures.append(f"levels: {int(off_level.sum() + mismatch.sum()):,} vertices, {detail}")
 
-    # Edge keys u*n+v are sorted (rows in order, adjacency lists sorted): one binary
-    # search per tree edge tells whether it exists.
-    rows = _edge_rows(graph)
-    keys = rows * n + graph.col_indices
-    tree_keys = par * n + kids
-    at = np.minimum(np.searchsorted(keys, tree_keys), max(len(keys) - 1, 0))
-    missing = (keys[at] != tree_keys) if len(keys) else np.ones(len(kids), dtype=bool)
+    # One pass over the edges (in blocks): which tree edges exist, which edges skip a
+    # level, which leave the tree.
+    found = np.zeros(n, dtype=bool)
+    skips = escapes = 0
+    first_skip = first_escape = None
+    for rows, cols in edge_blocks(graph):
+        hit = parents[cols] == rows
+        found[cols[hit]] = True
+        du = distances[rows]
+        dv = distances[cols]
+        skip = (du >= 0) & (dv > du + 1)
+        escape = (du >= 0) & (dv < 0)
+        if skip.any():
+            skips += int(skip.sum())
+            if first_skip is None:
+                e = _first(skip)
+                first_skip = (int(rows[e]), int(du[e]), int(cols[e]), int(dv[e]))
+        if escape.any():
+            escapes += int(escape.sum())
+            if first_escape is None:
+                e = _first(escape)
+                first_escape = (int(rows[e]), int(cols[e]))
+    missing = child & ~found
     if missing.any():
-        v = int(kids[np.flatnonzero(missing)[0]])
+        v = _first(missing)
         failures.append(
             f"tree-edge: {int(missing.sum()):,} (parent, vertex) pairs are not graph edges "
             f"(first: {parents[v]} -> {v})"
         )
-    del keys, tree_keys, at
-
-    cols = graph.col_indices
-    du = distances[rows]
-    dv = distances[cols]
-    both = (du >= 0) & (dv >= 0)
-    skip = both & (dv > du + 1)
-    if skip.any():
-        e = _first(skip)
-        failures.append(
-            f"edge-span: {int(skip.sum()):,} edges skip a level "
-            f"(first: {rows[e]} at level {du[e]} -> {cols[e]} at level {dv[e]})"
-        )
-    escape = (du >= 0) & (dv < 0)
+    if first_skip is not None:
+        u, lu, w, lw = first_skip
+        failures.append(f"edge-span: {skips:,} edges skip a level (first: {u} at level {lu} -> {w} at level {lw})")
     tree_set = distances >= 0
-    if escape.any():
-        e = _first(escape)
+    if first_escape is not None:
+        u, w = first_escape
         failures.append(
-            f"component: {int(escape.sum()):,} edges leave the tree "
-            f"(first: {rows[e]} -> {cols[e]}, which has no level)"
+            f"component: {escapes:,} edges leave the tree (first: {u} -> {w}, which has no level)"
         )
     elif reachable is not None and not np.array_equal(tree_set, reachable):
         diff = tree_set != reachable

@@ -9,7 +9,12 @@ import pytest
 from gpubfs_cli.graph import EdgeList, build_csr
 from gpubfs_cli.traversal.baselines.sequential import sequential_bfs
 from gpubfs_cli.traversal.result import BfsResult
-from gpubfs_cli.traversal.validate import compare_distances, graph500_failures, validate
+from gpubfs_cli.traversal.validate import (
+    compare_distances,
+    edge_blocks,
+    graph500_failures,
+    validate,
+)
 
 
 def grid_plus_path():
@@ -120,3 +125,26 @@ def test_validate_combines_both(tree):
     par[0] = 3
     assert validate(g, 0, BfsResult(dist, par), dist, predecessors=True).startswith("root:")
     assert validate(g, 0, BfsResult(dist, par), dist, predecessors=False) is None
+
+
+def test_edge_blocks_cover_every_edge_once_in_whole_rows():
+    g = grid_plus_path()
+    blocks = list(edge_blocks(g, block=7))
+    assert len(blocks) > 5
+    rows = np.concatenate([r for r, _ in blocks])
+    cols = np.concatenate([c for _, c in blocks])
+    np.testing.assert_array_equal(rows, np.repeat(np.arange(g.n), g.out_degrees()))
+    np.testing.assert_array_equal(cols, g.col_indices)
+    for (a, _), (b, _) in zip(blocks[:-1], blocks[1:], strict=True):
+        assert a[-1] < b[0]  # a block ends where a row ends
+
+
+def test_checks_agree_when_run_in_small_blocks(tree, monkeypatch):
+    import gpubfs_cli.traversal.validate as v
+
+    g, dist, par = tree
+    par[2] = 5  # non-edge parent
+    whole = graph500_failures(g, 0, dist, par, dist >= 0)
+    small = v.edge_blocks
+    monkeypatch.setattr(v, "edge_blocks", lambda graph: small(graph, block=5))
+    assert graph500_failures(g, 0, dist, par, dist >= 0) == whole
