@@ -59,12 +59,19 @@ struct State {
     int counter_cap;
     int culling;
     int grid_threshold;
+    unsigned long long* prof;  // null: no profile
+    int prof_cap;              // iterations it has room for
 
     __device__ int* vq(int h) const { return h ? vq1 : vq0; }
     __device__ int* eq(int h) const { return h ? eq1 : eq0; }
     __device__ int* ep(int h) const { return h ? ep1 : ep0; }
     __device__ int4* big(int h) const { return h ? big1 : big0; }
     __device__ int* slot(int L) const { return ctl + (L % 3) * CTL_SLOT; }
+    // Thread 0 of CTA 0 stamps the profile (just after a grid barrier).
+    __device__ void stamp(int L, int word, unsigned long long value) const {
+        if (prof && L < prof_cap && blockIdx.x == 0 && threadIdx.x == 0)
+            prof[(size_t)L * PROF_WORDS + word] = value;
+    }
     __device__ void overflow(int L_out) const {
         slot(L_out)[CTL_OVF] = 1;
         ctl[CTL_OVERFLOW] = 1;
@@ -541,12 +548,17 @@ __device__ void bfs(const State& S, int src, int strategy, long long switch_thre
         const bool contract_expand =
             strategy == STRAT_CONTRACT_EXPAND ||
             (strategy == STRAT_HYBRID && (long long)frontier <= switch_threshold);
+        S.stamp(L, 0, MERRILL_NOW());
+        S.stamp(L, 2, (unsigned long long)frontier);
+        S.stamp(L, 3, vertex_first ? KIND_EC : contract_expand ? KIND_CE : KIND_TWO_PHASE);
         if (vertex_first) {
             phase_expand_contract<GATHER, PRED>(S, sh, L, vcount);
             MERRILL_GRID_SYNC();
             const unsigned long long huge =
                 *(volatile unsigned long long*)(S.big_ctl + L % 3);
             if (huge & BIG_TOTAL_MASK) {
+                S.stamp(L, 1, MERRILL_NOW());
+                S.stamp(L, 3, KIND_EC_HUGE);
                 phase_contract_huge<PRED>(S, sh, L, (int)(huge >> BIG_COUNT_SHIFT),
                                           (int)(huge & BIG_TOTAL_MASK));
                 MERRILL_GRID_SYNC();
@@ -558,11 +570,13 @@ __device__ void bfs(const State& S, int src, int strategy, long long switch_thre
         } else {
             phase_contract<PRED>(S, sh, L, ecount, bigcount, bigtotal);
             MERRILL_GRID_SYNC();
+            S.stamp(L, 1, MERRILL_NOW());
             phase_expand<GATHER, PRED>(S, sh, L);
         }
         MERRILL_GRID_SYNC();
     }
     if (gtid == 0) S.ctl[CTL_ITERS] = L;
+    S.stamp(L, 0, MERRILL_NOW());
 }
 
 }  // namespace merrill
@@ -574,14 +588,16 @@ __device__ void bfs(const State& S, int src, int strategy, long long switch_thre
         int culling, int grid_threshold, long long switch_threshold, int *dist, int *parent, \
         unsigned int *bitmask, int *vq0, int *vq1, int *eq0, int *eq1, int *ep0, int *ep1,  \
         int4 *big0, int4 *big1, int vq_cap, int eq_cap, int big_cap, int *ctl,              \
-        unsigned long long *big_ctl, int *counters, int counter_cap
+        unsigned long long *big_ctl, int *counters, int counter_cap, unsigned long long *prof,   \
+        int prof_cap
 
 template <int GATHER, bool PRED>
 __global__ void __launch_bounds__(MERRILL_BLOCK, MERRILL_MIN_BLOCKS)
 merrill_bfs(MERRILL_BFS_PARAMS) {
     merrill::State S{row,     col,     n,       dist,   parent,  bitmask,  vq0,     vq1,
                      eq0,     eq1,     ep0,     ep1,    big0,    big1,     vq_cap,  eq_cap,
-                     big_cap, ctl,     big_ctl, counters, counter_cap, culling, grid_threshold};
+                     big_cap, ctl,     big_ctl, counters, counter_cap, culling, grid_threshold,
+                     prof,    prof_cap};
     merrill::bfs<GATHER, PRED>(S, src, strategy, switch_threshold);
 }
 

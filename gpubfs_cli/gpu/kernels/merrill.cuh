@@ -6,13 +6,20 @@
 #include "common.cuh"
 
 #ifdef GPUBFS_EMULATE
-// The harness supplies per-block shared storage and a grid barrier.
+// The harness supplies per-block shared storage, a grid barrier and a clock.
 #define MERRILL_SHARED(T, name) T& name = *emu_block_shared<T>()
 #define MERRILL_GRID_SYNC() emu_grid_sync()
+#define MERRILL_NOW() emu_clock()
 #else
 #include <cooperative_groups.h>
 #define MERRILL_SHARED(T, name) __shared__ T name
 #define MERRILL_GRID_SYNC() cooperative_groups::this_grid().sync()
+__device__ __forceinline__ unsigned long long merrill_now() {
+    unsigned long long t;
+    asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(t));
+    return t;
+}
+#define MERRILL_NOW() merrill_now()
 #endif
 
 #ifndef MERRILL_BLOCK
@@ -57,6 +64,15 @@
 #define CNT_EXPANDED 1  // adjacency lists of this level's vertices gathered
 #define CNT_EDGES 2     // neighbours gathered from this level's vertices
 #define CNT_KINDS 3
+
+// Optional profile, 4 words per iteration: start time (ns), time after the first
+// phase (two-phase and huge-list iterations), frontier size, phase kind; the end time
+// follows the last iteration.
+#define PROF_WORDS 4
+#define KIND_EC 0
+#define KIND_EC_HUGE 1
+#define KIND_CE 2
+#define KIND_TWO_PHASE 3
 
 // Huge-list entries (grid-wide gathering): packed count and edge total per slot.
 #define BIG_COUNT_SHIFT 40

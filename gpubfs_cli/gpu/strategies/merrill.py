@@ -87,6 +87,8 @@ STRATEGY = {"expand_contract": 0, "contract_expand": 1, "two_phase": 2, "hybrid"
 # merrill.cuh: ctl words and counter kinds.
 CTL_OVERFLOW, CTL_ITERS, CTL_WORDS = 12, 13, 16
 CNT_ENQUEUED, CNT_EXPANDED, CNT_EDGES, CNT_KINDS = 0, 1, 2, 3
+PROF_WORDS = 4  # per iteration: start ns, mid-iteration ns, frontier size, phase kind
+PROF_KINDS = ("expand_contract", "expand_contract+huge", "contract_expand", "two_phase")
 MAX_COUNTER_LEVELS = 1 << 20
 
 
@@ -192,6 +194,9 @@ class _Merrill(GpuStrategy):
     paper = "merrill"
     Knobs: ClassVar[type] = MerrillKnobs
     code: ClassVar[int]
+    # True: thread 0 stamps %globaltimer at every phase boundary; counters["profile"]
+    # then holds PROF_WORDS words per iteration (see merrill.cuh). For benchmarks.
+    profile: bool = False
 
     def prepare(self, graph: CSRGraph) -> None:
         require_int32_ids(graph, self.name)
@@ -267,6 +272,7 @@ class _Merrill(GpuStrategy):
         ep = self._parent_queues() if predecessors else [self._dummy, self._dummy]
         ctl = cp.empty(CTL_WORDS, cp.int32)
         counters = cp.empty(CNT_KINDS * caps.counters, cp.int32)
+        prof = cp.zeros(PROF_WORDS * (caps.counters + 1), cp.uint64) if self.profile else None
         culling = self._culling
         launches = 0
         while True:
@@ -277,6 +283,7 @@ class _Merrill(GpuStrategy):
                 self._vq[0], self._vq[1], self._eq[0], self._eq[1], ep[0], ep[1],
                 self._big[0], self._big[1], i32(caps.vq), i32(caps.eq), i32(caps.big),
                 ctl, self._big_ctl, counters, i32(caps.counters),
+                np.uint64(0) if prof is None else prof, i32(0 if prof is None else caps.counters),
             )  # fmt: skip
             kernel((grid,), (BLOCK,), args)
             launches += 1
@@ -288,10 +295,12 @@ class _Merrill(GpuStrategy):
             raise RuntimeError(f"{self.name}: queues overflowed even with exact culling")
         cap = caps.counters
         keep = min(iterations + 1, cap)
+        extra = {} if prof is None else {"profile": prof[: PROF_WORDS * (keep + 1)]}
         return MerrillResult(
             distances=dist,
             parents=parent if predecessors else None,
             counters={
+                **extra,
                 "iterations": iterations,
                 "kernel_launches": launches,
                 "exact_rerun": launches - 1,

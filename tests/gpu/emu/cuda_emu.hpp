@@ -233,6 +233,10 @@ inline T* emu_block_shared() {
 }
 
 inline void emu_grid_sync() { emu::wait(emu::grid()->grid_bar); }
+inline unsigned long long emu_clock() {
+    static unsigned long long t = 0;
+    return t += 1000;
+}
 
 inline void __syncthreads() { emu::wait(emu::block().bar); }
 inline int __syncthreads_or(int p) {

@@ -35,13 +35,15 @@ void launch(int blocks, uint64_t seed, double yp, const int* row, const int* col
             int strategy, int culling, int grid_threshold, long long switch_threshold, int* dist,
             int* parent, unsigned int* bitmask, int* vq0, int* vq1, int* eq0, int* eq1, int* ep0,
             int* ep1, int4* big0, int4* big1, int vq_cap, int eq_cap, int big_cap, int* ctl,
-            unsigned long long* big_ctl, int* counters, int counter_cap) {
+            unsigned long long* big_ctl, int* counters, int counter_cap, unsigned long long* prof,
+            int prof_cap) {
     emu::launch(
         blocks, MERRILL_BLOCK,
         [&] {
             merrill_bfs<G, P>(row, col, n, src, strategy, culling, grid_threshold, switch_threshold,
                               dist, parent, bitmask, vq0, vq1, eq0, eq1, ep0, ep1, big0, big1,
-                              vq_cap, eq_cap, big_cap, ctl, big_ctl, counters, counter_cap);
+                              vq_cap, eq_cap, big_cap, ctl, big_ctl, counters, counter_cap, prof,
+                              prof_cap);
         },
         seed, yp);
 }
@@ -77,6 +79,7 @@ int main(int argc, char** argv) {
             ctl.assign(CTL_WORDS, 0x5A5A5A5A);
             std::vector<unsigned long long> big_ctl(3, 0x5A5A5A5A5A5A5A5Aull);
             counters.assign((size_t)CNT_KINDS * counter_cap, 0x5A5A5A5A);
+            std::vector<unsigned long long> prof((size_t)PROF_WORDS * (n + 2), 0);
             ++launches;
 #define EMU_CASE(G, P)                                                                           \
     if (gather == G && (pred != 0) == P)                                                         \
@@ -84,7 +87,7 @@ int main(int argc, char** argv) {
                      cull, grid_threshold, switch_threshold, dist.data(), parent.data(),        \
                      bitmask.data(), vq0.data(), vq1.data(), eq0.data(), eq1.data(), ep0.data(), \
                      ep1.data(), big0.data(), big1.data(), vq_cap, eq_cap, big_cap, ctl.data(),  \
-                     big_ctl.data(), counters.data(), counter_cap);
+                     big_ctl.data(), counters.data(), counter_cap, prof.data(), n + 2);
             EMU_CASE(0, false)
             EMU_CASE(1, false)
             EMU_CASE(2, false)
