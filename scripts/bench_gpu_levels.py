@@ -85,14 +85,15 @@ def variants(section: str) -> list[tuple[str, dict]]:
     luo = "luo.hierarchical"
     out += [(luo, {"mode": m}) for m in ("block", "cooperative", "level")]
     if section == "levels":
-        out += [(luo, {"mode": "cooperative", "grid_block_size": b}) for b in (256, 512)]
-        out += [(luo, {"mode": "cooperative", "grid_block_size": 256, "grid_blocks_per_sm": 4})]
+        out += [(luo, {"mode": "cooperative", "grid_block_size": b}) for b in (512, 1024)]
     if section == "luo":
-        out += [(luo, {"grid_block_size": 256}), (luo, {"split_degree": 32}),
+        out += [(luo, {"grid_block_size": 1024}), (luo, {"split_degree": 32}),
                 (luo, {"split_degree": 128})]
+        if "hong.vwarp" in gpu:
+            out += [("hong.vwarp", {"W": w}) for w in (1, 32)]
     if section == "big":
         out = [(n, k) for n, k in out if n == luo or n.startswith("merrill")]
-        out += [(luo, {"grid_block_size": 256}), (luo, {"grid_blocks_per_sm": 2, "grid_block_size": 512})]
+        out += [(luo, {"grid_block_size": 1024}), (luo, {"grid_blocks_per_sm": 4})]
     return out
 
 

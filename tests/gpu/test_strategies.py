@@ -167,7 +167,8 @@ def _variants() -> list[tuple[str, dict]]:
             ("luo.hierarchical", {"split_degree": 3}),
             ("luo.hierarchical", {"split_degree": 2, "mode": "level", "levels_per_check": 2}),
             ("luo.hierarchical", {"split_degree": 5, "mode": "cooperative"}),
-            ("luo.hierarchical", {"mode": "cooperative", "grid_block_size": 256, "grid_blocks_per_sm": 3}),
+            ("luo.hierarchical", {"mode": "cooperative", "grid_block_size": 1024}),
+            ("luo.hierarchical", {"mode": "cooperative", "grid_block_size": 96, "grid_blocks_per_sm": 3}),
         ]
     return out
 

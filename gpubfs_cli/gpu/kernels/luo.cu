@@ -117,6 +117,15 @@ __device__ __forceinline__ Prefetch prefetch_item(const Graph& g, const int* in,
     return p;
 }
 
+// This thread's first frontier index in a multi-block kernel. Whole warps take 32
+// consecutive items (coalesced queue reads), but consecutive warps of items go to
+// different blocks, so a frontier of a few thousand spreads over every SM instead of
+// filling the first blocks. A permutation of [0, gridDim.x * blockDim.x).
+__device__ __forceinline__ int spread_index() {
+    const int warp_in_block = threadIdx.x >> 5;
+    return ((warp_in_block * gridDim.x + blockIdx.x) << 5) + (threadIdx.x & 31);
+}
+
 // Expand frontier items [first, size) with the given stride: each thread walks its
 // item's edges one per step, the warp enqueues what the step discovered.
 // `first` and `stride` keep whole warps together (loop bounds are warp-uniform).
@@ -285,7 +294,7 @@ __global__ void __launch_bounds__(GRID_THREADS)
         s_valid = 0;
     }
     __syncthreads();
-    const int first = blockIdx.x * blockDim.x + threadIdx.x;
+    const int first = spread_index();
     const int stride = gridDim.x * blockDim.x;
     int enqueued = 0;
     while (true) {
@@ -315,7 +324,7 @@ __global__ void __launch_bounds__(LEVEL_THREADS)
     const Graph g = GRAPH_ARGS;
     __shared__ int s_items[GRID_CAP];
     __shared__ int s_reserved, s_valid, s_base;
-    const int first = blockIdx.x * blockDim.x + threadIdx.x;
+    const int first = spread_index();
     const int* in = (level & 1) ? q1 : q0;
     const Prefetch pre = prefetch_item<SPLIT>(g, in, first, qcap);
     if (__ldcg(state + ST_STOP) == epoch) return;
