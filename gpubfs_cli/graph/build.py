@@ -55,9 +55,11 @@ def build_csr(
     if len(src) and (int(src.min()) < 0 or int(dst.min()) < 0 or int(src.max()) >= n or int(dst.max()) >= n):
         raise ValueError(f"edge endpoint out of range [0, {n})")
     if symmetrize:
-        src, dst = xp.concatenate([src, dst]), xp.concatenate([dst, src])
+        # A kept self-loop is one entry, not two: mirror only the other edges.
+        mirror = (src != dst) if self_loops == "keep" else slice(None)
+        src, dst = xp.concatenate([src, dst[mirror]]), xp.concatenate([dst, src[mirror]])
         if w is not None:
-            w = xp.concatenate([w, w])
+            w = xp.concatenate([w, w[mirror]])
     if self_loops == "drop":
         keep = src != dst
         if not bool(keep.all()):

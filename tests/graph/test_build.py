@@ -66,3 +66,10 @@ def test_stats():
 def test_out_of_range_rejected():
     with pytest.raises(ValueError, match="out of range"):
         build_csr(EdgeList(np.array([0]), np.array([3]), 3, True))
+
+
+def test_symmetrized_self_loop_stored_once():
+    e = EdgeList(np.array([0, 1, 1]), np.array([0, 2, 1]), 3, directed=False)
+    g = build_csr(e, self_loops="keep", duplicates="keep")
+    assert g.m == 4  # loops 0-0 and 1-1 once each, 1-2 both ways
+    assert list(g.neighbors(1)) == [1, 2]
