@@ -82,11 +82,13 @@ def _discover() -> None:
     global _DISCOVERED
     if _DISCOVERED:
         return
-    _DISCOVERED = True
     for pkg_name in _PACKAGES:
         pkg = importlib.import_module(pkg_name)
         for info in pkgutil.iter_modules(pkg.__path__):
             importlib.import_module(f"{pkg_name}.{info.name}")
+    # Only a complete discovery counts: a module that failed to import raises again
+    # on the next call instead of leaving a silently partial registry.
+    _DISCOVERED = True
 
 
 def all_strategies() -> dict[str, type[Strategy]]:
