@@ -114,10 +114,10 @@ def test_multiplicity_expands_values(http_server, tmp_path, monkeypatch, stand_i
     )
     write_catalogue(tmp_path / "c.yaml", body, monkeypatch)
     g = ensure_dataset("tiny", progress=False)
-    # (0,1) x3 and (1,2) x1 in both directions = 8, the loop (2,2) x2 mirrored = 4.
-    assert g.m == 12
+    # (0,1) x3 and (1,2) x1 in both directions = 8; a self-loop is one entry: (2,2) x2 = 2.
+    assert g.m == 10
     assert list(g.neighbors(0)) == [1, 1, 1]
-    assert list(g.neighbors(2)) == [1, 2, 2, 2, 2]
+    assert list(g.neighbors(2)) == [1, 2, 2]
 
 
 def test_expand_multiplicity_rejects_fractions():
@@ -214,11 +214,11 @@ def test_real_reader_suitesparse_tarball_with_multiplicity(http_server, tmp_path
     self_loops: keep
     duplicates: keep
     multiplicity: true
-    expected: {{n: 4, m: 14}}
+    expected: {{n: 4, m: 13}}
 """, monkeypatch)
     g = ensure_dataset("multi", progress=False)
-    # off-diagonal 3 + 1 + 2 = 6 edges, both directions = 12; the loop (4,4) mirrored = 2
-    assert (g.n, g.m) == (4, 14)
+    # off-diagonal 3 + 1 + 2 = 6 edges, both directions = 12; the loop (4,4) once = 1
+    assert (g.n, g.m) == (4, 13)
     assert list(g.neighbors(0)) == [1, 1, 1, 2] and list(g.neighbors(3)) == [2, 2, 3, 3]
 
 
