@@ -46,8 +46,8 @@ split_degree > 0, prepare() cuts each adjacency list into pieces of at most
 split_degree edges; a discovered vertex enqueues all its pieces and one thread walks
 each piece. Distances are unchanged (pieces are work items, not new vertices). Off by
 default, as the paper used it for irregular graphs only: on an H200 it makes the 1M
-scale-free graph 6x faster (split_degree=32) and the regular 3D grid 20% slower (one
-more indirection per item).
+scale-free graph 6x faster (split_degree=32) and the regular 3D grid 14-23% slower
+(one more indirection per item).
 
 Knobs:
   mode                auto (the paper's arrangement) or block / cooperative / level to
