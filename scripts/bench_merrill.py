@@ -111,18 +111,19 @@ DEFAULT = ["merrill.hybrid", "merrill.two_phase", "merrill.contract_expand",
            "merrill.expand_contract"]  # fmt: skip
 # Knob studies: (graphs, strategy, knobs)
 STUDIES = [
+    (("g500-s20-ef16", "kron_g500-logn20"), "merrill.hybrid", {"claim_threshold": 0}),
+    (("g500-s20-ef16", "kron_g500-logn20", "uniform-n21-e26", "rmat.2Mv.128Me"),
+     "merrill.hybrid", {"culling": "atomic"}),
+    (("g500-s20-ef16", "uniform-n21-e26"), "merrill.hybrid", {"culling": "warp"}),
+    (("g500-s20-ef16", "uniform-n21-e26"), "merrill.hybrid", {"culling": "label"}),
+    (("uniform-n21-e26",), "merrill.hybrid", {"culling": "bitmask"}),
     (("g500-s20-ef16", "rmat.2Mv.128Me"), "merrill.hybrid", {"gather": "scan"}),
     (("g500-s20-ef16", "rmat.2Mv.128Me"), "merrill.hybrid", {"gather": "warp"}),
     (("g500-s20-ef16",), "merrill.hybrid", {"gather": "serial"}),
-    (("g500-s20-ef16", "kron_g500-logn20"), "merrill.hybrid", {"grid_threshold": 0}),
-    (("g500-s20-ef16", "uniform-n21-e26"), "merrill.hybrid", {"culling": "atomic"}),
-    (("g500-s20-ef16", "uniform-n21-e26"), "merrill.hybrid", {"culling": "warp"}),
-    (("uniform-n21-e26",), "merrill.hybrid", {"culling": "label"}),
-    (("uniform-n21-e26",), "merrill.hybrid", {"culling": "bitmask"}),
-    (("grid5pt.5000", "uniform-n21-e26"), "merrill.hybrid", {"blocks_per_sm": 1}),
+    (("kron_g500-logn20",), "merrill.hybrid", {"grid_threshold": 0}),
     (("grid5pt.5000", "uniform-n21-e26"), "merrill.hybrid", {"blocks_per_sm": 2}),
-    (("uniform-n21-e26", "g500-s20-ef16"), "merrill.hybrid", {"switch_factor": 4.0}),
-    (("uniform-n21-e26", "g500-s20-ef16"), "merrill.hybrid", {"switch_factor": 0.25}),
+    (("grid5pt.5000",), "merrill.hybrid", {"blocks_per_sm": 1, "switch_factor": 4.0}),
+    (("g500-s20-ef16",), "merrill.hybrid", {"switch_factor": 4.0}),
 ]
 
 

@@ -41,9 +41,11 @@ def run(name: str, g, sources, knobs: dict | None = None, predecessors: bool = F
 @pytest.mark.parametrize("culling", list(merrill.CULLING))
 def test_every_combination(name, gather, culling):
     # A low grid threshold sends the stars' hubs (700, 300) through grid gathering.
-    knobs = {"gather": gather, "culling": culling, "grid_threshold": 280}
+    # Claims off for distances, on (every list of 4 or more) for predecessors.
     for g in GRAPHS:
-        for pred in (False, True):
+        for pred, claim in ((False, 0), (True, 4)):
+            knobs = {"gather": gather, "culling": culling, "grid_threshold": 280,
+                     "claim_threshold": claim}  # fmt: skip
             for _ in run(name, g, mg.some_sources(g, 2), knobs, pred):
                 pass
 

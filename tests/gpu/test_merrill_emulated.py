@@ -44,12 +44,14 @@ def driver(tmp_path_factory) -> Path:
 
 def run_emulated(driver: Path, g, sources, tmp_path: Path, *, strategy: str, gather: str,
                  culling: str, pred: bool, grid_threshold: int = 100, switch_factor: float = 1.0,
-                 seed: int = 1, yield_permille: int = 100, caps=None) -> list[dict]:  # fmt: skip
+                 seed: int = 1, yield_permille: int = 100, caps=None,
+                 claim_threshold: int = 40) -> list[dict]:  # fmt: skip
     caps = caps or buffer_caps(g.n, g.m, grid_threshold if gather == "scan_warp_cta" else 0)
     switch = int(switch_factor * EMU_BLOCKS * EMU_BLOCK)
     header = [g.n, g.m, len(sources), STRATEGY[strategy], GATHER[gather], CULLING[culling],
               int(pred), grid_threshold if gather == "scan_warp_cta" else 0, switch, EMU_BLOCKS,
-              seed, yield_permille, caps.vq, caps.eq, caps.big, caps.counters]  # fmt: skip
+              seed, yield_permille, caps.vq, caps.eq, caps.big, caps.counters,
+              claim_threshold]  # fmt: skip
     words = np.concatenate([
         np.asarray(header, np.int32), g.row_offsets.astype(np.int32),
         g.col_indices.astype(np.int32), np.asarray(sources, np.int32)])  # fmt: skip
@@ -144,3 +146,17 @@ def test_overflow_reruns_exactly(driver, tmp_path):
                        culling="bitmask", pred=True, yield_permille=900, caps=tight)  # fmt: skip
     check(g, sources, res, pred=True)
     assert max(r["launches"] for r in res) == 2, "no overflow happened: the test tests nothing"
+
+
+@pytest.mark.parametrize("strategy", list(STRATEGY))
+def test_claims_on_every_list(driver, tmp_path, strategy):
+    """claim_threshold=1: every expansion goes through the claim; duplicates that lose
+    it are labelled but not expanded, and the answer stays exact."""
+    for name in ("stars", "rmat10", "loops_dups"):
+        g = GRAPHS[name]
+        sources = emu_sources(g)
+        for culling in ("bitmask", "history"):
+            res = run_emulated(driver, g, sources, tmp_path, strategy=strategy,
+                               gather="scan_warp_cta", culling=culling, pred=True,
+                               claim_threshold=1, yield_permille=300)  # fmt: skip
+            check(g, sources, res, pred=True)

@@ -26,6 +26,7 @@ namespace merrill {
 constexpr int BLOCK = MERRILL_BLOCK;
 constexpr int WARPS = BLOCK / 32;
 constexpr int HISTORY = MERRILL_HISTORY;
+static_assert(BLOCK % 32 == 0 && WARPS <= 16, "block_scan2 keeps 16 warp totals per value");
 
 struct Shared {
     int scratch[33];            // block scans
@@ -59,6 +60,8 @@ struct State {
     int counter_cap;
     int culling;
     int grid_threshold;
+    int claim_threshold;
+    unsigned int* claimed;
     unsigned long long* prof;  // null: no profile
     int prof_cap;              // iterations it has room for
 
@@ -97,28 +100,107 @@ __device__ __forceinline__ int history_slot(int v) {
     return (int)(((unsigned int)v * 2654435761u) >> 7) & (HISTORY - 1);
 }
 
-// Status lookup with the culling chain. Warp-converged: every lane calls it, `active`
-// says whether the lane holds a neighbour. True: the caller labels v and owns it.
-__device__ __forceinline__ bool cull(const State& S, Shared& sh, int v, bool active) {
-    bool keep = active;
+// Status lookup with the culling chain for K neighbours per thread. Warp-converged:
+// every lane calls it; active[k] says whether the lane holds neighbour v[k]. On return
+// keep[k] is true when the caller owns v[k] (and must label it). The global lookups
+// of all K go out together (memory-level parallelism); EAGER also fetches the labels
+// with the bitmask words (one round trip instead of two: for latency-bound phases).
+// The bitmask and label lookups come first; warp and history culling then act only on
+// the ids that look unvisited (a warp with none skips them).
+template <int K, bool EAGER>
+__device__ __forceinline__ void cull(const State& S, Shared& sh, const int (&v)[K],
+                                     const bool (&active)[K], bool (&keep)[K]) {
+    unsigned int word[K];
+    int label[K];
+#pragma unroll
+    for (int k = 0; k < K; ++k) {
+        word[k] = active[k] ? __ldcg(S.bitmask + (v[k] >> 5)) : ~0u;
+        label[k] = (EAGER && active[k] && S.culling >= CULL_LABEL) ? __ldcg(S.dist + v[k]) : -1;
+    }
+#pragma unroll
+    for (int k = 0; k < K; ++k) keep[k] = active[k] && !((word[k] >> (v[k] & 31)) & 1u);
+    if (!EAGER && S.culling >= CULL_LABEL) {
+#pragma unroll
+        for (int k = 0; k < K; ++k) label[k] = keep[k] ? __ldcg(S.dist + v[k]) : -1;
+    }
+    if (S.culling >= CULL_LABEL) {
+#pragma unroll
+        for (int k = 0; k < K; ++k) keep[k] = keep[k] && label[k] < 0;
+    }
     if (S.culling >= CULL_WARP) {
-        unsigned int peers = __match_any_sync(GPUBFS_FULL_MASK, keep ? v : -1);
-        if (keep && (__ffs(peers) - 1) != lane_id()) keep = false;
+#pragma unroll
+        for (int k = 0; k < K; ++k) {
+            if (__any_sync(GPUBFS_FULL_MASK, keep[k])) {
+                unsigned int peers = __match_any_sync(GPUBFS_FULL_MASK, keep[k] ? v[k] : -1);
+                if (keep[k] && (__ffs(peers) - 1) != lane_id()) keep[k] = false;
+            }
+        }
     }
-    if (keep && S.culling >= CULL_HISTORY) {
-        int h = history_slot(v);
-        if (sh.history[h] == v) keep = false;
-        else sh.history[h] = v;
+    if (S.culling >= CULL_HISTORY) {
+#pragma unroll
+        for (int k = 0; k < K; ++k) {
+            if (keep[k]) {
+                int h = history_slot(v[k]);
+                if (sh.history[h] == v[k]) keep[k] = false;
+                else sh.history[h] = v[k];
+            }
+        }
     }
-    if (keep) {
-        unsigned int* word = S.bitmask + (v >> 5);
+#pragma unroll
+    for (int k = 0; k < K; ++k) {
+        if (keep[k]) {
+            unsigned int bit = 1u << (v[k] & 31);
+            unsigned int* w = S.bitmask + (v[k] >> 5);
+            if (S.culling >= CULL_ATOMIC) keep[k] = (atomicOr(w, bit) & bit) == 0;
+            else atomicOr(w, bit);  // fire-and-forget (RED): never clobbers other bits
+        }
+    }
+}
+
+__device__ __forceinline__ bool cull1(const State& S, Shared& sh, int v, bool active) {
+    const int vv[1] = {v};
+    const bool aa[1] = {active};
+    bool kk[1];
+    cull<1, false>(S, sh, vv, aa, kk);
+    return kk[0];
+}
+
+// Long adjacency lists are expanded once: a duplicate that survived culling is still
+// labelled, but only the first to claim the vertex gathers its list (one L2 atomic,
+// amortised over at least claim_threshold neighbours). Returns the length to gather.
+__device__ __forceinline__ int claim(const State& S, int v, int len) {
+    if (S.claim_threshold > 0 && len >= S.claim_threshold && S.culling < CULL_ATOMIC) {
         unsigned int bit = 1u << (v & 31);
-        if (__ldcg(word) & bit) keep = false;
-        else if (S.culling >= CULL_LABEL && __ldcg(S.dist + v) >= 0) keep = false;
-        else if (S.culling >= CULL_ATOMIC) keep = (atomicOr(word, bit) & bit) == 0;
-        else atomicOr(word, bit);
+        if (atomicOr(S.claimed + (v >> 5), bit) & bit) return 0;
     }
-    return keep;
+    return len;
+}
+
+// Exclusive block scan of two ints at once (one set of barriers).
+__device__ __forceinline__ void block_scan2(Shared& sh, int a, int b, int& ex_a, int& ex_b,
+                                            int& tot_a, int& tot_b) {
+    const int lane = lane_id(), warp = threadIdx.x >> 5;
+    int ia = warp_inclusive_scan(a), ib = warp_inclusive_scan(b);
+    __syncthreads();  // scratch may still be read by a previous scan
+    if (lane == 31) {
+        sh.scratch[warp] = ia;
+        sh.scratch[16 + warp] = ib;
+    }
+    __syncthreads();
+    int pa = 0, pb = 0;
+    tot_a = 0;
+    tot_b = 0;
+    for (int w = 0; w < WARPS; ++w) {
+        int xa = sh.scratch[w], xb = sh.scratch[16 + w];
+        if (w < warp) {
+            pa += xa;
+            pb += xb;
+        }
+        tot_a += xa;
+        tot_b += xb;
+    }
+    ex_a = pa + ia - a;
+    ex_b = pb + ib - b;
 }
 
 // One reservation per tile in a global queue (block-uniform call).
@@ -162,7 +244,7 @@ struct CullSink {
     int L_out;
     int enqueued;
     __device__ void emit(int v, int u, int, bool active) {
-        bool keep = cull(*S, *sh, v, active);
+        bool keep = cull1(*S, *sh, v, active);
         if (keep) {
             S->dist[v] = label;
             if (PRED) S->parent[v] = u;
@@ -283,9 +365,8 @@ __device__ void gather_tile(const State& S, Shared& sh, Sink& sink, int L_big, i
         // scan. Two prefix sums (coarse lists, fine lists), one reservation.
         int coarse = len >= 32 ? len : 0;
         int fine = len - coarse;
-        int tot_coarse, tot_fine;
-        int ex_coarse = block_exclusive_scan(coarse, sh.scratch, &tot_coarse);
-        int ex_fine = block_exclusive_scan(fine, sh.scratch, &tot_fine);
+        int tot_coarse, tot_fine, ex_coarse, ex_fine;
+        block_scan2(sh, coarse, fine, ex_coarse, ex_fine, tot_coarse, tot_fine);
         int base = Sink::kPositions ? reserve(sh, sink.count, tot_coarse + tot_fine) : 0;
         int pos = base + ex_coarse;
         while (__syncthreads_or(coarse >= BLOCK)) {
@@ -381,13 +462,13 @@ __device__ void phase_expand_contract(const State& S, Shared& sh, int L, int vco
         int u = -1, start = 0, len = 0;
         if (i < vcount) {
             u = in[i];
-            len = row_len(S, u, start);
-            ++expanded;
+            len = claim(S, u, row_len(S, u, start));
+            expanded += len > 0;
             edges += len;
         }
         gather_tile<GATHER, PRED>(S, sh, sink, L, u, start, len);
     }
-    flush_counts(S, sh, L, L + 1, sink.enqueued, expanded, edges, 0);
+    if (blockIdx.x < ntiles) flush_counts(S, sh, L, L + 1, sink.enqueued, expanded, edges, 0);
 }
 
 // EC, second phase of an iteration that met huge lists: the whole grid culls their
@@ -405,11 +486,12 @@ __device__ void phase_contract_huge(const State& S, Shared& sh, int L, int bigco
         if (active) fetch_edge<false>(S, h, 0, bigcount, i, v, p);
         sink.emit(v, p, 0, active);
     }
-    flush_counts(S, sh, L, L + 1, sink.enqueued, 0, 0, 0);
+    if (blockIdx.x < ntiles) flush_counts(S, sh, L, L + 1, sink.enqueued, 0, 0, 0);
 }
 
 // CE: cull iteration L's edge frontier, label survivors L, gather their lists into
-// the next edge queue.
+// the next edge queue. Latency matters here (small frontiers): the labels come with
+// the bitmask words, and the row offsets are fetched while the lookup is in flight.
 template <int GATHER, bool PRED>
 __device__ void phase_contract_expand(const State& S, Shared& sh, int L, int ecount, int bigcount,
                                       int bigtotal) {
@@ -420,75 +502,102 @@ __device__ void phase_contract_expand(const State& S, Shared& sh, int L, int eco
     int expanded = 0, edges = 0, enq = 0;
     for (int t = blockIdx.x; t < ntiles; t += gridDim.x) {
         int i = t * BLOCK + tid;
-        bool active = i < total;
-        int v = -1, p = -1, start = 0, len = 0;
-        if (active) fetch_edge<PRED>(S, h, ecount, bigcount, i, v, p);
-        bool keep = cull(S, sh, v, active);
-        if (keep) {
-            S.dist[v] = L;
-            if (PRED) S.parent[v] = p;
+        bool active[1] = {i < total};
+        int v[1] = {-1};
+        int p = -1, start = 0, end = 0;
+        if (active[0]) {
+            fetch_edge<PRED>(S, h, ecount, bigcount, i, v[0], p);
+            start = S.row[v[0]];
+            end = S.row[v[0] + 1];
+        }
+        bool keep[1];
+        cull<1, true>(S, sh, v, active, keep);
+        int len = 0;
+        if (keep[0]) {
+            S.dist[v[0]] = L;
+            if (PRED) S.parent[v[0]] = p;
             ++enq;
-            len = row_len(S, v, start);
-            ++expanded;
+            len = claim(S, v[0], end - start);
+            expanded += len > 0;
             edges += len;
         }
-        gather_tile<GATHER, PRED>(S, sh, sink, L + 1, keep ? v : -1, start, len);
+        gather_tile<GATHER, PRED>(S, sh, sink, L + 1, keep[0] ? v[0] : -1, start, len);
     }
-    flush_counts(S, sh, L, L, enq, expanded, edges, 0);
+    if (blockIdx.x < ntiles) flush_counts(S, sh, L, L, enq, expanded, edges, 0);
 }
 
-// Two-phase contraction: cull iteration L's edge frontier into the vertex queue
-// (slot L's vertex count; one prefix sum and one reservation per tile).
+// Two-phase contraction: cull iteration L's edge frontier into the vertex queue (slot
+// L's vertex count). Bandwidth-bound: CONTRACT_ITEMS items per thread per tile, their
+// loads in flight together, one prefix sum and one reservation per tile.
+#ifndef MERRILL_CONTRACT_ITEMS
+#define MERRILL_CONTRACT_ITEMS 4
+#endif
 template <bool PRED>
 __device__ void phase_contract(const State& S, Shared& sh, int L, int ecount, int bigcount,
                                int bigtotal) {
+    constexpr int K = MERRILL_CONTRACT_ITEMS;
     const int h = L & 1, tid = threadIdx.x;
     const int total = ecount + bigtotal;
-    const int ntiles = (total + BLOCK - 1) / BLOCK;
+    const int ntiles = (total + BLOCK * K - 1) / (BLOCK * K);
     int* count = S.slot(L) + CTL_VCOUNT;
     int enq = 0;
     for (int t = blockIdx.x; t < ntiles; t += gridDim.x) {
-        int i = t * BLOCK + tid;
-        bool active = i < total;
-        int v = -1, p = -1;
-        if (active) fetch_edge<PRED>(S, h, ecount, bigcount, i, v, p);
-        bool keep = cull(S, sh, v, active);
-        if (keep) {
-            S.dist[v] = L;
-            if (PRED) S.parent[v] = p;
-            ++enq;
+        int v[K], p[K];
+        bool active[K], keep[K];
+#pragma unroll
+        for (int k = 0; k < K; ++k) {
+            int i = (t * K + k) * BLOCK + tid;
+            active[k] = i < total;
+            v[k] = -1;
+            p[k] = -1;
+            if (active[k]) fetch_edge<PRED>(S, h, ecount, bigcount, i, v[k], p[k]);
         }
+        cull<K, false>(S, sh, v, active, keep);
+        int mine = 0;
+#pragma unroll
+        for (int k = 0; k < K; ++k) {
+            if (keep[k]) {
+                S.dist[v[k]] = L;
+                if (PRED) S.parent[v[k]] = p[k];
+                ++mine;
+            }
+        }
+        enq += mine;
         int kept;
-        int ex = block_exclusive_scan(keep ? 1 : 0, sh.scratch, &kept);
-        int base = reserve(sh, count, kept);
-        if (keep) {
-            if (base + ex < S.vq_cap) S.vq0[base + ex] = v;
-            else S.overflow(L + 1);
+        int pos = block_exclusive_scan(mine, sh.scratch, &kept);
+        pos += reserve(sh, count, kept);
+#pragma unroll
+        for (int k = 0; k < K; ++k) {
+            if (keep[k]) {
+                if (pos < S.vq_cap) S.vq0[pos] = v[k];
+                else S.overflow(L + 1);
+                ++pos;
+            }
         }
     }
-    flush_counts(S, sh, L, L, enq, 0, 0, 0);
+    if (blockIdx.x < ntiles) flush_counts(S, sh, L, L, enq, 0, 0, 0);
 }
 
 // Two-phase expansion: gather the lists of the vertex queue into the next edge queue.
 template <int GATHER, bool PRED>
 __device__ void phase_expand(const State& S, Shared& sh, int L) {
     const int h = L & 1, tid = threadIdx.x;
-    const int vcount = *(volatile int*)(S.slot(L) + CTL_VCOUNT);
+    const int vcount = min(*(volatile int*)(S.slot(L) + CTL_VCOUNT), S.vq_cap);
     EdgeSink<PRED> sink{&S, S.eq(h ^ 1), S.ep(h ^ 1), S.slot(L + 1) + CTL_ECOUNT, L + 1};
-    const int ntiles = (min(vcount, S.vq_cap) + BLOCK - 1) / BLOCK;
+    const int ntiles = (vcount + BLOCK - 1) / BLOCK;
     int expanded = 0, edges = 0;
     for (int t = blockIdx.x; t < ntiles; t += gridDim.x) {
         int i = t * BLOCK + tid;
         int u = -1, start = 0, len = 0;
-        if (i < vcount && i < S.vq_cap) {
+        if (i < vcount) {
             u = S.vq0[i];
-            len = row_len(S, u, start);
-            ++expanded;
+            len = claim(S, u, row_len(S, u, start));
+            expanded += len > 0;
             edges += len;
         }
         gather_tile<GATHER, PRED>(S, sh, sink, L + 1, u, start, len);
     }
-    flush_counts(S, sh, L, L, 0, expanded, edges, 0);
+    if (blockIdx.x < ntiles) flush_counts(S, sh, L, L, 0, expanded, edges, 0);
 }
 
 template <int GATHER, bool PRED>
@@ -506,8 +615,10 @@ __device__ void bfs(const State& S, int src, int strategy, long long switch_thre
         if (PRED) S.parent[i] = (vertex_first && i == src) ? src : -1;
     }
     const int words = (S.n + 31) >> 5;
-    for (int w = gtid; w < words; w += gstride)
+    for (int w = gtid; w < words; w += gstride) {
         S.bitmask[w] = (vertex_first && w == (src >> 5)) ? (1u << (src & 31)) : 0u;
+        S.claimed[w] = 0u;
+    }
     for (int i = tid; i < HISTORY; i += BLOCK) sh.history[i] = -1;
     if (gtid == 0) {
         for (int k = 0; k < CTL_WORDS; ++k) S.ctl[k] = 0;
@@ -585,8 +696,8 @@ __device__ void bfs(const State& S, int src, int strategy, long long switch_thre
 // CTAs of MERRILL_BLOCK threads. Buffers are sized by the host (merrill.py).
 #define MERRILL_BFS_PARAMS                                                                   \
     const int *__restrict__ row, const int *__restrict__ col, int n, int src, int strategy,  \
-        int culling, int grid_threshold, long long switch_threshold, int *dist, int *parent, \
-        unsigned int *bitmask, int *vq0, int *vq1, int *eq0, int *eq1, int *ep0, int *ep1,  \
+        int culling, int grid_threshold, int claim_threshold, long long switch_threshold,     \
+        int *dist, int *parent, unsigned int *bitmask, unsigned int *claimed, int *vq0, int *vq1, int *eq0, int *eq1, int *ep0, int *ep1,  \
         int4 *big0, int4 *big1, int vq_cap, int eq_cap, int big_cap, int *ctl,              \
         unsigned long long *big_ctl, int *counters, int counter_cap, unsigned long long *prof,   \
         int prof_cap
@@ -597,7 +708,7 @@ merrill_bfs(MERRILL_BFS_PARAMS) {
     merrill::State S{row,     col,     n,       dist,   parent,  bitmask,  vq0,     vq1,
                      eq0,     eq1,     ep0,     ep1,    big0,    big1,     vq_cap,  eq_cap,
                      big_cap, ctl,     big_ctl, counters, counter_cap, culling, grid_threshold,
-                     prof,    prof_cap};
+                     claim_threshold, claimed, prof, prof_cap};
     merrill::bfs<GATHER, PRED>(S, src, strategy, switch_threshold);
 }
 

@@ -24,6 +24,9 @@ Knobs (defaults are the paper's best configuration):
 - ``grid_threshold``: with ``scan_warp_cta``, adjacency lists at least this long are
   deferred to a per-iteration list that the whole grid reads straight from the
   column indices in the next phase (0 turns this off).
+- ``claim_threshold``: a vertex whose list has at least this many neighbours is
+  expanded only by the first of its duplicates to claim it (one atomicOr on a second
+  bitmask); 0 turns claiming off (the paper's behaviour).
 - ``blocks_per_sm``: CTAs per SM of the persistent grid (0 = as many as fit).
 - ``switch_factor`` (hybrid only): the switch point, in resident threads.
 
@@ -47,6 +50,15 @@ What changed for today's GPUs (C2050 -> H100/H200):
 - History tables are 4096 entries per CTA (16 KB of the 228 KB shared memory per SM).
 - Huge lists (``grid_threshold``): one CTA strip-mining a 100k-neighbour list of a
   Kronecker hub would hold up a 132-SM GPU for the whole level.
+- Claims (``claim_threshold``): with 6x the C2050's threads in flight, a hub that
+  appears hundreds of times in one small edge frontier is discovered by hundreds of
+  CTAs at once, whatever the culling; each copy re-expanded its whole list (measured on
+  H200: 1.9x redundant expansion on kron_g500-logn20 with history culling). One L2
+  atomic per long list stops that; duplicates are still labelled and counted
+  (``vertices_enqueued``), only their expansion is skipped.
+- Lookups batch their global loads (bitmask words, then labels, for several items per
+  thread in the contraction phase) so that they are in flight together; warp and
+  history culling run after the lookup and only on ids that look unvisited.
 - Queue reservations: one atomicAdd per tile (per warp round in expand-contract),
   offsets within the tile from block or warp prefix sums, as in the paper.
 - A queue that would overflow (possible with heavy duplication, as the paper saw on
@@ -123,6 +135,7 @@ class MerrillKnobs:
     gather: str = "scan_warp_cta"
     culling: str = "history"
     grid_threshold: int = 4096
+    claim_threshold: int = 32
     blocks_per_sm: int = 0
 
     def __post_init__(self) -> None:
@@ -132,6 +145,8 @@ class MerrillKnobs:
             raise ValueError(f"culling must be one of {', '.join(CULLING)}, not {self.culling!r}")
         if int(self.grid_threshold) < 0:
             raise ValueError("grid_threshold must be >= 0 (0 turns grid gathering off)")
+        if int(self.claim_threshold) < 0:
+            raise ValueError("claim_threshold must be >= 0 (0 turns claiming off)")
         if int(self.blocks_per_sm) < 0:
             raise ValueError("blocks_per_sm must be >= 0 (0 = as many as fit)")
 
@@ -225,6 +240,7 @@ class _Merrill(GpuStrategy):
         one = cp.zeros(4, cp.int32)
         self._dummy = one
         self._bitmask = cp.zeros((n + 31) // 32, cp.uint32)
+        self._claimed = cp.zeros((n + 31) // 32, cp.uint32)
         self._vq = [cp.empty(caps.vq, cp.int32) if i < vertex_queues else one for i in range(2)]
         edge_queues = self.code != STRATEGY["expand_contract"]
         self._eq = [cp.empty(caps.eq, cp.int32) if edge_queues else one for _ in range(2)]
@@ -279,7 +295,8 @@ class _Merrill(GpuStrategy):
             args = (
                 self.dgraph.row_offsets32, self.dgraph.col_indices, i32(n), i32(source),
                 i32(self.code), i32(culling), i32(self._grid_threshold),
-                i64(self._switch_threshold(grid)), dist, parent, self._bitmask,
+                i32(self.knobs.claim_threshold), i64(self._switch_threshold(grid)), dist, parent,
+                self._bitmask, self._claimed,
                 self._vq[0], self._vq[1], self._eq[0], self._eq[1], ep[0], ep[1],
                 self._big[0], self._big[1], i32(caps.vq), i32(caps.eq), i32(caps.big),
                 ctl, self._big_ctl, counters, i32(caps.counters),
@@ -312,7 +329,7 @@ class _Merrill(GpuStrategy):
         )
 
     def prepared_bytes(self) -> int:
-        arrays = [self._bitmask, *self._vq, *self._eq, *self._big, self._big_ctl, self._degrees]
+        arrays = [self._bitmask, self._claimed, *self._vq, *self._eq, *self._big, self._big_ctl, self._degrees]
         if self._ep is not None:
             arrays += self._ep
         seen = {id(self._dummy)}
@@ -324,7 +341,7 @@ class _Merrill(GpuStrategy):
         return total
 
     def release(self) -> None:
-        for attr in ("_bitmask", "_vq", "_eq", "_ep", "_big", "_big_ctl", "_degrees", "_dummy"):
+        for attr in ("_bitmask", "_claimed", "_vq", "_eq", "_ep", "_big", "_big_ctl", "_degrees", "_dummy"):
             setattr(self, attr, None)
         super().release()
 

@@ -300,6 +300,8 @@ inline unsigned int __ballot_sync(unsigned int, int p) {
         return r;
     });
 }
+inline int __any_sync(unsigned int m, int p) { return __ballot_sync(m, p) != 0; }
+inline int __all_sync(unsigned int m, int p) { return __ballot_sync(m, p) == 0xffffffffu; }
 template <class T>
 inline unsigned int __match_any_sync(unsigned int, T v) {
     return emu::warp_exchange(emu_bits(v), [v](const uint64_t* w) {

@@ -4,7 +4,8 @@
 //
 // usage: merrill_driver IN OUT
 // IN  (int32 words): n m nsrc strategy gather culling pred grid_threshold
-//     switch_threshold blocks seed yield_permille vq_cap eq_cap big_cap counter_cap,
+//     switch_threshold blocks seed yield_permille vq_cap eq_cap big_cap counter_cap
+//     claim_threshold,
 //     then row[n+1], col[m], sources[nsrc]
 // OUT (int32 words) per source: iterations launches dist[n] parent[n]
 //     counters[3 * counter_cap]
@@ -32,16 +33,17 @@ std::vector<int> read_ints(const char* path) {
 
 template <int G, bool P>
 void launch(int blocks, uint64_t seed, double yp, const int* row, const int* col, int n, int src,
-            int strategy, int culling, int grid_threshold, long long switch_threshold, int* dist,
-            int* parent, unsigned int* bitmask, int* vq0, int* vq1, int* eq0, int* eq1, int* ep0,
+            int strategy, int culling, int grid_threshold, int claim_threshold,
+            long long switch_threshold, int* dist, int* parent, unsigned int* bitmask,
+            unsigned int* claimed, int* vq0, int* vq1, int* eq0, int* eq1, int* ep0,
             int* ep1, int4* big0, int4* big1, int vq_cap, int eq_cap, int big_cap, int* ctl,
             unsigned long long* big_ctl, int* counters, int counter_cap, unsigned long long* prof,
             int prof_cap) {
     emu::launch(
         blocks, MERRILL_BLOCK,
         [&] {
-            merrill_bfs<G, P>(row, col, n, src, strategy, culling, grid_threshold, switch_threshold,
-                              dist, parent, bitmask, vq0, vq1, eq0, eq1, ep0, ep1, big0, big1,
+            merrill_bfs<G, P>(row, col, n, src, strategy, culling, grid_threshold, claim_threshold,
+                              switch_threshold, dist, parent, bitmask, claimed, vq0, vq1, eq0, eq1, ep0, ep1, big0, big1,
                               vq_cap, eq_cap, big_cap, ctl, big_ctl, counters, counter_cap, prof,
                               prof_cap);
         },
@@ -59,8 +61,8 @@ int main(int argc, char** argv) {
     const int n = in[0], m = in[1], nsrc = in[2], strategy = in[3], gather = in[4],
               culling = in[5], pred = in[6], grid_threshold = in[7], switch_threshold = in[8],
               blocks = in[9], seed = in[10], yield_permille = in[11], vq_cap = in[12],
-              eq_cap = in[13], big_cap = in[14], counter_cap = in[15];
-    const int* row = &in[16];
+              eq_cap = in[13], big_cap = in[14], counter_cap = in[15], claim_threshold = in[16];
+    const int* row = &in[17];
     const int* col = row + n + 1;
     const int* sources = col + m;
     FILE* out = std::fopen(argv[2], "wb");
@@ -72,7 +74,7 @@ int main(int argc, char** argv) {
         for (;;) {
             dist.assign(n, 0x5A5A5A5A);
             parent.assign(n, 0x5A5A5A5A);
-            std::vector<unsigned int> bitmask((n + 31) / 32, 0xA5A5A5A5u);
+            std::vector<unsigned int> bitmask((n + 31) / 32, 0xA5A5A5A5u), claimed(bitmask);
             std::vector<int> vq0(vq_cap, -7), vq1(vq_cap, -7), eq0(eq_cap, -7), eq1(eq_cap, -7),
                 ep0(eq_cap, -7), ep1(eq_cap, -7);
             std::vector<int4> big0(big_cap, int4{-7, -7, -7, -7}), big1(big0);
@@ -84,8 +86,8 @@ int main(int argc, char** argv) {
 #define EMU_CASE(G, P)                                                                           \
     if (gather == G && (pred != 0) == P)                                                         \
         launch<G, P>(blocks, seed + s * 7919 + launches, yp, row, col, n, sources[s], strategy,  \
-                     cull, grid_threshold, switch_threshold, dist.data(), parent.data(),        \
-                     bitmask.data(), vq0.data(), vq1.data(), eq0.data(), eq1.data(), ep0.data(), \
+                     cull, grid_threshold, claim_threshold, switch_threshold, dist.data(),       \
+                     parent.data(), bitmask.data(), claimed.data(), vq0.data(), vq1.data(), eq0.data(), eq1.data(), ep0.data(), \
                      ep1.data(), big0.data(), big1.data(), vq_cap, eq_cap, big_cap, ctl.data(),  \
                      big_ctl.data(), counters.data(), counter_cap, prof.data(), n + 2);
             EMU_CASE(0, false)
