@@ -12,7 +12,9 @@ class GpuStrategy(Strategy):
     """Base for GPU strategies: the runner times traverse() with CUDA events.
 
     prepare() uploads the graph once (shared through DeviceGraph.of) and subclasses
-    allocate their per-graph buffers there, never inside traverse().
+    allocate their per-graph buffers there, never inside traverse(). So the device
+    arrays a traverse() returns are those buffers: valid until the next traverse() on
+    the same strategy (the runner calls to_host() in between).
     """
 
     device = "gpu"
