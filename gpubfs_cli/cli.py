@@ -261,8 +261,9 @@ def run(
 ) -> None:
     """Run strategies x datasets x sources; write the results file; print the summary.
 
-    Exit status: 0, or 1 when any answer was wrong or a strategy raised an error,
-    2 for a bad config, 130 when interrupted (the results file keeps what finished).
+    Exit status: 0, or 1 when any answer was wrong, a strategy raised an error or a
+    dataset could not be loaded, 2 for a bad config, 130 when interrupted (the results
+    file keeps what finished).
     """
     from gpubfs_cli.bench.config import config_from_cli
     from gpubfs_cli.bench.progress import NullProgress, RunProgress
@@ -294,8 +295,12 @@ def run(
         err_console.print("interrupted: the results file keeps the runs that finished", markup=False)
         raise typer.Exit(130)
     bad = [s for s in outcome.doc["summaries"] if s["status"] in ("wrong-answer", "error")]
-    if bad:
-        err_console.print(f"{len(bad)} cells failed (wrong-answer or error): see above", markup=False)
+    missing = [n for n, i in outcome.doc["datasets"].items() if i.get("status") != "ok"]
+    if bad or missing:
+        err_console.print(
+            f"{len(bad)} cells failed (wrong-answer or error), {len(missing)} datasets not run: see above",
+            markup=False,
+        )
         raise typer.Exit(1)
 
 

@@ -179,6 +179,8 @@ class Runner:
 
     # ------------------------------------------------------------------ driver
     def run(self) -> RunOutcome:
+        """Run everything; the results file is written after each graph and at the end,
+        also when Ctrl-C or an error stops the run (then with what finished)."""
         self._check_gpu_requirement()
         interrupted = False
         try:
@@ -189,9 +191,10 @@ class Runner:
                     self.write()
         except KeyboardInterrupt:
             interrupted = True
-            self.doc["interrupted"] = True
-        self.doc["finished"] = _now()
-        path = self.write()
+        finally:
+            self.doc["interrupted"] = interrupted
+            self.doc["finished"] = _now()
+            path = self.write()
         return RunOutcome(self.doc, path, interrupted)
 
     def write(self) -> Path:
@@ -219,10 +222,10 @@ class Runner:
         t0 = time.perf_counter()
         try:
             graph, meta = self.load_graph(spec, cfg.data_dir, self.progress.enabled)
-        except UserError:
-            raise
-        except Exception as exc:  # a broken download or file: the run goes on
+        except Exception as exc:  # unreachable URL, checksum mismatch, bad file: the run goes on
             status, reason = classify(exc)
+            if isinstance(exc, UserError):
+                status, reason = "error", str(exc)
             self.doc["datasets"][spec.name] = {"status": status, "reason": reason}
             return
         name = graph.name or spec.name

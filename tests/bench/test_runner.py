@@ -311,3 +311,33 @@ def test_classify():
     assert classify(MemoryError()) == ("out-of-memory", "MemoryError")
     assert classify(RuntimeError("cudaErrorMemoryAllocation: out of memory"))[0] == "out-of-memory"
     assert classify(KeyError("x")) == ("error", "KeyError: 'x'")
+
+
+def test_a_dataset_that_fails_to_load_is_recorded_and_the_run_goes_on(tmp_path):
+    from gpubfs_cli.errors import UserError
+
+    good = grid(3, 3, "good")
+    cfg = build_config(
+        {"datasets": ["broken", "good"], "strategies": ["cpu.sequential"], "sources": 2},
+        dataset_check=lambda name: None, registry=REGISTRY,
+    )
+
+    def load(spec, data_dir, progress):
+        if spec.name == "broken":
+            raise UserError("https://example.invalid/x.gz: unreachable (Name or service not known)")
+        return good, {}
+
+    outcome = Runner(cfg, load_graph=load, out_path=tmp_path / "o.json", environment={}, registry=REGISTRY).run()
+    assert outcome.doc["datasets"]["broken"] == {
+        "status": "error", "reason": "https://example.invalid/x.gz: unreachable (Name or service not known)"
+    }
+    assert len(samples(outcome.doc, "cpu.sequential", dataset="good", status="ok")) == 2
+
+
+def test_a_user_error_mid_run_still_writes_what_finished(tmp_path):
+    from gpubfs_cli.errors import UserError
+
+    with pytest.raises(UserError, match="--source: vertex 20 is out of range for small"):
+        run(tmp_path, [grid(5, 5, "big"), grid(4, 4, "small")], ["cpu.sequential"], fixed_sources=[20])
+    doc = load_results(tmp_path / "out.json")
+    assert [s["dataset"] for s in doc["samples"]] == ["big"]
