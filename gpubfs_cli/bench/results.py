@@ -2,12 +2,22 @@
 
 Layout (schema_version 1):
   schema_version, tool_version, git_commit, created (ISO-8601 UTC), command_line,
+  finished (ISO-8601 UTC), interrupted (true when Ctrl-C stopped the run early),
   environment {cpu, gpu, versions...}, config {the resolved run config},
-  datasets {NAME: {n, m, directed, stats {...}, meta {...}}},
+  datasets {NAME: {status, n, m, directed, stats {...}, meta {...}, load_s,
+                   sources_origin (random | explicit | fixed_source),
+                   depth_avg, depth_max (the baseline's search depths over the sources),
+                   upload_ms (graph upload to the GPU, once per graph)}
+            | {status: error, reason} for a dataset that could not be loaded},
   sources {NAME: [int, ...]},                 # the list every strategy ran on NAME
   prepares [Prepare...],                      # prepare() time and memory, per graph+strategy
-  samples [Sample...]                         # one per (dataset, strategy, knobs, source, mode)
-Reports are made only from these files.
+  samples [Sample...],                        # one per (dataset, strategy, knobs, source, mode)
+  summaries [{dataset, strategy, variant, knobs, predecessors, status, reason, statuses,
+              low_reach, and summarize()'s keys when status is ok}]
+A failure of a whole variant on a graph (unavailable, prepare failed, warm-up failed)
+is one Sample with source -1 and time_ms null. A traversal that fails (error,
+out-of-memory, out-of-time) ends its variant on that graph: the sources after it have
+no sample. Reports are made only from these files.
 """
 
 from __future__ import annotations
