@@ -89,3 +89,31 @@ def test_info_says_why_there_is_no_gpu(no_gpu):
     env = json.loads(result.output)
     assert env["gpu"] == {"available": False, "reason": "disabled for this test"}
     assert env["versions"]["numpy"] and env["cpu"]["cores"] >= 1
+
+
+@pytest.mark.parametrize("name", ["smoke", "default"])
+def test_shipped_experiment_configs_are_valid(name):
+    from pathlib import Path
+
+    from gpubfs_cli.bench.config import load_config
+
+    path = Path(__file__).resolve().parents[1] / "configs" / "experiments" / f"{name}.yaml"
+    cfg = load_config(path)  # real catalogue and registry
+    assert cfg.name == name and cfg.datasets and cfg.variants
+    assert {"cpu.sequential", "cpu.scipy", "cpu.networkx"} <= {v.strategy for v in cfg.variants}
+
+
+def test_smoke_config_runs_end_to_end(tmp_path, no_gpu):
+    from pathlib import Path
+
+    smoke = Path(__file__).resolve().parents[1] / "configs" / "experiments" / "smoke.yaml"
+    out = tmp_path / "smoke.json"
+    result = runner.invoke(app, ["run", str(smoke), "--out", str(out), "--dir", str(tmp_path / "data")])
+    assert result.exit_code == 0, result.output
+    doc = load_results(out)
+    statuses = {s["status"] for s in doc["samples"]}
+    assert statuses <= {"ok", "unavailable"}
+    assert doc["sources"]["smoke-grid"] == [doc["datasets"]["smoke-grid"]["meta"]["input_info"]["center"]]
+    cpu_ok = [s for s in doc["samples"] if s["strategy"].startswith("cpu.") and s["status"] == "ok"]
+    assert len(cpu_ok) == 3 * 2 * (8 + 8 + 1)  # 3 CPU rows x 2 modes x (8 + 8 + 1 sources)
+    assert all(s["valid"] for s in cpu_ok)
