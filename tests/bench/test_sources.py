@@ -60,3 +60,11 @@ def test_out_of_range_sources_are_user_errors():
         choose_sources(g, explicit=[100])
     with pytest.raises(UserError, match="meta.json fixed_source"):
         choose_sources(g, meta={"fixed_source": 500})
+
+
+def test_shorter_lists_are_prefixes_of_longer_ones():
+    rng = np.random.default_rng(5)
+    g = build_csr(EdgeList(rng.integers(0, 500, 3000), rng.integers(0, 500, 3000), 500, False), name="p")
+    long = random_sources(g, 100, seed=3)
+    assert random_sources(g, 10, seed=3) == long[:10]
+    assert len(set(long)) == 100
