@@ -59,6 +59,16 @@ def test_defaults_every_source(name):
 
 
 @pytest.mark.gpu
+@pytest.mark.parametrize("cta_size", [128, 512, 1024])
+def test_cta_sizes(cta_size):
+    for g in GRAPHS:
+        for name in NAMES:
+            knobs = {"cta_size": cta_size, "grid_threshold": 600, "claim_threshold": 8}
+            for _ in run(name, g, mg.some_sources(g, 2), knobs, predecessors=True):
+                pass
+
+
+@pytest.mark.gpu
 @pytest.mark.parametrize("name", NAMES)
 def test_counters(name):
     g = mg.grid()

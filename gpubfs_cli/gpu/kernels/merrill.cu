@@ -26,10 +26,11 @@ namespace merrill {
 constexpr int BLOCK = MERRILL_BLOCK;
 constexpr int WARPS = BLOCK / 32;
 constexpr int HISTORY = MERRILL_HISTORY;
-static_assert(BLOCK % 32 == 0 && WARPS <= 16, "block_scan2 keeps 16 warp totals per value");
+static_assert(BLOCK % 32 == 0 && WARPS <= 32, "CTAs of 32 to 1024 threads");
 
 struct Shared {
     int scratch[33];            // block scans
+    int scratch2[32];           // block_scan2's second value
     int bcast[8];               // CTA enlistment and queue reservations
     int red[WARPS * 4];         // counter reduction
     int window_src[BLOCK];      // scan gathering: column-index offsets
@@ -105,8 +106,9 @@ __device__ __forceinline__ int history_slot(int v) {
 // keep[k] is true when the caller owns v[k] (and must label it). The global lookups
 // of all K go out together (memory-level parallelism); EAGER also fetches the labels
 // with the bitmask words (one round trip instead of two: for latency-bound phases).
-// The bitmask and label lookups come first; warp and history culling then act only on
-// the ids that look unvisited (a warp with none skips them).
+// The bitmask and label lookups come first and the bits are set right after them;
+// warp and history culling then remove duplicates among the ids that looked unvisited
+// (a warp with none skips them).
 template <int K, bool EAGER>
 __device__ __forceinline__ void cull(const State& S, Shared& sh, const int (&v)[K],
                                      const bool (&active)[K], bool (&keep)[K]) {
@@ -127,6 +129,17 @@ __device__ __forceinline__ void cull(const State& S, Shared& sh, const int (&v)[
 #pragma unroll
         for (int k = 0; k < K; ++k) keep[k] = keep[k] && label[k] < 0;
     }
+    // Set the bits at once: the window in which a concurrent lookup of the same id can
+    // miss this discovery stays one load long.
+#pragma unroll
+    for (int k = 0; k < K; ++k) {
+        if (keep[k]) {
+            unsigned int bit = 1u << (v[k] & 31);
+            unsigned int* w = S.bitmask + (v[k] >> 5);
+            if (S.culling >= CULL_ATOMIC) keep[k] = (atomicOr(w, bit) & bit) == 0;
+            else atomicOr(w, bit);  // fire-and-forget (RED): never clobbers other bits
+        }
+    }
     if (S.culling >= CULL_WARP) {
 #pragma unroll
         for (int k = 0; k < K; ++k) {
@@ -144,15 +157,6 @@ __device__ __forceinline__ void cull(const State& S, Shared& sh, const int (&v)[
                 if (sh.history[h] == v[k]) keep[k] = false;
                 else sh.history[h] = v[k];
             }
-        }
-    }
-#pragma unroll
-    for (int k = 0; k < K; ++k) {
-        if (keep[k]) {
-            unsigned int bit = 1u << (v[k] & 31);
-            unsigned int* w = S.bitmask + (v[k] >> 5);
-            if (S.culling >= CULL_ATOMIC) keep[k] = (atomicOr(w, bit) & bit) == 0;
-            else atomicOr(w, bit);  // fire-and-forget (RED): never clobbers other bits
         }
     }
 }
@@ -184,14 +188,14 @@ __device__ __forceinline__ void block_scan2(Shared& sh, int a, int b, int& ex_a,
     __syncthreads();  // scratch may still be read by a previous scan
     if (lane == 31) {
         sh.scratch[warp] = ia;
-        sh.scratch[16 + warp] = ib;
+        sh.scratch2[warp] = ib;
     }
     __syncthreads();
     int pa = 0, pb = 0;
     tot_a = 0;
     tot_b = 0;
     for (int w = 0; w < WARPS; ++w) {
-        int xa = sh.scratch[w], xb = sh.scratch[16 + w];
+        int xa = sh.scratch[w], xb = sh.scratch2[w];
         if (w < warp) {
             pa += xa;
             pb += xb;

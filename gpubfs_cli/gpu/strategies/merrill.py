@@ -28,6 +28,8 @@ Knobs (defaults are the paper's best configuration):
   expanded only by the first of its duplicates to claim it (one atomicOr on a second
   bitmask); 0 turns claiming off (the paper's behaviour).
 - ``blocks_per_sm``: CTAs per SM of the persistent grid (0 = as many as fit).
+- ``cta_size``: threads per CTA (128 to 1024; compiled per size, registers capped so
+  that 1024 threads fit an SM). Fewer, larger CTAs make each grid barrier cheaper.
 - ``switch_factor`` (hybrid only): the switch point, in resident threads.
 
 What changed for today's GPUs (C2050 -> H100/H200):
@@ -78,6 +80,7 @@ duplicates; Fig. 8 divides by m - n), ``levels``, ``iterations`` and
 from __future__ import annotations
 
 import dataclasses
+import functools
 from dataclasses import dataclass
 from typing import Any, ClassVar
 
@@ -90,7 +93,8 @@ from gpubfs_cli.traversal.result import BfsResult
 from gpubfs_cli.traversal.strategy import StrategyUnavailable, register
 
 KERNEL_FILE = "merrill.cu"
-BLOCK = 256  # MERRILL_BLOCK in merrill.cuh
+BLOCK = 256  # default CTA size (MERRILL_BLOCK in merrill.cuh)
+CTA_SIZES = (128, 256, 512, 1024)
 
 GATHER = {"serial": 0, "warp": 1, "scan": 2, "scan_warp_cta": 3}
 CULLING = {"bitmask": 0, "label": 1, "warp": 2, "history": 3, "atomic": 4}
@@ -102,6 +106,24 @@ CNT_ENQUEUED, CNT_EXPANDED, CNT_EDGES, CNT_KINDS = 0, 1, 2, 3
 PROF_WORDS = 4  # per iteration: start ns, mid-iteration ns, frontier size, phase kind
 PROF_KINDS = ("expand_contract", "expand_contract+huge", "contract_expand", "two_phase")
 MAX_COUNTER_LEVELS = 1 << 20
+
+
+@functools.cache
+def compiled_module(cta_size: int):
+    """merrill.cu compiled for CTAs of `cta_size` threads (registers capped at 64)."""
+    from gpubfs_cli.gpu.backend import cupy
+    from gpubfs_cli.gpu.modules import COMPILE_OPTIONS, kernel_source
+
+    cp = cupy()
+    defines = (f"-DMERRILL_BLOCK={cta_size}", f"-DMERRILL_MIN_BLOCKS={max(1, 1024 // cta_size)}")
+    module = cp.RawModule(
+        code=kernel_source(KERNEL_FILE),
+        options=COMPILE_OPTIONS + defines,
+        enable_cooperative_groups=True,
+        name_expressions=list(kernel_names()),
+    )
+    module.compile()
+    return module
 
 
 def kernel_names() -> tuple[str, ...]:
@@ -137,6 +159,7 @@ class MerrillKnobs:
     grid_threshold: int = 4096
     claim_threshold: int = 32
     blocks_per_sm: int = 0
+    cta_size: int = BLOCK
 
     def __post_init__(self) -> None:
         if self.gather not in GATHER:
@@ -147,6 +170,8 @@ class MerrillKnobs:
             raise ValueError("grid_threshold must be >= 0 (0 turns grid gathering off)")
         if int(self.claim_threshold) < 0:
             raise ValueError("claim_threshold must be >= 0 (0 turns claiming off)")
+        if int(self.cta_size) not in CTA_SIZES:
+            raise ValueError(f"cta_size must be one of {', '.join(map(str, CTA_SIZES))}")
         if int(self.blocks_per_sm) < 0:
             raise ValueError("blocks_per_sm must be >= 0 (0 = as many as fit)")
 
@@ -219,16 +244,16 @@ class _Merrill(GpuStrategy):
             raise StrategyUnavailable(f"{self.name} keeps edge offsets in 32 bits (m < 2^31)")
         super().prepare(graph)
         from gpubfs_cli.gpu.backend import cupy
-        from gpubfs_cli.gpu.modules import load_module
 
         cp = cupy()
         k = self.knobs
+        self._block = int(k.cta_size)
         self._gather = GATHER[k.gather]
         self._culling = CULLING[k.culling]
         self._grid_threshold = int(k.grid_threshold) if k.gather == "scan_warp_cta" else 0
         n, m = graph.n, graph.m
         self._caps = caps = buffer_caps(n, m, self._grid_threshold)
-        module = load_module(KERNEL_FILE, cooperative=True, name_expressions=kernel_names())
+        module = compiled_module(self._block)
         self._kernels = {
             p: module.get_function(f"merrill_bfs<{self._gather}, {'true' if p else 'false'}>")
             for p in (False, True)
@@ -253,9 +278,10 @@ class _Merrill(GpuStrategy):
         from gpubfs_cli.gpu.backend import cupy
 
         cp = cupy()
-        fit = int(cp.cuda.driver.occupancyMaxActiveBlocksPerMultiprocessor(kernel.kernel.ptr, BLOCK, 0))
+        block = self._block
+        fit = int(cp.cuda.driver.occupancyMaxActiveBlocksPerMultiprocessor(kernel.kernel.ptr, block, 0))
         if fit < 1:
-            raise StrategyUnavailable(f"{self.name}: no CTA of {BLOCK} threads fits an SM")
+            raise StrategyUnavailable(f"{self.name}: no CTA of {block} threads fits an SM")
         want = int(self.knobs.blocks_per_sm) or fit
         return min(want, fit) * sm_count()
 
@@ -302,7 +328,7 @@ class _Merrill(GpuStrategy):
                 ctl, self._big_ctl, counters, i32(caps.counters),
                 np.uint64(0) if prof is None else prof, i32(0 if prof is None else caps.counters),
             )  # fmt: skip
-            kernel((grid,), (BLOCK,), args)
+            kernel((grid,), (self._block,), args)
             launches += 1
             overflow, iterations = (int(x) for x in ctl[CTL_OVERFLOW : CTL_ITERS + 1].get())
             if not overflow or culling == CULLING["atomic"]:
@@ -379,7 +405,7 @@ class Hybrid(_Merrill):
     Knobs = HybridKnobs
 
     def _switch_threshold(self, grid: int) -> int:
-        return int(float(self.knobs.switch_factor) * grid * BLOCK)
+        return int(float(self.knobs.switch_factor) * grid * self._block)
 
 
 def knob_grid(strategy_cls: type[_Merrill]) -> list[dict]:
