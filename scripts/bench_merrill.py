@@ -111,20 +111,18 @@ DEFAULT = ["merrill.hybrid", "merrill.two_phase", "merrill.contract_expand",
            "merrill.expand_contract"]  # fmt: skip
 # Knob studies: (graphs, strategy, knobs)
 STUDIES = [
-    (("g500-s20-ef16", "kron_g500-logn20"), "merrill.hybrid", {"claim_threshold": 0}),
-    (("g500-s20-ef16", "kron_g500-logn20", "uniform-n21-e26"), "merrill.hybrid",
-     {"culling": "atomic"}),
-    (("g500-s20-ef16", "uniform-n21-e26"), "merrill.hybrid", {"culling": "warp"}),
-    (("uniform-n21-e26",), "merrill.hybrid", {"culling": "bitmask"}),
-    (("g500-s20-ef16",), "merrill.hybrid", {"gather": "scan"}),
-    (("g500-s20-ef16",), "merrill.hybrid", {"gather": "warp"}),
-    (("grid5pt.5000", "uniform-n21-e26", "g500-s20-ef16", "rmat.2Mv.128Me", "grid7pt.300"),
-     "merrill.hybrid", {"cta_size": 512}),
-    (("grid5pt.5000", "uniform-n21-e26", "g500-s20-ef16", "rmat.2Mv.128Me", "grid7pt.300"),
-     "merrill.hybrid", {"cta_size": 1024}),
-    (("grid5pt.5000",), "merrill.hybrid", {"blocks_per_sm": 2}),
-    (("grid5pt.5000",), "merrill.hybrid", {"cta_size": 1024, "blocks_per_sm": 1}),
+    (("g500-s20-ef16", "kron_g500-logn20", "grid7pt.300"), "merrill.hybrid",
+     {"claim_threshold": 0}),
+    (("g500-s20-ef16", "uniform-n21-e26"), "merrill.hybrid", {"culling": "atomic"}),
+    (("grid5pt.5000", "uniform-n21-e26", "g500-s20-ef16"), "merrill.hybrid",
+     {"blocks_per_sm": 2}),
     (("grid5pt.5000",), "merrill.hybrid", {"claim_threshold": 1}),
+    (("g500-s20-ef16",), "merrill.hybrid", {"gather": "warp"}),
+    (("g500-s20-ef16",), "merrill.hybrid", {"gather": "scan"}),
+    (("g500-s20-ef16",), "merrill.hybrid", {"gather": "serial"}),
+    (("uniform-n21-e26",), "merrill.hybrid", {"culling": "bitmask"}),
+    (("uniform-n21-e26",), "merrill.hybrid", {"culling": "label"}),
+    (("uniform-n21-e26",), "merrill.hybrid", {"culling": "warp"}),
 ]
 
 

@@ -36,6 +36,8 @@ struct Shared {
     int window_src[BLOCK];      // scan gathering: column-index offsets
     int window_par[BLOCK];      // scan gathering: the vertex each offset came from
     int history[HISTORY];       // history culling
+    int ctl_ovf, ctl_vcount, ctl_ecount;  // control words, read once per CTA
+    unsigned long long ctl_big;
 };
 
 // Everything a phase needs. Queue halves alternate by iteration parity.
@@ -171,9 +173,10 @@ __device__ __forceinline__ bool cull1(const State& S, Shared& sh, int v, bool ac
 
 // Long adjacency lists are expanded once: a duplicate that survived culling is still
 // labelled, but only the first to claim the vertex gathers its list (one L2 atomic,
-// amortised over at least claim_threshold neighbours). Returns the length to gather.
-__device__ __forceinline__ int claim(const State& S, int v, int len) {
-    if (S.claim_threshold > 0 && len >= S.claim_threshold && S.culling < CULL_ATOMIC) {
+// amortised over at least `threshold` neighbours). Returns the length to gather.
+// Claiming is off when claim_threshold is 0, and pointless with exact culling.
+__device__ __forceinline__ int claim(const State& S, int v, int len, int threshold) {
+    if (S.claim_threshold > 0 && len >= threshold && len > 0 && S.culling < CULL_ATOMIC) {
         unsigned int bit = 1u << (v & 31);
         if (atomicOr(S.claimed + (v >> 5), bit) & bit) return 0;
     }
@@ -451,6 +454,25 @@ __device__ __forceinline__ int row_len(const State& S, int u, int& start) {
     return S.row[u + 1] - start;
 }
 
+struct Control {
+    int ovf, vcount, ecount;
+    unsigned long long big;
+};
+
+// Control words of iteration L, just after a grid barrier: thread 0 reads them and the
+// CTA shares them (one L2 request per CTA instead of one per warp, all to one line).
+__device__ __forceinline__ Control read_control(const State& S, Shared& sh, int L) {
+    if (threadIdx.x == 0) {
+        const volatile int* slot = S.slot(L);
+        sh.ctl_ovf = slot[CTL_OVF];
+        sh.ctl_vcount = slot[CTL_VCOUNT];
+        sh.ctl_ecount = slot[CTL_ECOUNT];
+        sh.ctl_big = *(volatile unsigned long long*)(S.big_ctl + L % 3);
+    }
+    __syncthreads();
+    return Control{sh.ctl_ovf, sh.ctl_vcount, sh.ctl_ecount, sh.ctl_big};
+}
+
 // EC: expand the vertex queue of iteration L (labelled L), culling gathered
 // neighbours in-core and labelling survivors L + 1. Huge lists are left in this
 // iteration's huge list for phase_contract_huge.
@@ -466,7 +488,7 @@ __device__ void phase_expand_contract(const State& S, Shared& sh, int L, int vco
         int u = -1, start = 0, len = 0;
         if (i < vcount) {
             u = in[i];
-            len = claim(S, u, row_len(S, u, start));
+            len = claim(S, u, row_len(S, u, start), S.claim_threshold);
             expanded += len > 0;
             edges += len;
         }
@@ -521,7 +543,7 @@ __device__ void phase_contract_expand(const State& S, Shared& sh, int L, int eco
             S.dist[v[0]] = L;
             if (PRED) S.parent[v[0]] = p;
             ++enq;
-            len = claim(S, v[0], end - start);
+            len = claim(S, v[0], end - start, S.claim_threshold);
             expanded += len > 0;
             edges += len;
         }
@@ -583,10 +605,13 @@ __device__ void phase_contract(const State& S, Shared& sh, int L, int ecount, in
 }
 
 // Two-phase expansion: gather the lists of the vertex queue into the next edge queue.
+// Every list is claimed here (the queue is bandwidth-bound, an atomic per vertex is
+// cheap): a duplicate in the vertex queue is never expanded twice, which would
+// otherwise compound level after level on low-degree lattices.
 template <int GATHER, bool PRED>
 __device__ void phase_expand(const State& S, Shared& sh, int L) {
     const int h = L & 1, tid = threadIdx.x;
-    const int vcount = min(*(volatile int*)(S.slot(L) + CTL_VCOUNT), S.vq_cap);
+    const int vcount = min(read_control(S, sh, L).vcount, S.vq_cap);
     EdgeSink<PRED> sink{&S, S.eq(h ^ 1), S.ep(h ^ 1), S.slot(L + 1) + CTL_ECOUNT, L + 1};
     const int ntiles = (vcount + BLOCK - 1) / BLOCK;
     int expanded = 0, edges = 0;
@@ -595,7 +620,7 @@ __device__ void phase_expand(const State& S, Shared& sh, int L) {
         int u = -1, start = 0, len = 0;
         if (i < vcount) {
             u = S.vq0[i];
-            len = claim(S, u, row_len(S, u, start));
+            len = claim(S, u, row_len(S, u, start), 1);
             expanded += len > 0;
             edges += len;
         }
@@ -644,11 +669,11 @@ __device__ void bfs(const State& S, int src, int strategy, long long switch_thre
 
     int L = 0;
     for (;; ++L) {
-        const volatile int* slot = S.slot(L);
-        if (slot[CTL_OVF]) break;
-        const int vcount = slot[CTL_VCOUNT];
-        const int ecount = slot[CTL_ECOUNT];
-        const unsigned long long packed = *(volatile unsigned long long*)(S.big_ctl + L % 3);
+        const Control c = read_control(S, sh, L);
+        if (c.ovf) break;
+        const int vcount = c.vcount;
+        const int ecount = c.ecount;
+        const unsigned long long packed = c.big;
         const int bigcount = (int)(packed >> BIG_COUNT_SHIFT);
         const int bigtotal = (int)(packed & BIG_TOTAL_MASK);
         const int frontier = vertex_first ? vcount : ecount + bigtotal;
@@ -669,8 +694,7 @@ __device__ void bfs(const State& S, int src, int strategy, long long switch_thre
         if (vertex_first) {
             phase_expand_contract<GATHER, PRED>(S, sh, L, vcount);
             MERRILL_GRID_SYNC();
-            const unsigned long long huge =
-                *(volatile unsigned long long*)(S.big_ctl + L % 3);
+            const unsigned long long huge = read_control(S, sh, L).big;
             if (huge & BIG_TOTAL_MASK) {
                 S.stamp(L, 1, MERRILL_NOW());
                 S.stamp(L, 3, KIND_EC_HUGE);
