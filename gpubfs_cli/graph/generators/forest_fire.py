@@ -65,9 +65,13 @@ def _burn(key, n, f, b):
     esrc = np.empty(cap, np.int32)
     edst = np.empty(cap, np.int32)
     out_start = np.zeros(n + 1, np.int64)  # out-lists are contiguous: v's arcs are added together
-    in_head = np.full(n, -1, np.int64)  # in-lists: linked through in_next over arcs
-    in_next = np.empty(cap, np.int64)
-    stamp = np.full(n, -1, np.int64)  # stamp[x] == v: x burned in v's fire
+    # in-lists: one growable block per node in `pool` (sequential scans, unlike a linked list)
+    in_off = np.zeros(n, np.int64)
+    in_len = np.zeros(n, np.int64)
+    in_cap = np.zeros(n, np.int64)
+    pool = np.empty(cap, np.int32)
+    top = 0
+    stamp = np.full(n, -1, np.int32)  # stamp[x] == v: x burned in v's fire
     burned = np.empty(n, np.int32)
     alive = np.empty(16, np.int32)
     m = 0
@@ -89,30 +93,23 @@ def _burn(key, n, f, b):
                     q = f if direction == 0 else b
                     if q <= 0.0:
                         continue
-                    # unburned neighbours of x in this direction
-                    na = 0
-                    if direction == 0:
-                        for e in range(out_start[x], out_start[x + 1]):
-                            y = edst[e]
-                            if stamp[y] != v:
-                                if na == len(alive):
-                                    alive = np.concatenate((alive, np.empty(na, np.int32)))
-                                alive[na] = y
-                                na += 1
-                    else:
-                        e = in_head[x]
-                        while e >= 0:
-                            y = esrc[e]
-                            if stamp[y] != v:
-                                if na == len(alive):
-                                    alive = np.concatenate((alive, np.empty(na, np.int32)))
-                                alive[na] = y
-                                na += 1
-                            e = in_next[e]
                     k = _geo_minus_one(vk, c, q)
                     c += 1
-                    if na == 0 or k <= 0:
+                    if k <= 0:
                         continue
+                    # unburned neighbours of x in this direction
+                    if direction == 0:
+                        e0, e1, nbrs = out_start[x], out_start[x + 1], edst
+                    else:
+                        e0, e1, nbrs = in_off[x], in_off[x] + in_len[x], pool
+                    if e1 - e0 > len(alive):
+                        alive = np.empty(2 * (e1 - e0), np.int32)
+                    na = 0
+                    for e in range(e0, e1):
+                        y = nbrs[e]
+                        if stamp[y] != v:
+                            alive[na] = y
+                            na += 1
                     k = min(k, na)
                     for s in range(k):  # partial Fisher-Yates: k of the na at random
                         j = s + rng.below_nb(rng.draw_nb(vk, np.uint64(c)), np.uint64(na - s))
@@ -128,13 +125,20 @@ def _burn(key, n, f, b):
             new = max(2 * len(esrc), m + nb)
             esrc = np.concatenate((esrc, np.empty(new - len(esrc), np.int32)))
             edst = np.concatenate((edst, np.empty(new - len(edst), np.int32)))
-            in_next = np.concatenate((in_next, np.empty(new - len(in_next), np.int64)))
         for t in range(nb):
             y = burned[t]
             esrc[m] = v
             edst[m] = y
-            in_next[m] = in_head[y]
-            in_head[y] = m
             m += 1
+            if in_len[y] == in_cap[y]:  # move y's in-list to a block twice as large
+                grow = max(4, 2 * in_cap[y])
+                if top + grow > len(pool):
+                    pool = np.concatenate((pool, np.empty(max(len(pool), grow), np.int32)))
+                pool[top : top + in_len[y]] = pool[in_off[y] : in_off[y] + in_len[y]]
+                in_off[y] = top
+                in_cap[y] = grow
+                top += grow
+            pool[in_off[y] + in_len[y]] = v
+            in_len[y] += 1
         out_start[v + 1] = m
     return esrc[:m].copy(), edst[:m].copy()

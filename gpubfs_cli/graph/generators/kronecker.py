@@ -29,7 +29,9 @@ CHUNK = 1 << 22
 
 
 def parse(params: dict | None) -> dict:
-    """params: scale, edgefactor (16), a (0.57), b (0.19), c (0.19), permute (true)."""
+    """params: scale, edgefactor (16), a (0.57), b (0.19), c (0.19), permute (true),
+    directed (false: undirected edges as Graph 500 defines them; true: take each edge as
+    one arc i -> j, as Raval's edge counts do)."""
     p = Params("kronecker", params)
     scale = p.int("scale", lo=1, hi=30)
     edgefactor = p.int("edgefactor", 16, lo=1)
@@ -37,10 +39,12 @@ def parse(params: dict | None) -> dict:
     b = p.float("b", 0.19, lo=0.0, hi=1.0)
     c = p.float("c", 0.19, lo=0.0, hi=1.0)
     permute = p.bool("permute", True)
+    directed = p.bool("directed", False)
     p.done()
     p.check(a + b < 1.0 and a + b > 0.0 and a + b + c <= 1.0 + 1e-9, "c",
             "such that 0 < a + b < 1 and a + b + c <= 1", (a, b, c))
-    return {"scale": scale, "edgefactor": edgefactor, "a": a, "b": b, "c": c, "permute": permute}
+    return {"scale": scale, "edgefactor": edgefactor, "a": a, "b": b, "c": c, "permute": permute,
+            "directed": directed}
 
 
 def kronecker(params: dict, seed: int, xp=np) -> EdgeList:
@@ -61,7 +65,7 @@ def kronecker(params: dict, seed: int, xp=np) -> EdgeList:
     if q["permute"]:
         relabel(src, dst, rng.permutation(rng.stream_key(seed, PERM_STREAM), n, xp), xp)
     info = {"generator": "kronecker", "seed": seed, "params": q}
-    return EdgeList(src, dst, n, directed=False, info=info)
+    return EdgeList(src, dst, n, directed=q["directed"], info=info)
 
 
 def relabel(src, dst, perm, xp, chunk: int = CHUNK) -> None:
@@ -87,8 +91,8 @@ def kron_arrays(key: int, scale: int, m: int, thresholds: tuple, xp, chunk: int 
             jj = rng.lo32(x, xp) > xp.where(ii, c_norm, a_norm)
             u += ii.astype(xp.int64) << level
             v += jj.astype(xp.int64) << level
-        src[start : start + k] = u
-        dst[start : start + k] = v
+        src[start : start + k] = u.astype(xp.int32)
+        dst[start : start + k] = v.astype(xp.int32)
     return src, dst
 
 

@@ -4,8 +4,8 @@ Vertex (x, y[, z]) has id x + nx*(y + ny*z). Each grid edge (to the +1 neighbour
 every axis) is listed once, undirected, so a vertex inside the grid has degree 4 (2D) or
 6 (3D) and one on a face fewer. `diagonal: true` adds the stencil's centre entry as a
 self-loop per vertex: Merrill's grid5pt/grid7pt edge counts include it (DATASETS.md
-2.9), e.g. grid5pt.5000 has 2*2*5000*4999 + 5000**2 = 124,980,000 entries. Those need
-the catalogue policy self_loops: keep, duplicates: drop (symmetrizing lists a loop twice).
+2.9), e.g. grid5pt.5000 has 2*2*5000*4999 + 5000**2 = 124,980,000 entries with the
+catalogue policy self_loops: keep (build_csr stores a kept loop of an undirected list once).
 
 No randomness: numpy and cupy give the same arrays. info["center"] is the vertex at
 (nx//2, ny//2[, nz//2]), Luo's BFS source ("the source vertices are always at the
@@ -48,10 +48,11 @@ def lattice(params: dict, seed: int, xp=np) -> EdgeList:
         lo = xp.arange(s, dtype=xp.int64)
         c = xp.arange(d - 1, dtype=xp.int64)
         hi = xp.arange(n // (s * d), dtype=xp.int64)
-        v = (lo[None, None, :] + s * (c[None, :, None] + d * hi[:, None, None])).ravel()
+        v = (lo[None, None, :] + s * (c[None, :, None] + d * hi[:, None, None])).ravel().astype(xp.int32)
         k = len(v)
         src[pos : pos + k] = v
-        dst[pos : pos + k] = v + s
+        v += s
+        dst[pos : pos + k] = v
         pos += k
         del v
     if diagonal:

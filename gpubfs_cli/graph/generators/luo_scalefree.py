@@ -50,11 +50,11 @@ def luo_scalefree(params: dict, seed: int, xp=np) -> EdgeList:
     m = h * hub_degree + 2 * r + half
     src = xp.empty(m, xp.int32)
     dst = xp.empty(m, xp.int32)
-    j = xp.arange(r, dtype=xp.int64)
+    j = xp.arange(r, dtype=xp.int32)
     pos = 0
     for off in (1, 2):
         src[pos : pos + r] = j + h
-        dst[pos : pos + r] = (j + off) % r + h
+        dst[pos : pos + r] = ((j + off) % r + h).astype(xp.int32)
         pos += r
     src[pos : pos + half] = j[:half] + h
     dst[pos : pos + half] = j[:half] + half + h
@@ -63,8 +63,8 @@ def luo_scalefree(params: dict, seed: int, xp=np) -> EdgeList:
     if h:
         perm = rng.permutation(rng.stream_key(seed, STREAM), r, xp)
         slot = xp.arange(h * hub_degree, dtype=xp.int64)
-        src[pos:] = slot // hub_degree
-        dst[pos:] = perm[slot % r] + h
+        src[pos:] = (slot // hub_degree).astype(xp.int32)
+        dst[pos:] = (perm[slot % r] + h).astype(xp.int32)
     info = {"generator": "luo_scalefree", "seed": seed, "hubs": h,
             "params": q}
     return EdgeList(src, dst, n, directed=False, info=info)

@@ -58,7 +58,7 @@ def small_world(params: dict, seed: int, xp=np) -> EdgeList:
         off = (((x & np.uint64(0xFFFFFFFF)) * span) >> np.uint64(32)).astype(xp.int64)
         far = i + (k + 1) + off
         t = xp.where(rewire, far, ring) % n
-        src[start : start + len(e)] = i
-        dst[start : start + len(e)] = t
+        src[start : start + len(e)] = i.astype(xp.int32)
+        dst[start : start + len(e)] = t.astype(xp.int32)
     info = {"generator": "small_world", "seed": seed, "params": q}
     return EdgeList(src, dst, n, directed=False, info=info)
