@@ -7,9 +7,11 @@ import pytest
 
 from gpubfs_cli.errors import UserError
 from gpubfs_cli.graph.build import build_csr
-from gpubfs_cli.graph.generators import FAMILIES, check, generate, rng
+from gpubfs_cli.graph.generators import DEVICE_FAMILIES, FAMILIES, check, generate, rng
+from gpubfs_cli.graph.generators import gnm as gnm_mod
 from gpubfs_cli.graph.generators import kronecker as kron_mod
 from gpubfs_cli.graph.generators import rmat as rmat_mod
+from gpubfs_cli.graph.generators import small_world as sw_mod
 
 SMALL = {
     "rmat": {"n": 1024, "m": 8192},
@@ -83,6 +85,44 @@ def test_unknown_family_and_bad_params_name_the_key():
     with pytest.raises(UserError, match="seed"):
         generate("gnm", {"n": 10, "m": 10}, -1)
     assert check("rmat", {"n": 16, "m": 4})["d"] == pytest.approx(0.25)
+
+
+# ---- the device (array) path, run with numpy -------------------------------------
+
+class NumpyUnderAnotherName:
+    """numpy that is not `numpy`: generate() then takes the array path it takes for cupy."""
+
+    def __getattr__(self, name):
+        return getattr(np, name)
+
+
+ARRAY_PATH_CASES = [
+    ("rmat", {"n": 1000, "m": 30_000}),
+    ("rmat", {"n": 4096, "m": 20_000, "a": 0.57, "b": 0.19, "c": 0.19}),
+    ("rmat", {"n": 64, "m": 10_000, "gtgraph_b_quirk": False, "self_loops": True}),
+    ("gnm", {"n": 3, "m": 10_000}),
+    ("gnm", {"n": 1000, "m": 30_000, "directed": False, "self_loops": True}),
+    ("kronecker", {"scale": 12, "edgefactor": 4, "directed": True}),
+    ("lattice", {"dims": [20, 30, 7], "diagonal": True}),
+    ("luo_scalefree", {"n": 30_000}),
+    ("small_world", {"n": 5000, "k": 4, "p": 0.3}),
+    ("forest_fire", {"n": 500}),
+]
+
+
+@pytest.mark.parametrize(("family", "params"), ARRAY_PATH_CASES, ids=[f"{f}-{i}" for i, (f, _) in enumerate(ARRAY_PATH_CASES)])
+def test_array_path_equals_cpu_path(family, params, monkeypatch):
+    for mod in (rmat_mod, kron_mod, gnm_mod, sw_mod):
+        monkeypatch.setattr(mod, "CHUNK", 4999)  # several chunks, ragged last one
+    cpu = generate(family, params, 3)
+    dev = generate(family, params, 3, xp=NumpyUnderAnotherName())
+    assert (dev.n, dev.directed) == (cpu.n, cpu.directed)
+    assert np.array_equal(dev.src, cpu.src) and np.array_equal(dev.dst, cpu.dst)
+    assert dev.src.dtype == cpu.src.dtype == np.int32
+
+
+def test_array_path_cases_cover_every_device_family():
+    assert set(DEVICE_FAMILIES) <= {f for f, _ in ARRAY_PATH_CASES}
 
 
 # ---- R-MAT ------------------------------------------------------------------------

@@ -68,16 +68,18 @@ def kronecker(params: dict, seed: int, xp=np) -> EdgeList:
     return EdgeList(src, dst, n, directed=q["directed"], info=info)
 
 
-def relabel(src, dst, perm, xp, chunk: int = CHUNK) -> None:
+def relabel(src, dst, perm, xp, chunk: int | None = None) -> None:
     """src[i] = perm[src[i]] (and dst), in place, chunk by chunk."""
+    chunk = chunk or CHUNK
     perm = perm.astype(xp.int32)
     for s in range(0, len(src), chunk):
         src[s : s + chunk] = perm[src[s : s + chunk]]
         dst[s : s + chunk] = perm[dst[s : s + chunk]]
 
 
-def kron_arrays(key: int, scale: int, m: int, thresholds: tuple, xp, chunk: int = CHUNK):
+def kron_arrays(key: int, scale: int, m: int, thresholds: tuple, xp, chunk: int | None = None):
     ab, c_norm, a_norm = thresholds
+    chunk = chunk or CHUNK
     src = xp.empty(m, xp.int32)
     dst = xp.empty(m, xp.int32)
     for start in range(0, m, chunk):

@@ -81,8 +81,9 @@ def rmat(params: dict, seed: int, xp=np) -> EdgeList:
     return EdgeList(src, dst, n, directed=True, info=info)
 
 
-def rmat_arrays(key: int, steps: list[int], m: int, cfg: tuple, xp, chunk: int = CHUNK):
+def rmat_arrays(key: int, steps: list[int], m: int, cfg: tuple, xp, chunk: int | None = None):
     """The array version (numpy or cupy), chunk by chunk."""
+    chunk = chunk or CHUNK
     self_loops = cfg[6]
     src = xp.empty(m, xp.int32)
     dst = xp.empty(m, xp.int32)
