@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping
+from collections.abc import Mapping
 from typing import Any
 
 from gpubfs_cli.errors import UserError
@@ -80,5 +80,3 @@ class Params:
             valid = ", ".join(sorted(self.used))
             raise UserError(f"generator {self.family}: unknown parameter '{extra[0]}' (valid: {valid})")
 
-
-FamilyFn = Callable[..., Any]
