@@ -52,7 +52,13 @@ def summaries(samples: list[dict], labels: dict[tuple[str, str], str] | None = N
             "low_reach": sum(1 for s in ok if s.get("low_reach")),
         }
         if status == "ok":
-            entry.update(summarize([s["time_ms"] for s in ok], [s["edges"] for s in ok]))
+            entry.update(
+                summarize(
+                    [s["time_ms"] for s in ok],
+                    [s["edges"] for s in ok],
+                    [bool(s.get("low_reach")) for s in ok],
+                )
+            )
         out.append(entry)
     return out
 

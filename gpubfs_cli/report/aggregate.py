@@ -35,7 +35,10 @@ METRIC_TITLES = {
 }
 # A failure anywhere in a group decides its status, most serious first.
 FAILURES = ("wrong-answer", "error", "out-of-memory", "out-of-time")
-LOW_REACH_NOTE = "! reached < 1% of the vertices from some sources: rates there are not meaningful"
+LOW_REACH_NOTE = (
+    "! reached < 1% of the vertices from some sources: those sources are left out of "
+    "GTEPS (their rates are not meaningful); times keep them"
+)
 REASON_WIDTH = 20
 
 
@@ -98,7 +101,7 @@ def _finish(group: Group) -> None:
         per_source[s.source].append(float(s.time_ms))
     group.times = {src: float(np.mean(v)) for src, v in per_source.items()}
     times = [float(s.time_ms) for s in ok]
-    group.summary = summarize(times, [s.edges for s in ok])
+    group.summary = summarize(times, [s.edges for s in ok], [s.low_reach for s in ok])
     group.q25_ms, group.q75_ms = (float(q) for q in np.percentile(times, [25, 75]))
     group.low_reach = sum(1 for s in ok if s.low_reach)
 
