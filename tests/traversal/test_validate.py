@@ -13,6 +13,7 @@ from gpubfs_cli.traversal.validate import (
     compare_distances,
     edge_blocks,
     graph500_failures,
+    parent_failures,
     validate,
 )
 
@@ -148,3 +149,40 @@ def test_checks_agree_when_run_in_small_blocks(tree, monkeypatch):
     small = v.edge_blocks
     monkeypatch.setattr(v, "edge_blocks", lambda graph: small(graph, block=5))
     assert graph500_failures(g, 0, dist, par, dist >= 0) == whole
+
+
+# parent_failures: the checks left once the distances equal the baseline's.
+def test_parent_checks_pass_a_correct_tree(tree):
+    g, dist, par = tree
+    assert parent_failures(g, 0, dist, par) == []
+
+
+@pytest.mark.parametrize(
+    ("plant", "expected"),
+    [
+        (lambda par: par.__setitem__(0, 1), {"root"}),
+        (lambda par: par.__setitem__(2, 5), {"tree-edge"}),  # 5 is a level up, not a neighbour
+        (lambda par: par.__setitem__(3, 1), {"levels"}),  # two levels up
+        (lambda par: (par.__setitem__(12, 13), par.__setitem__(13, 12)), {"levels"}),  # cycle
+        (lambda par: par.__setitem__(7, -1), {"levels"}),  # reached without a parent
+        (lambda par: par.__setitem__(25, 26), {"levels"}),  # unreached with a parent
+        (lambda par: par.__setitem__(9, 10**9), {"levels"}),  # out of range
+    ],
+)
+def test_parent_checks_catch_each_fault(tree, plant, expected):
+    g, dist, par = tree
+    plant(par)
+    assert checks(parent_failures(g, 0, dist, par)) == expected
+
+
+def test_parent_checks_agree_with_the_full_checks_on_random_graphs():
+    rng = np.random.default_rng(7)
+    for directed in (False, True):
+        g = build_csr(EdgeList(rng.integers(0, 300, 900), rng.integers(0, 300, 900), 300, directed))
+        r = sequential_bfs(g, 4, predecessors=True)
+        par = r.parents.astype(np.int64)
+        assert parent_failures(g, 4, r.distances, par) == []
+        assert graph500_failures(g, 4, r.distances, par, r.distances >= 0) == []
+        kids = np.flatnonzero(r.distances > 1)
+        par[kids[0]] = 4  # the source: a level too high for a vertex at level >= 2
+        assert checks(parent_failures(g, 4, r.distances, par)) == {"levels"}
