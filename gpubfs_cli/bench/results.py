@@ -23,13 +23,12 @@ no sample. Reports are made only from these files.
 from __future__ import annotations
 
 import json
-import os
-import tempfile
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
 
 from gpubfs_cli.errors import UserError
+from gpubfs_cli.files import write_text_atomic
 
 SCHEMA_VERSION = 1
 STATUSES = ("ok", "out-of-time", "out-of-memory", "unavailable", "wrong-answer", "error")
@@ -88,19 +87,7 @@ def _jsonable(obj):
 
 def write_results(path: str | Path, doc: dict) -> Path:
     """Write atomically: a temporary file in the same folder, renamed when complete."""
-    path = Path(path)
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
-    try:
-        with os.fdopen(fd, "w") as f:
-            json.dump(_jsonable(doc), f, indent=1)
-            f.write("\n")
-        os.replace(tmp, path)
-    except BaseException:
-        if os.path.exists(tmp):
-            os.unlink(tmp)
-        raise
-    return path
+    return write_text_atomic(path, json.dumps(_jsonable(doc), indent=1) + "\n")
 
 
 def load_results(path: str | Path) -> dict:

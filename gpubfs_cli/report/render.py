@@ -11,15 +11,14 @@ import csv
 import html
 import io
 import json
-import os
-import tempfile
 from pathlib import Path
 
 from rich.console import Console
 from rich.table import Table as RichTable
 from rich.text import Text
 
-from gpubfs_cli.errors import UserError, unknown_name
+from gpubfs_cli.errors import unknown_name
+from gpubfs_cli.files import write_text_atomic
 from gpubfs_cli.report.table import Cell, Document, Table
 
 FORMATS = ("table", "md", "csv", "json", "html")
@@ -188,18 +187,4 @@ def render(doc: Document, fmt: str) -> str:
 
 def write_output(path: str | Path, text: str) -> Path:
     """Write atomically: a partial report never sits under the final name."""
-    path = Path(path)
-    try:
-        path.parent.mkdir(parents=True, exist_ok=True)
-        fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
-    except OSError as exc:
-        raise UserError(f"{path}: cannot write ({exc.strerror})") from None
-    try:
-        with os.fdopen(fd, "w") as f:
-            f.write(text)
-        os.replace(tmp, path)
-    except BaseException:
-        if os.path.exists(tmp):
-            os.unlink(tmp)
-        raise
-    return path
+    return write_text_atomic(path, text)

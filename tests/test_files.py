@@ -1,0 +1,36 @@
+"""write_text_atomic: whole files or nothing under the final name."""
+
+from __future__ import annotations
+
+import os
+
+import pytest
+
+from gpubfs_cli.errors import UserError
+from gpubfs_cli.files import write_text_atomic
+
+
+def test_writes_and_replaces(tmp_path):
+    p = write_text_atomic(tmp_path / "a" / "out.txt", "one")
+    assert p.read_text() == "one"
+    write_text_atomic(p, "two")
+    assert p.read_text() == "two" and os.listdir(p.parent) == ["out.txt"]
+
+
+def test_interrupted_write_leaves_the_old_file_and_no_temporary(tmp_path, monkeypatch):
+    p = write_text_atomic(tmp_path / "out.txt", "old")
+
+    def boom(src, dst):
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(os, "replace", boom)
+    with pytest.raises(KeyboardInterrupt):
+        write_text_atomic(p, "new")
+    assert p.read_text() == "old" and os.listdir(tmp_path) == ["out.txt"]
+
+
+def test_unwritable_place_is_a_user_error(tmp_path):
+    blocker = tmp_path / "file"
+    blocker.write_text("x")
+    with pytest.raises(UserError, match="cannot write"):
+        write_text_atomic(blocker / "sub" / "out.txt", "x")
