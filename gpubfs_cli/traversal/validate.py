@@ -58,6 +58,43 @@ def edge_blocks(graph: CSRGraph, block: int = 1 << 24):
         yield rows, np.asarray(graph.col_indices[a:b])
 
 
+def _root_check(n: int, source: int, distances, parents):
+    """(parents as int64, distances, failures) with the shape and root checks done;
+    parents is None when the shape is wrong (nothing else can be checked)."""
+    parents = np.asarray(parents).astype(np.int64)
+    distances = np.asarray(distances)
+    if parents.shape != (n,):
+        return None, distances, [f"shape: parents have shape {parents.shape}, expected ({n},)"]
+    failures: list[str] = []
+    if parents[source] != source:
+        failures.append(f"root: parent of source {source} is {parents[source]}, expected {source}")
+    return parents, distances, failures
+
+
+def _level_check(source, distances, parents, child, failures: list[str]) -> np.ndarray:
+    """Every `child` vertex's parent is in range and exactly one level up, and the tree
+    holds exactly the vertices with a level. Appends a 'levels' failure; returns the
+    children that passed (for the tree-edge check)."""
+    n = len(distances)
+    in_tree = parents >= 0
+    mismatch = in_tree != (distances >= 0)
+    kids = np.flatnonzero(child)
+    par = parents[kids]
+    off_level = par >= n
+    ok = ~off_level
+    off_level[ok] = distances[par[ok]] != distances[kids[ok]] - 1
+    if off_level.any() or mismatch.any():
+        if off_level.any():
+            v = int(kids[np.flatnonzero(off_level)[0]])
+            pl = distances[parents[v]] if parents[v] < n else "none"
+            detail = f"vertex {v} at level {distances[v]} has parent {parents[v]} at level {pl}"
+        else:
+            v = _first(mismatch)
+            detail = f"vertex {v} has parent {parents[v]} but distance {distances[v]}"
+        failures.append(f"levels: {int(off_level.sum() + mismatch.sum()):,} vertices, {detail}")
+    return kids[~off_level]
+
+
 def graph500_failures(
     graph: CSRGraph,
     source: int,
@@ -71,13 +108,9 @@ def graph500_failures(
     baseline's reached set when known, else it is implied by the edge-span check.
     """
     n = graph.n
-    parents = np.asarray(parents).astype(np.int64)
-    distances = np.asarray(distances)
-    if parents.shape != (n,):
-        return [f"shape: parents have shape {parents.shape}, expected ({n},)"]
-    failures: list[str] = []
-    if parents[source] != source:
-        failures.append(f"root: parent of source {source} is {parents[source]}, expected {source}")
+    parents, distances, failures = _root_check(n, source, distances, parents)
+    if parents is None:
+        return failures
 
     _, broken = tree_depths(parents, source)
     if broken.any():
@@ -86,21 +119,9 @@ def graph500_failures(
             f"their parents (first: vertex {_first(broken)})"
         )
 
-    in_tree = parents >= 0
-    child = in_tree & ~broken
+    child = (parents >= 0) & ~broken
     child[source] = False
-    kids = np.flatnonzero(child)
-    par = parents[kids]
-    off_level = distances[par] != distances[kids] - 1
-    mismatch = in_tree != (distances >= 0)
-    if off_level.any() or mismatch.any():
-        if off_level.any():
-            v = int(kids[np.flatnonzero(off_level)[0]])
-            detail = f"vertex {v} at level {distances[v]} has parent {parents[v]} at level {distances[parents[v]]}"
-        else:
-            v = _first(mismatch)
-            detail = f"vertex {v} has parent {parents[v]} but distance {distances[v]}"
-        failures.append(f"levels: {int(off_level.sum() + mismatch.sum()):,} vertices, {detail}")
+    _level_check(source, distances, parents, child, failures)
 
     # One pass over the edges (in blocks): which tree edges exist, which edges skip a
     # level, which leave the tree.
@@ -191,34 +212,12 @@ def parent_failures(graph: CSRGraph, source: int, distances, parents) -> list[st
     sorted list (seconds -> milliseconds on 100M-edge graphs next to the edge pass of
     graph500_failures, which checks a parent array with no trusted distances).
     """
-    n = graph.n
-    parents = np.asarray(parents).astype(np.int64)
-    distances = np.asarray(distances)
-    if parents.shape != (n,):
-        return [f"shape: parents have shape {parents.shape}, expected ({n},)"]
-    failures: list[str] = []
-    if parents[source] != source:
-        failures.append(f"root: parent of source {source} is {parents[source]}, expected {source}")
-    in_tree = parents >= 0
-    mismatch = in_tree != (distances >= 0)
-    child = in_tree & ~mismatch
+    parents, distances, failures = _root_check(graph.n, source, distances, parents)
+    if parents is None:
+        return failures
+    child = (parents >= 0) & (distances >= 0)
     child[source] = False
-    kids = np.flatnonzero(child)
-    par = parents[kids]
-    out_of_range = par >= n
-    off_level = out_of_range.copy()
-    ok = ~out_of_range
-    off_level[ok] = distances[par[ok]] != distances[kids[ok]] - 1
-    if off_level.any() or mismatch.any():
-        if off_level.any():
-            v = int(kids[np.flatnonzero(off_level)[0]])
-            pl = distances[parents[v]] if parents[v] < n else "none"
-            detail = f"vertex {v} at level {distances[v]} has parent {parents[v]} at level {pl}"
-        else:
-            v = _first(mismatch)
-            detail = f"vertex {v} has parent {parents[v]} but distance {distances[v]}"
-        failures.append(f"levels: {int(off_level.sum() + mismatch.sum()):,} vertices, {detail}")
-    kids = kids[~off_level]
+    kids = _level_check(source, distances, parents, child, failures)
     bad = _not_edges(graph.row_offsets, graph.col_indices, parents, kids)
     if bad.any():
         v = int(kids[np.flatnonzero(bad)[0]])
