@@ -2,14 +2,7 @@
 # Device session 1 (run from the repo root on the GPU machine; output under $OUT):
 # install, the GPU test suite, GPU generator timing, and the Luo, Gunrock and BFS-4K
 # reproduction runs. Each step has its own time limit so one stuck step costs only itself.
-set -u
-export PYTHONUNBUFFERED=1 OUT=${OUT:-/tmp/out}
-mkdir -p logs results "$OUT"
-step() { local t=$1; shift; local name=$1; shift; local s=$(date +%s)
-  timeout "$t" "$@" > "logs/$name.log" 2>&1; local rc=$?
-  echo "$name: rc=$rc $(( $(date +%s) - s ))s" | tee -a logs/steps.txt
-  tar czf "$OUT/session.tgz" logs results 2>/dev/null; }
-python3 -m pip install -q --no-deps --no-build-isolation -e . > logs/install.log 2>&1
+source "$(dirname "$0")/lib.sh"
 nvidia-smi > logs/nvidia-smi.txt 2>&1
 step 30 info python3 -m gpubfs_cli info
 step 300 test-gpu make test-gpu PYTHON=python3 PYTEST_ARGS="-q -p no:cacheprovider"

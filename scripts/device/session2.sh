@@ -1,14 +1,7 @@
 #!/usr/bin/env bash
 # Device session 2 (repo root on the GPU machine; output under $OUT): Merrill et al.'s
 # Table 2 and Fig. 10 on the generated graphs of their Table 1, and the CPU baseline.
-set -u
-export PYTHONUNBUFFERED=1 OUT=${OUT:-/tmp/out}
-mkdir -p logs results "$OUT"
-step() { local t=$1; shift; local name=$1; shift; local s=$(date +%s)
-  timeout "$t" "$@" > "logs/$name.log" 2>&1; local rc=$?
-  echo "$name: rc=$rc $(( $(date +%s) - s ))s" | tee -a logs/steps.txt
-  tar czf "$OUT/session.tgz" logs results 2>/dev/null; }
-python3 -m pip install -q --no-deps --no-build-isolation -e . > logs/install.log 2>&1
+source "$(dirname "$0")/lib.sh"
 for cfg in merrill merrill-fig10 merrill-pred merrill-cpu; do
   step 240 "run-$cfg" python3 -m gpubfs_cli run "configs/experiments/$cfg.yaml" --out "results/$cfg.json"
 done

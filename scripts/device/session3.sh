@@ -1,14 +1,7 @@
 #!/usr/bin/env bash
 # Device session 3: after a change to Merrill's defaults, the GPU suite again and the
 # Merrill runs (the CPU baseline of session 2 still pairs: same graphs, same sources).
-set -u
-export PYTHONUNBUFFERED=1 OUT=${OUT:-/tmp/out}
-mkdir -p logs results "$OUT"
-step() { local t=$1; shift; local name=$1; shift; local s=$(date +%s)
-  timeout "$t" "$@" > "logs/$name.log" 2>&1; local rc=$?
-  echo "$name: rc=$rc $(( $(date +%s) - s ))s" | tee -a logs/steps.txt
-  tar czf "$OUT/session.tgz" logs results 2>/dev/null; }
-python3 -m pip install -q --no-deps --no-build-isolation -e . > logs/install.log 2>&1
+source "$(dirname "$0")/lib.sh"
 step 300 test-gpu make test-gpu PYTHON=python3 PYTEST_ARGS="-q -p no:cacheprovider"
 tail -3 logs/test-gpu.log
 for cfg in merrill merrill-fig10 merrill-pred gunrock; do
