@@ -29,4 +29,4 @@ def shared_data() -> Path:
     """../shared/data (small real graph files); skipped visibly where it is absent."""
     if not SHARED_DATA.is_dir():
         pytest.skip(f"shared test data not found at {SHARED_DATA}")
-    return SHARED_DATA
+    return SHARED_DATA.resolve()
