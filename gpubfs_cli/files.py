@@ -29,3 +29,37 @@ def write_text_atomic(path: str | Path, text: str) -> Path:
             os.unlink(tmp)
         raise
     return path
+
+
+def parse_yaml(text: str, where: str):
+    """yaml.safe_load(text); a syntax error is a UserError naming `where` and the line."""
+    import yaml
+
+    try:
+        return yaml.safe_load(text)
+    except yaml.YAMLError as exc:
+        mark = getattr(exc, "problem_mark", None)
+        line = f":{mark.line + 1}" if mark is not None else ""
+        problem = getattr(exc, "problem", None) or "syntax error"
+        raise UserError(f"{where}{line}: not valid YAML ({problem})") from None
+
+
+def plain_json(obj, array_limit: int | None = None):
+    """`obj` with numpy scalars and arrays turned into plain JSON values.
+
+    Arrays longer than `array_limit` become a short 'array(shape)' note (meta.json
+    keeps small facts, not data); with no limit every array is written out.
+    """
+    import numpy as np
+
+    if isinstance(obj, dict):
+        return {str(k): plain_json(v, array_limit) for k, v in obj.items()}
+    if isinstance(obj, (list, tuple)):
+        return [plain_json(v, array_limit) for v in obj]
+    if isinstance(obj, np.generic):
+        return obj.item()
+    if isinstance(obj, np.ndarray):
+        if array_limit is not None and obj.size > array_limit:
+            return f"array{obj.shape}"
+        return obj.tolist()
+    return obj

@@ -30,9 +30,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-import yaml
-
 from gpubfs_cli.errors import UserError, unknown_name
+from gpubfs_cli.files import parse_yaml
 
 KEYS = (
     "name", "datasets", "strategies", "sources", "seed", "fixed_sources", "validate",
@@ -119,12 +118,7 @@ def load_config(
         text = path.read_text(encoding="utf-8")
     except OSError as exc:
         raise UserError(f"{path}: cannot read the run config ({exc.strerror})") from None
-    try:
-        raw = yaml.safe_load(text)
-    except yaml.YAMLError as exc:
-        mark = getattr(exc, "problem_mark", None)
-        line = f":{mark.line + 1}" if mark is not None else ""
-        raise UserError(f"{path}{line}: not valid YAML ({getattr(exc, 'problem', exc)})") from None
+    raw = parse_yaml(text, str(path))
     if raw is None:
         raw = {}
     if not isinstance(raw, dict):

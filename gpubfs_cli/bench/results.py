@@ -28,7 +28,7 @@ from pathlib import Path
 from typing import Any
 
 from gpubfs_cli.errors import UserError
-from gpubfs_cli.files import write_text_atomic
+from gpubfs_cli.files import plain_json, write_text_atomic
 
 SCHEMA_VERSION = 1
 STATUSES = ("ok", "out-of-time", "out-of-memory", "unavailable", "wrong-answer", "error")
@@ -71,23 +71,9 @@ class Prepare:
         return asdict(self)
 
 
-def _jsonable(obj):
-    import numpy as np
-
-    if isinstance(obj, dict):
-        return {str(k): _jsonable(v) for k, v in obj.items()}
-    if isinstance(obj, (list, tuple)):
-        return [_jsonable(v) for v in obj]
-    if isinstance(obj, np.ndarray):
-        return obj.tolist()
-    if isinstance(obj, np.generic):
-        return obj.item()
-    return obj
-
-
 def write_results(path: str | Path, doc: dict) -> Path:
     """Write atomically: a temporary file in the same folder, renamed when complete."""
-    return write_text_atomic(path, json.dumps(_jsonable(doc), indent=1) + "\n")
+    return write_text_atomic(path, json.dumps(plain_json(doc), indent=1) + "\n")
 
 
 def load_results(path: str | Path) -> dict:

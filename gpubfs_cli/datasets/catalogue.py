@@ -15,9 +15,8 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
 
-import yaml
-
 from gpubfs_cli.errors import UserError, unknown_name
+from gpubfs_cli.files import parse_yaml
 
 CATALOGUE_ENV = "GPUBFS_CATALOGUE"
 PAPERS = ("merrill", "luo", "bfs4k", "raval", "lbbfs")
@@ -142,12 +141,7 @@ def load_catalogue(path: str | Path | None = None) -> Catalogue:
 
 
 def parse_catalogue(text: str, where: str = "datasets.yaml") -> Catalogue:
-    try:
-        doc = yaml.safe_load(text)
-    except yaml.YAMLError as exc:
-        mark = getattr(exc, "problem_mark", None)
-        line = f":{mark.line + 1}" if mark is not None else ""
-        raise UserError(f"{where}{line}: not valid YAML ({getattr(exc, 'problem', exc)})") from None
+    doc = parse_yaml(text, where)
     if not isinstance(doc, dict) or "datasets" not in doc:
         raise UserError(f"{where}: expected a mapping with a 'datasets' key at the top")
     _no_unknown(where, None, doc, {"datasets"})

@@ -25,6 +25,7 @@ from gpubfs_cli.datasets.catalogue import (
 )
 from gpubfs_cli.datasets.fetch import ChecksumMismatch, download, sha256_file
 from gpubfs_cli.errors import UserError, unknown_name
+from gpubfs_cli.files import plain_json
 from gpubfs_cli.graph.build import build_csr
 from gpubfs_cli.graph.csr import CSRGraph
 from gpubfs_cli.graph.edges import EdgeList
@@ -276,7 +277,7 @@ def build_dataset(
             "weights": graph.weights is not None,
         },
         "expected": expected,
-        "input_info": _plain(info),
+        "input_info": plain_json(info, array_limit=64),
         "times": {k: round(v, 3) for k, v in times.items()},
         "entry": entry.to_dict(),
     }
@@ -355,18 +356,3 @@ def compare_expected(key: str, n: int, m: int, exp: Expected, progress: bool = T
             src = f" ({exp.note})" if exp.note else ""
             warn(f"{key}: {what} = {got:,} but the paper lists {want:,}{src}: off by {diff:+,} ({diff / want:+.1%})")
     return out
-
-
-def _plain(obj):
-    """meta.json wants plain JSON: numpy scalars and arrays become Python values."""
-    if isinstance(obj, dict):
-        return {str(k): _plain(v) for k, v in obj.items()}
-    if isinstance(obj, (list, tuple)):
-        return [_plain(v) for v in obj]
-    if isinstance(obj, np.generic):
-        return obj.item()
-    if isinstance(obj, np.ndarray):
-        return obj.tolist() if obj.size <= 64 else f"array{obj.shape}"
-    if isinstance(obj, (str, int, float, bool)) or obj is None:
-        return obj
-    return str(obj)

@@ -27,9 +27,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-import yaml
-
 from gpubfs_cli.errors import UserError, unknown_name
+from gpubfs_cli.files import parse_yaml
 
 STATS = ("n", "m", "avg_degree", "std_degree", "max_degree", "mode_degree", "avg_depth", "max_depth")
 METRICS = ("ms", "gteps", "speedup")
@@ -288,14 +287,10 @@ def parse_paper(doc: Any, path: str, expected_key: str | None = None) -> Paper:
 def load_paper_file(path: str | Path, expected_key: str | None = None) -> Paper:
     path = Path(path)
     try:
-        doc = yaml.safe_load(path.read_text())
+        text = path.read_text()
     except FileNotFoundError:
         raise UserError(f"{path}: no such paper file") from None
-    except yaml.YAMLError as exc:
-        mark = getattr(exc, "problem_mark", None)
-        where = f"{path}:{mark.line + 1}" if mark is not None else str(path)
-        problem = getattr(exc, "problem", None) or "syntax error"
-        raise UserError(f"{where}: not valid YAML ({problem})") from None
+    doc = parse_yaml(text, str(path))
     return parse_paper(doc, str(path), expected_key)
 
 
