@@ -41,7 +41,7 @@ def test_parse_yaml_names_the_place_and_line():
 
     assert parse_yaml("a: 1\n", "x.yaml") == {"a": 1}
     with pytest.raises(UserError, match=r"^x\.yaml:2: not valid YAML"):
-        parse_yaml("a: 1\nb: [1, 2\n", "x.yaml")
+        parse_yaml("a: 1\nb: c: d\n", "x.yaml")
 
 
 def test_plain_json_converts_numpy_and_summarizes_long_arrays():
