@@ -341,3 +341,22 @@ def test_a_user_error_mid_run_still_writes_what_finished(tmp_path):
         run(tmp_path, [grid(5, 5, "big"), grid(4, 4, "small")], ["cpu.sequential"], fixed_sources=[20])
     doc = load_results(tmp_path / "out.json")
     assert [s["dataset"] for s in doc["samples"]] == ["big"]
+
+
+def test_metrics_of_checked_answers_are_computed_once_per_source(monkeypatch):
+    from gpubfs_cli.bench.runner import GraphFacts
+    from gpubfs_cli.graph import EdgeList, build_csr
+    from gpubfs_cli.traversal.baselines.sequential import sequential_bfs
+
+    g = build_csr(EdgeList(np.array([0, 1, 3]), np.array([1, 2, 3]), 5, directed=False), self_loops="keep")
+    facts = GraphFacts(g)
+    dist = sequential_bfs(g, 0).distances
+    calls = []
+    real = facts.metrics
+    monkeypatch.setattr(facts, "metrics", lambda d: calls.append(1) or real(d))
+    first = facts.metrics_for(0, dist, checked=True)
+    assert facts.metrics_for(0, dist, checked=True) is first and len(calls) == 1
+    assert (first.reached, first.depth, first.edges, first.edges_graph500) == (3, 2, 4, 2)
+    wrong = dist.copy()
+    wrong[2] = -1
+    assert facts.metrics_for(0, wrong, checked=False).reached == 2 and len(calls) == 2
