@@ -49,32 +49,33 @@ def user_errors(fn):
 def list_strategies(
     as_json: bool = typer.Option(False, "--json", help="Print JSON instead of a table."),
 ) -> None:
-    """Every registered strategy: paper, section, device, knobs, availability here."""
-    from gpubfs_cli.traversal.strategy import all_strategies, knobs_dict
+    """Every registered strategy: problem, paper, section, device, knobs, availability here."""
+    from gpubfs_cli.core.strategy import knobs_dict, registry
 
     rows = []
-    for name, cls in all_strategies().items():
-        rows.append(
-            {
+    for problem, names in registry().items():
+        for name, cls in names.items():
+            rows.append({
                 "name": name,
+                "problem": problem,
                 "paper": cls.paper,
                 "section": cls.section,
-                "device": cls.device,
+                "device": cls.device_kind,
+                "gpus": cls.gpus if cls.device_kind == "gpu" else 0,
                 "summary": cls.summary,
                 "knobs": knobs_dict(cls.Knobs()),
                 "unavailable": cls.unavailable_reason(),
-            }
-        )
+            })
     if as_json:
         sys.stdout.write(json.dumps(rows, indent=1) + "\n")
         return
     table = Table(title="strategies")
-    for col in ("name", "paper", "device", "knobs (defaults)", "here"):
+    for col in ("name", "problem", "paper", "device", "knobs (defaults)", "here"):
         table.add_column(col)
     for r in rows:
         knobs = ", ".join(f"{k}={v}" for k, v in r["knobs"].items()) or "-"
         here = "yes" if r["unavailable"] is None else f"no: {r['unavailable']}"
-        table.add_row(r["name"], r["paper"], r["device"], knobs, here)
+        table.add_row(r["name"], r["problem"], r["paper"], r["device"], knobs, here)
     console.print(table)
 
 
@@ -186,13 +187,12 @@ def export(
 @user_errors
 def report(
     results: list[str] = typer.Argument(None, help="Results files (default: the newest in results/); several are pooled."),
-    metric: str = typer.Option("ms", "--metric", help="ms (median), gteps (harmonic mean) or speedup (over cpu.sequential)."),
+    metric: str = typer.Option("ms", "--metric", help="ms (median), gteps (harmonic mean), speedup (over the problem's baseline) or us_level (per BFS level)."),
     fmt: str = typer.Option("table", "--format", help="table, md, csv, json or html."),
     out: str = typer.Option(None, "--out", help="Write the report to FILE instead of the terminal."),
     paper: str = typer.Option(None, "--paper", help="A paper's table layout, published | measured (gpubfs list papers)."),
     compare_files: tuple[str, str] = typer.Option(None, "--compare", help="A B: per-cell time ratio, marked only beyond the run-to-run spread."),
     plot: str = typer.Option(None, "--plot", help="Also write PNG and SVG figures to this folder."),
-    directory: str = typer.Option(None, "--dir", help="Dataset cache, for frontier plots recomputed from a cached graph."),
     rows: str = typer.Option("auto", "--rows", help="datasets, strategies, or auto (the more numerous down the page)."),
 ) -> None:
     """Tables from results files: datasets x strategies, a paper's layout, or A vs B."""
@@ -204,7 +204,7 @@ def report(
     doc = make_report(
         [Path(r) for r in results or []], metric=metric, fmt=fmt, paper=paper,
         compare_files=(Path(compare_files[0]), Path(compare_files[1])) if compare_files else None,
-        plot_dir=Path(plot) if plot else None, data_dir=directory, rows=rows,
+        plot_dir=Path(plot) if plot else None, rows=rows,
     )
     if out is None and fmt == "table":
         print_rich(doc, console)
@@ -256,8 +256,9 @@ def run(
     warmup: int = typer.Option(None, "--warmup", help="Untimed runs per strategy and graph (default 1)."),
     time_limit: float = typer.Option(None, "--time-limit", help="Seconds per traversal before out-of-time (default 60)."),
     predecessors: str = typer.Option(None, "--predecessors", help="false, true or both: also compute (and check) BFS parents."),
-    validate: str = typer.Option(None, "--validate", help="all (check every answer against cpu.sequential) or none."),
+    validate: str = typer.Option(None, "--validate", help="all (check every answer against the problem's baseline) or none."),
     require_gpu: bool = typer.Option(False, "--require-gpu", help="Fail unless a GPU is usable (for GPU CI)."),
+    problem: str = typer.Option(None, "--problem", help="bfs or sssp (default: what the strategy names imply, else bfs)."),
 ) -> None:
     """Run strategies x datasets x sources; write the results file; print the summary.
 
@@ -268,25 +269,19 @@ def run(
     from gpubfs_cli.bench.config import config_from_cli
     from gpubfs_cli.bench.progress import NullProgress, RunProgress
     from gpubfs_cli.bench.runner import Runner
-    from gpubfs_cli.bench.summary import summary_table
+    from gpubfs_cli.report.build import run_summary
+    from gpubfs_cli.report.load import results_from_doc
+    from gpubfs_cli.report.render import print_rich
 
     cfg = config_from_cli(
         config, datasets=datasets, strategies=strategies, sources=sources, seed=seed,
         fixed_sources=fixed, out=out, data_dir=directory, warmup=warmup, time_limit_s=time_limit,
-        predecessors=predecessors, validate=validate, require_gpu=require_gpu,
+        predecessors=predecessors, validate=validate, require_gpu=require_gpu, problem=problem,
     )
     progress = RunProgress(err_console) if err_console.is_terminal else NullProgress()
     outcome = Runner(cfg, progress=progress).run()
-    summary = summary_table(outcome.doc)
-    table = Table(title=f"{cfg.name}: median time per BFS and GTEPS (harmonic mean)")
-    table.add_column("strategy")
-    for d in summary.columns:
-        table.add_column(d, justify="right")
-    for label, cells in summary.rows:
-        table.add_row(label, *cells)
-    console.print(table)
-    for note in summary.notes:
-        console.print(note, markup=False, soft_wrap=True)
+    summary = run_summary(results_from_doc(outcome.doc, str(outcome.path)), cfg.name)
+    print_rich(summary, console)
     for name, info in outcome.doc["datasets"].items():
         if info.get("status") != "ok":
             console.print(f"{name}: not run: {info.get('reason')}", markup=False, soft_wrap=True)
@@ -294,7 +289,7 @@ def run(
     if outcome.interrupted:
         err_console.print("interrupted: the results file keeps the runs that finished", markup=False)
         raise typer.Exit(130)
-    bad = [s for s in outcome.doc["summaries"] if s["status"] in ("wrong-answer", "error")]
+    bad = summary.data["failed"]
     missing = [n for n, i in outcome.doc["datasets"].items() if i.get("status") != "ok"]
     if bad or missing:
         err_console.print(

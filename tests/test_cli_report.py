@@ -116,9 +116,9 @@ def test_no_results_anywhere(tmp_path, monkeypatch):
 def test_rows_orientation(results):
     r = runner.invoke(app, ["report", results, "--format", "md"])  # auto: 7 strategies > 2 datasets
     assert "| strategy | g1 | g2 |" in r.stdout
-    assert "| hong.vwarp | 2.000 (W4) | missing |" in r.stdout
+    assert "| classic.vwarp | 2.000 (W4) | missing |" in r.stdout
     r = runner.invoke(app, ["report", results, "--format", "md", "--rows", "datasets"])
-    assert "| dataset | cpu.sequential | edge.coo |" in r.stdout
+    assert "| dataset | cpu.sequential | classic.edge_coo |" in r.stdout
     r = runner.invoke(app, ["report", results, "--format", "csv", "--rows", "strategies"])
     assert r.stdout.splitlines()[1].startswith("overview,g1,cpu.sequential,")  # csv keeps datasets as rows
     _one_line_error(runner.invoke(app, ["report", results, "--rows", "graphs"]), "unknown --rows value 'graphs'")
@@ -128,7 +128,7 @@ def test_list_papers_implemented_from_registry(monkeypatch):
     import gpubfs_cli.report.command as command
 
     monkeypatch.setattr(command, "registered_strategies",
-                        lambda: {"merrill.hybrid": "merrill", "hong.vwarp": "classic", "luo.extra": "luo"})
+                        lambda: {"merrill.hybrid": "merrill", "classic.vwarp": "classic", "luo.extra": "luo"})
     rows = {p["key"]: p for p in json.loads(runner.invoke(app, ["list", "papers", "--json"]).stdout)}
     assert rows["merrill"]["implemented"] == ["merrill.hybrid"]
     assert rows["merrill"]["not_implemented"] == ["merrill.expand_contract", "merrill.contract_expand", "merrill.two_phase"]

@@ -64,7 +64,7 @@ def test_bad_config_is_one_line_and_exit_2(tmp_path):
     assert result.exit_code == 2
     lines = result.output.strip().splitlines()
     assert len(lines) == 1
-    assert "bad.yaml: strategies[0]: unknown strategy 'cpu.sequentail' (did you mean: cpu.sequential" in lines[0]
+    assert "bad.yaml: strategies[0]: unknown bfs strategy 'cpu.sequentail' (did you mean: cpu.sequential" in lines[0]
     result = runner.invoke(app, ["run", "--dataset", "smoke-gmn"])
     assert result.exit_code == 2
     assert "datasets[0]: unknown dataset 'smoke-gmn'" in result.output

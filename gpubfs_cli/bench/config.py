@@ -3,9 +3,12 @@
 Keys (all optional except datasets):
   name:          label of the run; the results file is results/NAME-<UTC time>.json
   datasets:      [NAME, ...] or [{name: NAME, seed: S}, ...]  (seed: generated graphs)
-  strategies:    all | [NAME | PATTERN | {name: NAME, knobs: {KNOB: value | [v1, v2]}}]
+  problem:       bfs | sssp: the problem of the strategies named below (default: the
+                 one their names imply, e.g. cpu.dijkstra is SSSP's alone; else bfs)
+  strategies:    all | [NAME | PATTERN | {name: NAME, problem: P, knobs: {KNOB: value | [v1, v2]}}]
                  PATTERN is a shell pattern (merrill.*); a knob given a list is swept,
-                 one variant per value (several lists: every combination)
+                 one variant per value (several lists: every combination); a mapping's
+                 `problem` runs that entry for another problem (BFS and SSSP in one run)
   sources:       random sources per graph (100)
   seed:          seed of the source generator (0)
   fixed_sources: [V, ...]  run from these vertices instead of random ones
@@ -30,11 +33,12 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from gpubfs_cli.core.strategy import Registry
 from gpubfs_cli.errors import UserError, unknown_name
 from gpubfs_cli.files import parse_yaml
 
 KEYS = (
-    "name", "datasets", "strategies", "sources", "seed", "fixed_sources", "validate",
+    "name", "datasets", "problem", "strategies", "sources", "seed", "fixed_sources", "validate",
     "predecessors", "time_limit_s", "warmup", "networkx_max_edges", "out", "data_dir",
     "require_gpu",
 )
@@ -50,10 +54,12 @@ class DatasetSpec:
 
 @dataclass(frozen=True)
 class Variant:
-    """One strategy with one set of knob values (the overrides of its defaults)."""
+    """One strategy of one problem with one set of knob values (the overrides of its
+    defaults)."""
 
     strategy: str
     overrides: dict[str, Any] = field(default_factory=dict, hash=False)
+    problem: str = "bfs"
 
     @property
     def label(self) -> str:
@@ -87,7 +93,8 @@ class RunConfig:
 
     def to_dict(self) -> dict:
         d = dataclasses.asdict(self)
-        d["variants"] = [{"strategy": v.strategy, "knobs": dict(v.overrides)} for v in self.variants]
+        d["variants"] = [{"problem": v.problem, "strategy": v.strategy, "knobs": dict(v.overrides)}
+                         for v in self.variants]
         return d
 
 
@@ -110,7 +117,7 @@ def load_config(
     overrides: dict[str, Any] | None = None,
     *,
     dataset_check: DatasetCheck | None = None,
-    registry: dict[str, type] | None = None,
+    registry: Registry | None = None,
 ) -> RunConfig:
     """Read a YAML run config; `overrides` (from flags, None values ignored) win."""
     path = Path(path)
@@ -133,11 +140,11 @@ def build_config(
     *,
     where: str = "command line",
     dataset_check: DatasetCheck | None = None,
-    registry: dict[str, type] | None = None,
+    registry: Registry | None = None,
 ) -> RunConfig:
     """A RunConfig from a mapping (a parsed file, or the flags alone).
 
-    `registry` (name -> Strategy class) defaults to every registered strategy.
+    `registry` (problem -> name -> Strategy class) defaults to every registered strategy.
     """
     for key in raw:
         if key not in KEYS:
@@ -180,7 +187,8 @@ def build_config(
         raise _err(at("time_limit_s"), "time_limit_s", f"expected a positive number of seconds, got {cfg.time_limit_s}")
     if cfg.warmup < 0:
         raise _err(at("warmup"), "warmup", f"expected 0 or more runs, got {cfg.warmup}")
-    cfg.variants = expand_strategies(at("strategies"), get("strategies", "all"), registry)
+    problem = _optional_str(at("problem"), "problem", get("problem"))
+    cfg.variants = expand_strategies(at("strategies"), get("strategies", "all"), registry, problem)
     check = dataset_check if dataset_check is not None else default_dataset_check(cfg.data_dir)
     for i, spec in enumerate(cfg.datasets):
         try:
@@ -191,33 +199,60 @@ def build_config(
 
 
 # ------------------------------------------------------------------ strategies
-def expand_strategies(where: str, spec: Any, registry: dict[str, type] | None = None) -> list[Variant]:
-    """`all`, names, patterns and knob sweeps -> the list of variants, in order, no repeats."""
-    from gpubfs_cli.traversal.strategy import all_strategies, make_knobs
+def default_problem(where: str, spec: Any, reg: Registry, problem: str | None) -> str:
+    """The problem of entries that name none: `problem` when given, else the one the
+    plain names imply (cpu.dijkstra is SSSP's alone, so `cpu.dijkstra, cpu.scipy` is an
+    SSSP run), else bfs."""
+    from gpubfs_cli.core.problem import DEFAULT_PROBLEM
+    from gpubfs_cli.core.strategy import problems_of
 
-    registry = registry if registry is not None else all_strategies()
+    if problem is not None:
+        if problem not in reg:
+            raise _err(where, "problem", str(unknown_name("problem", problem, reg)))
+        return problem
+    implied = set()
+    for item in spec if isinstance(spec, list) else [spec]:
+        if isinstance(item, str) and not any(c in item for c in "*?[") and item != "all":
+            found = problems_of(item, reg)
+            if len(found) == 1:
+                implied.add(found[0])
+    return implied.pop() if len(implied) == 1 else DEFAULT_PROBLEM
+
+
+def expand_strategies(
+    where: str, spec: Any, reg: Registry | None = None, problem: str | None = None
+) -> list[Variant]:
+    """`all`, names, patterns and knob sweeps -> the list of variants, in order, no repeats."""
+    from gpubfs_cli.core.strategy import make_knobs, registry
+
+    reg = reg if reg is not None else registry()
     items = spec if isinstance(spec, list) else [spec]
     if not items:
         raise _err(where, "strategies", "empty list (give names, patterns, or all)")
+    default = default_problem(where, spec, reg, problem)
     variants: list[Variant] = []
     for i, item in enumerate(items):
         key = f"strategies[{i}]" if isinstance(spec, list) else "strategies"
         knobs: dict[str, Any] = {}
+        entry_problem = default
         if isinstance(item, dict):
             for k in item:
-                if k not in ("name", "knobs"):
-                    raise _err(where, key, str(unknown_name("key", str(k), ("name", "knobs"))))
+                if k not in ("name", "problem", "knobs"):
+                    raise _err(where, key, str(unknown_name("key", str(k), ("name", "problem", "knobs"))))
             if "name" not in item:
-                raise _err(where, key, "a mapping needs 'name' (and optionally 'knobs')")
+                raise _err(where, key, "a mapping needs 'name' (and optionally 'problem', 'knobs')")
             knobs = item.get("knobs") or {}
             if not isinstance(knobs, dict):
                 raise _err(where, f"{key}.knobs", "expected a mapping KNOB: value")
+            entry_problem = item.get("problem", default)
+            if entry_problem not in reg:
+                raise _err(where, f"{key}.problem", str(unknown_name("problem", str(entry_problem), reg)))
             item = item["name"]
         if not isinstance(item, str):
             raise _err(where, key, f"expected a strategy name, got {item!r}")
-        names = _match(where, key, item, registry)
-        for name in names:
-            cls = registry[name]
+        names = reg.get(entry_problem, {})
+        for name in _match(where, key, item, names, entry_problem):
+            cls = names[name]
             defaults = {f.name: f.default for f in dataclasses.fields(cls.Knobs)}
             for k in knobs:
                 if k not in defaults:
@@ -231,22 +266,25 @@ def expand_strategies(where: str, spec: Any, registry: dict[str, type] | None = 
                     make_knobs(cls, overrides)
                 except UserError as exc:
                     raise _err(where, f"{key}.knobs", str(exc)) from None
-                variant = Variant(name, overrides)
-                if all(v.label != variant.label for v in variants):
+                variant = Variant(name, overrides, entry_problem)
+                if all((v.label, v.problem) != (variant.label, variant.problem) for v in variants):
                     variants.append(variant)
     return variants
 
 
-def _match(where: str, key: str, pattern: str, registry: dict) -> list[str]:
+def _match(where: str, key: str, pattern: str, names: dict, problem: str) -> list[str]:
+    from gpubfs_cli.core.strategy import canonical_name
+
     if pattern == "all":
-        return list(registry)
+        return list(names)
     if any(c in pattern for c in "*?["):
-        names = [n for n in registry if fnmatch.fnmatchcase(n, pattern)]
-        if not names:
-            raise _err(where, key, f"pattern '{pattern}' matches no strategy (see: gpubfs list strategies)")
-        return names
-    if pattern not in registry:
-        raise _err(where, key, str(unknown_name("strategy", pattern, registry)))
+        found = [n for n in names if fnmatch.fnmatchcase(n, pattern)]
+        if not found:
+            raise _err(where, key, f"pattern '{pattern}' matches no {problem} strategy (see: gpubfs list strategies)")
+        return found
+    pattern = canonical_name(pattern)
+    if pattern not in names:
+        raise _err(where, key, str(unknown_name(f"{problem} strategy", pattern, names)))
     return [pattern]
 
 
@@ -363,8 +401,9 @@ def config_from_cli(
     predecessors: str | None = None,
     validate: str | None = None,
     require_gpu: bool = False,
+    problem: str | None = None,
     dataset_check: DatasetCheck | None = None,
-    registry: dict[str, type] | None = None,
+    registry: Registry | None = None,
 ) -> RunConfig:
     """`gpubfs run [CONFIG] [flags]`: the file's config with the flags on top, or the flags alone."""
     overrides = {
@@ -380,6 +419,7 @@ def config_from_cli(
         "predecessors": predecessors,
         "validate": validate,
         "require_gpu": True if require_gpu else None,
+        "problem": problem,
     }
     if path is not None:
         return load_config(path, overrides, dataset_check=dataset_check, registry=registry)

@@ -74,21 +74,34 @@ def git_commit() -> str | None:
     return f"{head}+dirty" if dirty else head
 
 
-def gpu_info() -> dict:
-    """device_properties() when a GPU is usable, else {'available': False, 'reason': ...}."""
+def gpus_info() -> list[dict]:
+    """device_properties() of every usable GPU, else [] (gpu_info says why)."""
+    from gpubfs_cli.gpu import backend
+
+    if backend.unavailable_reason() is not None:
+        return []
+    try:
+        return [{"available": True, **p} for p in backend.all_device_properties()]
+    except Exception:  # a driver that imports but cannot be queried
+        return []
+
+
+def gpu_info(gpus: list[dict] | None = None) -> dict:
+    """The first GPU's properties when one is usable, else {'available': False, 'reason': ...}."""
     from gpubfs_cli.gpu import backend
 
     reason = backend.unavailable_reason()
     if reason is not None:
         return {"available": False, "reason": reason}
-    try:
-        return {"available": True, **backend.device_properties()}
-    except Exception as exc:  # a driver that imports but cannot be queried
-        return {"available": False, "reason": f"device query failed: {exc}"}
+    gpus = gpus_info() if gpus is None else gpus
+    if not gpus:
+        return {"available": False, "reason": "device query failed"}
+    return dict(gpus[0])
 
 
 def collect_environment(argv: list[str] | None = None) -> dict:
     argv = list(sys.argv if argv is None else argv)
+    gpus = gpus_info()
     if argv and Path(argv[0]).name in ("gpubfs", "__main__.py"):
         argv[0] = "gpubfs"  # the console script or python -m gpubfs_cli
     return {
@@ -100,7 +113,8 @@ def collect_environment(argv: list[str] | None = None) -> dict:
         "os": platform.platform(),
         "python": platform.python_version(),
         "versions": package_versions(),
-        "gpu": gpu_info(),
+        "gpu": gpu_info(gpus),
+        "gpus": gpus,
     }
 
 
@@ -109,11 +123,12 @@ def describe_lines(env: dict) -> list[str]:
     gpu = env.get("gpu") or {}
     lines = []
     if gpu.get("available"):
-        mem = gpu.get("memory_bytes") or 0
-        lines.append(
-            f"GPU:     {gpu.get('name')}, {mem / 2**30:.1f} GiB, {gpu.get('sm_count')} SMs, "
-            f"compute capability {gpu.get('compute_capability')}"
-        )
+        for g in env.get("gpus") or [gpu]:
+            mem = g.get("memory_bytes") or 0
+            lines.append(
+                f"GPU {g.get('index', 0)}:   {g.get('name')}, {mem / 2**30:.1f} GiB, {g.get('sm_count')} SMs, "
+                f"compute capability {g.get('compute_capability')}"
+            )
         lines.append(
             f"CUDA:    driver {_cuda_version(gpu.get('driver_version'))}, "
             f"runtime {_cuda_version(gpu.get('runtime_version'))}, CuPy {gpu.get('cupy_version')}"

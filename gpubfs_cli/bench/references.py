@@ -1,7 +1,7 @@
-"""The sequential baseline's answers for one graph's sources, kept for validation.
+"""The reference answers of one problem for one graph's sources, kept for validation.
 
-Distances for every source are computed once per graph with cpu.sequential, outside
-any timed region. They are kept as arrays while they fit in `budget_bytes`; beyond
+Distances for every source are computed once per graph with the problem's sequential
+baseline (BFS: cpu.sequential; SSSP: cpu.dijkstra), outside any timed region. They are kept as arrays while they fit in `budget_bytes`; beyond
 that (100 sources of a 25M-vertex grid would take 10 GB) only a 128-bit digest of
 each array is kept, an answer whose digest matches is equal, and a mismatch
 recomputes that source's baseline to say where the answers differ.
@@ -16,10 +16,9 @@ from concurrent.futures import ThreadPoolExecutor
 
 import numpy as np
 
+from gpubfs_cli.core.answer import Answer
+from gpubfs_cli.core.problem import Problem
 from gpubfs_cli.graph.csr import CSRGraph
-from gpubfs_cli.traversal.baselines.sequential import sequential_bfs
-from gpubfs_cli.traversal.result import BfsResult
-from gpubfs_cli.traversal.validate import validate
 
 
 def _default_budget() -> int:
@@ -36,32 +35,35 @@ DEFAULT_BUDGET_BYTES = _default_budget()
 
 
 def digest(distances: np.ndarray) -> bytes:
-    a = np.ascontiguousarray(distances, dtype=np.int32)
+    a = np.ascontiguousarray(distances)
     return hashlib.blake2b(memoryview(a).cast("B"), digest_size=16).digest()
 
 
 class References:
     def __init__(
         self,
+        problem: Problem,
         graph: CSRGraph,
         sources: list[int],
         *,
         budget_bytes: int = DEFAULT_BUDGET_BYTES,
         on_source: Callable[[int], None] | None = None,
     ):
+        self.problem = problem
         self.graph = graph
         self.sources = list(sources)
-        self.keep_arrays = len(sources) * graph.n * 4 <= budget_bytes
+        itemsize = np.dtype(problem.distance_dtype).itemsize
+        self.keep_arrays = len(sources) * graph.n * itemsize <= budget_bytes
         self._arrays: list[np.ndarray] = []
         self._digests: list[bytes] = []
-        self.depths: list[int] = []
-        # The numba BFS releases the GIL: sources run on every core at once (the
+        self.reaches: list[int] = []  # the largest distance of each source's answer
+        # The numba baselines release the GIL: sources run on every core at once (the
         # answers are the same; only the wall time of setting up a run shrinks).
         workers = max(1, min(len(self.sources), os.cpu_count() or 1))
         with ThreadPoolExecutor(max_workers=workers) as pool:
-            answers = pool.map(lambda s: sequential_bfs(graph, s).distances, self.sources)
+            answers = pool.map(self._solve, self.sources)
             for i, dist in enumerate(answers):
-                self.depths.append(int(dist.max()))
+                self.reaches.append(int(dist.max()))
                 if self.keep_arrays:
                     self._arrays.append(dist)
                 else:
@@ -69,18 +71,22 @@ class References:
                 if on_source is not None:
                     on_source(i)
 
+    def _solve(self, source: int) -> np.ndarray:
+        return np.asarray(self.problem.reference(self.graph, source).distances)
+
     def distances(self, i: int) -> np.ndarray:
         if self.keep_arrays:
             return self._arrays[i]
-        return sequential_bfs(self.graph, self.sources[i]).distances
+        return self._solve(self.sources[i])
 
-    def check(self, i: int, result: BfsResult, predecessors: bool) -> str | None:
+    def check(self, i: int, result: Answer, predecessors: bool) -> str | None:
         """None when `result` (host arrays) answers source i correctly, else why not."""
         source = self.sources[i]
         if self.keep_arrays:
             reference = self._arrays[i]
         else:
             got = np.asarray(result.distances)
-            same = got.shape == (self.graph.n,) and digest(got) == self._digests[i]
+            same = (got.shape == (self.graph.n,) and got.dtype == self.problem.distance_dtype
+                    and digest(got) == self._digests[i])
             reference = got if same else self.distances(i)
-        return validate(self.graph, source, result, reference, predecessors)
+        return self.problem.check(self.graph, source, result, reference, predecessors)

@@ -10,10 +10,15 @@ Layout (schema_version 1):
                    upload_ms (graph upload to the GPU, once per graph)}
             | {status: error, reason} for a dataset that could not be loaded},
   sources {NAME: [int, ...]},                 # the list every strategy ran on NAME
+  problems {KEY: Problem.describe()},         # title, option, baseline, rate of each problem run
   prepares [Prepare...],                      # prepare() time and memory, per graph+strategy
-  samples [Sample...],                        # one per (dataset, strategy, knobs, source, mode)
-  summaries [{dataset, strategy, variant, knobs, predecessors, status, reason, statuses,
-              low_reach, and summarize()'s keys when status is ok}]
+  samples [Sample...],                        # one per (dataset, problem, strategy, knobs, source, mode)
+  summaries [{dataset, problem, strategy, variant, knobs, predecessors, status, reason,
+              statuses, low_reach, and summarize()'s keys when status is ok}]
+A sample's `problem` is "bfs" where absent (files written before SSSP existed); its
+problem-specific measures are top-level keys (BFS: depth, edges_graph500; SSSP:
+max_distance). Strategy names of earlier versions load under their current names
+(core.strategy.ALIASES).
 A failure of a whole variant on a graph (unavailable, prepare failed, warm-up failed)
 is one Sample with source -1 and time_ms null. A traversal that fails (error,
 out-of-memory, out-of-time) ends its variant on that graph: the sources after it have
@@ -22,16 +27,18 @@ no sample. Reports are made only from these files.
 
 from __future__ import annotations
 
+import dataclasses
 import json
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
 
+from gpubfs_cli.core.problem import DEFAULT_PROBLEM
+from gpubfs_cli.core.strategy import canonical_name
 from gpubfs_cli.errors import UserError
 from gpubfs_cli.files import plain_json, write_text_atomic
 
 SCHEMA_VERSION = 1
-STATUSES = ("ok", "out-of-time", "out-of-memory", "unavailable", "wrong-answer", "error")
 
 
 @dataclass
@@ -42,18 +49,38 @@ class Sample:
     source: int
     time_ms: float | None
     reached: int  # vertices reached, source included
-    depth: int  # largest distance reached
-    edges: int  # edges traversed: sum of out-degrees of reached vertices (TEPS numerator)
+    edges: int  # the rate numerator: sum of out-degrees of reached vertices
     valid: bool | None
     status: str = "ok"
-    predecessors: bool = False
+    predecessors: bool = False  # the problem's option (BFS predecessors, SSSP parents)
     reason: str | None = None
     low_reach: bool = False  # reached < 1% of the vertices: rates are meaningless
-    edges_graph500: int | None = None  # undirected input edges in the reached component
+    problem: str = DEFAULT_PROBLEM
+    measures: dict[str, Any] = field(default_factory=dict)  # depth, max_distance, ...
     counters: dict[str, Any] = field(default_factory=dict)
 
+    @property
+    def depth(self):
+        return self.measures.get("depth")
+
     def to_dict(self) -> dict:
-        return asdict(self)
+        d = asdict(self)
+        d.update(d.pop("measures"))
+        return d
+
+    @classmethod
+    def from_dict(cls, raw: dict) -> Sample:
+        """A sample from a results file: unknown keys are measures, old names canonical."""
+        fields = {f.name for f in dataclasses.fields(cls)} - {"measures"}
+        kwargs = {k: v for k, v in raw.items() if k in fields}
+        kwargs["measures"] = {k: v for k, v in raw.items() if k not in fields}
+        kwargs["strategy"] = canonical_name(kwargs["strategy"])
+        kwargs.setdefault("knobs", {})
+        kwargs.setdefault("time_ms", None)
+        kwargs.setdefault("reached", 0)
+        kwargs.setdefault("edges", 0)
+        kwargs.setdefault("valid", None)
+        return cls(**kwargs)
 
 
 @dataclass
@@ -66,6 +93,8 @@ class Prepare:
     upload_ms: float | None = None
     status: str = "ok"
     reason: str | None = None
+    problem: str = DEFAULT_PROBLEM
+    devices: list[str] = field(default_factory=list)
 
     def to_dict(self) -> dict:
         return asdict(self)

@@ -1,11 +1,13 @@
 """The runner: datasets x strategy variants x sources -> one results file.
 
-For each dataset: load it (generate or fetch and cache), pick the sources, compute the
-sequential baseline's distances for every source (outside any timing), then for
-each variant: prepare() (timed apart; a GPU graph's upload is timed once per graph
-and reported as upload_ms), warm-up runs (not recorded), then one timed traversal
-per source through bench/timing.py, after which the sample's reached / depth / edges
-are computed from the answer and the answer is validated.
+The runner knows no algorithm: each variant's strategy names its Problem (BFS, SSSP),
+and the problem supplies the reference answers, the check and the measures. For each
+dataset: load it (generate or fetch and cache; with weights when a problem needs
+them), pick the sources, then for each variant: the problem's reference answers for
+every source (once per graph and problem, outside any timing), upload() (the graph
+onto the strategy's devices, timed once per graph and reported as upload_ms),
+prepare() (timed apart), warm-up runs (not recorded), then one timed traversal per
+source through bench/timing.py, after which the answer is validated and measured.
 
 Failure is a table cell (DESIGN.md): a strategy that cannot run is `unavailable`, a
 traversal over the time limit is `out-of-time` (the rest of that variant on that
@@ -23,7 +25,7 @@ from __future__ import annotations
 
 import time
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from datetime import datetime, timezone
 from pathlib import Path
 
@@ -31,26 +33,26 @@ import numpy as np
 
 import gpubfs_cli
 from gpubfs_cli.bench.config import DatasetSpec, RunConfig, Variant
+from gpubfs_cli.bench.groups import summaries
 from gpubfs_cli.bench.progress import NullProgress, RunProgress
 from gpubfs_cli.bench.references import DEFAULT_BUDGET_BYTES, References
 from gpubfs_cli.bench.results import SCHEMA_VERSION, Prepare, Sample, write_results
 from gpubfs_cli.bench.sources import choose_sources
-from gpubfs_cli.bench.summary import summaries
 from gpubfs_cli.bench.timing import timed_call, timed_traverse
-from gpubfs_cli.errors import UserError
-from gpubfs_cli.graph.csr import CSRGraph
-from gpubfs_cli.traversal.result import BfsResult
-from gpubfs_cli.traversal.strategy import (
+from gpubfs_cli.core.answer import Answer
+from gpubfs_cli.core.problem import Problem, ReachedEdges, get_problem
+from gpubfs_cli.core.strategy import (
+    Registry,
     Strategy,
     StrategyUnavailable,
-    all_strategies,
     knobs_dict,
     make_knobs,
 )
-from gpubfs_cli.traversal.validate import edge_blocks
+from gpubfs_cli.core.strategy import registry as all_registered
+from gpubfs_cli.errors import UserError
+from gpubfs_cli.graph.csr import CSRGraph
 
 GraphLoader = Callable[[DatasetSpec, "str | None", bool], "tuple[CSRGraph, dict]"]
-LOW_REACH = 0.01
 
 
 def default_loader(spec: DatasetSpec, data_dir: str | None, progress: bool) -> tuple[CSRGraph, dict]:
@@ -60,6 +62,13 @@ def default_loader(spec: DatasetSpec, data_dir: str | None, progress: bool) -> t
 
     graph = ensure_dataset(spec.name, data_dir, seed=spec.seed, progress=progress)
     return graph, read_meta(graph.name or spec.name, data_dir)
+
+
+def default_weights(graph: CSRGraph, data_dir: str | None) -> CSRGraph:
+    """The graph with its edge weights (from the cache, or made by the catalogue's rule)."""
+    from gpubfs_cli.datasets.weights import ensure_weights
+
+    return ensure_weights(graph, data_dir)
 
 
 def default_out_path(config: RunConfig, now: datetime | None = None) -> Path:
@@ -83,53 +92,14 @@ def classify(exc: BaseException) -> tuple[str, str]:
 
 
 @dataclass
-class Metrics:
-    reached: int
-    depth: int
-    edges: int
-    edges_graph500: int | None
-    low_reach: bool
+class _PerProblem:
+    """What one problem needs on one graph: the reference answers and the measurer."""
 
-
-class GraphFacts:
-    """Per-graph arrays the metrics need, computed once (vectorized)."""
-
-    def __init__(self, graph: CSRGraph):
-        self.graph = graph
-        self.degrees = graph.out_degrees().astype(np.int64)
-        self.loops = None  # self-loops per vertex: an undirected loop is stored once
-        if not graph.directed:
-            loops = np.zeros(graph.n, dtype=np.int64)
-            for rows, cols in edge_blocks(graph):
-                at = rows[rows == cols]
-                if len(at):
-                    loops += np.bincount(at, minlength=graph.n)
-            if loops.any():
-                self.loops = loops
-        self._checked: dict[int, Metrics] = {}  # per source, from answers equal to the baseline
-
-    def metrics_for(self, source: int, distances: np.ndarray, checked: bool) -> Metrics:
-        """metrics(distances), computed once per source for answers already found equal
-        to the baseline's (every strategy's right answer has the same metrics)."""
-        if not checked:
-            return self.metrics(distances)
-        if source not in self._checked:
-            self._checked[source] = self.metrics(distances)
-        return self._checked[source]
-
-    def metrics(self, distances: np.ndarray) -> Metrics:
-        """reached, depth, edges (sum of out-degrees of reached vertices) and the
-        Graph500 count (undirected edges in the reached component), outside timing."""
-        reached_mask = np.asarray(distances) >= 0
-        reached = int(np.count_nonzero(reached_mask))
-        depth = int(np.max(distances)) if reached else -1
-        edges = int(self.degrees[reached_mask].sum())
-        g500 = None
-        if not self.graph.directed:
-            loops = int(self.loops[reached_mask].sum()) if self.loops is not None else 0
-            g500 = (edges - loops) // 2 + loops
-        low = reached < LOW_REACH * self.graph.n
-        return Metrics(reached, depth, edges, g500, low)
+    problem: Problem
+    graph: CSRGraph
+    references: object | None
+    facts: ReachedEdges
+    failure: str | None = None  # the graph cannot be this problem's input (why)
 
 
 @dataclass
@@ -137,17 +107,6 @@ class RunOutcome:
     doc: dict
     path: Path
     interrupted: bool = False
-
-
-@dataclass
-class _Group:
-    """The bookkeeping of one variant on one graph."""
-
-    dataset: str
-    variant: Variant
-    strategy: Strategy
-    knobs: dict
-    samples: list[dict] = field(default_factory=list)
 
 
 class Runner:
@@ -160,7 +119,8 @@ class Runner:
         environment: dict | None = None,
         out_path: str | Path | None = None,
         reference_budget_bytes: int = DEFAULT_BUDGET_BYTES,
-        registry: dict[str, type[Strategy]] | None = None,
+        registry: Registry | None = None,
+        add_weights: Callable[[CSRGraph, str | None], CSRGraph] | None = None,
     ):
         self.config = config
         self.load_graph = load_graph or default_loader
@@ -168,8 +128,9 @@ class Runner:
         self.out_path = Path(out_path or config.out or default_out_path(config))
         self.reference_budget_bytes = reference_budget_bytes
         env = environment if environment is not None else _environment()
-        self.registry = registry if registry is not None else all_strategies()
-        self.labels: dict[tuple[str, str], str] = {}
+        self.registry = registry if registry is not None else all_registered()
+        self.add_weights = add_weights or default_weights
+        self.labels: dict[tuple[str, str, str], str] = {}
         self.doc: dict = {
             "schema_version": SCHEMA_VERSION,
             "tool_version": gpubfs_cli.__version__,
@@ -182,6 +143,7 @@ class Runner:
             "config": config.to_dict(),
             "datasets": {},
             "sources": {},
+            "problems": {p: get_problem(p).describe() for p in dict.fromkeys(v.problem for v in config.variants)},
             "prepares": [],
             "samples": [],
             "summaries": [],
@@ -222,8 +184,7 @@ class Runner:
 
     def _estimate_steps(self) -> int:
         per_graph = len(self.config.fixed_sources) or self.config.sources
-        runs = len(self.config.variants) * len(self.config.modes) + (self.config.validate == "all")
-        return len(self.config.datasets) * per_graph * runs
+        return len(self.config.datasets) * self._estimate_for(per_graph)
 
     # ------------------------------------------------------------------ one graph
     def _run_dataset(self, spec: DatasetSpec) -> None:
@@ -260,107 +221,128 @@ class Runner:
         }
         self.doc["datasets"][name] = info
         self.doc["sources"][name] = sources
-        references = None
-        if cfg.validate == "all":
-            self.progress.describe(f"{name}: baseline (cpu.sequential, untimed)")
-            references = References(
-                graph,
-                sources,
-                budget_bytes=self.reference_budget_bytes,
-                on_source=lambda i: self.progress.advance_by(1, f"{name}: baseline {i + 2}/{len(sources)}"),
-            )
-            info["depth_avg"] = float(np.mean(references.depths))
-            info["depth_max"] = int(np.max(references.depths))
-        facts = GraphFacts(graph)
-        uploaded = False
+        per_problem: dict[str, _PerProblem] = {}
+        uploaded: dict[int, CSRGraph] = {}  # a problem's view (with weights) is its own object
         try:
             for variant in cfg.variants:
-                uploaded |= self._run_variant(name, graph, facts, sources, references, variant, info)
+                if variant.problem not in per_problem:
+                    per_problem[variant.problem] = self._for_problem(variant.problem, name, graph, sources, info)
+                pp = per_problem[variant.problem]
+                if self._run_variant(name, pp, sources, variant, info):
+                    uploaded[id(pp.graph)] = pp.graph
         finally:
             if uploaded:
                 from gpubfs_cli.gpu.device_graph import DeviceGraph
 
-                DeviceGraph.release(graph)
+                for g in uploaded.values():
+                    DeviceGraph.release(g)
+
+    def _for_problem(self, key: str, name: str, graph: CSRGraph, sources: list[int], info: dict) -> _PerProblem:
+        """The problem's view of the graph: its input check, its reference answers for
+        every source (when validating) and its measurer."""
+        problem = get_problem(key)
+        try:
+            if problem.needs_weights and graph.weights is None:
+                graph = self.add_weights(graph, self.config.data_dir)
+            problem.check_graph(graph)
+        except UserError as exc:
+            return _PerProblem(problem, graph, None, problem.facts(graph), failure=str(exc))
+        references = None
+        if self.config.validate == "all":
+            baseline = f"{key} baseline ({problem.baseline}, untimed)"
+            self.progress.describe(f"{name}: {baseline}")
+            references = References(
+                problem,
+                graph,
+                sources,
+                budget_bytes=self.reference_budget_bytes,
+                on_source=lambda i: self.progress.advance_by(1, f"{name}: {baseline} {i + 1}/{len(sources)}"),
+            )
+            info.update(problem.reference_stats(references.reaches))
+            info.setdefault("frontier", problem.frontier(graph, sources[0], references.distances(0)))
+        return _PerProblem(problem, graph, references, problem.facts(graph))
 
     def _estimate_for(self, count: int) -> int:
-        return count * (len(self.config.variants) * len(self.config.modes) + (self.config.validate == "all"))
+        problems = len({v.problem for v in self.config.variants})
+        return count * (len(self.config.variants) * len(self.config.modes)
+                        + problems * (self.config.validate == "all"))
 
     def _estimate_for_config(self) -> int:
         return self._estimate_for(len(self.config.fixed_sources) or self.config.sources)
 
     # ------------------------------------------------------------------ one variant
     def _make(self, variant: Variant) -> tuple[type[Strategy], object]:
-        cls = self.registry[variant.strategy]
+        cls = self.registry[variant.problem][variant.strategy]
         overrides = dict(variant.overrides)
         if variant.strategy == "cpu.networkx" and "max_edges" not in overrides:
             overrides["max_edges"] = self.config.networkx_max_edges
         return cls, make_knobs(cls, overrides)
 
-    def _run_variant(self, name, graph, facts, sources, references, variant, info) -> bool:
-        """Every mode and source of one variant on one graph; True if the graph went to the GPU."""
+    def _run_variant(self, name: str, pp: _PerProblem, sources, variant: Variant, info: dict) -> bool:
+        """Every mode and source of one variant on one graph; True if the graph went to a GPU."""
         cfg = self.config
+        graph = pp.graph
         cls, knobs = self._make(variant)
         kd = knobs_dict(knobs)
-        self.labels[(cls.name, _json(kd))] = variant.label
+        key = variant.problem
+        self.labels[(key, cls.name, _json(kd))] = variant.label
         modes = cfg.modes
 
         def whole(status: str, reason: str, mode: bool | None = None) -> None:
             for m in modes if mode is None else [mode]:
-                self._sample(Sample(name, cls.name, kd, -1, None, 0, 0, 0, None, status, m, reason))
+                self._sample(Sample(name, cls.name, kd, -1, None, 0, 0, None, status, m, reason,
+                                    problem=key))
             self.progress.advance_by(len(sources) * (len(modes) if mode is None else 1))
 
-        reason = cls.unavailable_reason()
+        def prepared(status: str, reason: str | None = None, **kw) -> None:
+            self._prepare(Prepare(name, cls.name, kd, kw.pop("ms", None), status=status, reason=reason,
+                                  problem=key, devices=[str(d) for d in cls.default_devices()], **kw))
+
+        reason = pp.failure or cls.unavailable_reason()
         if reason is not None:
-            self._prepare(Prepare(name, cls.name, kd, None, status="unavailable", reason=reason))
-            whole("unavailable", reason)
+            status = "error" if pp.failure else "unavailable"
+            prepared(status, reason)
+            whole(status, reason)
             return False
 
-        uploaded = False
-        upload_ms = None
-        if cls.device == "gpu":
-            try:
-                upload_ms = self._upload(graph, info)
-                uploaded = True
-            except Exception as exc:
-                status, why = classify(exc)
-                self._prepare(Prepare(name, cls.name, kd, None, status=status, reason=f"upload: {why}"))
-                whole(status, f"upload: {why}")
-                return uploaded
-
         strategy = cls(knobs)
-        self.progress.describe(f"{name} · {variant.label}: prepare")
+        uploaded = strategy.device.is_gpu
+        self.progress.describe(f"{name} · {variant.label}: upload and prepare")
         try:
             try:
-                ms, _ = timed_call(lambda: strategy.prepare(graph), cls.device)
+                upload_ms, _ = timed_call(lambda: strategy.upload(graph), strategy.devices)
             except Exception as exc:
                 status, why = classify(exc)
-                self._prepare(Prepare(name, cls.name, kd, None, status=status, reason=why, upload_ms=upload_ms))
+                prepared(status, f"upload: {why}")
+                whole(status, f"upload: {why}")
+                return uploaded
+            if uploaded:
+                # The first upload of a graph moves it; later ones find it there.
+                info["upload_ms"] = upload_ms if info.get("upload_ms") is None else info["upload_ms"]
+                upload_ms = info["upload_ms"]
+            else:
+                upload_ms = None
+            try:
+                ms, _ = timed_call(lambda: strategy.prepare(graph), strategy.devices)
+            except Exception as exc:
+                status, why = classify(exc)
+                prepared(status, why, upload_ms=upload_ms)
                 whole(status, why)
                 return uploaded
-            self._prepare(
-                Prepare(name, cls.name, kd, ms, bytes=int(strategy.prepared_bytes()), upload_ms=upload_ms)
-            )
+            prepared("ok", ms=ms, bytes=int(strategy.prepared_bytes()), upload_ms=upload_ms)
             for mode in modes:
-                label = variant.label + (" +pred" if mode else "")
+                label = variant.label + (f" {pp.problem.option_label}" if mode else "")
                 if mode and not cls.supports_predecessors:
-                    whole("unavailable", f"{cls.name} has no predecessor output", mode)
+                    whole("unavailable", f"{cls.name} has no {pp.problem.option} output", mode)
                     continue
                 failure = self._warm_up(strategy, sources[0], mode)
                 if failure is not None:
                     whole(*failure, mode)
                     continue
-                self._run_sources(name, graph, facts, sources, references, cls, kd, strategy, mode, label)
+                self._run_sources(name, pp, sources, cls, kd, strategy, mode, label)
         finally:
             strategy.release()
         return uploaded
-
-    def _upload(self, graph: CSRGraph, info: dict) -> float:
-        from gpubfs_cli.gpu.device_graph import DeviceGraph
-
-        if info.get("upload_ms") is None:
-            ms, _ = timed_call(lambda: DeviceGraph.of(graph), "gpu")
-            info["upload_ms"] = ms
-        return info["upload_ms"]
 
     def _warm_up(self, strategy: Strategy, source: int, mode: bool) -> tuple[str, str] | None:
         """Untimed runs; a failure (or one over the time limit) ends the variant here."""
@@ -376,9 +358,10 @@ class Runner:
                 return "out-of-time", f"warm-up took {took:.3g} s, over the limit of {self.config.time_limit_s:g} s"
         return None
 
-    def _run_sources(self, name, graph, facts, sources, references, cls, kd, strategy, mode, label) -> None:
+    def _run_sources(self, name, pp: _PerProblem, sources, cls, kd, strategy, mode, label) -> None:
         cfg = self.config
         limit_ms = cfg.time_limit_s * 1000.0
+        references = pp.references
         n = len(sources)
         for i, source in enumerate(sources):
             self.progress.describe(f"{name} · {label} · source {i + 1}/{n}")
@@ -388,12 +371,13 @@ class Runner:
                 status, why = classify(exc)
                 if i + 1 < n:
                     why += f" (remaining {n - i - 1} sources skipped)"
-                self._sample(Sample(name, cls.name, kd, source, None, 0, 0, 0, None, status, mode, why))
+                self._sample(Sample(name, cls.name, kd, source, None, 0, 0, None, status, mode, why,
+                                    problem=pp.problem.key))
                 self.progress.advance_by(n - i)
                 return
             reason = references.check(i, result, mode) if references is not None else None
             checked = references is not None and reason is None
-            sample = self._measure(name, cls.name, kd, source, ms, result, facts, mode, i == 0, checked)
+            sample = self._measure(name, pp, cls.name, kd, source, ms, result, mode, i == 0, checked)
             if ms > limit_ms:
                 sample.status = "out-of-time"
                 sample.reason = f"{ms / 1000:.3g} s is over the limit of {cfg.time_limit_s:g} s" + (
@@ -409,12 +393,14 @@ class Runner:
             self._sample(sample)
             self.progress.advance_by(1)
 
-    def _measure(self, name, strategy, kd, source, ms, result: BfsResult, facts, mode, first, checked) -> Sample:
+    def _measure(self, name, pp: _PerProblem, strategy, kd, source, ms, result: Answer, mode, first,
+                 checked) -> Sample:
         dist = np.asarray(result.distances)
+        facts = pp.facts
         if dist.shape != (facts.graph.n,):
-            m = Metrics(0, -1, 0, None, True)
+            m = facts.failed()
         else:
-            m = facts.metrics_for(int(source), dist, checked)
+            m = facts.measure_for(int(source), dist, checked)
         counters = {
             k: v for k, v in result.counters.items() if first or not isinstance(v, (np.ndarray, list))
         }
@@ -425,13 +411,13 @@ class Runner:
             source=int(source),
             time_ms=float(ms),
             reached=m.reached,
-            depth=m.depth,
             edges=m.edges,
             valid=None,
             status="ok",
             predecessors=bool(mode),
             low_reach=m.low_reach,
-            edges_graph500=m.edges_graph500,
+            problem=pp.problem.key,
+            measures=dict(m.extra),
             counters=counters,
         )
 
@@ -457,8 +443,3 @@ def _environment() -> dict:
     from gpubfs_cli.bench.environment import collect_environment
 
     return collect_environment()
-
-
-def run_benchmark(config: RunConfig, **kwargs) -> RunOutcome:
-    """Run `config` and write its results file (see Runner for the keyword arguments)."""
-    return Runner(config, **kwargs).run()

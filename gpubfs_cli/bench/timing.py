@@ -1,47 +1,51 @@
 """The one timing path (DESIGN.md, Timing).
 
 GPU strategies: CUDA events around the whole traverse() call (every launch and any
-host round trip it makes); the copy-back of the result happens after the stop event.
+host round trip it makes) on every device the strategy runs on; the figure is the
+slowest device's. The copy-back of the answer happens after the stop events.
 CPU strategies: time.perf_counter_ns around traverse().
 """
 
 from __future__ import annotations
 
 import time
+from collections.abc import Callable, Sequence
+from typing import Any
 
-from gpubfs_cli.traversal.result import BfsResult
-from gpubfs_cli.traversal.strategy import Strategy
+from gpubfs_cli.core.answer import Answer
+from gpubfs_cli.core.device import Device
+from gpubfs_cli.core.strategy import Strategy
 
 
-def timed_traverse(strategy: Strategy, source: int, predecessors: bool = False) -> tuple[float, BfsResult]:
-    """(milliseconds, host result) for one traversal."""
-    if strategy.device == "gpu":
-        import cupy as cp
-
-        start, stop = cp.cuda.Event(), cp.cuda.Event()
-        start.record()
-        result = strategy.traverse(source, predecessors)
-        stop.record()
-        stop.synchronize()
-        ms = float(cp.cuda.get_elapsed_time(start, stop))
-    else:
+def timed_call(fn: Callable[[], Any], devices: Sequence[Device] = ()) -> tuple[float, Any]:
+    """(milliseconds, value) of fn(): events on each GPU in `devices` (the slowest
+    counts), else the host clock."""
+    gpus = [d for d in devices if d.is_gpu]
+    if not gpus:
         t0 = time.perf_counter_ns()
-        result = strategy.traverse(source, predecessors)
-        ms = (time.perf_counter_ns() - t0) / 1e6
-    return ms, result.to_host()
-
-
-def timed_call(fn, device: str = "cpu") -> tuple[float, object]:
-    """(milliseconds, value) of fn(): used for prepare(), reported apart from traversals."""
-    if device == "gpu":
-        import cupy as cp
-
-        start, stop = cp.cuda.Event(), cp.cuda.Event()
-        start.record()
         value = fn()
-        stop.record()
-        stop.synchronize()
-        return float(cp.cuda.get_elapsed_time(start, stop)), value
-    t0 = time.perf_counter_ns()
+        return (time.perf_counter_ns() - t0) / 1e6, value
+    import cupy as cp
+
+    events = []
+    for d in gpus:
+        with cp.cuda.Device(d.index):
+            start, stop = cp.cuda.Event(), cp.cuda.Event()
+            start.record()
+            events.append((d, start, stop))
     value = fn()
-    return (time.perf_counter_ns() - t0) / 1e6, value
+    for d, _, stop in events:
+        with cp.cuda.Device(d.index):
+            stop.record()
+    ms = 0.0
+    for d, start, stop in events:
+        with cp.cuda.Device(d.index):
+            stop.synchronize()
+            ms = max(ms, float(cp.cuda.get_elapsed_time(start, stop)))
+    return ms, value
+
+
+def timed_traverse(strategy: Strategy, source: int, predecessors: bool = False) -> tuple[float, Answer]:
+    """(milliseconds, host answer) for one traversal."""
+    ms, answer = timed_call(lambda: strategy.traverse(source, predecessors), strategy.devices)
+    return ms, answer.to_host()

@@ -26,7 +26,7 @@ POLICIES = ("drop", "keep")
 
 COMMON_KEYS = {
     "papers", "kind", "description", "aliases", "directed", "self_loops", "duplicates",
-    "expected", "fixed_source", "weights",
+    "expected", "fixed_source", "weights", "weight_range",
 }
 DOWNLOAD_KEYS = {"urls", "format", "member", "sha256", "compact_ids", "multiplicity"}
 GENERATED_KEYS = {"generator", "params", "seed"}
@@ -56,6 +56,8 @@ class DatasetEntry:
     self_loops: str = "drop"
     duplicates: str = "drop"
     weights: bool = False
+    # SSSP weights by rule (datasets/weights.py) where the graph keeps none: None = 1..100
+    weight_range: tuple[int, int] | None = None
     expected: Expected = field(default_factory=Expected)
     fixed_source: str | int | None = None
     # download
@@ -75,6 +77,7 @@ class DatasetEntry:
     def to_dict(self) -> dict:
         d = asdict(self)
         d["papers"], d["aliases"], d["urls"] = list(self.papers), list(self.aliases), list(self.urls)
+        d["weight_range"] = list(self.weight_range) if self.weight_range is not None else None
         return d
 
 
@@ -201,6 +204,19 @@ def _str_list(where: str, name: str, key: str, value: Any) -> tuple[str, ...]:
     return tuple(value)
 
 
+def _weight_range(where: str, name: str, value: Any) -> tuple[int, int]:
+    ok = (
+        isinstance(value, list) and len(value) == 2
+        and all(isinstance(v, int) and not isinstance(v, bool) for v in value)
+    )
+    if not ok:
+        raise _err(where, name, "weight_range", f"expected [lo, hi], two whole numbers, got {value!r}")
+    lo, hi = value
+    if not 0 <= lo <= hi < 2**62:
+        raise _err(where, name, "weight_range", f"expected 0 <= lo <= hi < 2^62, got [{lo}, {hi}]")
+    return (lo, hi)
+
+
 def _entry(where: str, name: str, body: Any) -> DatasetEntry:
     if not isinstance(body, dict):
         raise _err(where, name, None, "expected a mapping of keys")
@@ -228,6 +244,10 @@ def _entry(where: str, name: str, body: Any) -> DatasetEntry:
     for key in ("self_loops", "duplicates"):
         if key in body:
             f[key] = _choice(where, name, key, body[key], POLICIES)
+    if "weight_range" in body:
+        f["weight_range"] = _weight_range(where, name, body["weight_range"])
+        if f.get("weights"):
+            raise _err(where, name, "weight_range", "not allowed with 'weights: true' (the file's weights are kept)")
     if "expected" in body:
         exp = body["expected"]
         if not isinstance(exp, dict):
@@ -283,5 +303,7 @@ def entry_from_meta(meta: dict) -> DatasetEntry:
     d["expected"] = Expected(**(d.get("expected") or {}))
     for key in ("papers", "aliases", "urls"):
         d[key] = tuple(d.get(key) or ())
+    if d.get("weight_range") is not None:
+        d["weight_range"] = tuple(d["weight_range"])
     known = set(DatasetEntry.__dataclass_fields__)
     return DatasetEntry(**{k: v for k, v in d.items() if k in known})

@@ -24,6 +24,7 @@ from gpubfs_cli.datasets.catalogue import (
     load_catalogue,
 )
 from gpubfs_cli.datasets.fetch import ChecksumMismatch, download, sha256_file
+from gpubfs_cli.datasets.weights import build_record, narrow
 from gpubfs_cli.errors import UserError, unknown_name
 from gpubfs_cli.files import plain_json
 from gpubfs_cli.graph.build import build_csr
@@ -198,6 +199,7 @@ def add_user_dataset(
         urls=(url,) if url else (),
         format=fmt,
         file=file,
+        weights=True,  # the file's weights when it has some; else the default rule
     )
     return build_dataset(entry, name, data_dir, progress=progress, keep_download=keep_download)
 
@@ -216,6 +218,7 @@ def build_dataset(
     previous = store.read_meta(key, data_dir) if store.is_cached(key, data_dir) else {}
     downloaded: Path | None = None
     t0 = time.perf_counter()
+    seed_used = None
     if entry.kind == "generated":
         seed_used = entry.seed if seed is None else seed
         if seed_used is None:
@@ -253,14 +256,20 @@ def build_dataset(
     symmetrize = not edges.directed or entry.directed is False
     _say(progress, f"{key}: building CSR from {edges.num_records:,} records")
     t2 = time.perf_counter()
+    keep_weights = entry.weights and not entry.multiplicity and edges.weights is not None
     graph = build_csr(
         edges,
         symmetrize=symmetrize,
         self_loops=entry.self_loops,
-        duplicates=entry.duplicates,
-        keep_weights=entry.weights and not entry.multiplicity,
+        # parallel weighted edges are merged below, keeping the lightest
+        duplicates="keep" if keep_weights else entry.duplicates,
+        keep_weights=keep_weights,
         name=key,
     )
+    if keep_weights:
+        if entry.duplicates == "drop":
+            graph = lightest_duplicates(graph)
+        graph.weights = narrow(graph.weights)
     info = dict(edges.info)
     del edges
     times["build_s"] = time.perf_counter() - t2
@@ -280,6 +289,7 @@ def build_dataset(
         "input_info": plain_json(info, array_limit=64),
         "times": {k: round(v, 3) for k, v in times.items()},
         "entry": entry.to_dict(),
+        "weights": build_record(entry, seed_used, graph.weights is not None),
     }
     t3 = time.perf_counter()
     final = store.write_graph(key, graph, meta, data_dir)
@@ -324,6 +334,27 @@ def _download_entry(
 def _basename(url: str) -> str:
     name = unquote(urlparse(url).path.rsplit("/", 1)[-1])
     return name or "download"
+
+
+def lightest_duplicates(graph: CSRGraph) -> CSRGraph:
+    """The graph with each run of parallel edges (u, v) merged into one carrying the
+    lightest weight: what a shortest path uses (DIMACS 9 files list parallel arcs)."""
+    ro = np.asarray(graph.row_offsets)
+    cols = np.asarray(graph.col_indices)
+    m = len(cols)
+    if m < 2:
+        return graph
+    first = np.empty(m, dtype=bool)
+    first[0] = True
+    np.not_equal(cols[1:], cols[:-1], out=first[1:])
+    first[ro[:-1][np.diff(ro) > 0]] = True  # a row's first entry starts a run
+    if first.all():
+        return graph
+    starts = np.flatnonzero(first)
+    weights = np.minimum.reduceat(np.asarray(graph.weights), starts)
+    kept_before = np.concatenate([[0], np.cumsum(first)])  # runs starting before entry i
+    offsets = kept_before[ro].astype(np.int64)
+    return CSRGraph(offsets, cols[starts], graph.directed, weights, graph.name)
 
 
 def expand_multiplicity(edges: EdgeList, key: str) -> EdgeList:

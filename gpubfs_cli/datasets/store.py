@@ -10,7 +10,8 @@ meta.json (format_version 1): name, kind, source {url, sha256, format, member |
 generator, params, seed | file, sha256, format}, n, m, directed, stats
 (GraphStats.to_dict()), policy {symmetrize, self_loops, duplicates, compact_ids,
 multiplicity}, expected {n, m, note, n_diff, m_diff}, entry (the catalogue entry it
-was built from), files {name: bytes}, created (ISO-8601 UTC), tool_version.
+was built from), weights (where SSSP's edge weights come from: datasets/weights.py),
+files {name: bytes}, created (ISO-8601 UTC), tool_version.
 """
 
 from __future__ import annotations
@@ -109,7 +110,11 @@ def load_graph(name: str, data_dir: str | Path | None = None) -> CSRGraph:
     try:
         row_offsets = np.load(d / "row_offsets.npy", mmap_mode="r")
         col_indices = np.load(d / "col_indices.npy", mmap_mode="r")
-        weights = np.load(d / "weights.npy", mmap_mode="r") if (d / "weights.npy").is_file() else None
+        # Weights made by a rule (datasets/weights.py) are loaded by ensure_weights,
+        # which first checks that they follow the catalogue's current rule.
+        derived = (meta.get("weights") or {}).get("rule") == "hash"
+        has_weights = (d / "weights.npy").is_file() and not derived
+        weights = np.load(d / "weights.npy", mmap_mode="r") if has_weights else None
     except (OSError, ValueError) as exc:
         raise UserError(f"{d}: cached arrays unreadable ({exc}); re-fetch with --force") from None
     if len(row_offsets) != meta.get("n", -1) + 1 or len(col_indices) != meta.get("m", -1):
@@ -173,6 +178,30 @@ def write_graph(key: str, graph: CSRGraph, meta: dict, directory: str | Path | N
         shutil.rmtree(tmp, ignore_errors=True)
         raise
     return final
+
+
+def add_array(key: str, fname: str, array: np.ndarray, meta_update: dict,
+              directory: str | Path | None = None) -> Path:
+    """Add (or replace) one .npy file in a cached graph's folder and merge
+    `meta_update` into its meta.json, each written to a temporary name and renamed:
+    the array first, so a meta.json that describes it never precedes it."""
+    d = graph_dir(key, directory)
+    meta = read_meta(key, directory)
+    tag = f"{os.getpid()}-{uuid.uuid4().hex[:8]}"
+    tmp_array = d / f"{_TMP_PREFIX}{fname}-{tag}"
+    tmp_meta = d / f"{_TMP_PREFIX}{META}-{tag}"
+    try:
+        with open(tmp_array, "wb") as f:
+            np.save(f, np.asarray(array))
+        os.replace(tmp_array, d / fname)
+        meta.update(meta_update)
+        meta["files"] = {**(meta.get("files") or {}), fname: (d / fname).stat().st_size}
+        tmp_meta.write_text(json.dumps(meta, indent=1, default=_json_default) + "\n", encoding="utf-8")
+        os.replace(tmp_meta, d / META)
+    finally:
+        for p in (tmp_array, tmp_meta):
+            p.unlink(missing_ok=True)
+    return d / fname
 
 
 def remove(key: str, directory: str | Path | None = None) -> None:

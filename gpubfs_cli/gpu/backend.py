@@ -1,4 +1,4 @@
-"""Whether a GPU is usable here, and why not when it is not.
+"""Whether a GPU is usable here, how many, and why not when none is.
 
 CuPy is imported lazily, so every CPU path works on a machine without it.
 """
@@ -7,6 +7,8 @@ from __future__ import annotations
 
 import functools
 import os
+
+from gpubfs_cli.core.device import Device
 
 
 @functools.lru_cache(maxsize=1)
@@ -33,6 +35,26 @@ def gpu_available() -> bool:
     return unavailable_reason() is None
 
 
+def device_count() -> int:
+    """Usable GPUs here (0 without one)."""
+    if not gpu_available():
+        return 0
+    import cupy
+
+    return int(cupy.cuda.runtime.getDeviceCount())
+
+
+def gpus_unavailable_reason(needed: int) -> str | None:
+    """None when `needed` GPUs are usable, else why not (one line)."""
+    reason = unavailable_reason()
+    if reason is not None:
+        return reason
+    have = device_count()
+    if have < needed:
+        return f"needs {needed} GPUs, this machine has {have}"
+    return None
+
+
 def cupy():
     """The cupy module; raises RuntimeError with the reason when no GPU is usable."""
     reason = unavailable_reason()
@@ -43,13 +65,18 @@ def cupy():
     return cp
 
 
-def device_properties() -> dict:
-    """Name, memory, SM count, compute capability, L2, driver and CUDA versions."""
+def on(device: Device):
+    """A context manager that makes `device` current (cupy.cuda.Device)."""
+    return cupy().cuda.Device(device.index)
+
+
+@functools.cache
+def _properties(index: int) -> dict:
     cp = cupy()
-    dev = cp.cuda.Device()
-    props = cp.cuda.runtime.getDeviceProperties(dev.id)
+    props = cp.cuda.runtime.getDeviceProperties(index)
     name = props["name"]
     return {
+        "index": index,
         "name": name.decode() if isinstance(name, bytes) else str(name),
         "memory_bytes": int(props["totalGlobalMem"]),
         "sm_count": int(props["multiProcessorCount"]),
@@ -61,3 +88,13 @@ def device_properties() -> dict:
         "runtime_version": int(cp.cuda.runtime.runtimeGetVersion()),
         "cupy_version": cp.__version__,
     }
+
+
+def device_properties(device: Device | None = None) -> dict:
+    """Name, memory, SM count, compute capability, L2, driver and CUDA versions."""
+    return dict(_properties(0 if device is None else device.index))
+
+
+def all_device_properties() -> list[dict]:
+    """device_properties of every usable GPU, in index order."""
+    return [device_properties(Device("gpu", i)) for i in range(device_count())]

@@ -2,31 +2,79 @@
 
 from __future__ import annotations
 
+from typing import Any
+
+from gpubfs_cli.core.strategy import Strategy
 from gpubfs_cli.gpu import backend
 from gpubfs_cli.gpu.device_graph import DeviceGraph
-from gpubfs_cli.graph.csr import CSRGraph
-from gpubfs_cli.traversal.strategy import Strategy
 
 
 class GpuStrategy(Strategy):
-    """Base for GPU strategies: the runner times traverse() with CUDA events.
+    """Base for GPU strategies: the runner times traverse() with CUDA events on every
+    device the strategy runs on.
 
-    prepare() uploads the graph once (shared through DeviceGraph.of) and subclasses
-    allocate their per-graph buffers there, never inside traverse(). So the device
-    arrays a traverse() returns are those buffers: valid until the next traverse() on
-    the same strategy (the runner calls to_host() in between).
+    upload() puts the graph (and its weights, when the problem needs them) on each of
+    the strategy's devices, shared through DeviceGraph.of. prepare() then allocates
+    every per-graph buffer through `buffer()` / `keep()`, never inside traverse(): so
+    prepared_bytes() and release() come for free, and the device arrays a traverse()
+    returns are those buffers, valid until the next traverse() on the same strategy
+    (the runner calls to_host() in between).
     """
 
-    device = "gpu"
+    device_kind = "gpu"
 
     @classmethod
     def unavailable_reason(cls) -> str | None:
-        return backend.unavailable_reason()
+        return backend.gpus_unavailable_reason(cls.gpus)
 
-    def prepare(self, graph: CSRGraph) -> None:
+    def _needs_weights(self) -> bool:
+        return self.problem_spec().needs_weights
+
+    def upload(self, graph) -> None:
+        for device in self.devices:
+            DeviceGraph.of(graph, device, weights=self._needs_weights())
+
+    def prepare(self, graph) -> None:
         super().prepare(graph)
-        self.dgraph = DeviceGraph.of(graph)
+        self._buffers: dict[str, Any] = {}
+        self.dgraph = DeviceGraph.of(graph, self.device, weights=self._needs_weights())
+
+    def cupy(self):
+        """The cupy module, with this strategy's device made current for the caller's
+        next allocations and launches (one-device strategies)."""
+        cp = backend.cupy()
+        cp.cuda.Device(self.device.index).use()
+        return cp
+
+    def buffer(self, name: str, shape, dtype, fill=None):
+        """A per-graph device array set as attribute `name`: counted in prepared_bytes,
+        dropped by release. `fill` None leaves it uninitialised."""
+        cp = self.cupy()
+        a = cp.empty(shape, dtype=dtype) if fill is None else cp.full(shape, fill, dtype=dtype)
+        return self.keep(name, a)
+
+    def keep(self, name: str, value):
+        """Set attribute `name` to a per-graph value prepare() built otherwise (a cupy
+        expression, a list of arrays, a sparse matrix): counted and dropped the same way."""
+        self._buffers[name] = value
+        setattr(self, name, value)
+        return value
+
+    def prepared_bytes(self) -> int:
+        seen, total = set(), 0
+        stack = list(getattr(self, "_buffers", {}).values())
+        while stack:
+            a = stack.pop()
+            if isinstance(a, (list, tuple)):
+                stack.extend(a)
+            elif a is not None and id(a) not in seen:
+                seen.add(id(a))
+                total += int(a.nbytes)
+        return total
 
     def release(self) -> None:
+        for name in getattr(self, "_buffers", {}):
+            setattr(self, name, None)
+        self._buffers = {}
         self.dgraph = None
         super().release()

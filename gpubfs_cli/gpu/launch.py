@@ -2,17 +2,15 @@
 
 CuPy passes a Python int to a kernel as a 64-bit value, so every scalar argument
 goes through i32()/i64() to match the kernel's parameter type; None becomes a null
-pointer. Imports no CuPy at module level.
+pointer. SM counts are per device. Imports no CuPy at module level.
 """
 
 from __future__ import annotations
 
-import functools
-
 import numpy as np
 
-from gpubfs_cli.graph.csr import CSRGraph
-from gpubfs_cli.traversal.strategy import StrategyUnavailable
+from gpubfs_cli.core.device import Device
+from gpubfs_cli.core.strategy import StrategyUnavailable
 
 INT32_MAX = 2**31 - 1
 
@@ -25,33 +23,34 @@ def i64(x: int) -> np.int64:
     return np.int64(x)
 
 
-@functools.cache
-def sm_count() -> int:
+def sm_count(device: Device | None = None) -> int:
     from gpubfs_cli.gpu.backend import device_properties
 
-    return int(device_properties()["sm_count"])
+    return int(device_properties(device)["sm_count"])
 
 
-def blocks_for(work: int, block: int, per_sm: int = 32) -> int:
+def blocks_for(work: int, block: int, per_sm: int = 32, device: Device | None = None) -> int:
     """Blocks for `work` items at one thread each, capped at `per_sm` blocks per SM
     (kernels loop grid-stride over the rest). At least one."""
     need = -(-max(int(work), 1) // block)
-    return max(1, min(need, sm_count() * per_sm))
+    return max(1, min(need, sm_count(device) * per_sm))
 
 
-def resident_blocks(kernel, block: int, shared_mem: int = 0) -> int:
-    """How many blocks of `kernel` fit on the whole GPU at once (occupancy x SMs):
-    the largest grid a cooperative launch accepts."""
+def blocks_per_sm(kernel, block: int, shared_mem: int = 0) -> int:
+    """How many blocks of `kernel` fit on one SM at once (occupancy)."""
     from gpubfs_cli.gpu.backend import cupy
 
     cp = cupy()
-    per_sm = cp.cuda.driver.occupancyMaxActiveBlocksPerMultiprocessor(
-        kernel.kernel.ptr, block, shared_mem
-    )
-    return int(per_sm) * sm_count()
+    return int(cp.cuda.driver.occupancyMaxActiveBlocksPerMultiprocessor(kernel.kernel.ptr, block, shared_mem))
 
 
-def require_int32_ids(graph: CSRGraph, strategy: str) -> None:
+def resident_blocks(kernel, block: int, shared_mem: int = 0, device: Device | None = None) -> int:
+    """How many blocks of `kernel` fit on the whole GPU at once (occupancy x SMs):
+    the largest grid a cooperative launch accepts."""
+    return blocks_per_sm(kernel, block, shared_mem) * sm_count(device)
+
+
+def require_int32_ids(graph, strategy: str) -> None:
     """The kernels index vertices with 32-bit ints; a larger graph is unavailable."""
     if graph.n >= INT32_MAX or graph.col_indices.dtype != np.int32:
         raise StrategyUnavailable(f"{strategy} needs vertex ids below 2^31 (int32 col_indices)")

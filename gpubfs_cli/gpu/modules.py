@@ -1,48 +1,92 @@
-"""Kernel loading: CUDA C++ from gpu/kernels/*.cu compiled once per process.
+"""Kernel loading: a family's .cu file (beside the Python that launches it) compiled
+once per process, per device and per set of defines.
 
-Compilation goes through cupy.RawModule (NVRTC), which targets the current device's
+Compilation goes through cupy.RawModule (NVRTC), which targets the device's
 architecture and caches the binary on disk (CuPy's kernel cache). COMPILE_OPTIONS is
-the one list of options: tests/gpu/test_kernels_compile.py compiles every .cu file
-with nvcc for sm_90 using the same list, so compile errors show up without a GPU.
+the one list of options, plus `-I` of the file's own folder and `-D` defines:
+tests/gpu/test_kernels_compile.py compiles every .cu file of the package with nvcc for
+sm_90 through `nvcc_options`, so compile errors show up without a GPU.
+
+Constants that both sides need (control-word slots, counter kinds, knob codes) are
+`#define NAME <integer>` lines in a header, read here by `header_constants`: defined
+once, in the file the kernel includes.
 """
 
 from __future__ import annotations
 
 import functools
+import re
+from collections.abc import Mapping
 from pathlib import Path
 
-KERNEL_DIR = Path(__file__).parent / "kernels"
-COMPILE_OPTIONS: tuple[str, ...] = ("-std=c++17", f"-I{KERNEL_DIR}")
+from gpubfs_cli.core.device import Device, gpu
+
+PACKAGE_DIR = Path(__file__).resolve().parent.parent
+INCLUDE_DIR = Path(__file__).resolve().parent / "include"
+COMPILE_OPTIONS: tuple[str, ...] = ("-std=c++17", f"-I{INCLUDE_DIR}")
 # Kernels that launch kernels (dynamic parallelism) also need relocatable device code.
 RDC_OPTIONS: tuple[str, ...] = ("-rdc=true",)
+_DEFINE = re.compile(r"^\s*#\s*define\s+([A-Z_][A-Z0-9_]*)\s+\(?(-?(?:0x[0-9a-fA-F]+|\d+))\)?\s*(?://.*)?$")
 
 
-def kernel_source(filename: str) -> str:
-    return (KERNEL_DIR / filename).read_text()
+def kernel_files() -> list[Path]:
+    """Every .cu file of the package (each strategy family keeps its own)."""
+    return sorted(PACKAGE_DIR.rglob("*.cu"))
+
+
+def define_options(defines: Mapping[str, int | str] | None) -> tuple[str, ...]:
+    return tuple(f"-D{k}={v}" for k, v in sorted((defines or {}).items()))
+
+
+def compile_options(path: Path, defines: Mapping[str, int | str] | None = None,
+                    rdc: bool = False) -> tuple[str, ...]:
+    """The options for `path`: the common list, its folder, the defines, -rdc."""
+    return (COMPILE_OPTIONS + (f"-I{Path(path).resolve().parent}",) + define_options(defines)
+            + (RDC_OPTIONS if rdc else ()))
 
 
 @functools.cache
+def header_constants(path: Path) -> dict[str, int]:
+    """The integer `#define`s of a header (or .cu) file, as the kernel sees them."""
+    out: dict[str, int] = {}
+    for line in Path(path).read_text().splitlines():
+        m = _DEFINE.match(line)
+        if m:
+            out[m.group(1)] = int(m.group(2), 0)
+    return out
+
+
 def load_module(
-    filename: str,
+    path: Path,
     *,
+    defines: Mapping[str, int | str] | None = None,
     rdc: bool = False,
     cooperative: bool = False,
     name_expressions: tuple[str, ...] | None = None,
+    device: Device | None = None,
 ):
-    """The compiled cupy.RawModule for kernels/<filename>.
+    """The compiled cupy.RawModule of the .cu file `path` on `device` (default GPU 0).
 
     `name_expressions` lists template instantiations to compile (get them with
     module.get_function(expr)). `cooperative` enables grid-wide sync launches.
     """
+    defines_key = tuple(sorted((defines or {}).items()))
+    return _load(Path(path).resolve(), defines_key, rdc, cooperative,
+                 tuple(name_expressions or ()), (device or gpu(0)).index)
+
+
+@functools.cache
+def _load(path: Path, defines: tuple, rdc: bool, cooperative: bool, names: tuple, index: int):
     from gpubfs_cli.gpu.backend import cupy
 
     cp = cupy()
-    options = COMPILE_OPTIONS + (RDC_OPTIONS if rdc else ())
     kwargs = {}
-    if name_expressions:
-        kwargs["name_expressions"] = list(name_expressions)
+    if names:
+        kwargs["name_expressions"] = list(names)
     if cooperative:
         kwargs["enable_cooperative_groups"] = True
-    module = cp.RawModule(code=kernel_source(filename), options=options, **kwargs)
-    module.compile()
+    with cp.cuda.Device(index):
+        module = cp.RawModule(code=path.read_text(), options=compile_options(path, dict(defines), rdc),
+                              **kwargs)
+        module.compile()
     return module

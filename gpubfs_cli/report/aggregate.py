@@ -1,14 +1,12 @@
-"""Samples -> groups -> cells.
+"""Groups -> cells: one problem's groups of a pool of results, as table cells.
 
-A group is every sample of one (dataset, strategy, knobs variant, predecessors). Its status
-is `ok` only when no sample failed: a wrong answer, an error, out-of-memory or out-of-time
-anywhere makes the whole cell that status, never a number. `unavailable` samples yield to
-`ok` ones of the same group, so a CPU machine's "no GPU here" does not hide the GPU
-machine's numbers when both files are reported together.
+Grouping and statuses are bench/groups.py and bench/status.py, shared with the runner.
+An Aggregate holds the groups of one problem (BFS, SSSP); its speedup baseline is that
+problem's (BFS: cpu.sequential, SSSP: cpu.dijkstra), read from the results files.
 
-Speedup = baseline time / strategy time with cpu.sequential on the same graph, paired by
-source: the sum of the baseline's per-source times over the sources both ran, divided by
-the strategy's sum over the same sources (the ratio of average rates, as Merrill's Table 2
+Speedup = baseline time / strategy time on the same graph, paired by source: the sum
+of the baseline's per-source times over the sources both ran, divided by the
+strategy's sum over the same sources (the ratio of average rates, as Merrill's Table 2
 uses, when every source traverses as many edges).
 """
 
@@ -16,94 +14,33 @@ from __future__ import annotations
 
 import json
 from collections import defaultdict
-from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
 
-from gpubfs_cli.bench.results import Sample
-from gpubfs_cli.bench.statistics import summarize
+from gpubfs_cli.bench.groups import Group, group_samples, status_of
+from gpubfs_cli.bench.status import FAILURES, severity
+from gpubfs_cli.core.problem import DEFAULT_PROBLEM
 from gpubfs_cli.report.load import Results
 from gpubfs_cli.report.table import Cell, fmt_number
 
-BASELINE = "cpu.sequential"
-METRICS = ("ms", "gteps", "speedup")
-METRIC_TITLES = {
-    "ms": "median time per BFS (ms)",
-    "gteps": "GTEPS (harmonic mean over sources)",
-    "speedup": f"speedup over {BASELINE} (paired by source)",
-}
-# A failure anywhere in a group decides its status, most serious first.
-FAILURES = ("wrong-answer", "error", "out-of-memory", "out-of-time")
+METRICS = ("ms", "gteps", "speedup", "us_level")
 LOW_REACH_NOTE = (
     "! reached < 1% of the vertices from some sources: those sources are left out of "
     "GTEPS (their rates are not meaningful); times keep them"
 )
 REASON_WIDTH = 20
 
-
-@dataclass
-class Group:
-    dataset: str
-    strategy: str
-    knobs: dict[str, Any]
-    predecessors: bool
-    samples: list[Sample] = field(default_factory=list)
-    status: str = "ok"
-    reason: str | None = None
-    times: dict[int, float] = field(default_factory=dict)  # source -> mean ms of ok samples
-    summary: dict[str, Any] = field(default_factory=dict)
-    q25_ms: float | None = None
-    q75_ms: float | None = None
-    low_reach: int = 0
-
-    @property
-    def variant(self) -> str:
-        return json.dumps(self.knobs, sort_keys=True)
-
-    def to_dict(self) -> dict[str, Any]:
-        return {
-            "dataset": self.dataset,
-            "strategy": self.strategy,
-            "knobs": self.knobs,
-            "predecessors": self.predecessors,
-            "status": self.status,
-            "reason": self.reason,
-            "samples": len(self.samples),
-            "low_reach_samples": self.low_reach,
-            "q25_ms": self.q25_ms,
-            "q75_ms": self.q75_ms,
-            **self.summary,
-        }
+__all__ = ["FAILURES", "Aggregate", "Group", "METRICS", "metric_title"]
 
 
-def _sample_status(s: Sample) -> str:
-    if s.status == "ok" and (s.valid is False or s.time_ms is None):
-        return "wrong-answer" if s.valid is False else "error"
-    return s.status
-
-
-def _finish(group: Group) -> None:
-    statuses = [_sample_status(s) for s in group.samples]
-    ok = [s for s, st in zip(group.samples, statuses, strict=True) if st == "ok"]
-    failed = next((f for f in FAILURES if f in statuses), None)
-    if failed is None and not ok:
-        failed = next((st for st in statuses if st != "ok"), "missing")
-    if failed is not None:
-        group.status = failed
-        group.reason = next(
-            (s.reason for s, st in zip(group.samples, statuses, strict=True) if st == failed and s.reason),
-            None,
-        )
-        return
-    per_source: dict[int, list[float]] = defaultdict(list)
-    for s in ok:
-        per_source[s.source].append(float(s.time_ms))
-    group.times = {src: float(np.mean(v)) for src, v in per_source.items()}
-    times = [float(s.time_ms) for s in ok]
-    group.summary = summarize(times, [s.edges for s in ok], [s.low_reach for s in ok])
-    group.q25_ms, group.q75_ms = (float(q) for q in np.percentile(times, [25, 75]))
-    group.low_reach = sum(1 for s in ok if s.low_reach)
+def metric_title(metric: str, baseline: str, problem: str = "bfs") -> str:
+    return {
+        "ms": f"median time per {problem.upper()} (ms)",
+        "gteps": "GTEPS (harmonic mean over sources)",
+        "speedup": f"speedup over {baseline} (paired by source)",
+        "us_level": "median microseconds per BFS level (time / (depth + 1))",
+    }[metric]
 
 
 def status_text(status: str, reason: str | None) -> str:
@@ -138,20 +75,24 @@ def _lookup(entry: dict, names: tuple[str, ...], nested: tuple[str, ...], inner:
     return None
 
 
-class Aggregate:
-    """Groups of one pool of results, and the cells built from them."""
+def per_level_us(group: Group) -> float | None:
+    """Median over sources of time / levels, the per-level cost that bounds
+    high-diameter graphs (None where the samples record no BFS depth)."""
+    costs = [1000.0 * float(s.time_ms) / (s.depth + 1) for s in group.ok_samples()
+             if s.depth is not None and s.depth >= 0]
+    return float(np.median(costs)) if costs else None
 
-    def __init__(self, results: Results):
+
+class Aggregate:
+    """The groups of one problem in a pool of results, and the cells built from them."""
+
+    def __init__(self, results: Results, problem: str = DEFAULT_PROBLEM):
         self.results = results
-        groups: dict[tuple, Group] = {}
-        for s in results.samples:
-            key = (s.dataset, s.strategy, json.dumps(s.knobs, sort_keys=True), bool(s.predecessors))
-            if key not in groups:
-                groups[key] = Group(s.dataset, s.strategy, dict(s.knobs), bool(s.predecessors))
-            groups[key].samples.append(s)
-        for g in groups.values():
-            _finish(g)
-        self.groups = list(groups.values())
+        self.problem = problem
+        info = results.problem_info(problem)
+        self.baseline_name = info["baseline"]
+        self.option_label = info["option_label"]
+        self.groups = group_samples([s for s in results.samples if s.problem == problem])
         self._by_cell: dict[tuple, list[Group]] = defaultdict(list)
         for g in self.groups:
             self._by_cell[(g.dataset, g.strategy, g.predecessors)].append(g)
@@ -159,7 +100,7 @@ class Aggregate:
     # ------------------------------------------------------------------ lookups
     def datasets(self) -> list[str]:
         """Datasets in the order they first appear in the samples, then any others."""
-        seen = dict.fromkeys(s.dataset for s in self.results.samples)
+        seen = dict.fromkeys(s.dataset for s in self.results.samples if s.problem == self.problem)
         for name in self.results.datasets:
             seen.setdefault(name, None)
         return list(seen)
@@ -167,7 +108,7 @@ class Aggregate:
     def columns(self) -> list[tuple[str, bool]]:
         """(strategy, predecessors) pairs present: the baseline first, then by name."""
         cols = sorted({(g.strategy, g.predecessors) for g in self.groups})
-        return sorted(cols, key=lambda c: (c[0] != BASELINE, c[0], c[1]))
+        return sorted(cols, key=lambda c: (c[0] != self.baseline_name, c[0], c[1]))
 
     def variants(self, dataset: str, strategy: str, predecessors: bool = False) -> list[Group]:
         return self._by_cell.get((dataset, strategy, predecessors), [])
@@ -179,7 +120,7 @@ class Aggregate:
 
     def baseline(self, dataset: str, predecessors: bool) -> Group | None:
         for pred in (predecessors, False):
-            for g in self.variants(dataset, BASELINE, pred):
+            for g in self.variants(dataset, self.baseline_name, pred):
                 if g.status == "ok":
                     return g
         return None
@@ -206,6 +147,8 @@ class Aggregate:
             return group.summary.get("gteps_hmean")
         if metric == "speedup":
             return self.speedup(group)
+        if metric == "us_level":
+            return per_level_us(group)
         raise ValueError(metric)
 
     def best(self, dataset: str, strategy: str, metric: str, predecessors: bool = False):
@@ -220,11 +163,10 @@ class Aggregate:
         scored = [(self.value(g, metric), g) for g in groups]
         scored_ok = [(v, g) for v, g in scored if v is not None]
         if scored_ok:
-            lower_better = metric == "ms"
+            lower_better = metric in ("ms", "us_level")
             v, g = (min if lower_better else max)(scored_ok, key=lambda vg: vg[0])
         else:
-            order = {s: i for i, s in enumerate((*FAILURES, "unavailable", "ok"))}
-            g = min(groups, key=lambda x: order.get(x.status, len(order)))
+            g = min(groups, key=lambda x: severity(x.status))
         if varying:
             label = knob_label(g.knobs, varying)
         return g, label
@@ -277,11 +219,11 @@ class Aggregate:
         if v is not None:
             return v
         # Not recorded: the depths the baseline (else any valid strategy) reached.
-        for strategies in ((BASELINE,), None):
+        for strategies in ((self.baseline_name,), None):
             depths = [
                 s.depth for g in self.groups if g.dataset == dataset and g.status == "ok"
                 and (strategies is None or g.strategy in strategies)
-                for s in g.samples if _sample_status(s) == "ok"
+                for s in g.samples if status_of(s) == "ok" and s.depth is not None
             ]
             if depths:
                 return float(np.mean(depths)) if name == "avg_depth" else float(max(depths))

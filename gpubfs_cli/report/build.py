@@ -4,14 +4,14 @@ from __future__ import annotations
 
 import json
 
+from gpubfs_cli.bench.status import RUN_FAILURES
 from gpubfs_cli.errors import unknown_name
 from gpubfs_cli.report.aggregate import (
-    BASELINE,
     LOW_REACH_NOTE,
-    METRIC_TITLES,
     METRICS,
     Aggregate,
     Group,
+    metric_title,
     status_text,
 )
 from gpubfs_cli.report.load import Results
@@ -26,8 +26,16 @@ def check_metric(metric: str) -> str:
     return metric
 
 
-def column_title(strategy: str, predecessors: bool) -> str:
-    return f"{strategy} (pred)" if predecessors else strategy
+def column_title(strategy: str, predecessors: bool, option_label: str = "+pred") -> str:
+    """`merrill.hybrid`, `merrill.hybrid +pred` (BFS), `cpu.dijkstra +parents` (SSSP)."""
+    return f"{strategy} {option_label}" if predecessors else strategy
+
+
+def problem_heading(results: Results, problem: str) -> str:
+    """The prefix of a table's title when a pool holds more than one problem."""
+    if len(results.problem_keys()) <= 1:
+        return ""
+    return f"{problem.upper()}: "
 
 
 def add_cell_footnotes(table: Table) -> None:
@@ -58,14 +66,14 @@ def transpose(table: Table, corner: str) -> Table:
                  rows=rows, footnotes=table.footnotes, side_by_side=table.side_by_side)
 
 
-def overview(results: Results, metric: str) -> Document:
-    check_metric(metric)
-    agg = Aggregate(results)
+def overview_table(results: Results, problem: str, metric: str) -> tuple[Table, Aggregate]:
+    """Datasets x strategies of one problem, one metric per cell."""
+    agg = Aggregate(results, problem)
     cols = agg.columns()
     table = Table(
-        id="overview",
-        title=f"{METRIC_TITLES[metric]}",
-        columns=["dataset"] + [column_title(s, p) for s, p in cols],
+        id="overview" if problem == "bfs" else f"overview-{problem}",
+        title=problem_heading(results, problem) + metric_title(metric, agg.baseline_name, problem),
+        columns=["dataset"] + [column_title(s, p, agg.option_label) for s, p in cols],
     )
     for ds in agg.datasets():
         row = [label(ds)]
@@ -74,20 +82,48 @@ def overview(results: Results, metric: str) -> Document:
         table.rows.append(row)
     if metric == "speedup":
         table.footnotes.append(
-            f"speedup = {BASELINE} time / strategy time, summed over the sources both ran"
+            f"speedup = {agg.baseline_name} time / strategy time, summed over the sources both ran"
         )
     add_cell_footnotes(table)
-    groups = []
-    for g in agg.groups:
-        d = g.to_dict()
-        d["speedup"] = agg.speedup(g)
-        groups.append(d)
+    return table, agg
+
+
+def overview(results: Results, metric: str) -> Document:
+    """One table per problem in the pool (BFS first)."""
+    check_metric(metric)
+    tables, groups = [], []
+    for problem in results.problem_keys() or ["bfs"]:
+        table, agg = overview_table(results, problem, metric)
+        tables.append(table)
+        for g in agg.groups:
+            d = g.to_dict()
+            d["speedup"] = agg.speedup(g)
+            groups.append(d)
     return Document(
         title="gpubfs report",
         header=results.machine_lines(),
-        tables=[table],
+        tables=tables,
         data={"metric": metric, "files": results.files, "groups": groups},
     )
+
+
+def run_summary(results: Results, name: str) -> Document:
+    """The end-of-run table of `gpubfs run`: median time and GTEPS in each cell, built
+    from the same groups and cells as `gpubfs report`."""
+    doc = Document(title=f"{name}: median time per traversal and GTEPS (harmonic mean)")
+    for problem in results.problem_keys():
+        ms, agg = overview_table(results, problem, "ms")
+        rates, _ = overview_table(results, problem, "gteps")
+        for row_ms, row_rate in zip(ms.rows, rates.rows, strict=True):
+            for i, (a, b) in enumerate(zip(row_ms[1:], row_rate[1:], strict=True), start=1):
+                if a.status == "ok":
+                    row_ms[i] = Cell(f"{a.text} ms\n{b.text} GTEPS", value=a.value, knob=a.knob,
+                                     low_reach=a.low_reach)
+        ms.title = problem_heading(results, problem).rstrip(": ")
+        doc.tables.append(transpose(ms, "strategy"))
+    doc.data = {"failed": [g.to_dict() for p in results.problem_keys()
+                           for g in Aggregate(results, p).groups if g.status in RUN_FAILURES]}
+    return doc
 
 
 # ---------------------------------------------------------------------- compare
@@ -135,16 +171,29 @@ def compare_cell(a: Group | None, b: Group | None, knob: str | None) -> tuple[Ce
 
 
 def compare(a: Results, b: Results) -> Document:
-    agg_a, agg_b = Aggregate(a), Aggregate(b)
+    problems = sorted(set(a.problem_keys()) | set(b.problem_keys()), key=lambda p: (p != "bfs", p))
+    tables, cells_data = [], []
+    for problem in problems or ["bfs"]:
+        tables.append(_compare_table(a, b, problem, len(problems) > 1, cells_data))
+    return Document(
+        title="gpubfs report --compare",
+        header=[f"A = {line}" for line in a.machine_lines()] + [f"B = {line}" for line in b.machine_lines()],
+        tables=tables,
+        data={"files": {"A": a.files, "B": b.files}, "cells": cells_data},
+    )
+
+
+def _compare_table(a: Results, b: Results, problem: str, several: bool, cells_data: list) -> Table:
+    agg_a, agg_b = Aggregate(a, problem), Aggregate(b, problem)
     cols = sorted(set(agg_a.columns()) | set(agg_b.columns()),
-                  key=lambda c: (c[0] != BASELINE, c[0], c[1]))
+                  key=lambda c: (c[0] != agg_a.baseline_name, c[0], c[1]))
     datasets = list(dict.fromkeys(agg_a.datasets() + agg_b.datasets()))
     table = Table(
-        id="compare",
-        title="B vs A: median time of A / median time of B (> 1: B is faster)",
-        columns=["dataset"] + [column_title(s, p) for s, p in cols],
+        id="compare" if problem == "bfs" else f"compare-{problem}",
+        title=(f"{problem.upper()}: " if several else "")
+        + "B vs A: median time of A / median time of B (> 1: B is faster)",
+        columns=["dataset"] + [column_title(s, p, agg_a.option_label) for s, p in cols],
     )
-    cells_data = []
     for ds in datasets:
         row = [label(ds)]
         for strategy, pred in cols:
@@ -155,7 +204,7 @@ def compare(a: Results, b: Results) -> Document:
             cell, marked = compare_cell(ga, gb, knob)
             row.append(cell)
             cells_data.append({
-                "dataset": ds, "strategy": strategy, "predecessors": pred,
+                "dataset": ds, "problem": problem, "strategy": strategy, "predecessors": pred,
                 "ratio": cell.value, "significant": marked, "text": cell.text,
             })
         table.rows.append(row)
@@ -164,9 +213,4 @@ def compare(a: Results, b: Results) -> Document:
         f"(at least {MIN_SAMPLES_TO_MARK} samples each); ~: within the run-to-run spread"
     )
     add_cell_footnotes(table)
-    return Document(
-        title="gpubfs report --compare",
-        header=[f"A = {line}" for line in a.machine_lines()] + [f"B = {line}" for line in b.machine_lines()],
-        tables=[table],
-        data={"files": {"A": a.files, "B": b.files}, "cells": cells_data},
-    )
+    return table

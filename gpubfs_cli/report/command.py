@@ -7,7 +7,7 @@ from typing import Any
 
 from gpubfs_cli.errors import UserError, unknown_name
 from gpubfs_cli.report.build import check_metric, compare, overview, transpose
-from gpubfs_cli.report.layouts import paper_document, registered_strategies
+from gpubfs_cli.report.layouts import paper_document
 from gpubfs_cli.report.load import latest_results, load_many
 from gpubfs_cli.report.papers import load_all, load_paper
 from gpubfs_cli.report.render import check_format
@@ -24,7 +24,6 @@ def make_report(
     paper: str | None = None,
     compare_files: tuple[Path, Path] | None = None,
     plot_dir: Path | None = None,
-    data_dir: Path | None = None,
     rows: str = "auto",
 ) -> Document:
     """The document to render; plots (if asked) are written here and listed in its notes.
@@ -57,7 +56,7 @@ def make_report(
             results = load_many(list(compare_files))
         from gpubfs_cli.report.plots import write_plots
 
-        written, notes = write_plots(results, plot_dir, data_dir)
+        written, notes = write_plots(results, plot_dir)
         doc.notes.append(f"plots: {len(written)} files written to {plot_dir}")
         doc.notes += [f"plot {n}" for n in notes]
         doc.data["plots"] = [str(p) for p in written]
@@ -69,6 +68,17 @@ def _orient(table, rows: str):
     if rows == "strategies" or (rows == "auto" and many_strategies):
         return transpose(table, "strategy")
     return table
+
+
+def registered_strategies() -> dict[str, str] | None:
+    """Registered name -> its paper key (every problem), or None when discovery fails (a
+    module being written elsewhere must not break the listing)."""
+    try:
+        from gpubfs_cli.core.strategy import registry
+
+        return {name: cls.paper for names in registry().values() for name, cls in names.items()}
+    except Exception:  # noqa: BLE001
+        return None
 
 
 def papers_listing() -> list[dict[str, Any]]:

@@ -17,17 +17,6 @@ from gpubfs_cli.report.table import Cell, Document, Table, fmt_number, label
 NOT_REPRODUCED = "-"
 
 
-def registered_strategies() -> dict[str, str] | None:
-    """Registered name -> its paper key, or None when discovery fails (a module being
-    written elsewhere must not break reports)."""
-    try:
-        from gpubfs_cli.traversal.strategy import all_strategies
-
-        return {name: cls.paper for name, cls in all_strategies().items()}
-    except Exception:  # noqa: BLE001
-        return None
-
-
 def pick_dataset(agg: Aggregate, candidates: list[str], strategy: str | None = None) -> str:
     """The first catalogue name with results (for this strategy when given), else the first."""
     for name in candidates:
@@ -61,7 +50,7 @@ def measured_cell(agg: Aggregate, col: Column, dataset: str) -> Cell:
     return agg.cell(dataset, col.strategy, col.metric, col.predecessors)
 
 
-def paper_table(paper: Paper, pt: PaperTable, agg: Aggregate, registered: dict[str, str] | None) -> Table:
+def paper_table(paper: Paper, pt: PaperTable, aggs: dict[str, Aggregate]) -> Table:
     title = pt.title + (" (published: figure only)" if pt.figure_only else "")
     table = Table(id=f"{paper.key}.{pt.id}", title=title,
                   columns=["Graph"] + [c.header for c in pt.columns],
@@ -70,6 +59,7 @@ def paper_table(paper: Paper, pt: PaperTable, agg: Aggregate, registered: dict[s
     for row in pt.rows:
         cells = [label(row.label)]
         for col in pt.columns:
+            agg = aggs[col.problem]
             ds = pick_dataset(agg, paper.datasets[row.graph], col.strategy)
             if ds != paper.datasets[row.graph][0] and agg.has(ds):
                 substitutes[row.graph] = ds
@@ -84,13 +74,11 @@ def paper_table(paper: Paper, pt: PaperTable, agg: Aggregate, registered: dict[s
         table.footnotes.append("~: derived from the paper's numbers, not printed by it")
     if any(c.status == "n/a" and c.text == NOT_REPRODUCED for r in table.rows for c in r[1:]):
         table.footnotes.append(f"{NOT_REPRODUCED}: no strategy here reproduces this column")
-    missing = sorted({c.strategy for c in pt.columns if c.strategy} - set(registered or {}))
-    if registered is not None and missing and any(
-        cell.status == "missing" for r in table.rows for cell in r[1:]
-    ):
-        table.footnotes.append(f"missing: no samples; not implemented in gpubfs yet: {', '.join(missing)}")
-    elif any(cell.status == "missing" for r in table.rows for cell in r[1:]):
-        table.footnotes.append("missing: no samples in these results")
+    absent = [c.strategy for c in pt.columns
+              if c.strategy and not any(aggs[c.problem].has(ds, c.strategy) for ds in aggs[c.problem].datasets())]
+    if any(cell.status == "missing" for r in table.rows for cell in r[1:]):
+        who = f" (none at all for {', '.join(dict.fromkeys(absent))})" if absent else ""
+        table.footnotes.append(f"missing: no samples in these results{who}")
     add_cell_footnotes(table)
     if pt.notes:
         table.footnotes.append(pt.notes)
@@ -98,8 +86,7 @@ def paper_table(paper: Paper, pt: PaperTable, agg: Aggregate, registered: dict[s
 
 
 def paper_document(paper: Paper, results: Results) -> Document:
-    agg = Aggregate(results)
-    registered = registered_strategies()
+    aggs = {p: Aggregate(results, p) for p in {c.problem for t in paper.tables for c in t.columns}}
     hw = paper.hardware
     header = [
         f"paper: {paper.title} ({paper.venue}); {paper.authors}".rstrip("; "),
@@ -110,7 +97,7 @@ def paper_document(paper: Paper, results: Results) -> Document:
     header += [f"measured: {line}" for line in results.machine_lines()]
     doc = Document(title=f"gpubfs report --paper {paper.key}", header=header,
                    data={"paper": paper.key, "files": results.files})
-    doc.tables = [paper_table(paper, pt, agg, registered) for pt in paper.tables]
+    doc.tables = [paper_table(paper, pt, aggs) for pt in paper.tables]
     for t in paper.text_numbers:
         unit = f" {t['unit']}" if t.get("unit") else ""
         where = f" ({t['where']})" if t.get("where") else ""

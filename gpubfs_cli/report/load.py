@@ -7,15 +7,14 @@ n or m) is an error naming both files, since pairing their sources would be mean
 
 from __future__ import annotations
 
-import dataclasses
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 from gpubfs_cli.bench.results import Sample, load_results
+from gpubfs_cli.bench.status import STATUSES
 from gpubfs_cli.errors import UserError
 
-_SAMPLE_FIELDS = {f.name for f in dataclasses.fields(Sample)}
 _REQUIRED = ("dataset", "strategy", "source", "status")
 
 
@@ -28,6 +27,20 @@ class Results:
     sources: dict[str, list[int]] = field(default_factory=dict)
     prepares: list[dict] = field(default_factory=list)
     environments: list[dict] = field(default_factory=list)  # per file
+    problems: dict[str, dict] = field(default_factory=dict)  # key -> Problem.describe()
+
+    def problem_info(self, key: str) -> dict:
+        """What the files say about a problem (baseline, option label...); files from
+        before problems were recorded are BFS runs, described by the BFS problem."""
+        if key in self.problems:
+            return self.problems[key]
+        from gpubfs_cli.core.problem import get_problem
+
+        return get_problem(key).describe()
+
+    def problem_keys(self) -> list[str]:
+        """The problems with samples, BFS first."""
+        return sorted({s.problem for s in self.samples}, key=lambda p: (p != "bfs", p))
 
     def machine_lines(self) -> list[str]:
         """One line per file: path, GPU and CPU as the runner recorded them."""
@@ -63,19 +76,17 @@ def _sample(path: str, i: int, raw: Any) -> Sample:
     for key in _REQUIRED:
         if key not in raw:
             raise UserError(f"{path}: samples[{i}]: missing key '{key}'")
-    kwargs = {k: v for k, v in raw.items() if k in _SAMPLE_FIELDS}
-    kwargs.setdefault("knobs", {})
-    kwargs.setdefault("time_ms", None)
-    kwargs.setdefault("reached", 0)
-    kwargs.setdefault("depth", 0)
-    kwargs.setdefault("edges", 0)
-    kwargs.setdefault("valid", None)
-    if not isinstance(kwargs["knobs"], dict):
+    if not isinstance(raw.get("knobs", {}), dict):
         raise UserError(f"{path}: samples[{i}].knobs: expected an object")
-    t = kwargs["time_ms"]
+    if raw["status"] not in STATUSES:
+        raise UserError(f"{path}: samples[{i}].status: expected one of {', '.join(STATUSES)}, got {raw['status']!r}")
+    t = raw.get("time_ms")
     if t is not None and not isinstance(t, (int, float)):
         raise UserError(f"{path}: samples[{i}].time_ms: expected a number or null")
-    return Sample(**kwargs)
+    try:
+        return Sample.from_dict(raw)
+    except TypeError as exc:
+        raise UserError(f"{path}: samples[{i}]: {exc}") from None
 
 
 def _merge_dataset(results: Results, path: str, name: str, entry: Any) -> None:
@@ -100,23 +111,35 @@ def load_many(paths: list[str | Path]) -> Results:
         raise UserError("no results files given")
     results = Results()
     for p in paths:
-        doc = load_results(p)
-        path = str(p)
-        results.files.append(path)
-        results.environments.append(doc.get("environment") or {})
-        fi = len(results.files) - 1
-        if not isinstance(doc["samples"], list):
-            raise UserError(f"{path}: samples: expected a list")
-        if not isinstance(doc["datasets"], dict):
-            raise UserError(f"{path}: datasets: expected an object")
-        for i, raw in enumerate(doc["samples"]):
-            results.samples.append(_sample(path, i, raw))
-            results.sample_file.append(fi)
-        for name, entry in doc["datasets"].items():
-            _merge_dataset(results, path, name, entry)
-        for name, srcs in (doc.get("sources") or {}).items():
-            results.sources.setdefault(name, list(srcs))
-        results.prepares.extend(p for p in doc.get("prepares") or [] if isinstance(p, dict))
+        add_doc(results, load_results(p), str(p))
+    return results
+
+
+def results_from_doc(doc: dict, path: str = "this run") -> Results:
+    """A pool of one in-memory results document (the runner's end-of-run table)."""
+    return add_doc(Results(), doc, path)
+
+
+def add_doc(results: Results, doc: dict, path: str) -> Results:
+    """Pool one results document into `results`."""
+    results.files.append(path)
+    results.environments.append(doc.get("environment") or {})
+    fi = len(results.files) - 1
+    if not isinstance(doc["samples"], list):
+        raise UserError(f"{path}: samples: expected a list")
+    if not isinstance(doc["datasets"], dict):
+        raise UserError(f"{path}: datasets: expected an object")
+    for i, raw in enumerate(doc["samples"]):
+        results.samples.append(_sample(path, i, raw))
+        results.sample_file.append(fi)
+    for name, entry in doc["datasets"].items():
+        _merge_dataset(results, path, name, entry)
+    for name, srcs in (doc.get("sources") or {}).items():
+        results.sources.setdefault(name, list(srcs))
+    results.prepares.extend(p for p in doc.get("prepares") or [] if isinstance(p, dict))
+    for key, info in (doc.get("problems") or {}).items():
+        if isinstance(info, dict):
+            results.problems.setdefault(key, info)
     return results
 
 

@@ -31,7 +31,7 @@ from gpubfs_cli.errors import UserError, unknown_name
 from gpubfs_cli.files import parse_yaml
 
 STATS = ("n", "m", "avg_degree", "std_degree", "max_degree", "mode_degree", "avg_depth", "max_depth")
-METRICS = ("ms", "gteps", "speedup")
+METRICS = ("ms", "gteps", "speedup", "us_level")
 PUBLISHED_STATUSES = ("out-of-time", "out-of-memory", "not run", "unreadable")
 _PRINTED_NUMBER = re.compile(r"^-?(\d{1,3}(,\d{3})+|\d+)(\.\d+)?$")  # "0.50", "59,620.0"
 
@@ -40,7 +40,7 @@ _TOP = {"key", "title", "authors", "venue", "hardware", "units", "datasets", "st
 _TOP_REQUIRED = ("key", "title", "venue", "hardware", "datasets", "tables")
 _HARDWARE = {"gpu", "cpu", "other"}
 _TABLE = {"id", "title", "figure_only", "notes", "columns", "rows"}
-_COLUMN = {"key", "header", "stat", "scale", "decimals", "strategy", "metric", "predecessors",
+_COLUMN = {"key", "header", "stat", "scale", "decimals", "strategy", "problem", "metric", "predecessors",
            "published_from", "notes"}
 _STRATEGY = {"name", "what"}
 _TEXT_NUMBER = {"what", "value", "unit", "where"}
@@ -71,6 +71,7 @@ class Column:
     scale: float = 1.0
     decimals: int | None = None
     strategy: str | None = None
+    problem: str = "bfs"  # the problem whose samples the column reads (bfs, sssp)
     metric: str | None = None
     predecessors: bool = False
     published_from: tuple[str, str] | None = None
@@ -196,7 +197,10 @@ def _column(c: _Checker, raw: Any, where: str) -> Column:
             col.decimals = d
         return col
     if raw["strategy"] is not None:
-        col.strategy = c.string(raw["strategy"], f"{where}.strategy")
+        from gpubfs_cli.core.strategy import canonical_name
+
+        col.strategy = canonical_name(c.string(raw["strategy"], f"{where}.strategy"))
+    col.problem = c.string(raw.get("problem", "bfs"), f"{where}.problem")
     metric = raw.get("metric")
     if metric not in METRICS:
         raise c.fail(f"{where}.metric", f"expected one of {', '.join(METRICS)}, got {metric!r}")

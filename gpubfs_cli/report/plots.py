@@ -1,11 +1,12 @@
 """`gpubfs report --plot DIR`: PNG and SVG figures (matplotlib, Agg backend).
 
-- throughput: GTEPS (harmonic mean, best knob) per strategy per graph
-- speedup: over cpu.sequential, paired by source
+- throughput: GTEPS (harmonic mean, best knob) per strategy per graph (per problem)
+- speedup: over the problem's baseline (cpu.sequential for BFS), paired by source
 - frontier-GRAPH: Merrill's frontier plot (Fig. 3): vertex- and edge-frontier size per BFS
   iteration, from one sample's `frontier_vertices` / `frontier_edges` counters when the
-  strategy recorded them, else recomputed on the CPU from the cached graph for one source
-  (the logical frontiers do not depend on the strategy), else skipped with a note.
+  strategy recorded them, else from the baseline's logical frontiers that the run stored
+  in the dataset's entry (`frontier`), else skipped with a note. Plots read results
+  files only: no graph is loaded and no BFS is run.
 """
 
 from __future__ import annotations
@@ -17,7 +18,7 @@ from pathlib import Path
 import numpy as np
 
 from gpubfs_cli.errors import UserError
-from gpubfs_cli.report.aggregate import BASELINE, Aggregate
+from gpubfs_cli.report.aggregate import Aggregate
 from gpubfs_cli.report.build import column_title
 from gpubfs_cli.report.load import Results
 
@@ -75,7 +76,7 @@ def _bars(agg: Aggregate, metric: str, columns, title: str, ylabel: str, out_dir
     colors = plt.get_cmap("tab20").colors
     for i, col in enumerate(columns):
         ax.bar(x + (i - (len(columns) - 1) / 2) * width, values[i], width,
-               label=column_title(*col), color=colors[i % len(colors)])
+               label=column_title(*col, agg.option_label), color=colors[i % len(colors)])
     finite = values[np.isfinite(values)]
     if finite.max() / finite.min() > 100:
         ax.set_yscale("log")
@@ -102,36 +103,14 @@ def _counters_frontier(agg: Aggregate, dataset: str):
     return None
 
 
-def frontier_from_graph(graph, source: int):
-    """Logical frontiers of one BFS: vertices at each distance, and their out-degree sum."""
-    from gpubfs_cli.traversal.baselines.sequential import sequential_bfs
-
-    dist = np.asarray(sequential_bfs(graph, source).distances)
-    reached = dist >= 0
-    levels = dist[reached]
-    deg = np.diff(np.asarray(graph.row_offsets))[reached]
-    return np.bincount(levels).astype(float), np.bincount(levels, weights=deg).astype(float)
-
-
-def _cached_frontier(results: Results, dataset: str, data_dir):
-    try:
-        from gpubfs_cli.datasets.store import is_cached, load_graph
-    except ImportError:
-        return None, "the dataset cache layer is not available"
-    try:
-        if not is_cached(dataset, data_dir):
-            return None, "graph not in the dataset cache"
-        graph = load_graph(dataset, data_dir)
-    except Exception as exc:  # noqa: BLE001 - a plot is optional; say why it was skipped
-        return None, f"cannot load the cached graph ({type(exc).__name__}: {exc})"
-    n = (results.datasets.get(dataset) or {}).get("n")
-    if n is not None and n != graph.n:
-        return None, f"the cached graph has {graph.n} vertices, the results {n}"
-    sources = results.sources.get(dataset) or [s.source for s in results.samples if s.dataset == dataset]
-    if not sources:
-        return None, "no source recorded"
-    fv, fe = frontier_from_graph(graph, int(sources[0]))
-    return (fv, fe, f"recomputed on the CPU, source {sources[0]}"), None
+def _recorded_frontier(results: Results, dataset: str):
+    """The baseline's logical frontiers, stored by the run in the dataset's entry."""
+    entry = (results.datasets.get(dataset) or {}).get("frontier")
+    if not isinstance(entry, dict) or not entry.get("vertices"):
+        return None, "no frontier recorded (the run validated nothing, or predates frontiers)"
+    fv = np.asarray(entry["vertices"], dtype=float)
+    fe = np.asarray(entry["edges"], dtype=float)
+    return (fv, fe, f"{entry.get('by', 'baseline')}, source {entry.get('source')}"), None
 
 
 def _frontier_plot(fv, fe, dataset: str, what: str, out_dir: Path):
@@ -150,33 +129,37 @@ def _frontier_plot(fv, fe, dataset: str, what: str, out_dir: Path):
         plt.close(fig)
 
 
-def write_plots(results: Results, out_dir: str | Path, data_dir=None) -> tuple[list[Path], list[str]]:
+def write_plots(results: Results, out_dir: str | Path) -> tuple[list[Path], list[str]]:
     """Write every figure; returns (files written, notes on what was skipped and why)."""
     out_dir = Path(out_dir)
     try:
         out_dir.mkdir(parents=True, exist_ok=True)
     except OSError as exc:
         raise UserError(f"{out_dir}: cannot create the plot folder ({exc.strerror})") from None
-    agg = Aggregate(results)
     files: list[Path] = []
     notes: list[str] = []
-    cols = agg.columns()
-    for metric, stem, title, ylabel, columns in (
-        ("gteps", "throughput", "Throughput per strategy", "GTEPS (harmonic mean)", cols),
-        ("speedup", "speedup", f"Speedup over {BASELINE}", "speedup (x)",
-         [c for c in cols if c[0] != BASELINE]),
-    ):
-        if not columns:
-            notes.append(f"{stem}: no strategies to plot")
-            continue
-        written, note = _bars(agg, metric, columns, title, ylabel, out_dir, stem)
-        files += written
-        if note:
-            notes.append(note)
+    for problem in results.problem_keys() or ["bfs"]:
+        agg = Aggregate(results, problem)
+        cols = agg.columns()
+        tag = "" if problem == "bfs" else f"-{problem}"
+        what = "" if problem == "bfs" else f" ({problem.upper()})"
+        for metric, stem, title, ylabel, columns in (
+            ("gteps", "throughput" + tag, "Throughput per strategy" + what, "GTEPS (harmonic mean)", cols),
+            ("speedup", "speedup" + tag, f"Speedup over {agg.baseline_name}" + what, "speedup (x)",
+             [c for c in cols if c[0] != agg.baseline_name]),
+        ):
+            if not columns:
+                notes.append(f"{stem}: no strategies to plot")
+                continue
+            written, note = _bars(agg, metric, columns, title, ylabel, out_dir, stem)
+            files += written
+            if note:
+                notes.append(note)
+    agg = Aggregate(results, "bfs")
     for ds in agg.datasets():
         found = _counters_frontier(agg, ds)
         if found is None:
-            found, why = _cached_frontier(results, ds, data_dir)
+            found, why = _recorded_frontier(results, ds)
             if found is None:
                 notes.append(f"frontier-{ds}: skipped: {why}")
                 continue

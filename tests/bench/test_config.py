@@ -8,8 +8,8 @@ from dataclasses import dataclass
 import pytest
 
 from gpubfs_cli.bench.config import config_from_cli, expand_strategies, load_config
+from gpubfs_cli.core.strategy import Strategy
 from gpubfs_cli.errors import UserError
-from gpubfs_cli.traversal.strategy import Strategy
 
 DATASETS = ("smoke-rmat", "smoke-gnm", "smoke-grid")
 
@@ -37,7 +37,7 @@ class Plain(Strategy):
     section = "test"
 
 
-REGISTRY = {"test.knobby": Knobby, "test.plain": Plain}
+REGISTRY = {"bfs": {"test.knobby": Knobby, "test.plain": Plain}}
 
 
 def write(tmp_path, text: str):
@@ -100,7 +100,7 @@ def test_all_and_patterns(tmp_path):
         ("datasets: [smoke-rmta]", "exp.yaml: datasets[0]: unknown dataset 'smoke-rmta'"),
         (
             "datasets: [smoke-rmat]\nstrategies: [test.plian]",
-            "exp.yaml: strategies[0]: unknown strategy 'test.plian' (did you mean: test.plain",
+            "exp.yaml: strategies[0]: unknown bfs strategy 'test.plian' (did you mean: test.plain",
         ),
         (
             "datasets: [smoke-rmat]\nstrategies: [{name: test.knobby, knobs: {widht: 3}}]",
@@ -114,7 +114,7 @@ def test_all_and_patterns(tmp_path):
             "datasets: [smoke-rmat]\nstrategies: [{nmae: test.knobby}]",
             "exp.yaml: strategies[0]: unknown key 'nmae' (did you mean: name?)",
         ),
-        ("datasets: [smoke-rmat]\nstrategies: ['zzz.*']", "exp.yaml: strategies[0]: pattern 'zzz.*' matches no strategy"),
+        ("datasets: [smoke-rmat]\nstrategies: ['zzz.*']", "exp.yaml: strategies[0]: pattern 'zzz.*' matches no bfs strategy"),
         ("datasets: [smoke-rmat]\npredecessors: some", "exp.yaml: predecessors: unknown value 'some'"),
         ("datasets: [smoke-rmat]\nvalidate: al", "exp.yaml: validate: unknown value 'al' (did you mean: all?)"),
         ("datasets: [smoke-rmat]\nsources: 0", "exp.yaml: sources: expected a positive whole number, got 0"),
@@ -150,7 +150,43 @@ def test_flags_override_the_file_and_stand_alone(tmp_path):
     cfg = config_from_cli(None, datasets=["smoke-gnm,smoke-grid"], dataset_check=check, registry=REGISTRY)
     assert [d.name for d in cfg.datasets] == ["smoke-gnm", "smoke-grid"]
     assert cfg.name == "run" and len(cfg.variants) == 2
-    with pytest.raises(UserError, match="command line: strategies\\[0\\]: unknown strategy 'nope'"):
+    with pytest.raises(UserError, match="command line: strategies\\[0\\]: unknown bfs strategy 'nope'"):
         config_from_cli(str(path), strategies=["nope"], dataset_check=check, registry=REGISTRY)
     with pytest.raises(UserError, match="give a run config"):
         config_from_cli(None, dataset_check=check, registry=REGISTRY)
+
+
+# ---- problems ------------------------------------------------------------------------
+
+
+def _variants(spec, problem=None):
+    from gpubfs_cli.bench.config import expand_strategies
+
+    return [(v.problem, v.strategy) for v in expand_strategies("x.yaml", spec, None, problem)]
+
+
+def test_the_names_imply_the_problem():
+    # cpu.dijkstra is SSSP's alone, so cpu.scipy beside it is SSSP's cpu.scipy
+    assert _variants(["cpu.dijkstra", "cpu.scipy"]) == [("sssp", "cpu.dijkstra"), ("sssp", "cpu.scipy")]
+    assert _variants(["cpu.scipy"]) == [("bfs", "cpu.scipy")]  # ambiguous alone: bfs
+    assert _variants(["cpu.scipy"], "sssp") == [("sssp", "cpu.scipy")]
+
+
+def test_one_run_holds_two_problems():
+    got = _variants(["cpu.sequential", {"name": "cpu.dijkstra", "problem": "sssp"},
+                     {"name": "cpu.scipy", "problem": "sssp"}, "cpu.scipy"])
+    assert got == [("bfs", "cpu.sequential"), ("sssp", "cpu.dijkstra"), ("sssp", "cpu.scipy"),
+                   ("bfs", "cpu.scipy")]
+
+
+def test_old_names_run_under_the_new_ones():
+    assert _variants(["hong.vwarp", "harish"]) == [("bfs", "classic.vwarp"), ("bfs", "classic.harish")]
+
+
+def test_problem_mistakes_are_one_line():
+    from gpubfs_cli.bench.config import expand_strategies
+
+    with pytest.raises(UserError, match="x.yaml: problem: unknown problem 'ssp'"):
+        expand_strategies("x.yaml", ["cpu.dijkstra"], None, "ssp")
+    with pytest.raises(UserError, match=r"x.yaml: strategies\[0\]: unknown sssp strategy 'merrill.hybrid'"):
+        expand_strategies("x.yaml", ["merrill.hybrid"], None, "sssp")

@@ -8,15 +8,15 @@ import time
 import numpy as np
 import pytest
 
+from gpubfs_cli.algorithms.bfs.cpu.networkx_ref import NetworkxBfs
+from gpubfs_cli.algorithms.bfs.cpu.scipy_ref import ScipyBfs
+from gpubfs_cli.algorithms.bfs.cpu.sequential import SequentialBfs, sequential_bfs
 from gpubfs_cli.bench.config import build_config
 from gpubfs_cli.bench.results import load_results
 from gpubfs_cli.bench.runner import Runner, classify
+from gpubfs_cli.core.answer import Answer
+from gpubfs_cli.core.strategy import Strategy, StrategyUnavailable
 from gpubfs_cli.graph import EdgeList, build_csr
-from gpubfs_cli.traversal.baselines.networkx_ref import NetworkxBfs
-from gpubfs_cli.traversal.baselines.scipy_ref import ScipyBfs
-from gpubfs_cli.traversal.baselines.sequential import SequentialBfs, sequential_bfs
-from gpubfs_cli.traversal.result import BfsResult
-from gpubfs_cli.traversal.strategy import Strategy, StrategyUnavailable
 
 SAMPLE_FIELDS = {
     "dataset", "strategy", "knobs", "source", "time_ms", "reached", "depth", "edges",
@@ -61,7 +61,7 @@ class WrongAnswer(Base):
         d = r.distances.copy()
         far = int(np.argmax(d))
         d[far] += 1
-        return BfsResult(d, r.parents, r.counters)
+        return Answer(d, r.parents, r.counters)
 
 
 class Slow(Base):
@@ -128,13 +128,13 @@ class NoParents(Base):
     supports_predecessors = False
 
 
-REGISTRY = {
+REGISTRY = {"bfs": {
     c.name: c
     for c in (
         SequentialBfs, ScipyBfs, NetworkxBfs, WrongAnswer, Slow, NoMemory, HostMemory,
         Unavailable, TooBig, Broken, Interrupting, NoParents,
     )
-}
+}}
 
 
 def run(tmp_path, graphs, strategies, metas=None, **raw):
@@ -270,7 +270,7 @@ def test_unavailable_strategies_are_cells(tmp_path):
     assert cell(doc, "fake.toobig", "a")["status"] == "unavailable"
     assert len(samples(doc, "fake.noparents", predecessors=False, status="ok")) == 4
     (np_a,) = samples(doc, "fake.noparents", predecessors=True, dataset="a")
-    assert np_a["status"] == "unavailable" and "no predecessor output" in np_a["reason"]
+    assert np_a["status"] == "unavailable" and "has no predecessors output" in np_a["reason"]
 
 
 def test_other_exceptions_are_error_cells_and_the_run_goes_on(tmp_path):
@@ -303,7 +303,7 @@ def test_results_file_is_json_with_the_schema(tmp_path):
         "config", "datasets", "sources", "prepares", "samples", "summaries",
     ):
         assert key in raw
-    assert raw["config"]["variants"] == [{"strategy": "cpu.sequential", "knobs": {}}]
+    assert raw["config"]["variants"] == [{"problem": "bfs", "strategy": "cpu.sequential", "knobs": {}}]
 
 
 def test_classify():
@@ -344,19 +344,19 @@ def test_a_user_error_mid_run_still_writes_what_finished(tmp_path):
 
 
 def test_metrics_of_checked_answers_are_computed_once_per_source(monkeypatch):
-    from gpubfs_cli.bench.runner import GraphFacts
+    from gpubfs_cli.algorithms.bfs.cpu.sequential import sequential_bfs
+    from gpubfs_cli.core.problem import get_problem
     from gpubfs_cli.graph import EdgeList, build_csr
-    from gpubfs_cli.traversal.baselines.sequential import sequential_bfs
 
     g = build_csr(EdgeList(np.array([0, 1, 3]), np.array([1, 2, 3]), 5, directed=False), self_loops="keep")
-    facts = GraphFacts(g)
+    facts = get_problem("bfs").facts(g)
     dist = sequential_bfs(g, 0).distances
     calls = []
-    real = facts.metrics
-    monkeypatch.setattr(facts, "metrics", lambda d: calls.append(1) or real(d))
-    first = facts.metrics_for(0, dist, checked=True)
-    assert facts.metrics_for(0, dist, checked=True) is first and len(calls) == 1
-    assert (first.reached, first.depth, first.edges, first.edges_graph500) == (3, 2, 4, 2)
+    real = facts.measure
+    monkeypatch.setattr(facts, "measure", lambda d: calls.append(1) or real(d))
+    first = facts.measure_for(0, dist, checked=True)
+    assert facts.measure_for(0, dist, checked=True) is first and len(calls) == 1
+    assert (first.reached, first.extra["depth"], first.edges, first.extra["edges_graph500"]) == (3, 2, 4, 2)
     wrong = dist.copy()
     wrong[2] = -1
-    assert facts.metrics_for(0, wrong, checked=False).reached == 2 and len(calls) == 2
+    assert facts.measure_for(0, wrong, checked=False).reached == 2 and len(calls) == 2

@@ -22,9 +22,9 @@ def sample(dataset, strategy, source, time_ms, *, knobs=None, edges=EDGES, statu
            reached=1000, counters=None) -> Sample:
     return Sample(
         dataset=dataset, strategy=strategy, knobs=knobs or {}, source=source,
-        time_ms=time_ms, reached=reached, depth=depth, edges=edges, valid=valid,
+        time_ms=time_ms, reached=reached, edges=edges, valid=valid,
         status=status, predecessors=predecessors, reason=reason, low_reach=low_reach,
-        counters=counters or {},
+        measures={"depth": depth}, counters=counters or {},
     )
 
 
@@ -72,19 +72,19 @@ def main_doc() -> dict:
                         knobs={"gather": "scan_warp_cta", "culling": "history"}))
     for w, times in VWARP_MS.items():
         for src, t in zip(SOURCES, times, strict=True):
-            s.append(sample("g1", "hong.vwarp", src, t, knobs={"W": w}))
-    # g2: baseline fine; harish times out on source 2; edge.coo answers wrong once;
+            s.append(sample("g1", "classic.vwarp", src, t, knobs={"W": w}))
+    # g2: baseline fine; harish times out on source 2; classic.edge_coo answers wrong once;
     # luo.hierarchical unavailable; merrill.hybrid fine but low reach from one source.
     for src in SOURCES:
         s.append(sample("g2", "cpu.sequential", src, 20.0, edges=100))
         s.append(sample("g2", "merrill.hybrid", src, 2.0, edges=100, low_reach=(src == 3)))
         s.append(sample("g2", "luo.hierarchical", src, None, status="unavailable",
                         reason="no usable GPU: CuPy is not installed", valid=None))
-    s.append(sample("g2", "harish", 0, 3.0, edges=100))
-    s.append(sample("g2", "harish", 1, 3.0, edges=100))
-    s.append(sample("g2", "harish", 2, None, status="out-of-time", reason="over 10 s", valid=None))
-    s.append(sample("g2", "edge.coo", 0, 4.0, edges=100))
-    s.append(sample("g2", "edge.coo", 1, 4.0, edges=100, status="wrong-answer", valid=False,
+    s.append(sample("g2", "classic.harish", 0, 3.0, edges=100))
+    s.append(sample("g2", "classic.harish", 1, 3.0, edges=100))
+    s.append(sample("g2", "classic.harish", 2, None, status="out-of-time", reason="over 10 s", valid=None))
+    s.append(sample("g2", "classic.edge_coo", 0, 4.0, edges=100))
+    s.append(sample("g2", "classic.edge_coo", 1, 4.0, edges=100, status="wrong-answer", valid=False,
                     reason="12 distances differ, first at vertex 7"))
     datasets = {
         "g1": dataset_entry(1000, 8000, avg_depth=5.0, max_depth=7),

@@ -54,20 +54,20 @@ def test_speedup_pairs_only_common_sources(tmp_path):
 
 
 def test_best_knob_pick(agg):
-    cell = agg.cell("g1", "hong.vwarp", "ms")
+    cell = agg.cell("g1", "classic.vwarp", "ms")
     assert cell.text == "2.000 (W4)"
     assert cell.knob == "W4" and cell.value == 2.0
-    assert agg.cell("g1", "hong.vwarp", "gteps").knob == "W4"
-    assert agg.cell("g1", "hong.vwarp", "speedup").value == pytest.approx(52.0 / 8.0)
+    assert agg.cell("g1", "classic.vwarp", "gteps").knob == "W4"
+    assert agg.cell("g1", "classic.vwarp", "speedup").value == pytest.approx(52.0 / 8.0)
     # a single variant carries no label
     assert agg.cell("g1", "merrill.hybrid", "ms").knob is None
     assert knob_label({"gather": "warp", "W": 8}, ["W", "gather"]) == "W8,gather=warp"
 
 
 def test_failure_cells_are_statuses_not_numbers(agg):
-    oot = agg.cell("g2", "harish", "ms")
+    oot = agg.cell("g2", "classic.harish", "ms")
     assert (oot.text, oot.status, oot.value) == ("out-of-time", "out-of-time", None)
-    wrong = agg.cell("g2", "edge.coo", "gteps")
+    wrong = agg.cell("g2", "classic.edge_coo", "gteps")
     assert (wrong.text, wrong.value) == ("wrong answer", None)
     unav = agg.cell("g2", "luo.hierarchical", "ms")
     assert unav.status == "unavailable" and unav.value is None
@@ -84,20 +84,20 @@ def test_low_reach_flag_and_footnote(tmp_path, agg):
     doc = overview(load_many([write(tmp_path, "m.json", main_doc())]), "ms")
     notes = doc.tables[0].footnotes
     assert any(n.startswith("! reached < 1%") for n in notes)
-    assert "wrong-answer (12 distances differ, first at vertex 7): edge.coo on g2" in notes
+    assert "wrong-answer (12 distances differ, first at vertex 7): classic.edge_coo on g2" in notes
     assert "unavailable (no usable GPU: CuPy is not installed): luo.hierarchical on g2" in notes
 
 
 def test_failure_footnotes_grouped_by_reason(tmp_path):
     s = [sample(ds, "cpu.sequential", 0, 1.0) for ds in ("a", "b")]
     s += [sample(ds, st, -1, None, status="unavailable", reason="no GPU", valid=None)
-          for ds in ("a", "b") for st in ("harish", "edge.coo")]
+          for ds in ("a", "b") for st in ("classic.harish", "classic.edge_coo")]
     s.append(sample("a", "luo.hierarchical", -1, None, status="unavailable", reason="no GPU", valid=None))
     s.append(sample("b", "luo.hierarchical", 0, 2.0))
     ds = {"a": dataset_entry(10, 20), "b": dataset_entry(10, 20)}
     doc = overview(load_many([write(tmp_path, "u.json", document(s, ds))]), "ms")
     assert doc.tables[0].footnotes == [
-        "unavailable (no GPU): edge.coo, harish (every dataset); luo.hierarchical on a"]
+        "unavailable (no GPU): classic.edge_coo, classic.harish (every dataset); luo.hierarchical on a"]
 
 
 def test_unavailable_yields_to_ok_from_another_file(tmp_path):
@@ -138,7 +138,7 @@ def test_overview_json_groups(tmp_path):
     groups = {(g["dataset"], g["strategy"], g["predecessors"], g["knobs"].get("W")): g for g in doc.data["groups"]}
     g = groups[("g1", "merrill.hybrid", False, None)]
     assert g["median_ms"] == 1.5 and g["speedup"] == pytest.approx(6.5) and g["edges_mean"] == EDGES
-    assert groups[("g2", "harish", False, None)]["status"] == "out-of-time"
+    assert groups[("g2", "classic.harish", False, None)]["status"] == "out-of-time"
 
 
 def test_dataset_that_failed_to_load(tmp_path):

@@ -61,12 +61,12 @@ def _results(tmp_path):
         s.append(sample("europe.osm", "merrill.hybrid", src, 100.0, edges=EUROPE_M, depth=19000))
         s.append(sample("europe.osm", "merrill.hybrid", src, 125.0, edges=EUROPE_M, predecessors=True))
         for w, t in ((1, 300.0), (4, 200.0)):
-            s.append(sample("europe.osm", "hong.vwarp", src, t, edges=EUROPE_M, knobs={"W": w}))
+            s.append(sample("europe.osm", "classic.vwarp", src, t, edges=EUROPE_M, knobs={"W": w}))
         s.append(sample("kron_g500-logn20-gen", "merrill.hybrid", src, 10.0, edges=10**8))
         s.append(sample("amazon0505", "cpu.sequential", src, 40.0))
-        s.append(sample("amazon0505", "harish", src, 5.0))
+        s.append(sample("amazon0505", "classic.harish", src, 5.0))
         for w, t in ((1, 9.0), (4, 3.0), (32, 6.0)):
-            s.append(sample("amazon0505", "hong.vwarp", src, t, knobs={"W": w}))
+            s.append(sample("amazon0505", "classic.vwarp", src, t, knobs={"W": w}))
         s.append(sample("luo-grid-1M", "cpu.sequential", src, 30.0))
         s.append(sample("luo-grid-1M", "luo.hierarchical", src, 3.0))
         s.append(sample("graph500-s24-ef20-seed2", "cpu.sequential", src, 5000.0))

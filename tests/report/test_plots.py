@@ -1,4 +1,5 @@
-"""--plot writes PNG and SVG; frontier sizes come from counters or are recomputed."""
+"""--plot writes PNG and SVG from results files alone; frontier sizes come from a
+strategy's counters or from the baseline frontier the run stored."""
 
 from __future__ import annotations
 
@@ -8,7 +9,7 @@ import pytest
 from gpubfs_cli.graph.build import build_csr
 from gpubfs_cli.graph.edges import EdgeList
 from gpubfs_cli.report.load import load_many
-from gpubfs_cli.report.plots import frontier_from_graph, write_plots
+from gpubfs_cli.report.plots import write_plots
 from tests.report.docs import main_doc, sample, write
 
 PNG_MAGIC = b"\x89PNG\r\n\x1a\n"
@@ -21,7 +22,7 @@ def test_plot_files_written(tmp_path):
                                            "frontier_edges": [8, 56, 400, 2400, 5136]}).to_dict())
     results = load_many([write(tmp_path, "main.json", doc)])
     out = tmp_path / "plots"
-    files, notes = write_plots(results, out, data_dir=tmp_path / "no-cache")
+    files, notes = write_plots(results, out)
     names = sorted(p.name for p in files)
     assert names == ["frontier-g1.png", "frontier-g1.svg", "speedup.png", "speedup.svg",
                      "throughput.png", "throughput.svg"]
@@ -29,31 +30,29 @@ def test_plot_files_written(tmp_path):
         data = p.read_bytes()
         assert data.startswith(PNG_MAGIC) if p.suffix == ".png" else b"<svg" in data[:2000]
     assert not list(out.glob(".*"))  # no temporary files left
-    # g2 has no counters and no cached graph: skipped, with the reason
+    # g2 has no counters and no recorded frontier: skipped, with the reason
     assert len(notes) == 1 and notes[0].startswith("frontier-g2: skipped: ")
 
 
-def test_frontier_recomputed_from_graph():
-    # a path 0-1-2-3 plus a star at 3 (3-4, 3-5), undirected
-    src = np.array([0, 1, 2, 3, 3])
-    dst = np.array([1, 2, 3, 4, 5])
-    g = build_csr(EdgeList(src, dst, 6, directed=False))
-    fv, fe = frontier_from_graph(g, 0)
-    assert fv.tolist() == [1, 1, 1, 1, 2]
-    assert fe.tolist() == [1, 2, 2, 3, 2]  # out-degrees of the vertices at each distance
+def test_frontier_from_the_baseline_the_run_stored(tmp_path, monkeypatch):
+    """The runner stores the baseline's logical frontiers in the dataset's entry; the
+    plot reads them there and never opens the dataset cache."""
+    import gpubfs_cli.datasets.store as store
 
+    monkeypatch.setattr(store, "load_graph", lambda *a, **k: pytest.fail("the report loaded a graph"))
+    from gpubfs_cli.algorithms.bfs.problem import Bfs
 
-def test_frontier_from_cached_graph(tmp_path):
-    """When the cache layer holds the graph, the frontier is recomputed from it."""
-    store = pytest.importorskip("gpubfs_cli.datasets.store")
     src = np.arange(99)
     g = build_csr(EdgeList(src, src + 1, 100, directed=False), name="path100")
-    store.write_graph("path100", g, {"name": "path100", "kind": "generated"}, tmp_path)
+    dist = np.abs(np.arange(100) - 0).astype(np.int32)
+    frontier = Bfs().frontier(g, 0, dist)
+    assert frontier["vertices"] == [1] * 100 and frontier["edges"] == [1] + [2] * 98 + [1]
     doc = main_doc()
-    doc["datasets"] = {"path100": {"n": 100, "m": 198, "directed": False, "stats": {}, "meta": {}}}
+    doc["datasets"] = {"path100": {"n": 100, "m": 198, "directed": False, "stats": {}, "meta": {},
+                                   "frontier": frontier}}
     doc["sources"] = {"path100": [0]}
     doc["samples"] = [sample("path100", "cpu.sequential", 0, 1.0, edges=198).to_dict()]
-    files, notes = write_plots(load_many([write(tmp_path, "p.json", doc)]), tmp_path / "plots", tmp_path)
+    files, notes = write_plots(load_many([write(tmp_path, "p.json", doc)]), tmp_path / "plots")
     assert notes == ["speedup: no strategies to plot"]  # only the baseline ran
     assert sorted(p.name for p in files if p.name.startswith("frontier")) == [
         "frontier-path100.png", "frontier-path100.svg"]

@@ -20,8 +20,8 @@ def doc(tmp_path):
     return overview(load_many([write(tmp_path, "main.json", main_doc())]), "ms")
 
 
-COLUMNS = ["cpu.sequential", "edge.coo", "harish", "hong.vwarp", "luo.hierarchical",
-           "merrill.hybrid", "merrill.hybrid (pred)"]
+COLUMNS = ["cpu.sequential", "classic.edge_coo", "classic.harish", "classic.vwarp", "luo.hierarchical",
+           "merrill.hybrid", "merrill.hybrid +pred"]
 
 
 def test_csv_reads_back(doc):
@@ -29,8 +29,8 @@ def test_csv_reads_back(doc):
     assert len(rows) == 2 * len(COLUMNS)
     by = {(r["row"], r["column"]): r for r in rows}
     assert float(by[("g1", "merrill.hybrid")]["value"]) == 1.5
-    assert by[("g1", "hong.vwarp")]["knob"] == "W4"
-    assert by[("g2", "harish")]["status"] == "out-of-time" and by[("g2", "harish")]["value"] == ""
+    assert by[("g1", "classic.vwarp")]["knob"] == "W4"
+    assert by[("g2", "classic.harish")]["status"] == "out-of-time" and by[("g2", "classic.harish")]["value"] == ""
     assert by[("g2", "merrill.hybrid")]["low_reach"] == "1"
     assert ("g1", "bfs4k") not in by  # only strategies with samples become columns
 
@@ -76,10 +76,10 @@ def test_two_files_combined(tmp_path):
     ds = {"g": dataset_entry(100, 400), "h": dataset_entry(50, 100)}
     a = write(tmp_path, "a.json", document([sample("g", "cpu.sequential", s, 4.0) for s in SOURCES], ds, gpu=None))
     b = write(tmp_path, "b.json", document(
-        [sample("g", "harish", s, 2.0) for s in SOURCES] + [sample("h", "harish", s, 1.0) for s in SOURCES], ds))
+        [sample("g", "classic.harish", s, 2.0) for s in SOURCES] + [sample("h", "classic.harish", s, 1.0) for s in SOURCES], ds))
     d = overview(load_many([a, b]), "speedup")
     rows = {r[0].text: r for r in d.tables[0].rows}
-    assert d.tables[0].columns == ["dataset", "cpu.sequential", "harish"]
+    assert d.tables[0].columns == ["dataset", "cpu.sequential", "classic.harish"]
     assert rows["g"][2].value == pytest.approx(2.0)
     assert rows["h"][2].text == "no baseline" and rows["h"][1].text == "missing"
     assert d.header == [f"{a}: no GPU (CuPy is not installed), CPU Test CPU",
@@ -93,11 +93,11 @@ def _timed(dataset, strategy, times):
 def test_compare_marks_only_significant(tmp_path):
     ds = {"g": dataset_entry(100, 400)}
     a_samples = (_timed("g", "merrill.hybrid", [10, 11, 12, 13, 10, 11, 12, 13])
-                 + _timed("g", "harish", [10, 14, 18, 22, 10, 14, 18, 22])
-                 + _timed("g", "edge.coo", [5, 5]))
+                 + _timed("g", "classic.harish", [10, 14, 18, 22, 10, 14, 18, 22])
+                 + _timed("g", "classic.edge_coo", [5, 5]))
     b_samples = (_timed("g", "merrill.hybrid", [5, 5.5, 6, 6.5, 5, 5.5, 6, 6.5])  # 2x faster, IQRs apart
-                 + _timed("g", "harish", [12, 16, 20, 24, 12, 16, 20, 24])  # slower but IQRs overlap
-                 + _timed("g", "edge.coo", [1, 1])  # too few samples to judge
+                 + _timed("g", "classic.harish", [12, 16, 20, 24, 12, 16, 20, 24])  # slower but IQRs overlap
+                 + _timed("g", "classic.edge_coo", [1, 1])  # too few samples to judge
                  + _timed("g", "luo.hierarchical", [1, 1, 1]))
     a = load_many([write(tmp_path, "a.json", document(a_samples, ds))])
     b = load_many([write(tmp_path, "b.json", document(b_samples, ds))])
@@ -105,20 +105,20 @@ def test_compare_marks_only_significant(tmp_path):
     cols = d.tables[0].columns
     row = {c: cell for c, cell in zip(cols, d.tables[0].rows[0], strict=True)}
     assert row["merrill.hybrid"].text == "2.000x faster"
-    assert row["harish"].text == "0.889x ~"
-    assert row["edge.coo"].text == "5.000x ~"
+    assert row["classic.harish"].text == "0.889x ~"
+    assert row["classic.edge_coo"].text == "5.000x ~"
     assert row["luo.hierarchical"].text == "missing"
     marked = {c["strategy"]: c["significant"] for c in d.data["cells"]}
-    assert marked == {"edge.coo": False, "harish": False, "luo.hierarchical": False, "merrill.hybrid": True}
+    assert marked == {"classic.edge_coo": False, "classic.harish": False, "luo.hierarchical": False, "merrill.hybrid": True}
 
 
 def test_compare_slower_and_failures(tmp_path):
     ds = {"g": dataset_entry(100, 400)}
     a = load_many([write(tmp_path, "a.json", document(
-        _timed("g", "harish", [1, 1, 1, 1]) + _timed("g", "edge.coo", [1, 1, 1]), ds))])
+        _timed("g", "classic.harish", [1, 1, 1, 1]) + _timed("g", "classic.edge_coo", [1, 1, 1]), ds))])
     b = load_many([write(tmp_path, "b.json", document(
-        _timed("g", "harish", [4, 4, 4, 4])
-        + [sample("g", "edge.coo", 0, None, status="out-of-memory", valid=None)], ds))])
+        _timed("g", "classic.harish", [4, 4, 4, 4])
+        + [sample("g", "classic.edge_coo", 0, None, status="out-of-memory", valid=None)], ds))])
     row = compare(a, b).tables[0].rows[0]
-    assert row[2].text == "0.250x slower"  # columns: dataset, edge.coo, harish
+    assert row[2].text == "0.250x slower"  # columns: dataset, classic.edge_coo, harish
     assert row[1].text == "B: out-of-memory" and row[1].value is None

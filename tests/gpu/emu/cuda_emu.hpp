@@ -8,7 +8,7 @@
 // collectives require all 32 lanes, as full-mask intrinsics do on the GPU; a deadlock
 // (a barrier some thread never reaches) aborts with a message.
 //
-// Supports what gpu/kernels/merrill.cu uses: threadIdx/blockIdx/blockDim/gridDim .x,
+// Supports what algorithms/bfs/gpu/merrill/merrill.cu uses: threadIdx/blockIdx/blockDim/gridDim .x,
 // __syncthreads(_or/_count), __syncwarp, __shfl(_up/_down/_xor)_sync, __ballot_sync,
 // __match_any_sync, atomics, __ldcg, int4, per-block shared storage
 // (emu_block_shared<T>) and a grid barrier (emu_grid_sync).

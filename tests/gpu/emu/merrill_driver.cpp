@@ -1,4 +1,4 @@
-// Runs gpu/kernels/merrill.cu under the CPU emulator (cuda_emu.hpp) with the host
+// Runs algorithms/bfs/gpu/merrill/merrill.cu under the CPU emulator (cuda_emu.hpp) with the host
 // protocol of gpubfs_cli/gpu/strategies/merrill.py: fresh buffers, one launch per
 // source, a rerun with CULL_ATOMIC when a queue overflowed.
 //

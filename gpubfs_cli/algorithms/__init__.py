@@ -1,0 +1,1 @@
+"""The algorithms gpubfs measures, one folder each: its Problem, references, checks and strategies."""

@@ -1,0 +1,30 @@
+"""What the status-array strategies (harish, classic.vwarp, classic.edge_coo) share: the one
+compiled classic.cu module and the batched host loop."""
+
+from __future__ import annotations
+
+from gpubfs_cli.gpu.modules import load_module
+
+VWARP_WIDTHS = (1, 2, 4, 8, 16, 32)
+_NAME_EXPRESSIONS = tuple(f"vwarp_level<{w}>" for w in VWARP_WIDTHS)
+
+
+def classic_module():
+    """classic.cu compiled once for all three strategies (same cache key each time)."""
+    return load_module("classic.cu", name_expressions=_NAME_EXPRESSIONS)
+
+
+def run_batched_levels(launch_level, state, levels_per_check: int) -> tuple[int, int]:
+    """Launch level kernels `levels_per_check` at a time and read state[0] (the last
+    level that received a vertex) once per batch; a kernel whose previous level found
+    nothing returns at once. Returns (levels, launches)."""
+    level = 0
+    launches = 0
+    while True:
+        for _ in range(levels_per_check):
+            launch_level(level)
+            level += 1
+            launches += 1
+        last = int(state.get()[0])
+        if last < level:
+            return last + 1, launches

@@ -1,0 +1,1 @@
+"""Luo, Wong, Hwu (DAC 2010): UIUC-BFS, hierarchical queues and kernels."""

@@ -1,0 +1,1 @@
+"""Merrill, Garland, Grimshaw (PPoPP 2012): four strategies over one persistent kernel."""

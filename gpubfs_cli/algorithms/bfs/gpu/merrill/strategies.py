@@ -1,0 +1,390 @@
+"""Merrill, Garland, Grimshaw, "Scalable GPU Graph Traversal" (PPoPP'12), sections 4-5.
+
+Four strategies, one kernel file (merrill.cu beside this one; merrill.cuh holds the
+constants both sides read):
+
+- ``merrill.expand_contract`` (5.1): out-of-core vertex queue; one phase per iteration
+  gathers the queue's adjacency lists and culls each neighbour in-core.
+- ``merrill.contract_expand`` (5.2): out-of-core edge queue; one phase culls the edge
+  frontier, labels the survivors and gathers their lists into the next edge queue.
+- ``merrill.two_phase`` (5.3): a contraction phase (edge queue -> vertex queue) and an
+  expansion phase (vertex queue -> edge queue) per iteration.
+- ``merrill.hybrid`` (5.4): contract-expand while the edge frontier is no larger than
+  ``switch_factor`` x the resident threads, two-phase above.
+
+Knobs (defaults are the paper's best configuration):
+
+- ``gather`` (4.1): ``serial`` (a thread walks its own list), ``warp`` (lanes vie for
+  the warp, which strip-mines the winner's list), ``scan`` (a CTA prefix sum packs all
+  lists into shared gather offsets), ``scan_warp_cta`` (lists >= CTA size by the CTA,
+  >= 32 by a warp, the rest by scan).
+- ``culling`` (4.2), cumulative: ``bitmask`` (visited bitmask lookup), ``label`` (+ the
+  distance label when the bit is clear), ``warp`` (+ warp-level duplicate culling),
+  ``history`` (+ a per-CTA table of recently seen ids). ``atomic`` (not in the paper)
+  adds an exact atomic test-and-set: no duplicates at all.
+- ``grid_threshold``: with ``scan_warp_cta``, adjacency lists at least this long are
+  deferred to a per-iteration list that the whole grid reads straight from the
+  column indices in the next phase (0 turns this off).
+- ``claim_threshold``: in contract-expand and expand-contract, a vertex whose list has
+  at least this many neighbours is expanded only by the first of its duplicates to
+  claim it (one atomicOr on a second bitmask); the two-phase expansion claims every
+  list. 0 turns claiming off everywhere (the paper's behaviour). Default 1: every
+  list is claimed, which keeps the redundant expansion factor at 1.00 on the lattices
+  too (with 32, grid5pt.5000's lists of 4 escaped the claims and contract-expand
+  duplicates compounded to 3.9x) at the same time per iteration.
+- ``blocks_per_sm``: CTAs per SM of the persistent grid (0 = as many as fit).
+- ``cta_size``: threads per CTA (128 to 1024; compiled per size, registers capped so
+  that 1024 threads fit an SM). Fewer, larger CTAs make each grid barrier cheaper.
+- ``switch_factor`` (hybrid only): the switch point, in resident threads.
+- ``profile``: thread 0 stamps %globaltimer at every phase boundary; the first
+  sample's counters["profile"] then holds PROF_WORDS words per iteration (start ns,
+  mid-iteration ns, frontier size, phase kind; see merrill.cuh). Off for timings.
+
+What changed for today's GPUs (C2050 -> H100/H200):
+
+- Persistent cooperative kernel. A whole BFS is one launch: CTAs loop over tiles and
+  meet at grid barriers (about 1.5 us) between phases; queue lengths stay on the
+  device in three rotating counter slots. The paper launched a kernel and read the
+  queue length back each iteration (some 25 us per level today, which would make a
+  7,500-level lattice cost 190 ms before any work).
+- Warp gathering elects its leader with ``__ballot_sync``/``__ffs`` and broadcasts
+  with shuffles instead of racing writes to a shared word. Warp culling is one
+  ``__match_any_sync`` (exact within the warp) instead of a shared hash.
+- The bitmask (n/8 bytes: 3 MB for 25M vertices) lives in the 50 MB L2. Lookups read
+  it with ``ld.global.cg`` (L2, never a stale L1 line); bits are set with a
+  fire-and-forget ``atomicOr``, so no bit is ever clobbered. The paper's non-atomic
+  byte writes could lose bits, which its label check had to repair; here a vertex seen
+  at an earlier level is never relabelled, whatever the culling level. Lookups still
+  race with discoveries of the same level: those duplicates are what label, warp and
+  history culling remove, and what the counters measure.
+- History tables are 4096 entries per CTA (16 KB of the 228 KB shared memory per SM).
+- Huge lists (``grid_threshold``): one CTA strip-mining a 100k-neighbour list of a
+  Kronecker hub would hold up a 132-SM GPU for the whole level.
+- Claims (``claim_threshold``): with 6x the C2050's threads in flight, a hub that
+  appears hundreds of times in one small edge frontier is discovered by hundreds of
+  CTAs at once, whatever the culling; each copy re-expanded its whole list (measured on
+  H200: 1.9x redundant expansion on kron_g500-logn20 with history culling). One L2
+  atomic per long list stops that; duplicates are still labelled and counted
+  (``vertices_enqueued``), only their expansion is skipped. The two-phase expansion
+  claims every list: there the cost is one atomic per vertex-queue entry, and without
+  it duplicates compound level after level on lattices (measured 4x to 9x redundant
+  expansion on grid7pt.300 and grid5pt.5000).
+- Control words (queue lengths) are read once per CTA after each grid barrier and
+  shared through shared memory, not by every warp.
+- Lookups batch their global loads (bitmask words, then labels, for several items per
+  thread in the contraction phase) so that they are in flight together; warp and
+  history culling run after the lookup and only on ids that look unvisited.
+- Queue reservations: one atomicAdd per tile (per warp round in expand-contract),
+  offsets within the tile from block or warp prefix sums, as in the paper.
+- A queue that would overflow (possible with heavy duplication, as the paper saw on
+  kron_g500-logn20 without culling) sets a flag; the traversal is then rerun with
+  ``atomic`` culling, whose queues are bounded by n and m (``exact_rerun`` counter).
+
+Counters (per BFS level d, device-side; computed after timing in ``to_host``):
+``frontier_vertices``/``frontier_edges`` (logical: unique vertices at distance d and
+the sum of their out-degrees, Fig. 3), ``vertices_enqueued`` (actual: labelled at d,
+duplicates included), ``vertices_expanded``, ``edges_expanded`` (actual neighbours
+gathered from level d), ``duplicates`` (actual - logical), ``redundant_expansion``
+(edges gathered / edges logically traversed, Fig. 7), ``false_negatives`` (total
+duplicates; Fig. 8 divides by m - n), ``levels``, ``iterations`` and
+``kernel_launches``.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, ClassVar
+
+import numpy as np
+
+from gpubfs_cli.core.answer import Answer
+from gpubfs_cli.core.device import Device
+from gpubfs_cli.core.strategy import StrategyUnavailable, register
+from gpubfs_cli.gpu.base import GpuStrategy
+from gpubfs_cli.gpu.launch import blocks_per_sm, i32, i64, require_int32_ids, sm_count
+from gpubfs_cli.gpu.modules import header_constants, load_module
+from gpubfs_cli.graph.csr import CSRGraph
+
+KERNELS = Path(__file__).with_name("merrill.cu")
+C = header_constants(Path(__file__).with_name("merrill.cuh"))  # defined once, in the header
+BLOCK = C["MERRILL_BLOCK"]  # default CTA size
+CTA_SIZES = (128, 256, 512, 1024)
+
+GATHER = {"serial": C["GATHER_SERIAL"], "warp": C["GATHER_WARP"], "scan": C["GATHER_SCAN"],
+          "scan_warp_cta": C["GATHER_SCAN_WARP_CTA"]}
+CULLING = {"bitmask": C["CULL_BITMASK"], "label": C["CULL_LABEL"], "warp": C["CULL_WARP"],
+           "history": C["CULL_HISTORY"], "atomic": C["CULL_ATOMIC"]}
+STRATEGY = {"expand_contract": C["STRAT_EXPAND_CONTRACT"], "contract_expand": C["STRAT_CONTRACT_EXPAND"],
+            "two_phase": C["STRAT_TWO_PHASE"], "hybrid": C["STRAT_HYBRID"]}
+
+CTL_OVERFLOW, CTL_ITERS, CTL_WORDS = C["CTL_OVERFLOW"], C["CTL_ITERS"], C["CTL_WORDS"]
+CNT_ENQUEUED, CNT_EXPANDED, CNT_EDGES, CNT_KINDS = (
+    C["CNT_ENQUEUED"], C["CNT_EXPANDED"], C["CNT_EDGES"], C["CNT_KINDS"])
+PROF_WORDS = C["PROF_WORDS"]  # per iteration: start ns, mid-iteration ns, frontier size, phase kind
+MAX_COUNTER_LEVELS = 1 << 20
+
+
+def kernel_defines(cta_size: int) -> dict[str, int]:
+    """The -D defines of the build for CTAs of `cta_size` threads (registers capped so
+    that 1024 threads fit an SM)."""
+    return {"MERRILL_BLOCK": cta_size, "MERRILL_MIN_BLOCKS": max(1, 1024 // cta_size)}
+
+
+def compiled_module(cta_size: int, device: Device | None = None):
+    """merrill.cu compiled for CTAs of `cta_size` threads."""
+    return load_module(KERNELS, defines=kernel_defines(cta_size), cooperative=True,
+                       name_expressions=kernel_names(), device=device)
+
+
+def kernel_names() -> tuple[str, ...]:
+    return tuple(
+        f"merrill_bfs<{g}, {'true' if p else 'false'}>" for p in (False, True) for g in range(4)
+    )
+
+
+@dataclass(frozen=True)
+class Caps:
+    vq: int
+    eq: int
+    big: int
+    counters: int
+
+
+def buffer_caps(n: int, m: int, grid_threshold: int) -> Caps:
+    """Queue capacities. With exact culling a vertex queue holds at most n entries and
+    an edge queue at most m; the slack absorbs duplicates before the overflow rerun."""
+    big = (m // grid_threshold if grid_threshold > 0 else 0) + 1024
+    return Caps(
+        vq=n + n // 4 + 1024,
+        eq=m + m // 8 + 1024,
+        big=big,
+        counters=min(n + 2, MAX_COUNTER_LEVELS),
+    )
+
+
+@dataclass(frozen=True)
+class MerrillKnobs:
+    gather: str = "scan_warp_cta"
+    culling: str = "history"
+    grid_threshold: int = 4096
+    claim_threshold: int = 1
+    blocks_per_sm: int = 0
+    cta_size: int = BLOCK
+    profile: bool = False
+
+    def __post_init__(self) -> None:
+        if self.gather not in GATHER:
+            raise ValueError(f"gather must be one of {', '.join(GATHER)}, not {self.gather!r}")
+        if self.culling not in CULLING:
+            raise ValueError(f"culling must be one of {', '.join(CULLING)}, not {self.culling!r}")
+        if int(self.grid_threshold) < 0:
+            raise ValueError("grid_threshold must be >= 0 (0 turns grid gathering off)")
+        if int(self.claim_threshold) < 0:
+            raise ValueError("claim_threshold must be >= 0 (0 turns claiming off)")
+        if int(self.cta_size) not in CTA_SIZES:
+            raise ValueError(f"cta_size must be one of {', '.join(map(str, CTA_SIZES))}")
+        if int(self.blocks_per_sm) < 0:
+            raise ValueError("blocks_per_sm must be >= 0 (0 = as many as fit)")
+
+
+@dataclass(frozen=True)
+class HybridKnobs(MerrillKnobs):
+    switch_factor: float = 1.0
+
+    def __post_init__(self) -> None:
+        super().__post_init__()
+        if not float(self.switch_factor) >= 0:
+            raise ValueError("switch_factor must be >= 0")
+
+
+@dataclass
+class MerrillResult(Answer):
+    """Answer whose logical frontier counters are computed in to_host(), after the
+    runner has stopped its timer (they need the final distances)."""
+
+    degrees: Any = None
+
+    def to_host(self) -> Answer:
+        dist = self.distances
+        counters = dict(self.counters)
+        if hasattr(dist, "get") and not isinstance(dist, np.ndarray):
+            import cupy as cp
+
+            reached = dist[dist >= 0]
+            levels = int(reached.max()) + 1
+            fv = cp.bincount(reached, minlength=levels).get()
+            fe = cp.bincount(reached, weights=self.degrees[dist >= 0], minlength=levels).get()
+            dist = dist.get()
+        else:
+            reached = dist[dist >= 0]
+            levels = int(reached.max()) + 1
+            fv = np.bincount(reached, minlength=levels)
+            fe = np.bincount(reached, weights=np.asarray(self.degrees)[dist >= 0], minlength=levels)
+        fe = np.rint(fe).astype(np.int64)
+        for key in ("vertices_enqueued", "vertices_expanded", "edges_expanded"):
+            v = counters[key]
+            v = np.asarray(v.get() if hasattr(v, "get") else v, dtype=np.int64)[:levels]
+            counters[key] = np.pad(v, (0, levels - len(v)))
+        counters["frontier_vertices"] = fv.astype(np.int64)
+        counters["frontier_edges"] = fe
+        counters["duplicates"] = counters["vertices_enqueued"] - counters["frontier_vertices"]
+        counters["false_negatives"] = int(counters["duplicates"].sum())
+        logical = int(fe.sum())
+        counters["redundant_expansion"] = (
+            float(counters["edges_expanded"].sum()) / logical if logical else 1.0
+        )
+        counters["levels"] = levels
+        host = Answer(dist, None, counters).to_host()
+        parents = self.parents
+        if parents is not None and hasattr(parents, "get") and not isinstance(parents, np.ndarray):
+            parents = parents.get()
+        return Answer(host.distances, parents, host.counters)
+
+
+class _Merrill(GpuStrategy):
+    paper = "merrill"
+    Knobs: ClassVar[type] = MerrillKnobs
+    code: ClassVar[int]
+
+    def prepare(self, graph: CSRGraph) -> None:
+        require_int32_ids(graph, self.name)
+        if graph.m >= 2**31 - 2**27:
+            raise StrategyUnavailable(f"{self.name} keeps edge offsets in 32 bits (m < 2^31)")
+        super().prepare(graph)
+        cp = self.cupy()
+        k = self.knobs
+        self._block = int(k.cta_size)
+        self._gather = GATHER[k.gather]
+        self._culling = CULLING[k.culling]
+        self._grid_threshold = int(k.grid_threshold) if k.gather == "scan_warp_cta" else 0
+        n, m = graph.n, graph.m
+        self._caps = caps = buffer_caps(n, m, self._grid_threshold)
+        module = compiled_module(self._block, self.device)
+        self._kernels = {
+            p: module.get_function(f"merrill_bfs<{self._gather}, {'true' if p else 'false'}>")
+            for p in (False, True)
+        }
+        self._grid = {p: self._grid_size(kern) for p, kern in self._kernels.items()}
+        vertex_queues = 2 if self.code == STRATEGY["expand_contract"] else (
+            0 if self.code == STRATEGY["contract_expand"] else 1
+        )
+        one = self.buffer("_dummy", 4, cp.int32, fill=0)
+        self.buffer("_bitmask", (n + 31) // 32, cp.uint32, fill=0)
+        self.buffer("_claimed", (n + 31) // 32, cp.uint32, fill=0)
+        self.keep("_vq", [cp.empty(caps.vq, cp.int32) if i < vertex_queues else one for i in range(2)])
+        edge_queues = self.code != STRATEGY["expand_contract"]
+        self.keep("_eq", [cp.empty(caps.eq, cp.int32) if edge_queues else one for _ in range(2)])
+        self.keep("_ep", None)  # parent queues, allocated on the first predecessor BFS
+        self.keep("_big", [cp.empty(caps.big * 4, cp.int32) for _ in range(2)])
+        self.buffer("_big_ctl", 3, cp.uint64, fill=0)
+        self.keep("_degrees", cp.diff(self.dgraph.row_offsets32))
+
+    def _grid_size(self, kernel) -> int:
+        block = self._block
+        fit = blocks_per_sm(kernel, block)
+        if fit < 1:
+            raise StrategyUnavailable(f"{self.name}: no CTA of {block} threads fits an SM")
+        want = int(self.knobs.blocks_per_sm) or fit
+        return min(want, fit) * sm_count(self.device)
+
+    def _switch_threshold(self, grid: int) -> int:
+        return 0
+
+    def _parent_queues(self):
+        if self._ep is None:
+            cp = self.cupy()
+            edge_queues = self.code != STRATEGY["expand_contract"]
+            self.keep("_ep", [
+                cp.empty(self._caps.eq, cp.int32) if edge_queues else self._dummy for _ in range(2)
+            ])
+        return self._ep
+
+    def traverse(self, source: int, predecessors: bool = False) -> Answer:
+        cp = self.cupy()
+        g = self.graph
+        n, caps = g.n, self._caps
+        if not 0 <= source < n:
+            raise ValueError(f"source {source} out of range [0, {n})")
+        kernel = self._kernels[predecessors]
+        grid = self._grid[predecessors]
+        dist = cp.empty(n, cp.int32)
+        parent = cp.empty(n, cp.int32) if predecessors else self._dummy
+        ep = self._parent_queues() if predecessors else [self._dummy, self._dummy]
+        ctl = cp.empty(CTL_WORDS, cp.int32)
+        counters = cp.empty(CNT_KINDS * caps.counters, cp.int32)
+        prof = cp.zeros(PROF_WORDS * (caps.counters + 1), cp.uint64) if self.knobs.profile else None
+        culling = self._culling
+        launches = 0
+        while True:
+            args = (
+                self.dgraph.row_offsets32, self.dgraph.col_indices, i32(n), i32(source),
+                i32(self.code), i32(culling), i32(self._grid_threshold),
+                i32(self.knobs.claim_threshold), i64(self._switch_threshold(grid)), dist, parent,
+                self._bitmask, self._claimed,
+                self._vq[0], self._vq[1], self._eq[0], self._eq[1], ep[0], ep[1],
+                self._big[0], self._big[1], i32(caps.vq), i32(caps.eq), i32(caps.big),
+                ctl, self._big_ctl, counters, i32(caps.counters),
+                np.uint64(0) if prof is None else prof, i32(0 if prof is None else caps.counters),
+            )  # fmt: skip
+            kernel((grid,), (self._block,), args)
+            launches += 1
+            overflow, iterations = (int(x) for x in ctl[CTL_OVERFLOW : CTL_ITERS + 1].get())
+            if not overflow or culling == CULLING["atomic"]:
+                break
+            culling = CULLING["atomic"]
+        if overflow:
+            raise RuntimeError(f"{self.name}: queues overflowed even with exact culling")
+        cap = caps.counters
+        keep = min(iterations + 1, cap)
+        extra = {} if prof is None else {"profile": prof[: PROF_WORDS * (keep + 1)]}
+        return MerrillResult(
+            distances=dist,
+            parents=parent if predecessors else None,
+            counters={
+                **extra,
+                "iterations": iterations,
+                "kernel_launches": launches,
+                "exact_rerun": launches - 1,
+                "vertices_enqueued": counters[CNT_ENQUEUED * cap : CNT_ENQUEUED * cap + keep],
+                "vertices_expanded": counters[CNT_EXPANDED * cap : CNT_EXPANDED * cap + keep],
+                "edges_expanded": counters[CNT_EDGES * cap : CNT_EDGES * cap + keep],
+            },
+            degrees=self._degrees,
+        )
+
+
+@register
+class ExpandContract(_Merrill):
+    name = "merrill.expand_contract"
+    section = "Merrill et al. PPoPP'12, section 5.1 (expand-contract, out-of-core vertex queue)"
+    summary = "vertex queue in, vertex queue out: gather and cull in-core, one phase per level"
+    code = STRATEGY["expand_contract"]
+
+
+@register
+class ContractExpand(_Merrill):
+    name = "merrill.contract_expand"
+    section = "Merrill et al. PPoPP'12, section 5.2 (contract-expand, out-of-core edge queue)"
+    summary = "edge queue in, edge queue out: cull, label, gather, one phase per level"
+    code = STRATEGY["contract_expand"]
+
+
+@register
+class TwoPhase(_Merrill):
+    name = "merrill.two_phase"
+    section = "Merrill et al. PPoPP'12, section 5.3 (two-phase, vertex and edge queues)"
+    summary = "separate contraction and expansion phases, two grid barriers per level"
+    code = STRATEGY["two_phase"]
+
+
+@register
+class Hybrid(_Merrill):
+    name = "merrill.hybrid"
+    section = "Merrill et al. PPoPP'12, section 5.4 (hybrid of contract-expand and two-phase)"
+    summary = "contract-expand for small edge frontiers, two-phase for large ones"
+    code = STRATEGY["hybrid"]
+    Knobs = HybridKnobs
+
+    def _switch_threshold(self, grid: int) -> int:
+        return int(float(self.knobs.switch_factor) * grid * self._block)

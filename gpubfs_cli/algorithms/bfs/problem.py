@@ -1,0 +1,89 @@
+"""BFS as a Problem: the sequential queue BFS as reference, exact distances (and the
+Graph500 tree checks for predecessors) as the check, reached / depth / edges as the
+metrics, cpu.sequential as the speedup baseline.
+
+Edges traversed = the sum of the out-degrees of the reached vertices (directed edges,
+as Merrill and Luo count); samples also carry Graph500's count (undirected input
+edges in the reached component, a kept self-loop once).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from gpubfs_cli.core.answer import Answer
+from gpubfs_cli.core.problem import Problem, ReachedEdges, register_problem
+
+FRONTIER_LEVELS = 10_000
+
+
+class BfsFacts(ReachedEdges):
+    """ReachedEdges plus the depth and the Graph500 edge count of an answer."""
+
+    def __init__(self, graph):
+        super().__init__(graph)
+        self.loops = None  # self-loops per vertex: an undirected loop is stored once
+        if not graph.directed:
+            from gpubfs_cli.algorithms.bfs.validate import edge_blocks
+
+            loops = np.zeros(graph.n, dtype=np.int64)
+            for rows, cols in edge_blocks(graph):
+                at = rows[rows == cols]
+                if len(at):
+                    loops += np.bincount(at, minlength=graph.n)
+            if loops.any():
+                self.loops = loops
+
+    def extra(self, distances, reached_mask, edges) -> dict[str, Any]:
+        depth = int(np.max(distances)) if reached_mask.any() else -1
+        g500 = None
+        if not self.graph.directed:
+            loops = int(self.loops[reached_mask].sum()) if self.loops is not None else 0
+            g500 = (edges - loops) // 2 + loops
+        return {"depth": depth, "edges_graph500": g500}
+
+    def extra_keys(self) -> tuple[str, ...]:
+        return ("depth", "edges_graph500")
+
+
+@register_problem
+class Bfs(Problem):
+    key = "bfs"
+    title = "breadth-first search"
+    option = "predecessors"
+    option_label = "+pred"
+    baseline = "cpu.sequential"
+    distance_dtype = np.int32
+    rate = "GTEPS: out-degrees of the reached vertices (directed edges) / time"
+    reach_metric = "depth"
+
+    def reference(self, graph, source: int, predecessors: bool = False) -> Answer:
+        from gpubfs_cli.algorithms.bfs.cpu.sequential import sequential_bfs
+
+        return sequential_bfs(graph, source, predecessors)
+
+    def check(self, graph, source, answer, reference, predecessors) -> str | None:
+        from gpubfs_cli.algorithms.bfs.validate import validate
+
+        return validate(graph, source, answer, reference, predecessors)
+
+    def facts(self, graph) -> BfsFacts:
+        return BfsFacts(graph)
+
+    def reference_stats(self, reaches: list[int]) -> dict[str, Any]:
+        return {"depth_avg": float(np.mean(reaches)), "depth_max": int(np.max(reaches))}
+
+    def frontier(self, graph, source: int, distances: np.ndarray) -> dict[str, Any] | None:
+        """Vertices at each distance and the sum of their out-degrees (the frontier plot
+        of the report, which loads no graph); lattices past FRONTIER_LEVELS are cut."""
+        distances = np.asarray(distances)
+        reached = distances >= 0
+        levels = distances[reached]
+        deg = np.diff(np.asarray(graph.row_offsets))[reached]
+        fv = np.bincount(levels)
+        fe = np.bincount(levels, weights=deg).astype(np.int64)
+        cut = len(fv) > FRONTIER_LEVELS
+        return {"by": self.baseline, "source": int(source), "truncated": cut,
+                "vertices": fv[:FRONTIER_LEVELS].tolist(), "edges": fe[:FRONTIER_LEVELS].tolist()}

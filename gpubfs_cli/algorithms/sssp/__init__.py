@@ -1,0 +1,1 @@
+"""Single-source shortest paths: the problem (references, checks, metrics) and its CPU baselines."""

@@ -1,0 +1,61 @@
+"""SSSP as a Problem: the binary-heap Dijkstra (cpu.dijkstra) as reference, exact
+distances (and the shortest-path tree checks for parents) as the check, reached /
+largest distance / edges as the metrics, cpu.dijkstra as the speedup baseline.
+
+Distances are int64 sums of integer weights, -1 unreached. Edges = the sum of the
+out-degrees of the reached vertices: Dijkstra relaxes each of them exactly once, so
+the rate is comparable with BFS's GTEPS on the same graph.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from gpubfs_cli.core.answer import Answer
+from gpubfs_cli.core.problem import Problem, ReachedEdges, register_problem
+
+
+class SsspFacts(ReachedEdges):
+    """ReachedEdges plus the largest finite distance of an answer."""
+
+    def extra(self, distances, reached_mask, edges) -> dict[str, Any]:
+        return {"max_distance": int(np.max(distances)) if reached_mask.any() else -1}
+
+    def extra_keys(self) -> tuple[str, ...]:
+        return ("max_distance",)
+
+
+@register_problem
+class Sssp(Problem):
+    key = "sssp"
+    title = "single-source shortest paths"
+    option = "parents"
+    option_label = "+parents"
+    baseline = "cpu.dijkstra"
+    needs_weights = True
+    distance_dtype = np.int64
+    rate = "GTEPS: out-degrees of the reached vertices (edges relaxed once each by Dijkstra) / time"
+    reach_metric = "max_distance"
+
+    def check_graph(self, graph) -> None:
+        from gpubfs_cli.algorithms.sssp.inputs import check_weights
+
+        check_weights(graph)
+
+    def reference(self, graph, source: int, predecessors: bool = False) -> Answer:
+        from gpubfs_cli.algorithms.sssp.cpu.dijkstra import dijkstra
+
+        return dijkstra(graph, source, predecessors)
+
+    def check(self, graph, source, answer, reference, predecessors) -> str | None:
+        from gpubfs_cli.algorithms.sssp.validate import validate
+
+        return validate(graph, source, answer, reference, predecessors)
+
+    def facts(self, graph) -> SsspFacts:
+        return SsspFacts(graph)
+
+    def reference_stats(self, reaches: list[int]) -> dict[str, Any]:
+        return {"max_distance_avg": float(np.mean(reaches)), "max_distance_max": int(np.max(reaches))}

@@ -1,0 +1,189 @@
+"""Validation of an SSSP answer (DESIGN.md, Validation). Never inside a timed region.
+
+Distances must equal cpu.dijkstra's exactly. A parent array must then describe a
+shortest-path tree, checked with whole-array numpy and one numba-parallel binary
+search per vertex:
+  root       the source is its own parent
+  reach      a vertex has a parent exactly when it has a distance
+  tree-edge  every (parent, vertex) pair is an edge of the graph
+  tight      every tree edge is tight: d[v] == d[parent] + w(parent, v)
+  cycle      every tree vertex's parent chain reaches the source (zero-weight edges
+             make tight cycles possible, so tightness alone does not rule them out)
+Each check names itself in the reason, as the BFS validator's do.
+
+Without a reference, relaxation_failures checks what makes distances shortest:
+  source     d[source] == 0
+  relax      no edge out of a reached vertex can shorten a distance: d[v] <= d[u] + w
+  component  no edge leads from a reached vertex to an unreached one
+(implied by equal distances, so validate() does not repeat that edge pass).
+Relaxation plus the parent checks certify distances with no reference at all
+(certificate_failures): relaxed means no distance is too long, a tight acyclic tree
+to the source means none is too short.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from numba import njit, prange
+
+from gpubfs_cli.algorithms.sssp.inputs import integer_weights
+from gpubfs_cli.core.answer import Answer
+from gpubfs_cli.core.checks import compare_distances, edge_ranges, first_true, tree_depths
+from gpubfs_cli.graph.csr import CSRGraph
+
+NOT_EDGE, NOT_TIGHT = 1, 2
+
+
+@njit(cache=True, parallel=True)
+def _tree_edge_status(row_offsets, col_indices, weights, distances, parents, kids):
+    """For each kid v: 0 when (parent[v], v) is a tight edge, NOT_EDGE when it is not an
+    edge, NOT_TIGHT when the lightest such edge is not tight. Adjacency lists are
+    sorted, so parallel edges are neighbours after the binary search."""
+    status = np.zeros(len(kids), dtype=np.int8)
+    for i in prange(len(kids)):
+        v = kids[i]
+        p = parents[v]
+        lo = row_offsets[p]
+        hi = row_offsets[p + 1]
+        j = lo + np.searchsorted(col_indices[lo:hi], v)
+        if j >= hi or col_indices[j] != v:
+            status[i] = NOT_EDGE
+        else:
+            best = weights[j]
+            j += 1
+            while j < hi and col_indices[j] == v:
+                best = min(best, weights[j])
+                j += 1
+            if distances[v] != distances[p] + best:
+                status[i] = NOT_TIGHT
+    return status
+
+
+def _lightest(graph: CSRGraph, weights: np.ndarray, u: int, v: int) -> int:
+    """The weight of the lightest edge u -> v (one adjacency list, for a message)."""
+    lo, hi = int(graph.row_offsets[u]), int(graph.row_offsets[u + 1])
+    at = lo + np.flatnonzero(np.asarray(graph.col_indices[lo:hi]) == v)
+    return int(weights[at].min())
+
+
+def parent_failures(graph: CSRGraph, source: int, distances, parents) -> list[str]:
+    """The shortest-path-tree checks that fail, each as 'check: detail'; empty when
+    all pass. `distances` are trusted (validate() compares them with the reference
+    first); certificate_failures also checks them."""
+    n = graph.n
+    parents = np.asarray(parents).astype(np.int64)
+    distances = np.asarray(distances).astype(np.int64)
+    if parents.shape != (n,):
+        return [f"shape: parents have shape {parents.shape}, expected ({n},)"]
+    failures: list[str] = []
+    if parents[source] != source:
+        failures.append(f"root: parent of source {source} is {parents[source]}, expected {source}")
+
+    has_parent = parents >= 0
+    mismatch = has_parent != (distances >= 0)
+    if mismatch.any():
+        v = first_true(mismatch)
+        failures.append(
+            f"reach: {int(mismatch.sum()):,} vertices have a parent without a distance or the "
+            f"reverse (first: vertex {v} has parent {parents[v]}, distance {distances[v]})"
+        )
+
+    child = has_parent & (distances >= 0)
+    child[source] = False
+    out_of_range = child & (parents >= n)
+    kids = np.flatnonzero(child & ~out_of_range)
+    weights = integer_weights(graph)
+    status = _tree_edge_status(
+        np.asarray(graph.row_offsets), np.asarray(graph.col_indices), weights, distances, parents, kids
+    )
+    not_edge = status == NOT_EDGE
+    if not_edge.any() or out_of_range.any():
+        v = first_true(out_of_range) if out_of_range.any() else int(kids[first_true(not_edge)])
+        failures.append(
+            f"tree-edge: {int(not_edge.sum() + out_of_range.sum()):,} (parent, vertex) pairs are not "
+            f"graph edges (first: {parents[v]} -> {v})"
+        )
+    loose = status == NOT_TIGHT
+    if loose.any():
+        v = int(kids[first_true(loose)])
+        p = int(parents[v])
+        w = _lightest(graph, weights, p, v)
+        failures.append(
+            f"tight: {int(loose.sum()):,} tree edges are not tight (first: {p} -> {v} of weight {w}: "
+            f"d[{v}] = {distances[v]}, d[{p}] + {w} = {distances[p] + w})"
+        )
+
+    _, broken = tree_depths(np.where(has_parent, parents, -1), source)
+    if broken.any():
+        failures.append(
+            f"cycle: {int(broken.sum()):,} tree vertices never reach the source through "
+            f"their parents (first: vertex {first_true(broken)})"
+        )
+    return failures
+
+
+def relaxation_failures(graph: CSRGraph, source: int, distances, block: int = 1 << 24) -> list[str]:
+    """The checks of distances that need no reference (source, relax, component), in
+    one pass over the edges in blocks of about `block` edges."""
+    distances = np.asarray(distances).astype(np.int64)
+    if distances.shape != (graph.n,):
+        return [f"shape: distances have shape {distances.shape}, expected ({graph.n},)"]
+    failures: list[str] = []
+    if distances[source] != 0:
+        failures.append(f"source: distance of source {source} is {distances[source]}, expected 0")
+    weights = integer_weights(graph)
+    loose = escapes = 0
+    first_loose = first_escape = None
+    for rows, a, b in edge_ranges(graph, block):
+        cols = np.asarray(graph.col_indices[a:b])
+        du = distances[rows]
+        dv = distances[cols]
+        reached = du >= 0
+        escape = reached & (dv < 0)
+        bad = reached & (dv >= 0) & (dv > du + weights[a:b])
+        if bad.any():
+            loose += int(bad.sum())
+            if first_loose is None:
+                e = first_true(bad)
+                first_loose = (int(rows[e]), int(du[e]), int(cols[e]), int(dv[e]), int(weights[a + e]))
+        if escape.any():
+            escapes += int(escape.sum())
+            if first_escape is None:
+                e = first_true(escape)
+                first_escape = (int(rows[e]), int(cols[e]))
+    if first_loose is not None:
+        u, du, v, dv, w = first_loose
+        failures.append(
+            f"relax: {loose:,} edges would shorten a distance (first: {u} at {du} -> {v} at {dv}, weight {w})"
+        )
+    if first_escape is not None:
+        u, v = first_escape
+        failures.append(f"component: {escapes:,} edges leave the reached set (first: {u} -> {v}, which has no distance)")
+    return failures
+
+
+def certificate_failures(graph: CSRGraph, source: int, distances, parents) -> list[str]:
+    """Every check of an answer without a reference (like BFS's graph500_failures)."""
+    failures = relaxation_failures(graph, source, distances)
+    if failures and failures[0].startswith("shape:"):
+        return failures
+    return failures + parent_failures(graph, source, distances, parents)
+
+
+def validate(
+    graph: CSRGraph,
+    source: int,
+    result: Answer,
+    reference: np.ndarray,
+    parents: bool = False,
+) -> str | None:
+    """None when `result` (host arrays) is right for `source`, else why not (one line)."""
+    reason = compare_distances(result.distances, reference)
+    if reason is not None:
+        return reason
+    if not parents:
+        return None
+    if result.parents is None:
+        return "no parents returned although parents were asked for"
+    failures = parent_failures(graph, source, result.distances, result.parents)
+    return "; ".join(failures) if failures else None

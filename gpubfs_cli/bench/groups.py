@@ -1,0 +1,115 @@
+"""Samples -> groups, with the status rulebook applied: the one aggregation behind the
+runner's summaries, its end-of-run table and exit code, and every report.
+
+A group is every sample of one (dataset, problem, strategy, knobs variant, option).
+"""
+
+from __future__ import annotations
+
+import json
+from collections import defaultdict
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+
+from gpubfs_cli.bench.results import Sample
+from gpubfs_cli.bench.statistics import summarize
+from gpubfs_cli.bench.status import group_status, sample_status
+
+
+@dataclass
+class Group:
+    dataset: str
+    strategy: str
+    knobs: dict[str, Any]
+    predecessors: bool
+    problem: str = "bfs"
+    samples: list[Sample] = field(default_factory=list)
+    status: str = "ok"
+    reason: str | None = None
+    statuses: dict[str, int] = field(default_factory=dict)
+    times: dict[int, float] = field(default_factory=dict)  # source -> mean ms of ok samples
+    summary: dict[str, Any] = field(default_factory=dict)
+    q25_ms: float | None = None
+    q75_ms: float | None = None
+    low_reach: int = 0
+
+    @property
+    def variant(self) -> str:
+        return json.dumps(self.knobs, sort_keys=True)
+
+    def ok_samples(self) -> list[Sample]:
+        return [s for s in self.samples if status_of(s) == "ok"]
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "dataset": self.dataset,
+            "problem": self.problem,
+            "strategy": self.strategy,
+            "knobs": self.knobs,
+            "predecessors": self.predecessors,
+            "status": self.status,
+            "reason": self.reason,
+            "statuses": dict(self.statuses),
+            "samples": len(self.samples),
+            "low_reach": self.low_reach,
+            "q25_ms": self.q25_ms,
+            "q75_ms": self.q75_ms,
+            **self.summary,
+        }
+
+
+def status_of(s: Sample) -> str:
+    return sample_status(s.status, s.valid, s.time_ms)
+
+
+def group_key(s: Sample) -> tuple:
+    return (s.dataset, s.problem, s.strategy, json.dumps(s.knobs, sort_keys=True), bool(s.predecessors))
+
+
+def finish(group: Group) -> Group:
+    """Apply the rulebook, then summarize the ok samples (times, rates, quartiles)."""
+    statuses = [status_of(s) for s in group.samples]
+    counts: dict[str, int] = defaultdict(int)
+    for st in statuses:
+        counts[st] += 1
+    group.statuses = dict(counts)
+    group.status = group_status(statuses)
+    if group.status != "ok":
+        group.reason = next((s.reason for s, st in zip(group.samples, statuses, strict=True)
+                             if st == group.status and s.reason), None)
+        return group
+    ok = [s for s, st in zip(group.samples, statuses, strict=True) if st == "ok"]
+    per_source: dict[int, list[float]] = defaultdict(list)
+    for s in ok:
+        per_source[s.source].append(float(s.time_ms))
+    group.times = {src: float(np.mean(v)) for src, v in per_source.items()}
+    times = [float(s.time_ms) for s in ok]
+    group.summary = summarize(times, [s.edges for s in ok], [s.low_reach for s in ok])
+    group.q25_ms, group.q75_ms = (float(q) for q in np.percentile(times, [25, 75]))
+    group.low_reach = sum(1 for s in ok if s.low_reach)
+    return group
+
+
+def group_samples(samples: list[Sample]) -> list[Group]:
+    """Groups in the order their first sample appears, each finished."""
+    groups: dict[tuple, Group] = {}
+    for s in samples:
+        key = group_key(s)
+        if key not in groups:
+            groups[key] = Group(s.dataset, s.strategy, dict(s.knobs), bool(s.predecessors), s.problem)
+        groups[key].samples.append(s)
+    return [finish(g) for g in groups.values()]
+
+
+def summaries(samples: list[dict], labels: dict[tuple, str] | None = None) -> list[dict]:
+    """The results file's `summaries`: one entry per group. `labels` maps (problem,
+    strategy, knobs JSON) to the variant's name in the run config."""
+    labels = labels or {}
+    out = []
+    for g in group_samples([Sample.from_dict(s) for s in samples]):
+        entry = g.to_dict()
+        entry["variant"] = labels.get((g.problem, g.strategy, g.variant), g.strategy)
+        out.append(entry)
+    return out

@@ -1,0 +1,44 @@
+"""The one status rulebook: how samples' statuses make a cell's, and which make a run fail.
+
+Used by the runner (its results-file summaries, end-of-run table and exit code) and by
+every report, so the two never disagree.
+
+A group (one dataset, problem, strategy, knob variant and option) is `ok` only when no
+sample failed: a wrong answer, an error, out-of-memory or out-of-time anywhere makes
+the whole cell that status, never a number. `unavailable` yields to `ok` samples of the
+same group, so a CPU machine's "no GPU here" does not hide the GPU machine's numbers
+when both files are reported together; a group with no ok sample takes its most
+serious status.
+"""
+
+from __future__ import annotations
+
+STATUSES = ("ok", "out-of-time", "out-of-memory", "unavailable", "wrong-answer", "error")
+# A failure anywhere in a group decides its status, most serious first.
+FAILURES = ("wrong-answer", "error", "out-of-memory", "out-of-time")
+SEVERITY = (*FAILURES, "unavailable", "missing", "ok")
+# Cells with these statuses make `gpubfs run` exit 1.
+RUN_FAILURES = ("wrong-answer", "error")
+
+
+def sample_status(status: str, valid: bool | None, time_ms: float | None) -> str:
+    """A sample's status, with an `ok` sample that failed validation made wrong-answer
+    and one without a time an error (a hand-edited or truncated file)."""
+    if status == "ok" and (valid is False or time_ms is None):
+        return "wrong-answer" if valid is False else "error"
+    return status
+
+
+def group_status(statuses: list[str]) -> str:
+    """The cell's status from its samples' statuses (see the module docstring)."""
+    failed = next((f for f in FAILURES if f in statuses), None)
+    if failed is not None:
+        return failed
+    if "ok" in statuses:
+        return "ok"
+    return min(statuses, key=severity) if statuses else "missing"
+
+
+def severity(status: str) -> int:
+    """Lower is more serious."""
+    return SEVERITY.index(status) if status in SEVERITY else len(SEVERITY)

@@ -1,0 +1,80 @@
+"""Checks every problem's validator shares: exact distance comparison, depths of a
+parent tree (cycle detection) and iteration over a graph's edges in bounded blocks.
+
+All whole-array numpy: nothing here loops over vertices or edges in Python.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+
+def compare_distances(got, expected: np.ndarray) -> str | None:
+    """None when equal, else the count of wrong vertices and the first one."""
+    got = np.asarray(got)
+    if got.shape != expected.shape:
+        return f"distances have shape {got.shape}, expected {expected.shape}"
+    wrong = np.flatnonzero(got != expected)
+    if len(wrong) == 0:
+        return None
+    v = int(wrong[0])
+    return (
+        f"distances differ at {len(wrong):,} of {len(expected):,} vertices "
+        f"(first: vertex {v} has {int(got[v])}, expected {int(expected[v])})"
+    )
+
+
+def first_true(mask: np.ndarray) -> int:
+    return int(np.flatnonzero(mask)[0])
+
+
+def tree_depths(parents: np.ndarray, source: int) -> tuple[np.ndarray, np.ndarray]:
+    """(depth, broken) of every vertex in a parent array, by pointer doubling.
+
+    parents[v] < 0 means v is not in the tree; parents[source] should be source.
+    depth[v] is the number of parent steps from v to the source (-1 outside the
+    tree); broken marks tree vertices whose parent chain never reaches the source (a
+    cycle, a parent outside [0, n), or a chain ending at a vertex outside the tree).
+    O(n log depth): the doubling stops once every chain has reached its end.
+    """
+    parents = np.asarray(parents).astype(np.int64)
+    n = len(parents)
+    ids = np.arange(n, dtype=np.int64)
+    in_tree = parents >= 0
+    out_of_range = parents >= n
+    anc = np.where(in_tree & ~out_of_range, parents, ids)
+    if 0 <= source < n:
+        anc[source] = source
+    hops = (anc != ids).astype(np.int64)
+    for _ in range(int(np.ceil(np.log2(max(n, 2)))) + 2):
+        nxt = anc[anc]
+        if np.array_equal(nxt, anc):
+            break
+        hops += hops[anc]
+        anc = nxt
+    broken = in_tree & ((anc != source) | out_of_range)
+    depth = np.where(in_tree & ~broken, hops, -1)
+    return depth, broken
+
+
+def edge_ranges(graph, block: int = 1 << 24):
+    """(rows, a, b): CSR entries a..b-1 (consecutive whole rows, about `block` edges)
+    and the source vertex of each, so edge-wide checks need O(block) memory, not O(m).
+    Slice any per-edge array (col_indices, weights) with [a:b]."""
+    ro = np.asarray(graph.row_offsets)
+    if graph.m == 0:
+        return
+    starts = np.searchsorted(ro, np.arange(0, graph.m, block), side="right") - 1
+    cuts = [int(r) for r in np.unique(starts)] + [graph.n]
+    for r0, r1 in zip(cuts[:-1], cuts[1:], strict=True):
+        a, b = int(ro[r0]), int(ro[r1])
+        if a == b:
+            continue
+        rows = np.repeat(np.arange(r0, r1, dtype=np.int64), np.diff(ro[r0 : r1 + 1]))
+        yield rows, a, b
+
+
+def edge_blocks(graph, block: int = 1 << 24):
+    """(rows, cols) arrays of consecutive whole rows holding about `block` edges each."""
+    for rows, a, b in edge_ranges(graph, block):
+        yield rows, np.asarray(graph.col_indices[a:b])

@@ -1,0 +1,161 @@
+"""The Problem contract: what an algorithm (BFS, SSSP) tells the runner and the report.
+
+The way gapbs's harness takes a kernel, a stats printer and a verifier, the runner
+takes a Problem: its answer type (the distances' dtype), its reference solver (the
+sequential CPU baseline whose answers every other strategy must equal), its exact
+check of an answer, its metrics (what a sample records besides the time), its option
+(BFS: predecessors; SSSP: parents) and its speedup baseline strategy. The runner,
+results files and report ask the problem; they never import an algorithm's code.
+
+Problems live in gpubfs_cli.algorithms.<key>.problem and register themselves here;
+`describe()` is what a results file records, so a report needs no live registry.
+"""
+
+from __future__ import annotations
+
+import importlib
+import pkgutil
+from dataclasses import dataclass, field
+from typing import Any, ClassVar
+
+import numpy as np
+
+from gpubfs_cli.core.answer import Answer
+from gpubfs_cli.errors import unknown_name
+
+LOW_REACH = 0.01  # sources reaching under 1% of the vertices are left out of rates
+
+
+@dataclass
+class Measures:
+    """What one answer says about the traversal: the rate numerator and the facts a
+    sample records. `extra` is problem-specific (BFS: depth, edges_graph500; SSSP:
+    max_distance) and lands as top-level keys of the sample."""
+
+    reached: int
+    edges: int
+    low_reach: bool
+    extra: dict[str, Any] = field(default_factory=dict)
+
+
+class ReachedEdges:
+    """Per-graph facts for measuring answers, computed once (vectorized): reached
+    vertices and the sum of their out-degrees, the TEPS numerator of every problem
+    here. Problems extend `extra()`. Measures of an answer already found equal to the
+    reference are computed once per source: every right answer has the same."""
+
+    def __init__(self, graph):
+        self.graph = graph
+        self.degrees = graph.out_degrees().astype(np.int64)
+        self._checked: dict[int, Measures] = {}
+
+    def measure_for(self, source: int, distances: np.ndarray, checked: bool) -> Measures:
+        if not checked:
+            return self.measure(distances)
+        if source not in self._checked:
+            self._checked[source] = self.measure(distances)
+        return self._checked[source]
+
+    def measure(self, distances: np.ndarray) -> Measures:
+        distances = np.asarray(distances)
+        reached_mask = distances >= 0
+        reached = int(np.count_nonzero(reached_mask))
+        edges = int(self.degrees[reached_mask].sum())
+        low = reached < LOW_REACH * self.graph.n
+        return Measures(reached, edges, low, self.extra(distances, reached_mask, edges))
+
+    def extra(self, distances: np.ndarray, reached_mask: np.ndarray, edges: int) -> dict[str, Any]:
+        return {}
+
+    def failed(self) -> Measures:
+        """The measures of an answer of the wrong shape (nothing can be read from it)."""
+        return Measures(0, 0, True, {k: None for k in self.extra_keys()})
+
+    def extra_keys(self) -> tuple[str, ...]:
+        return ()
+
+
+class Problem:
+    """One algorithm. Subclasses set the class attributes and the four methods."""
+
+    key: ClassVar[str]  # "bfs", "sssp": the folder under gpubfs_cli/algorithms
+    title: ClassVar[str]
+    option: ClassVar[str]  # what predecessors=True asks for: "predecessors", "parents"
+    option_label: ClassVar[str]  # how a table marks a run with the option: "+pred"
+    baseline: ClassVar[str]  # the strategy every speedup divides by
+    needs_weights: ClassVar[bool] = False
+    distance_dtype: ClassVar[Any] = np.int32
+    rate: ClassVar[str] = "GTEPS: edges out of the reached vertices (directed) / time"
+    reach_metric: ClassVar[str] = "depth"  # the sample key for "how far": BFS levels
+
+    def check_graph(self, graph) -> None:
+        """Raise UserError (one line naming the graph) when it cannot be an input."""
+
+    def reference(self, graph, source: int, predecessors: bool = False) -> Answer:
+        """The sequential CPU baseline's answer (the reference every answer must equal)."""
+        raise NotImplementedError
+
+    def check(self, graph, source: int, answer: Answer, reference: np.ndarray,
+              predecessors: bool) -> str | None:
+        """None when `answer` (host arrays) is right for `source`, else why not (one line)."""
+        raise NotImplementedError
+
+    def facts(self, graph) -> ReachedEdges:
+        """The per-graph object that measures answers."""
+        return ReachedEdges(graph)
+
+    def reference_stats(self, reaches: list[int]) -> dict[str, Any]:
+        """Dataset facts from the references' reach metric (BFS: depth_avg, depth_max)."""
+        return {}
+
+    def frontier(self, graph, source: int, distances: np.ndarray) -> dict[str, Any] | None:
+        """Per-iteration series of one reference answer for the results file (BFS: the
+        logical vertex and edge frontiers of Merrill's Fig. 3), or None."""
+        return None
+
+    def describe(self) -> dict[str, Any]:
+        """What a results file records about the problem (the report reads this)."""
+        return {
+            "title": self.title,
+            "option": self.option,
+            "option_label": self.option_label,
+            "baseline": self.baseline,
+            "rate": self.rate,
+            "reach_metric": self.reach_metric,
+        }
+
+
+_PROBLEMS: dict[str, Problem] = {}
+_DISCOVERED = False
+ALGORITHMS = "gpubfs_cli.algorithms"
+DEFAULT_PROBLEM = "bfs"
+
+
+def register_problem(cls: type[Problem]) -> type[Problem]:
+    if cls.key in _PROBLEMS and type(_PROBLEMS[cls.key]) is not cls:
+        raise RuntimeError(f"problem {cls.key} registered twice")
+    _PROBLEMS[cls.key] = cls()
+    return cls
+
+
+def _discover() -> None:
+    global _DISCOVERED
+    if _DISCOVERED:
+        return
+    pkg = importlib.import_module(ALGORITHMS)
+    for info in pkgutil.iter_modules(pkg.__path__):
+        if info.ispkg:
+            importlib.import_module(f"{ALGORITHMS}.{info.name}.problem")
+    _DISCOVERED = True
+
+
+def all_problems() -> dict[str, Problem]:
+    _discover()
+    return dict(sorted(_PROBLEMS.items()))
+
+
+def get_problem(key: str) -> Problem:
+    problems = all_problems()
+    if key not in problems:
+        raise unknown_name("problem", key, problems)
+    return problems[key]

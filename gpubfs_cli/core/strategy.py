@@ -1,0 +1,174 @@
+"""The Strategy contract (DESIGN.md) and the registry of every strategy, of every problem.
+
+A strategy is a class registered with @register under a stable name `family.variant`
+(the family is the folder it lives in: merrill.hybrid is algorithms/bfs/gpu/merrill).
+It declares the problem it solves, the paper section it implements and a knobs
+dataclass whose defaults are the paper's. Names are unique within a problem: SSSP's
+cpu.scipy and BFS's cpu.scipy are two strategies. The runner owns timing: a strategy
+never times itself.
+
+Discovery imports every module under gpubfs_cli.algorithms (all of them import
+without CuPy: GPU work imports cupy inside methods, through gpubfs_cli.gpu.backend).
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import importlib
+import pkgutil
+from typing import Any, ClassVar
+
+from gpubfs_cli.core.answer import Answer
+from gpubfs_cli.core.device import CPU, Device, gpu
+from gpubfs_cli.core.problem import ALGORITHMS, DEFAULT_PROBLEM, Problem, get_problem
+from gpubfs_cli.errors import UserError, unknown_name
+
+# Names that earlier versions registered: results files that carry them still load
+# and report under the new name, and run configs may still use them.
+ALIASES = {
+    "harish": "classic.harish",
+    "hong.vwarp": "classic.vwarp",
+    "edge.coo": "classic.edge_coo",
+    "algebraic.spmv": "classic.spmv",
+}
+
+
+def canonical_name(name: str) -> str:
+    return ALIASES.get(name, name)
+
+
+class StrategyUnavailable(Exception):
+    """Raised by prepare() or traverse() when the strategy cannot run on this graph or
+    machine (too large for networkx, unsupported GPU feature...). The runner records an
+    `unavailable` cell with str(exc) as the reason and goes on."""
+
+
+@dataclasses.dataclass(frozen=True)
+class NoKnobs:
+    """A strategy without knobs."""
+
+
+class Strategy:
+    name: ClassVar[str]
+    problem: ClassVar[str] = DEFAULT_PROBLEM  # the key of the Problem it solves
+    paper: ClassVar[str]  # merrill | luo | bfs4k | raval | lbbfs | classic | cpu
+    section: ClassVar[str]  # e.g. "Merrill et al. PPoPP'12, section 4.1"
+    summary: ClassVar[str] = ""
+    device_kind: ClassVar[str] = "cpu"  # "cpu" or "gpu": decides the runner's timer
+    gpus: ClassVar[int] = 1  # GPUs one instance spans (GPU strategies)
+    Knobs: ClassVar[type] = NoKnobs
+    supports_predecessors: ClassVar[bool] = True
+
+    def __init__(self, knobs: Any | None = None, devices: tuple[Device, ...] | None = None):
+        self.knobs = knobs if knobs is not None else self.Knobs()
+        self.devices = devices if devices is not None else self.default_devices()
+        self.graph = None
+
+    @classmethod
+    def default_devices(cls) -> tuple[Device, ...]:
+        if cls.device_kind == "gpu":
+            return tuple(gpu(i) for i in range(cls.gpus))
+        return (CPU,)
+
+    @property
+    def device(self) -> Device:
+        """The first (for one-device strategies, the only) device."""
+        return self.devices[0]
+
+    @classmethod
+    def problem_spec(cls) -> Problem:
+        return get_problem(cls.problem)
+
+    @classmethod
+    def unavailable_reason(cls) -> str | None:
+        """None when the strategy can run here, else why not (one line)."""
+        return None
+
+    def upload(self, graph) -> None:
+        """Put the graph on this strategy's devices (timed apart, once per graph and
+        device: later strategies find it there). Nothing to do on the CPU."""
+
+    def prepare(self, graph) -> None:
+        """One-time work per graph (COO copies, splitting, buffers). Timed separately."""
+        self.graph = graph
+
+    def traverse(self, source: int, predecessors: bool = False) -> Answer:
+        raise NotImplementedError
+
+    def prepared_bytes(self) -> int:
+        """Extra memory prepare() allocated (reported beside the prepare time)."""
+        return 0
+
+    def release(self) -> None:
+        """Free per-graph state (device memory) before the next graph."""
+        self.graph = None
+
+
+Registry = dict[str, dict[str, type[Strategy]]]  # problem -> name -> class
+_REGISTRY: Registry = {}
+_DISCOVERED = False
+
+
+def register(cls: type[Strategy]) -> type[Strategy]:
+    names = _REGISTRY.setdefault(cls.problem, {})
+    if "." not in cls.name:
+        raise RuntimeError(f"strategy {cls.name}: names are family.variant")
+    if cls.name in names and names[cls.name] is not cls:
+        raise RuntimeError(f"strategy {cls.problem} {cls.name} registered twice")
+    names[cls.name] = cls
+    return cls
+
+
+def _discover() -> None:
+    global _DISCOVERED
+    if _DISCOVERED:
+        return
+    pkg = importlib.import_module(ALGORITHMS)
+    for info in pkgutil.walk_packages(pkg.__path__, prefix=f"{ALGORITHMS}."):
+        importlib.import_module(info.name)
+    # Only a complete discovery counts: a module that failed to import raises again
+    # on the next call instead of leaving a silently partial registry.
+    _DISCOVERED = True
+
+
+def registry() -> Registry:
+    """Every registered strategy: problem -> name -> class (a copy)."""
+    _discover()
+    return {p: dict(sorted(names.items())) for p, names in sorted(_REGISTRY.items())}
+
+
+def all_strategies(problem: str = DEFAULT_PROBLEM) -> dict[str, type[Strategy]]:
+    """The strategies of one problem, by name."""
+    return registry().get(problem, {})
+
+
+def get_strategy(name: str, problem: str = DEFAULT_PROBLEM) -> type[Strategy]:
+    strategies = all_strategies(problem)
+    name = canonical_name(name)
+    if name not in strategies:
+        raise unknown_name(f"{problem} strategy", name, strategies)
+    return strategies[name]
+
+
+def problems_of(name: str, reg: Registry | None = None) -> list[str]:
+    """The problems that have a strategy called `name` (after aliases)."""
+    reg = reg if reg is not None else registry()
+    name = canonical_name(name)
+    return [p for p, names in reg.items() if name in names]
+
+
+def make_knobs(cls: type[Strategy], overrides: dict[str, Any] | None) -> Any:
+    """The strategy's knobs with `overrides` applied; unknown keys are a UserError."""
+    overrides = dict(overrides or {})
+    fields = {f.name: f for f in dataclasses.fields(cls.Knobs)}
+    for key in overrides:
+        if key not in fields:
+            raise unknown_name(f"knob of {cls.name}", key, fields)
+    try:
+        return cls.Knobs(**overrides)
+    except (TypeError, ValueError) as exc:
+        raise UserError(f"knobs of {cls.name}: {exc}") from exc
+
+
+def knobs_dict(knobs: Any) -> dict[str, Any]:
+    return dataclasses.asdict(knobs) if dataclasses.is_dataclass(knobs) else {}

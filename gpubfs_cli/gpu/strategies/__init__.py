@@ -1,1 +1,0 @@
-"""GPU strategies, one module per paper. Each module imports without CuPy."""

@@ -1,1 +1,0 @@
-"""Traversals: BfsResult, the Strategy contract and registry, the CPU baseline, validation."""

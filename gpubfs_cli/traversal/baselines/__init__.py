@@ -1,1 +1,0 @@
-"""CPU strategies: the sequential baseline and the reference rows (scipy, networkx)."""

@@ -1,0 +1,188 @@
+"""Validation: exact distance comparison and the Graph500 tree checks, each of which
+must catch its own planted fault."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from gpubfs_cli.algorithms.bfs.cpu.sequential import sequential_bfs
+from gpubfs_cli.algorithms.bfs.validate import (
+    edge_blocks,
+    graph500_failures,
+    parent_failures,
+    validate,
+)
+from gpubfs_cli.core.answer import Answer
+from gpubfs_cli.core.checks import compare_distances
+from gpubfs_cli.graph import EdgeList, build_csr
+
+
+def grid_plus_path():
+    """A 5 x 5 grid (0..24, id = x + 5y) and a separate path 25-26-27."""
+    src, dst = [], []
+    for y in range(5):
+        for x in range(5):
+            v = x + 5 * y
+            if x < 4:
+                src.append(v), dst.append(v + 1)
+            if y < 4:
+                src.append(v), dst.append(v + 5)
+    src += [25, 26]
+    dst += [26, 27]
+    return build_csr(EdgeList(np.array(src), np.array(dst), 28, False))
+
+
+@pytest.fixture
+def tree():
+    g = grid_plus_path()
+    r = sequential_bfs(g, 0, predecessors=True)
+    return g, r.distances.copy(), r.parents.astype(np.int64)
+
+
+def checks(failures: list[str]) -> set[str]:
+    return {f.split(":", 1)[0] for f in failures}
+
+
+def test_a_correct_tree_passes(tree):
+    g, dist, par = tree
+    assert graph500_failures(g, 0, dist, par, dist >= 0) == []
+    assert dist[24] == 8 and dist[25] == -1
+
+
+def test_wrong_root(tree):
+    g, dist, par = tree
+    par[0] = 1
+    assert checks(graph500_failures(g, 0, dist, par)) == {"root"}
+
+
+def test_cycle(tree):
+    g, dist, par = tree
+    # 12 and 13 point at each other: neither chain reaches the source
+    par[12], par[13] = 13, 12
+    assert "cycle" in checks(graph500_failures(g, 0, dist, par))
+
+
+def test_non_edge_parent(tree):
+    g, dist, par = tree
+    # vertex 2 (level 2) re-parented to 5 (level 1), which is not its neighbour
+    assert dist[2] == 2 and dist[5] == 1
+    par[2] = 5
+    assert checks(graph500_failures(g, 0, dist, par, dist >= 0)) == {"tree-edge"}
+
+
+def test_parent_two_levels_up(tree):
+    g, dist, par = tree
+    par[3] = 1  # vertex 3 is at level 3, vertex 1 at level 1
+    assert "levels" in checks(graph500_failures(g, 0, dist, par))
+
+
+def test_edge_skipping_a_level(tree):
+    g, dist, par = tree
+    # a leaf v moved one level below a neighbour w: tree edge (w, v) is fine, but the
+    # edge from v's old parent now spans three levels
+    children = np.bincount(par[par >= 0], minlength=g.n)
+    v = next(int(u) for u in range(1, 25) if children[u] == 0 and dist[u] < 8)
+    w = next(int(x) for x in g.neighbors(v) if dist[x] == dist[v] + 1)
+    dist[v], par[v] = dist[w] + 1, w
+    assert checks(graph500_failures(g, 0, dist, par, None)) == {"edge-span"}
+
+
+def test_vertex_outside_the_component(tree):
+    g, dist, par = tree
+    reachable = dist >= 0
+    par[25], dist[25] = 24, dist[24] + 1  # a vertex of the other component joins the tree
+    assert "component" in checks(graph500_failures(g, 0, dist, par, reachable))
+
+
+def test_tree_missing_a_reachable_vertex(tree):
+    g, dist, par = tree
+    reachable = dist >= 0
+    par[24], dist[24] = -1, -1  # the far corner left out
+    assert checks(graph500_failures(g, 0, dist, par, reachable)) == {"component"}
+
+
+def test_directed_back_edges_may_span_many_levels():
+    # 0 -> 1 -> 2 -> 3 -> 0: the edge 3 -> 0 goes back three levels, which is fine
+    g = build_csr(EdgeList(np.array([0, 1, 2, 3]), np.array([1, 2, 3, 0]), 4, True))
+    r = sequential_bfs(g, 0, predecessors=True)
+    assert graph500_failures(g, 0, r.distances, r.parents) == []
+
+
+def test_compare_distances_counts_and_names_the_first_bad_vertex():
+    ref = np.array([0, 1, 2, -1], dtype=np.int32)
+    assert compare_distances(ref.copy(), ref) is None
+    bad = np.array([0, 2, 2, 3], dtype=np.int32)
+    assert compare_distances(bad, ref) == (
+        "distances differ at 2 of 4 vertices (first: vertex 1 has 2, expected 1)"
+    )
+    assert "shape" in compare_distances(ref[:3], ref)
+
+
+def test_validate_combines_both(tree):
+    g, dist, par = tree
+    assert validate(g, 0, Answer(dist, par), dist, predecessors=True) is None
+    assert validate(g, 0, Answer(dist, None), dist, predecessors=True).startswith("no parents")
+    par[0] = 3
+    assert validate(g, 0, Answer(dist, par), dist, predecessors=True).startswith("root:")
+    assert validate(g, 0, Answer(dist, par), dist, predecessors=False) is None
+
+
+def test_edge_blocks_cover_every_edge_once_in_whole_rows():
+    g = grid_plus_path()
+    blocks = list(edge_blocks(g, block=7))
+    assert len(blocks) > 5
+    rows = np.concatenate([r for r, _ in blocks])
+    cols = np.concatenate([c for _, c in blocks])
+    np.testing.assert_array_equal(rows, np.repeat(np.arange(g.n), g.out_degrees()))
+    np.testing.assert_array_equal(cols, g.col_indices)
+    for (a, _), (b, _) in zip(blocks[:-1], blocks[1:], strict=True):
+        assert a[-1] < b[0]  # a block ends where a row ends
+
+
+def test_checks_agree_when_run_in_small_blocks(tree, monkeypatch):
+    import gpubfs_cli.algorithms.bfs.validate as v
+
+    g, dist, par = tree
+    par[2] = 5  # non-edge parent
+    whole = graph500_failures(g, 0, dist, par, dist >= 0)
+    small = v.edge_blocks
+    monkeypatch.setattr(v, "edge_blocks", lambda graph: small(graph, block=5))
+    assert graph500_failures(g, 0, dist, par, dist >= 0) == whole
+
+
+# parent_failures: the checks left once the distances equal the baseline's.
+def test_parent_checks_pass_a_correct_tree(tree):
+    g, dist, par = tree
+    assert parent_failures(g, 0, dist, par) == []
+
+
+@pytest.mark.parametrize(
+    ("plant", "expected"),
+    [
+        (lambda par: par.__setitem__(0, 1), {"root"}),
+        (lambda par: par.__setitem__(2, 5), {"tree-edge"}),  # 5 is a level up, not a neighbour
+        (lambda par: par.__setitem__(3, 1), {"levels"}),  # two levels up
+        (lambda par: (par.__setitem__(12, 13), par.__setitem__(13, 12)), {"levels"}),  # cycle
+        (lambda par: par.__setitem__(7, -1), {"levels"}),  # reached without a parent
+        (lambda par: par.__setitem__(25, 26), {"levels"}),  # unreached with a parent
+        (lambda par: par.__setitem__(9, 10**9), {"levels"}),  # out of range
+    ],
+)
+def test_parent_checks_catch_each_fault(tree, plant, expected):
+    g, dist, par = tree
+    plant(par)
+    assert checks(parent_failures(g, 0, dist, par)) == expected
+
+
+def test_parent_checks_agree_with_the_full_checks_on_random_graphs():
+    rng = np.random.default_rng(7)
+    for directed in (False, True):
+        g = build_csr(EdgeList(rng.integers(0, 300, 900), rng.integers(0, 300, 900), 300, directed))
+        r = sequential_bfs(g, 4, predecessors=True)
+        par = r.parents.astype(np.int64)
+        assert parent_failures(g, 4, r.distances, par) == []
+        assert graph500_failures(g, 4, r.distances, par, r.distances >= 0) == []
+        kids = np.flatnonzero(r.distances > 1)
+        par[kids[0]] = 4  # the source: a level too high for a vertex at level >= 2
+        assert checks(parent_failures(g, 4, r.distances, par)) == {"levels"}
