@@ -67,7 +67,7 @@ class GpuStrategy(Strategy):
             a = stack.pop()
             if isinstance(a, (list, tuple)):
                 stack.extend(a)
-            elif a is not None and id(a) not in seen:
+            elif hasattr(a, "nbytes") and id(a) not in seen:  # a sparse matrix's arrays are kept apart
                 seen.add(id(a))
                 total += int(a.nbytes)
         return total

@@ -127,11 +127,13 @@ def test_gpu_buffers_are_counted_and_released(monkeypatch):
     a = s.buffer("a", 10, np.int32)
     s.buffer("b", 4, np.uint8, fill=7)
     s.keep("pair", [a, np.zeros(3, np.int64)])
+    s.keep("matrix", object())  # a sparse matrix: its arrays are kept (and counted) apart
     assert s.b.tolist() == [7] * 4
     assert s.prepared_bytes() == 40 + 4 + 24  # `a` counted once
     s.dgraph = object()
     s.release()
-    assert s.a is None and s.b is None and s.pair is None and s.prepared_bytes() == 0
+    assert s.a is None and s.b is None and s.pair is None and s.matrix is None
+    assert s.prepared_bytes() == 0
 
 
 def test_knob_dataclasses_are_frozen():

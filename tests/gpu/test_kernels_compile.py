@@ -35,3 +35,12 @@ def test_every_family_keeps_its_kernels_beside_its_launcher():
     assert (INCLUDE_DIR / "common.cuh").is_file()
     for p in kernel_files():
         assert list(p.parent.glob("*.py")), f"{p} has no Python launcher beside it"
+
+
+def test_every_launcher_names_its_kernel_file():
+    from gpubfs_cli.algorithms.bfs.gpu.classic import levels
+    from gpubfs_cli.algorithms.bfs.gpu.luo import hierarchical
+    from gpubfs_cli.algorithms.bfs.gpu.merrill import strategies
+
+    for module in (levels, hierarchical, strategies):
+        assert module.KERNELS.is_file() and module.KERNELS in kernel_files(), module.__name__

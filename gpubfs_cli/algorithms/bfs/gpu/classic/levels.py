@@ -1,17 +1,21 @@
-"""What the status-array strategies (harish, classic.vwarp, classic.edge_coo) share: the one
-compiled classic.cu module and the batched host loop."""
+"""What the status-array strategies (classic.harish, classic.vwarp, classic.edge_coo)
+share: the one compiled classic.cu module and the batched host loop."""
 
 from __future__ import annotations
 
+from pathlib import Path
+
+from gpubfs_cli.core.device import Device
 from gpubfs_cli.gpu.modules import load_module
 
+KERNELS = Path(__file__).with_name("classic.cu")
 VWARP_WIDTHS = (1, 2, 4, 8, 16, 32)
 _NAME_EXPRESSIONS = tuple(f"vwarp_level<{w}>" for w in VWARP_WIDTHS)
 
 
-def classic_module():
-    """classic.cu compiled once for all three strategies (same cache key each time)."""
-    return load_module("classic.cu", name_expressions=_NAME_EXPRESSIONS)
+def classic_module(device: Device | None = None):
+    """classic.cu compiled once per device for all three strategies."""
+    return load_module(KERNELS, name_expressions=_NAME_EXPRESSIONS, device=device)
 
 
 def run_batched_levels(launch_level, state, levels_per_check: int) -> tuple[int, int]:
