@@ -78,3 +78,19 @@ def edge_blocks(graph, block: int = 1 << 24):
     """(rows, cols) arrays of consecutive whole rows holding about `block` edges each."""
     for rows, a, b in edge_ranges(graph, block):
         yield rows, np.asarray(graph.col_indices[a:b])
+
+
+def check_answer(result, reference: np.ndarray, with_parents: bool, option: str,
+                 parent_failures) -> str | None:
+    """The check every problem makes: distances equal to the reference's, then (when the
+    option was asked for) `parent_failures(distances, parents)`, a list of 'check: detail'
+    lines. None when right, else one line."""
+    reason = compare_distances(result.distances, reference)
+    if reason is not None:
+        return reason
+    if not with_parents:
+        return None
+    if result.parents is None:
+        return f"no parents returned although {option} were asked for"
+    failures = parent_failures(result.distances, result.parents)
+    return "; ".join(failures) if failures else None

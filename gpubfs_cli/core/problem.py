@@ -7,7 +7,8 @@ check of an answer, its metrics (what a sample records besides the time), its op
 (BFS: predecessors; SSSP: parents) and its speedup baseline strategy. The runner,
 results files and report ask the problem; they never import an algorithm's code.
 
-Problems live in gpubfs_cli.algorithms.<key>.problem and register themselves here;
+Problems live in gpubfs_cli.algorithms.<key>.problem and register themselves here (one
+discovery, `discover()`, imports every algorithm module for problems and strategies);
 `describe()` is what a results file records, so a report needs no live registry.
 """
 
@@ -138,19 +139,22 @@ def register_problem(cls: type[Problem]) -> type[Problem]:
     return cls
 
 
-def _discover() -> None:
+def discover() -> None:
+    """Import every module under gpubfs_cli.algorithms once: problems and strategies
+    register themselves as they are imported. Only a complete discovery counts: a
+    module that failed to import raises again on the next call instead of leaving a
+    silently partial registry."""
     global _DISCOVERED
     if _DISCOVERED:
         return
     pkg = importlib.import_module(ALGORITHMS)
-    for info in pkgutil.iter_modules(pkg.__path__):
-        if info.ispkg:
-            importlib.import_module(f"{ALGORITHMS}.{info.name}.problem")
+    for info in pkgutil.walk_packages(pkg.__path__, prefix=f"{ALGORITHMS}."):
+        importlib.import_module(info.name)
     _DISCOVERED = True
 
 
 def all_problems() -> dict[str, Problem]:
-    _discover()
+    discover()
     return dict(sorted(_PROBLEMS.items()))
 
 

@@ -7,20 +7,19 @@ dataclass whose defaults are the paper's. Names are unique within a problem: SSS
 cpu.scipy and BFS's cpu.scipy are two strategies. The runner owns timing: a strategy
 never times itself.
 
-Discovery imports every module under gpubfs_cli.algorithms (all of them import
-without CuPy: GPU work imports cupy inside methods, through gpubfs_cli.gpu.backend).
+Discovery (core.problem.discover) imports every module under gpubfs_cli.algorithms (all
+of them import without CuPy: GPU work imports cupy inside methods, through
+gpubfs_cli.gpu.backend).
 """
 
 from __future__ import annotations
 
 import dataclasses
-import importlib
-import pkgutil
 from typing import Any, ClassVar
 
 from gpubfs_cli.core.answer import Answer
 from gpubfs_cli.core.device import CPU, Device, gpu
-from gpubfs_cli.core.problem import ALGORITHMS, DEFAULT_PROBLEM, Problem, get_problem
+from gpubfs_cli.core.problem import DEFAULT_PROBLEM, Problem, discover, get_problem
 from gpubfs_cli.errors import UserError, unknown_name
 
 # Names that earlier versions registered: results files that carry them still load
@@ -106,7 +105,6 @@ class Strategy:
 
 Registry = dict[str, dict[str, type[Strategy]]]  # problem -> name -> class
 _REGISTRY: Registry = {}
-_DISCOVERED = False
 
 
 def register(cls: type[Strategy]) -> type[Strategy]:
@@ -119,21 +117,9 @@ def register(cls: type[Strategy]) -> type[Strategy]:
     return cls
 
 
-def _discover() -> None:
-    global _DISCOVERED
-    if _DISCOVERED:
-        return
-    pkg = importlib.import_module(ALGORITHMS)
-    for info in pkgutil.walk_packages(pkg.__path__, prefix=f"{ALGORITHMS}."):
-        importlib.import_module(info.name)
-    # Only a complete discovery counts: a module that failed to import raises again
-    # on the next call instead of leaving a silently partial registry.
-    _DISCOVERED = True
-
-
 def registry() -> Registry:
     """Every registered strategy: problem -> name -> class (a copy)."""
-    _discover()
+    discover()
     return {p: dict(sorted(names.items())) for p, names in sorted(_REGISTRY.items())}
 
 

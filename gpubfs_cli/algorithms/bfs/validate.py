@@ -19,7 +19,7 @@ import numpy as np
 from numba import njit, prange
 
 from gpubfs_cli.core.answer import Answer
-from gpubfs_cli.core.checks import compare_distances, edge_blocks, tree_depths
+from gpubfs_cli.core.checks import check_answer, compare_distances, edge_blocks, tree_depths
 from gpubfs_cli.core.checks import first_true as _first
 from gpubfs_cli.graph.csr import CSRGraph
 
@@ -147,15 +147,8 @@ def validate(
     predecessors: bool = False,
 ) -> str | None:
     """None when `result` (host arrays) is right for `source`, else why not (one line)."""
-    reason = compare_distances(result.distances, reference)
-    if reason is not None:
-        return reason
-    if not predecessors:
-        return None
-    if result.parents is None:
-        return "no parents returned although predecessors were asked for"
-    failures = parent_failures(graph, source, result.distances, result.parents)
-    return "; ".join(failures) if failures else None
+    return check_answer(result, reference, predecessors, "predecessors",
+                        lambda d, p: parent_failures(graph, source, d, p))
 
 
 @njit(cache=True, parallel=True)

@@ -28,7 +28,12 @@ from numba import njit, prange
 
 from gpubfs_cli.algorithms.sssp.inputs import integer_weights
 from gpubfs_cli.core.answer import Answer
-from gpubfs_cli.core.checks import compare_distances, edge_ranges, first_true, tree_depths
+from gpubfs_cli.core.checks import (
+    check_answer,
+    edge_ranges,
+    first_true,
+    tree_depths,
+)
 from gpubfs_cli.graph.csr import CSRGraph
 
 NOT_EDGE, NOT_TIGHT = 1, 2
@@ -178,12 +183,5 @@ def validate(
     parents: bool = False,
 ) -> str | None:
     """None when `result` (host arrays) is right for `source`, else why not (one line)."""
-    reason = compare_distances(result.distances, reference)
-    if reason is not None:
-        return reason
-    if not parents:
-        return None
-    if result.parents is None:
-        return "no parents returned although parents were asked for"
-    failures = parent_failures(graph, source, result.distances, result.parents)
-    return "; ".join(failures) if failures else None
+    return check_answer(result, reference, parents, "parents",
+                        lambda d, p: parent_failures(graph, source, d, p))
