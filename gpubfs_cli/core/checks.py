@@ -24,6 +24,19 @@ def compare_distances(got, expected: np.ndarray) -> str | None:
     )
 
 
+def root_check(n: int, source: int, distances, parents):
+    """(parents as int64, distances, failures) with the shape and root checks done;
+    parents is None when the shape is wrong (nothing else can be checked)."""
+    parents = np.asarray(parents).astype(np.int64)
+    distances = np.asarray(distances)
+    if parents.shape != (n,):
+        return None, distances, [f"shape: parents have shape {parents.shape}, expected ({n},)"]
+    failures: list[str] = []
+    if parents[source] != source:
+        failures.append(f"root: parent of source {source} is {parents[source]}, expected {source}")
+    return parents, distances, failures
+
+
 def first_true(mask: np.ndarray) -> int:
     return int(np.flatnonzero(mask)[0])
 

@@ -24,11 +24,11 @@ from gpubfs_cli.datasets.catalogue import (
     load_catalogue,
 )
 from gpubfs_cli.datasets.fetch import ChecksumMismatch, download, sha256_file
-from gpubfs_cli.datasets.weights import build_record, narrow
+from gpubfs_cli.datasets.weights import build_record
 from gpubfs_cli.errors import UserError, unknown_name
 from gpubfs_cli.files import plain_json
 from gpubfs_cli.graph.build import build_csr
-from gpubfs_cli.graph.csr import CSRGraph
+from gpubfs_cli.graph.csr import CSRGraph, narrow_ints
 from gpubfs_cli.graph.edges import EdgeList
 
 TOLERANCE = 0.01  # relative difference from the paper's n or m that earns a warning
@@ -261,15 +261,12 @@ def build_dataset(
         edges,
         symmetrize=symmetrize,
         self_loops=entry.self_loops,
-        # parallel weighted edges are merged below, keeping the lightest
-        duplicates="keep" if keep_weights else entry.duplicates,
+        duplicates=entry.duplicates,  # parallel weighted edges keep the lightest weight
         keep_weights=keep_weights,
         name=key,
     )
     if keep_weights:
-        if entry.duplicates == "drop":
-            graph = lightest_duplicates(graph)
-        graph.weights = narrow(graph.weights)
+        graph.weights = narrow_ints(graph.weights)
     info = dict(edges.info)
     del edges
     times["build_s"] = time.perf_counter() - t2
@@ -334,27 +331,6 @@ def _download_entry(
 def _basename(url: str) -> str:
     name = unquote(urlparse(url).path.rsplit("/", 1)[-1])
     return name or "download"
-
-
-def lightest_duplicates(graph: CSRGraph) -> CSRGraph:
-    """The graph with each run of parallel edges (u, v) merged into one carrying the
-    lightest weight: what a shortest path uses (DIMACS 9 files list parallel arcs)."""
-    ro = np.asarray(graph.row_offsets)
-    cols = np.asarray(graph.col_indices)
-    m = len(cols)
-    if m < 2:
-        return graph
-    first = np.empty(m, dtype=bool)
-    first[0] = True
-    np.not_equal(cols[1:], cols[:-1], out=first[1:])
-    first[ro[:-1][np.diff(ro) > 0]] = True  # a row's first entry starts a run
-    if first.all():
-        return graph
-    starts = np.flatnonzero(first)
-    weights = np.minimum.reduceat(np.asarray(graph.weights), starts)
-    kept_before = np.concatenate([[0], np.cumsum(first)])  # runs starting before entry i
-    offsets = kept_before[ro].astype(np.int64)
-    return CSRGraph(offsets, cols[starts], graph.directed, weights, graph.name)
 
 
 def expand_multiplicity(edges: EdgeList, key: str) -> EdgeList:

@@ -57,16 +57,6 @@ class WeightRule:
         return all(record.get(k) == v for k, v in self.to_dict().items())
 
 
-def narrow(w: np.ndarray) -> np.ndarray:
-    """Integer weights as int32 when every value fits, else int64; others unchanged."""
-    w = np.asarray(w)
-    if w.dtype.kind not in "iu":
-        return w
-    if len(w) == 0 or (int(w.min()) >= -(2**31) and int(w.max()) < 2**31):
-        return w.astype(np.int32, copy=False)
-    return w.astype(np.int64, copy=False)
-
-
 def pair_weights(u, v, lo: int, hi: int, seed: int) -> np.ndarray:
     """The rule's weights of edges u[i] -> v[i] (int64 arrays of vertex ids)."""
     a = np.minimum(u, v).astype(np.uint64)
@@ -111,10 +101,10 @@ def _rule_for(key: str, meta: dict) -> WeightRule:
     from gpubfs_cli.datasets.catalogue import load_catalogue
 
     record = meta.get("weights") or {}
-    base = key.split("@seed=")[0]
-    name = load_catalogue().resolve(base) if meta.get("kind") != "user" else None
+    catalogue = load_catalogue()
+    name = catalogue.resolve(key.split("@seed=")[0]) if meta.get("kind") != "user" else None
     if name is not None:
-        entry = load_catalogue().get(name)
+        entry = catalogue.get(name)
         if entry.weights and record.get("rule") != "hash":
             raise UserError(
                 f"dataset '{key}' was cached without the weights of its file; rebuild it: "

@@ -66,9 +66,10 @@ def transpose(table: Table, corner: str) -> Table:
                  rows=rows, footnotes=table.footnotes, side_by_side=table.side_by_side)
 
 
-def overview_table(results: Results, problem: str, metric: str) -> tuple[Table, Aggregate]:
+def overview_table(results: Results, problem: str, metric: str,
+                   agg: Aggregate | None = None) -> tuple[Table, Aggregate]:
     """Datasets x strategies of one problem, one metric per cell."""
-    agg = Aggregate(results, problem)
+    agg = agg or Aggregate(results, problem)
     cols = agg.columns()
     table = Table(
         id="overview" if problem == "bfs" else f"overview-{problem}",
@@ -111,9 +112,10 @@ def run_summary(results: Results, name: str) -> Document:
     """The end-of-run table of `gpubfs run`: median time and GTEPS in each cell, built
     from the same groups and cells as `gpubfs report`."""
     doc = Document(title=f"{name}: median time per traversal and GTEPS (harmonic mean)")
+    failed = []
     for problem in results.problem_keys():
         ms, agg = overview_table(results, problem, "ms")
-        rates, _ = overview_table(results, problem, "gteps")
+        rates, _ = overview_table(results, problem, "gteps", agg)
         for row_ms, row_rate in zip(ms.rows, rates.rows, strict=True):
             for i, (a, b) in enumerate(zip(row_ms[1:], row_rate[1:], strict=True), start=1):
                 if a.status == "ok":
@@ -121,8 +123,8 @@ def run_summary(results: Results, name: str) -> Document:
                                      low_reach=a.low_reach)
         ms.title = problem_heading(results, problem).rstrip(": ")
         doc.tables.append(transpose(ms, "strategy"))
-    doc.data = {"failed": [g.to_dict() for p in results.problem_keys()
-                           for g in Aggregate(results, p).groups if g.status in RUN_FAILURES]}
+        failed += [g.to_dict() for g in agg.groups if g.status in RUN_FAILURES]
+    doc.data = {"failed": failed}
     return doc
 
 

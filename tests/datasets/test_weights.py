@@ -241,16 +241,15 @@ def test_no_weights_and_no_rule_is_one_line(tmp_path, data_dir):
     assert "\n" not in str(exc.value)
 
 
-def test_lightest_duplicates_merges_runs_within_rows_only():
-    from gpubfs_cli.datasets.prepare import lightest_duplicates
-
+def test_dropped_duplicates_keep_the_lightest_weight_within_rows_only():
     # row 0: 1, 1, 2; row 1: 2 (same column as row 0's last, another row); row 2: none; row 3: 0, 0
     src = np.array([0, 0, 0, 1, 3, 3])
     dst = np.array([1, 1, 2, 2, 0, 0])
     w = np.array([7, 3, 5, 4, 9, 8])
-    g = build_csr(EdgeList(src, dst, 4, True, w), duplicates="keep", keep_weights=True)
-    merged = lightest_duplicates(g)
+    merged = build_csr(EdgeList(src, dst, 4, True, w), duplicates="drop", keep_weights=True)
     assert merged.row_offsets.tolist() == [0, 2, 3, 3, 4]
     assert merged.col_indices.tolist() == [1, 2, 2, 0]
     assert merged.weights.tolist() == [3, 5, 4, 8]
-    assert lightest_duplicates(merged) is merged
+    rows = np.repeat(np.arange(4), np.diff(merged.row_offsets))
+    again = build_csr(EdgeList(rows, merged.col_indices, 4, True, merged.weights), keep_weights=True)
+    assert again.weights.tolist() == merged.weights.tolist()

@@ -26,7 +26,7 @@ class BfsFacts(ReachedEdges):
         super().__init__(graph)
         self.loops = None  # self-loops per vertex: an undirected loop is stored once
         if not graph.directed:
-            from gpubfs_cli.algorithms.bfs.validate import edge_blocks
+            from gpubfs_cli.core.checks import edge_blocks
 
             loops = np.zeros(graph.n, dtype=np.int64)
             for rows, cols in edge_blocks(graph):

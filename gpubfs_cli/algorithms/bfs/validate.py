@@ -19,26 +19,19 @@ import numpy as np
 from numba import njit, prange
 
 from gpubfs_cli.core.answer import Answer
-from gpubfs_cli.core.checks import check_answer, compare_distances, edge_blocks, tree_depths
+from gpubfs_cli.core.checks import (
+    check_answer,
+    compare_distances,
+    edge_blocks,
+    root_check,
+    tree_depths,
+)
 from gpubfs_cli.core.checks import first_true as _first
 from gpubfs_cli.graph.csr import CSRGraph
 
 # compare_distances and edge_blocks live in core.checks; imported here for validate()
 # and graph500_failures, and for callers that know them from this module.
 __all__ = ["compare_distances", "edge_blocks", "graph500_failures", "parent_failures", "validate"]
-
-
-def _root_check(n: int, source: int, distances, parents):
-    """(parents as int64, distances, failures) with the shape and root checks done;
-    parents is None when the shape is wrong (nothing else can be checked)."""
-    parents = np.asarray(parents).astype(np.int64)
-    distances = np.asarray(distances)
-    if parents.shape != (n,):
-        return None, distances, [f"shape: parents have shape {parents.shape}, expected ({n},)"]
-    failures: list[str] = []
-    if parents[source] != source:
-        failures.append(f"root: parent of source {source} is {parents[source]}, expected {source}")
-    return parents, distances, failures
 
 
 def _level_check(source, distances, parents, child, failures: list[str]) -> np.ndarray:
@@ -78,7 +71,7 @@ def graph500_failures(
     baseline's reached set when known, else it is implied by the edge-span check.
     """
     n = graph.n
-    parents, distances, failures = _root_check(n, source, distances, parents)
+    parents, distances, failures = root_check(n, source, distances, parents)
     if parents is None:
         return failures
 
@@ -175,7 +168,7 @@ def parent_failures(graph: CSRGraph, source: int, distances, parents) -> list[st
     sorted list (seconds -> milliseconds on 100M-edge graphs next to the edge pass of
     graph500_failures, which checks a parent array with no trusted distances).
     """
-    parents, distances, failures = _root_check(graph.n, source, distances, parents)
+    parents, distances, failures = root_check(graph.n, source, distances, parents)
     if parents is None:
         return failures
     child = (parents >= 0) & (distances >= 0)

@@ -11,6 +11,7 @@ from __future__ import annotations
 import numpy as np
 
 from gpubfs_cli.errors import UserError
+from gpubfs_cli.graph.csr import narrow_ints
 
 INT64_MAX = np.iinfo(np.int64).max
 
@@ -23,13 +24,6 @@ def edge_at(graph, e: int) -> tuple[int, int]:
     """(u, v) of CSR entry e."""
     u = int(np.searchsorted(np.asarray(graph.row_offsets), e, side="right")) - 1
     return u, int(graph.col_indices[e])
-
-
-def _narrow(w: np.ndarray) -> np.ndarray:
-    """int32 when every value fits, else int64 (half the memory on every graph here)."""
-    if len(w) == 0 or (int(w.min()) >= -(2**31) and int(w.max()) < 2**31):
-        return w.astype(np.int32, copy=False)
-    return w.astype(np.int64, copy=False)
 
 
 def integer_weights(graph) -> np.ndarray:
@@ -47,7 +41,7 @@ def integer_weights(graph) -> np.ndarray:
             e = int(np.argmax(w > INT64_MAX))
             u, v = edge_at(graph, e)
             raise UserError(f"{_label(graph)}: edge {u} -> {v} has weight {int(w[e])}, over the int64 range")
-        return _narrow(w.astype(np.int64))
+        return narrow_ints(w.astype(np.int64))
     if w.dtype.kind == "f":
         bad = ~np.isfinite(w)
         bad |= np.floor(w) != w
@@ -58,7 +52,7 @@ def integer_weights(graph) -> np.ndarray:
             raise UserError(
                 f"{_label(graph)}: SSSP here takes integer weights; edge {u} -> {v} has weight {float(w[e])!r}"
             )
-        return _narrow(w.astype(np.int64))
+        return narrow_ints(w.astype(np.int64))
     raise UserError(f"{_label(graph)}: SSSP here takes integer weights, not {w.dtype}")
 
 

@@ -32,6 +32,7 @@ from gpubfs_cli.core.checks import (
     check_answer,
     edge_ranges,
     first_true,
+    root_check,
     tree_depths,
 )
 from gpubfs_cli.graph.csr import CSRGraph
@@ -76,13 +77,10 @@ def parent_failures(graph: CSRGraph, source: int, distances, parents) -> list[st
     all pass. `distances` are trusted (validate() compares them with the reference
     first); certificate_failures also checks them."""
     n = graph.n
-    parents = np.asarray(parents).astype(np.int64)
-    distances = np.asarray(distances).astype(np.int64)
-    if parents.shape != (n,):
-        return [f"shape: parents have shape {parents.shape}, expected ({n},)"]
-    failures: list[str] = []
-    if parents[source] != source:
-        failures.append(f"root: parent of source {source} is {parents[source]}, expected {source}")
+    parents, distances, failures = root_check(n, source, distances, parents)
+    if parents is None:
+        return failures
+    distances = distances.astype(np.int64)
 
     has_parent = parents >= 0
     mismatch = has_parent != (distances >= 0)

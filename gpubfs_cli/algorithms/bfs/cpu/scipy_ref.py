@@ -14,7 +14,7 @@ from gpubfs_cli.algorithms.bfs.bfs_order import distances_from_order
 from gpubfs_cli.core.answer import Answer
 from gpubfs_cli.core.checks import tree_depths
 from gpubfs_cli.core.strategy import Strategy, StrategyUnavailable, register
-from gpubfs_cli.graph.csr import CSRGraph
+from gpubfs_cli.graph.csr import CSRGraph, scipy_matrix
 
 
 @register
@@ -25,22 +25,13 @@ class ScipyBfs(Strategy):
     summary = "scipy's sequential BFS (Cython), a cross-check of cpu.sequential"
 
     def prepare(self, graph: CSRGraph) -> None:
-        import scipy.sparse
-
         super().prepare(graph)
-        if graph.n >= 2**31 or graph.m >= 2**31:
-            raise StrategyUnavailable("scipy's csgraph BFS takes 32-bit indices only")
         # float64 data and int32 indices are what csgraph works on: built once here so
         # no call converts the graph again.
-        self._matrix = scipy.sparse.csr_array(
-            (
-                np.ones(graph.m, dtype=np.float64),
-                graph.col_indices.astype(np.int32, copy=False),
-                graph.row_offsets.astype(np.int32),
-            ),
-            shape=(graph.n, graph.n),
-            copy=False,
-        )
+        try:
+            self._matrix = scipy_matrix(graph, np.ones(graph.m, dtype=np.float64))
+        except ValueError as exc:
+            raise StrategyUnavailable(str(exc)) from None
 
     def prepared_bytes(self) -> int:
         m = getattr(self, "_matrix", None)

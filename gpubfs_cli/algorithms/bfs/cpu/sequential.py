@@ -14,7 +14,7 @@ from numba import njit
 
 from gpubfs_cli.core.answer import Answer
 from gpubfs_cli.core.strategy import Strategy, register
-from gpubfs_cli.graph.csr import CSRGraph
+from gpubfs_cli.graph.csr import CSRGraph, unsigned_views
 
 
 def _make_bfs(with_parents: bool):
@@ -68,10 +68,7 @@ def sequential_bfs(graph: CSRGraph, source: int, predecessors: bool = False) -> 
     n = graph.n
     dist = np.full(n, -1, dtype=np.int32)
     parent = np.full(n if predecessors else 1, -1, dtype=graph.col_indices.dtype)
-    # ids and offsets are >= 0: unsigned views of the same memory
-    cols = graph.col_indices
-    ucols = cols.view(np.uint32 if cols.dtype.itemsize == 4 else np.uint64)
-    offsets = np.asarray(graph.row_offsets, dtype=np.int64).view(np.uint64)
+    offsets, ucols = unsigned_views(graph)
     queue = np.empty(n, dtype=ucols.dtype)
     bfs = _bfs_parents if predecessors else _bfs_distances
     reached, edges, depth = bfs(offsets, ucols, ucols.dtype.type(source), dist, parent, queue)

@@ -22,7 +22,7 @@ from numba import njit
 
 from gpubfs_cli.core.answer import Answer
 from gpubfs_cli.core.strategy import Strategy, register
-from gpubfs_cli.graph.csr import CSRGraph
+from gpubfs_cli.graph.csr import CSRGraph, unsigned_views
 
 INF = np.iinfo(np.int64).max
 
@@ -135,11 +135,9 @@ def dijkstra(graph: CSRGraph, source: int, parents: bool = False) -> Answer:
 
 def _solve(graph: CSRGraph, weights: np.ndarray, source: int, parents: bool) -> Answer:
     n = graph.n
-    cols = np.asarray(graph.col_indices)
-    ucols = cols.view(np.uint32 if cols.dtype.itemsize == 4 else np.uint64)
-    offsets = np.asarray(graph.row_offsets, dtype=np.int64).view(np.uint64)
+    offsets, ucols = unsigned_views(graph)
     dist = np.full(n, INF, dtype=np.int64)
-    parent = np.full(n if parents else 1, -1, dtype=cols.dtype)
+    parent = np.full(n if parents else 1, -1, dtype=graph.col_indices.dtype)
     pos = np.empty(n, dtype=np.int32 if n < 2**31 else np.int64)
     heap_v = np.empty(n, dtype=ucols.dtype)
     heap_k = np.empty(n, dtype=np.int64)

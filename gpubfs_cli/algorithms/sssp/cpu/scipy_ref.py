@@ -25,15 +25,9 @@ import numpy as np
 
 from gpubfs_cli.core.answer import Answer
 from gpubfs_cli.core.strategy import Strategy, StrategyUnavailable, register
-from gpubfs_cli.graph.csr import CSRGraph
+from gpubfs_cli.graph.csr import CSRGraph, scipy_matrix
 
 EXACT = 2**53  # float64 represents every integer below this exactly
-
-
-def _matrix(data: np.ndarray, indices: np.ndarray, indptr: np.ndarray, n: int):
-    import scipy.sparse
-
-    return scipy.sparse.csr_array((data, indices, indptr), shape=(n, n), copy=False)
 
 
 @functools.cache
@@ -41,7 +35,8 @@ def _zero_weight_edges_work() -> bool:
     """Does csgraph.dijkstra give an explicit zero entry length 0 (0 -> 1 -> 2, both 0)?"""
     from scipy.sparse.csgraph import dijkstra
 
-    m = _matrix(np.zeros(2), np.array([1, 2], dtype=np.int32), np.array([0, 1, 2, 2], dtype=np.int32), 3)
+    path = CSRGraph(np.array([0, 1, 2, 2]), np.array([1, 2], dtype=np.int32), directed=True)
+    m = scipy_matrix(path, np.zeros(2))
     return np.array_equal(dijkstra(m, directed=True, indices=0), [0.0, 0.0, 0.0])
 
 
@@ -57,8 +52,6 @@ class ScipySssp(Strategy):
         from gpubfs_cli.algorithms.sssp.inputs import integer_weights
 
         super().prepare(graph)
-        if graph.n >= 2**31 or graph.m >= 2**31:
-            raise StrategyUnavailable("scipy's csgraph takes 32-bit indices only")
         w = integer_weights(graph)
         # A shortest path uses each edge at most once: its length is at most the sum of
         # the weights. That sum, taken in float64, is off by far less than the margin.
@@ -68,12 +61,10 @@ class ScipySssp(Strategy):
             raise StrategyUnavailable("this scipy drops zero-weight edges in csgraph.dijkstra")
         # float64 data and int32 indices are what csgraph works on: built once here so
         # no call converts the graph again.
-        self._matrix = _matrix(
-            w.astype(np.float64),
-            np.asarray(graph.col_indices).astype(np.int32, copy=False),
-            np.asarray(graph.row_offsets).astype(np.int32),
-            graph.n,
-        )
+        try:
+            self._matrix = scipy_matrix(graph, w.astype(np.float64))
+        except ValueError as exc:
+            raise StrategyUnavailable(str(exc)) from None
         if self._matrix.nnz != graph.m:
             raise StrategyUnavailable("scipy dropped stored entries of the graph")
 
