@@ -1,6 +1,9 @@
 """Every kernel file of the package compiles with nvcc for sm_90 with the options the
 runtime uses (gpu/modules.compile_options: common list, the file's folder, defines),
-for each set of defines a strategy compiles it with. No GPU needed."""
+for each set of defines a strategy compiles it with. No GPU needed.
+
+A family's launcher module names its file as `KERNELS` and, when it compiles it with
+-D defines, lists every set it asks for as `KERNEL_DEFINES` (a list of dicts)."""
 
 from __future__ import annotations
 
@@ -9,13 +12,35 @@ import subprocess
 
 import pytest
 
-from gpubfs_cli.algorithms.bfs.gpu.merrill.strategies import CTA_SIZES, kernel_defines
+import sys
+
+from gpubfs_cli.core.problem import ALGORITHMS, discover
 from gpubfs_cli.gpu.modules import INCLUDE_DIR, compile_options, kernel_files
 
 NVCC = shutil.which("nvcc")
-# Files compiled with -D defines at run time: every build the strategies ask for.
-DEFINES = {"merrill.cu": [kernel_defines(c) for c in CTA_SIZES]}
-BUILDS = [(p, d) for p in kernel_files() for d in DEFINES.get(p.name, [{}])]
+
+
+def launchers() -> list:
+    """Every algorithm module that names a kernel file (KERNELS)."""
+    discover()
+    return [m for name, m in sorted(sys.modules.items())
+            if name.startswith(ALGORITHMS + ".") and getattr(m, "KERNELS", None) is not None]
+
+
+def builds() -> list[tuple]:
+    """(file, defines) for every build a launcher asks for; files no launcher names
+    still compile once without defines (and fail the launcher test below)."""
+    sets: dict = {}
+    for m in launchers():
+        sets.setdefault(m.KERNELS.resolve(), []).extend(getattr(m, "KERNEL_DEFINES", None) or [{}])
+    out = []
+    for p in kernel_files():
+        unique = {tuple(sorted(d.items())): d for d in sets.get(p.resolve(), [{}])}
+        out += [(p, d) for d in unique.values()]
+    return out
+
+
+BUILDS = builds()
 
 
 @pytest.mark.skipif(NVCC is None, reason="nvcc not found: kernel compile check skipped")
@@ -37,10 +62,8 @@ def test_every_family_keeps_its_kernels_beside_its_launcher():
         assert list(p.parent.glob("*.py")), f"{p} has no Python launcher beside it"
 
 
-def test_every_launcher_names_its_kernel_file():
-    from gpubfs_cli.algorithms.bfs.gpu.classic import levels
-    from gpubfs_cli.algorithms.bfs.gpu.luo import hierarchical
-    from gpubfs_cli.algorithms.bfs.gpu.merrill import strategies
-
-    for module in (levels, hierarchical, strategies):
-        assert module.KERNELS.is_file() and module.KERNELS in kernel_files(), module.__name__
+def test_every_kernel_file_has_a_launcher_that_names_it():
+    named = {m.KERNELS.resolve() for m in launchers()}
+    assert all(p in kernel_files() for p in named)
+    for p in kernel_files():
+        assert p.resolve() in named, f"{p}: no module sets KERNELS to it"

@@ -131,6 +131,9 @@ def kernel_defines(cta_size: int) -> dict[str, int]:
     return {"MERRILL_BLOCK": cta_size, "MERRILL_MIN_BLOCKS": max(1, 1024 // cta_size)}
 
 
+KERNEL_DEFINES = [kernel_defines(c) for c in CTA_SIZES]  # every build, for the compile test
+
+
 def compiled_module(cta_size: int, device: Device | None = None):
     """merrill.cu compiled for CTAs of `cta_size` threads."""
     return load_module(KERNELS, defines=kernel_defines(cta_size), cooperative=True,
