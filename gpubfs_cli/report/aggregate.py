@@ -24,7 +24,11 @@ from gpubfs_cli.core.problem import DEFAULT_PROBLEM
 from gpubfs_cli.report.load import Results
 from gpubfs_cli.report.table import Cell, fmt_number
 
-METRICS = ("ms", "gteps", "speedup", "us_level")
+METRICS = ("ms", "gteps", "speedup", "us_level", "us_iteration", "kernel_ms", "overhead_ms")
+# Metrics read from a counter every sample of a variant carries (median over sources):
+# the split of a traversal into relaxation kernels and overhead, recorded by strategies
+# with a phase-timing knob (raval.*), whose variants without it have no such counter.
+COUNTER_METRICS = ("kernel_ms", "overhead_ms")
 LOW_REACH_NOTE = (
     "! reached < 1% of the vertices from some sources: those sources are left out of "
     "GTEPS (their rates are not meaningful); times keep them"
@@ -40,6 +44,9 @@ def metric_title(metric: str, baseline: str, problem: str = "bfs") -> str:
         "gteps": "GTEPS (harmonic mean over sources)",
         "speedup": f"speedup over {baseline} (paired by source)",
         "us_level": "median microseconds per BFS level (time / (depth + 1))",
+        "us_iteration": "median microseconds per iteration (time / the strategy's iterations counter)",
+        "kernel_ms": "median time in the relaxation kernels (ms; phase-timed variants)",
+        "overhead_ms": "median time outside the relaxation kernels (ms; phase-timed variants)",
     }[metric]
 
 
@@ -83,6 +90,20 @@ def per_level_us(group: Group) -> float | None:
     return float(np.median(costs)) if costs else None
 
 
+def per_iteration_us(group: Group) -> float | None:
+    """Median over sources of time / the strategy's `iterations` counter (worklist
+    rounds of a data-driven strategy: SSSP has no levels)."""
+    costs = [1000.0 * float(s.time_ms) / s.counters["iterations"] for s in group.ok_samples()
+             if isinstance(s.counters.get("iterations"), (int, float)) and s.counters["iterations"] > 0]
+    return float(np.median(costs)) if costs else None
+
+
+def counter_median(group: Group, name: str) -> float | None:
+    values = [float(s.counters[name]) for s in group.ok_samples()
+              if isinstance(s.counters.get(name), (int, float))]
+    return float(np.median(values)) if values else None
+
+
 class Aggregate:
     """The groups of one problem in a pool of results, and the cells built from them."""
 
@@ -110,8 +131,13 @@ class Aggregate:
         cols = sorted({(g.strategy, g.predecessors) for g in self.groups})
         return sorted(cols, key=lambda c: (c[0] != self.baseline_name, c[0], c[1]))
 
-    def variants(self, dataset: str, strategy: str, predecessors: bool = False) -> list[Group]:
-        return self._by_cell.get((dataset, strategy, predecessors), [])
+    def variants(self, dataset: str, strategy: str, predecessors: bool = False,
+                 knobs: dict[str, Any] | None = None) -> list[Group]:
+        """The groups of one cell; `knobs` keeps those whose knobs include these values."""
+        groups = self._by_cell.get((dataset, strategy, predecessors), [])
+        if knobs:
+            groups = [g for g in groups if all(g.knobs.get(k) == v for k, v in knobs.items())]
+        return groups
 
     def has(self, dataset: str, strategy: str | None = None) -> bool:
         if strategy is None:
@@ -149,11 +175,16 @@ class Aggregate:
             return self.speedup(group)
         if metric == "us_level":
             return per_level_us(group)
+        if metric == "us_iteration":
+            return per_iteration_us(group)
+        if metric in COUNTER_METRICS:
+            return counter_median(group, metric)
         raise ValueError(metric)
 
-    def best(self, dataset: str, strategy: str, metric: str, predecessors: bool = False):
+    def best(self, dataset: str, strategy: str, metric: str, predecessors: bool = False,
+             knobs: dict[str, Any] | None = None):
         """(group, knob label or None) of the best variant; a failed group when none is ok."""
-        groups = self.variants(dataset, strategy, predecessors)
+        groups = self.variants(dataset, strategy, predecessors, knobs)
         if not groups:
             return None, None
         label, varying = None, []
@@ -163,7 +194,7 @@ class Aggregate:
         scored = [(self.value(g, metric), g) for g in groups]
         scored_ok = [(v, g) for v, g in scored if v is not None]
         if scored_ok:
-            lower_better = metric in ("ms", "us_level")
+            lower_better = metric != "gteps" and metric != "speedup"
             v, g = (min if lower_better else max)(scored_ok, key=lambda vg: vg[0])
         else:
             g = min(groups, key=lambda x: severity(x.status))
@@ -171,17 +202,18 @@ class Aggregate:
             label = knob_label(g.knobs, varying)
         return g, label
 
-    def cell(self, dataset: str, strategy: str, metric: str, predecessors: bool = False) -> Cell:
+    def cell(self, dataset: str, strategy: str, metric: str, predecessors: bool = False,
+             knobs: dict[str, Any] | None = None) -> Cell:
         """The cell a table shows: best knob variant, failure status, `!` for low reach."""
-        group, label = self.best(dataset, strategy, metric, predecessors)
+        group, label = self.best(dataset, strategy, metric, predecessors, knobs)
         if group is None:
             return self.dataset_cell(dataset) or Cell("missing", status="missing")
         if group.status != "ok":
             return Cell(status_text(group.status, group.reason), status=group.status,
                         knob=label, reason=group.reason)
         v = self.value(group, metric)
-        if v is None:
-            return Cell("no baseline", status="n/a", knob=label)
+        if v is None:  # no baseline to divide by, or no counter/depth to read
+            return Cell("no baseline" if metric == "speedup" else "n/a", status="n/a", knob=label)
         text = fmt_number(v) + (f" ({label})" if label else "") + ("!" if group.low_reach else "")
         return Cell(text, value=v, knob=label, low_reach=bool(group.low_reach))
 

@@ -47,7 +47,18 @@ def measured_cell(agg: Aggregate, col: Column, dataset: str) -> Cell:
         return Cell(fmt_number(v, col.decimals), value=v)
     if col.strategy is None:
         return Cell(NOT_REPRODUCED, status="n/a")
-    return agg.cell(dataset, col.strategy, col.metric, col.predecessors)
+    metric = "ms" if col.metric == "rank" else col.metric
+    return agg.cell(dataset, col.strategy, metric, col.predecessors, col.knobs)
+
+
+def rank_cells(cells: list[Cell]) -> None:
+    """Replace median-time cells by their rank among the row's measured ones (1 =
+    fastest); failed cells keep their status, ties share a rank."""
+    times = sorted({c.value for c in cells if c.value is not None})
+    for c in cells:
+        if c.value is not None:
+            c.value = float(times.index(c.value) + 1)
+            c.text = f"{c.value:.0f}" + (f" ({c.knob})" if c.knob else "")
 
 
 def paper_table(paper: Paper, pt: PaperTable, aggs: dict[str, Aggregate]) -> Table:
@@ -67,6 +78,7 @@ def paper_table(paper: Paper, pt: PaperTable, aggs: dict[str, Aggregate]) -> Tab
             if not pt.figure_only:
                 cell.published = published_cell_text(pt, col, row)
             cells.append(cell)
+        rank_cells([cell for cell, col in zip(cells[1:], pt.columns) if col.metric == "rank"])
         table.rows.append(cells)
     for graph, ds in substitutes.items():
         table.footnotes.append(f"{graph}: measured on {ds}")

@@ -10,7 +10,8 @@ Schema (unknown keys are errors; a bad file is a one-line UserError naming file 
   tables: [{id, title, figure_only?, notes?, columns, rows}]
     column: {key, header, and either stat: STAT (a graph fact from the results' datasets
              section; scale: divide by, decimals: shown digits) or strategy: NAME|null with
-             metric: ms|gteps|speedup, predecessors?: bool, published_from?: [COL, COL]
+             metric: METRICS, problem?: bfs|sssp, predecessors?: bool, knobs?: {KNOB: value}
+             (only the variants with these knob values), published_from?: [COL, COL]
              (published value derived as COL / COL, e.g. a rate over a speedup)}
     row:    {graph: PAPER NAME, label?: printed row label, COLUMN KEY: published value}
             published value: a number (quote it, "0.50", to keep the printed digits),
@@ -29,9 +30,11 @@ from typing import Any
 
 from gpubfs_cli.errors import UserError, unknown_name
 from gpubfs_cli.files import parse_yaml
+from gpubfs_cli.report.aggregate import METRICS as CELL_METRICS
 
 STATS = ("n", "m", "avg_degree", "std_degree", "max_degree", "mode_degree", "avg_depth", "max_depth")
-METRICS = ("ms", "gteps", "speedup", "us_level")
+# "rank": the column's place (1 = fastest by median time) among the row's rank columns.
+METRICS = CELL_METRICS + ("rank",)
 PUBLISHED_STATUSES = ("out-of-time", "out-of-memory", "not run", "unreadable")
 _PRINTED_NUMBER = re.compile(r"^-?(\d{1,3}(,\d{3})+|\d+)(\.\d+)?$")  # "0.50", "59,620.0"
 
@@ -41,7 +44,7 @@ _TOP_REQUIRED = ("key", "title", "venue", "hardware", "datasets", "tables")
 _HARDWARE = {"gpu", "cpu", "other"}
 _TABLE = {"id", "title", "figure_only", "notes", "columns", "rows"}
 _COLUMN = {"key", "header", "stat", "scale", "decimals", "strategy", "problem", "metric", "predecessors",
-           "published_from", "notes"}
+           "knobs", "published_from", "notes"}
 _STRATEGY = {"name", "what"}
 _TEXT_NUMBER = {"what", "value", "unit", "where"}
 
@@ -74,6 +77,7 @@ class Column:
     problem: str = "bfs"  # the problem whose samples the column reads (bfs, sssp)
     metric: str | None = None
     predecessors: bool = False
+    knobs: dict[str, Any] = field(default_factory=dict)  # only variants with these knob values
     published_from: tuple[str, str] | None = None
 
 
@@ -209,6 +213,7 @@ def _column(c: _Checker, raw: Any, where: str) -> Column:
     if not isinstance(pred, bool):
         raise c.fail(f"{where}.predecessors", "expected true or false")
     col.predecessors = pred
+    col.knobs = dict(c.mapping(raw.get("knobs", {}), f"{where}.knobs", set(raw.get("knobs") or {})))
     if "published_from" in raw:
         pf = c.listing(raw["published_from"], f"{where}.published_from")
         if len(pf) != 2 or not all(isinstance(x, str) for x in pf):

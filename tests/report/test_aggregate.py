@@ -148,3 +148,33 @@ def test_dataset_that_failed_to_load(tmp_path):
     rows = {r[0].text: r for r in doc.tables[0].rows}
     assert rows["big"][1].text == "out-of-memory" and rows["big"][1].value is None
     assert "out-of-memory (MemoryError: 80 GB): cpu.sequential on big" in doc.tables[0].footnotes
+
+
+def _phase_doc(tmp_path):
+    """raval-like variants: plain (no counters) and phase-timed (kernel/overhead split),
+    an EP chunking sweep, and iteration counters."""
+    s = []
+    for src in SOURCES:
+        s.append(sample("g", "raval.wd", src, 4.0, knobs={"phase_timing": False}, counters={"iterations": 8}))
+        s.append(sample("g", "raval.wd", src, 5.0, knobs={"phase_timing": True},
+                        counters={"iterations": 8, "kernel_ms": 3.0 + src, "overhead_ms": 1.0}))
+        s.append(sample("g", "raval.ep", src, 2.0, knobs={"chunk": 0}))
+        s.append(sample("g", "raval.ep", src, 1.0, knobs={"chunk": 64}))
+    return Aggregate(load_many([write(tmp_path, "p.json", document(s, {"g": dataset_entry(1000, 8000)}))]))
+
+
+def test_counter_metrics_read_the_phase_timed_variant(tmp_path):
+    agg = _phase_doc(tmp_path)
+    assert agg.cell("g", "raval.wd", "kernel_ms").value == pytest.approx(4.5)  # median of 3, 4, 5, 6
+    assert agg.cell("g", "raval.wd", "overhead_ms").value == pytest.approx(1.0)
+    assert agg.cell("g", "raval.wd", "ms").value == pytest.approx(4.0)  # the plain variant is faster
+    assert agg.cell("g", "raval.ep", "kernel_ms").text == "n/a"  # no variant records the split
+    plain = agg.variants("g", "raval.wd", knobs={"phase_timing": False})[0]
+    assert agg.value(plain, "us_iteration") == pytest.approx(500.0)  # 4 ms / 8 iterations
+
+
+def test_knob_filter_selects_one_variant(tmp_path):
+    agg = _phase_doc(tmp_path)
+    assert agg.cell("g", "raval.ep", "ms").value == pytest.approx(1.0)
+    assert agg.cell("g", "raval.ep", "ms", knobs={"chunk": 0}).value == pytest.approx(2.0)
+    assert agg.cell("g", "raval.ep", "ms", knobs={"chunk": 7}).status == "missing"

@@ -219,3 +219,32 @@ def test_yaml_syntax_error(folder):
 def test_unknown_paper_key(folder):
     with pytest.raises(UserError, match=r"unknown paper 'luoo' \(did you mean: luo\?\)"):
         load_paper("luoo", folder)
+
+
+def test_rank_columns_order_each_row(tmp_path):
+    from gpubfs_cli.report.layouts import rank_cells
+    from gpubfs_cli.report.table import Cell
+
+    cells = [Cell("3.0", value=3.0), Cell("out-of-memory", status="out-of-memory"), Cell("1.0", value=1.0),
+             Cell("3.0", value=3.0, knob="W4")]
+    rank_cells(cells)
+    assert [c.text for c in cells] == ["2", "out-of-memory", "1", "2 (W4)"]
+    assert [c.value for c in cells] == [2.0, None, 1.0, 2.0]
+
+
+def test_column_knobs_and_rank_metric_validate(tmp_path):
+    doc = yaml.safe_load((papers_dir() / "raval.yaml").read_text())
+    doc["tables"][1]["columns"][0]["knobs"] = {"chunk": 0}
+    doc["tables"][1]["columns"][1]["metric"] = "rank"
+    paper = load_paper_file(write_yaml(tmp_path, doc))
+    assert paper.tables[1].columns[0].knobs == {"chunk": 0}
+    assert paper.tables[1].columns[1].metric == "rank"
+    doc["tables"][1]["columns"][0]["knobs"] = [1]
+    with pytest.raises(UserError, match=r"columns\[0\]\.knobs: expected a mapping"):
+        load_paper_file(write_yaml(tmp_path, doc))
+
+
+def write_yaml(tmp_path, doc):
+    path = tmp_path / "raval.yaml"
+    path.write_text(yaml.safe_dump(doc))
+    return path
