@@ -57,6 +57,11 @@ def make_report(
         from gpubfs_cli.report.plots import write_plots
 
         written, notes = write_plots(results, plot_dir)
+        if paper is not None:
+            from gpubfs_cli.report.plots import write_paper_plots
+
+            more, more_notes = write_paper_plots(load_paper(paper), doc.tables, plot_dir)
+            written, notes = written + more, notes + more_notes
         doc.notes.append(f"plots: {len(written)} files written to {plot_dir}")
         doc.notes += [f"plot {n}" for n in notes]
         doc.data["plots"] = [str(p) for p in written]

@@ -7,7 +7,12 @@ Schema (unknown keys are errors; a bad file is a one-line UserError naming file 
   datasets: {PAPER NAME: OURS | [OURS, ...]}   printed name -> catalogue name(s); the first
                                        with results is measured
   strategies: [{name, what}]           the strategies the paper defines (ours, by name)
-  tables: [{id, title, figure_only?, notes?, columns, rows}]
+  tables: [{id, title, figure_only?, notes?, plot?, columns, rows}]
+    plot:   {kind: bars|stacked|lines, x?: COLUMN KEY (lines: the x axis, a stat column),
+             ylabel?, log?: bool}: the figure `report --paper KEY --plot DIR` draws of the
+             measured cells (bars: one bar per strategy column per row; stacked: columns
+             with the same `stack` label are stacked into one bar; lines: one line per
+             strategy column over x)
     column: {key, header, and either stat: STAT (a graph fact from the results' datasets
              section; scale: divide by, decimals: shown digits) or strategy: NAME|null with
              metric: METRICS, problem?: bfs|sssp, predecessors?: bool, knobs?: {KNOB: value}
@@ -42,9 +47,11 @@ _TOP = {"key", "title", "authors", "venue", "hardware", "units", "datasets", "st
         "tables", "text_numbers", "notes"}
 _TOP_REQUIRED = ("key", "title", "venue", "hardware", "datasets", "tables")
 _HARDWARE = {"gpu", "cpu", "other"}
-_TABLE = {"id", "title", "figure_only", "notes", "columns", "rows"}
+_TABLE = {"id", "title", "figure_only", "notes", "columns", "rows", "plot"}
+_PLOT = {"kind", "x", "ylabel", "log"}
+PLOT_KINDS = ("bars", "stacked", "lines")
 _COLUMN = {"key", "header", "stat", "scale", "decimals", "strategy", "problem", "metric", "predecessors",
-           "knobs", "published_from", "notes"}
+           "knobs", "published_from", "notes", "stack"}
 _STRATEGY = {"name", "what"}
 _TEXT_NUMBER = {"what", "value", "unit", "where"}
 
@@ -79,6 +86,7 @@ class Column:
     predecessors: bool = False
     knobs: dict[str, Any] = field(default_factory=dict)  # only variants with these knob values
     published_from: tuple[str, str] | None = None
+    stack: str | None = None  # stacked plots: the bar this column is a segment of
 
 
 @dataclass
@@ -96,6 +104,7 @@ class PaperTable:
     rows: list[Row]
     figure_only: bool = False
     notes: str = ""
+    plot: dict[str, Any] | None = None
 
 
 @dataclass
@@ -219,7 +228,26 @@ def _column(c: _Checker, raw: Any, where: str) -> Column:
         if len(pf) != 2 or not all(isinstance(x, str) for x in pf):
             raise c.fail(f"{where}.published_from", "expected [COLUMN, COLUMN]")
         col.published_from = (pf[0], pf[1])
+    if "stack" in raw:
+        col.stack = c.string(raw["stack"], f"{where}.stack")
     return col
+
+
+def _plot(c: _Checker, raw: Any, where: str, cols: list[Column]) -> dict[str, Any]:
+    c.mapping(raw, where, _PLOT, ("kind",))
+    if raw["kind"] not in PLOT_KINDS:
+        raise c.fail(f"{where}.kind", f"expected one of {', '.join(PLOT_KINDS)}, got {raw['kind']!r}")
+    by_key = {col.key: col for col in cols}
+    if raw["kind"] == "lines":
+        if raw.get("x") not in by_key or by_key[raw["x"]].stat is None:
+            raise c.fail(f"{where}.x", "a lines plot needs x: the key of a stat column")
+    elif "x" in raw:
+        raise c.fail(f"{where}.x", f"only lines plots take x (this one is {raw['kind']})")
+    if raw["kind"] == "stacked" and not any(col.stack for col in cols):
+        raise c.fail(where, "a stacked plot needs columns with a `stack` label")
+    if not isinstance(raw.get("log", False), bool):
+        raise c.fail(f"{where}.log", "expected true or false")
+    return dict(raw)
 
 
 def _table(c: _Checker, raw: Any, where: str, datasets: dict) -> PaperTable:
@@ -250,8 +278,10 @@ def _table(c: _Checker, raw: Any, where: str, datasets: dict) -> PaperTable:
     figure_only = raw.get("figure_only", False)
     if not isinstance(figure_only, bool):
         raise c.fail(f"{where}.figure_only", "expected true or false")
+    plot = _plot(c, raw["plot"], f"{where}.plot", cols) if "plot" in raw else None
     return PaperTable(id=c.string(raw["id"], f"{where}.id"), title=c.string(raw["title"], f"{where}.title"),
-                      columns=cols, rows=rows, figure_only=figure_only, notes=str(raw.get("notes", "")))
+                      columns=cols, rows=rows, figure_only=figure_only, notes=str(raw.get("notes", "")),
+                      plot=plot)
 
 
 def parse_paper(doc: Any, path: str, expected_key: str | None = None) -> Paper:

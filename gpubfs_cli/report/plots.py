@@ -2,6 +2,8 @@
 
 - throughput: GTEPS (harmonic mean, best knob) per strategy per graph (per problem)
 - speedup: over the problem's baseline (cpu.sequential for BFS), paired by source
+- PAPER-TABLE (with --paper): the figure a paper table's `plot` entry asks for, drawn
+  from the measured cells of that table (bars, stacked bars, lines over a stat column)
 - frontier-GRAPH: Merrill's frontier plot (Fig. 3): vertex- and edge-frontier size per BFS
   iteration, from one sample's `frontier_vertices` / `frontier_edges` counters when the
   strategy recorded them, else from the baseline's logical frontiers that the run stored
@@ -165,4 +167,81 @@ def write_plots(results: Results, out_dir: str | Path) -> tuple[list[Path], list
                 continue
         fv, fe, what = found
         files += _frontier_plot(fv, fe, ds, what, out_dir)
+    return files, notes
+
+
+def _cell_values(table, columns) -> np.ndarray:
+    """rows x columns of the measured cell values (nan where failed or missing)."""
+    out = np.full((len(table.rows), len(columns)), np.nan)
+    for i, row in enumerate(table.rows):
+        for j, cell in enumerate(row[1:]):
+            if cell.value is not None and np.isfinite(cell.value):
+                out[i, j] = cell.value
+    return out
+
+
+def paper_table_plot(paper_key: str, pt, table, out_dir: Path) -> tuple[list[Path], str | None]:
+    """The figure of one paper table (pt.plot) from its measured Table."""
+    stem = f"{paper_key}-{pt.id}"
+    spec = pt.plot
+    values = _cell_values(table, pt.columns)
+    series = [j for j, c in enumerate(pt.columns) if c.strategy is not None]
+    if not np.isfinite(values[:, series]).any():
+        return [], f"{stem}: no measured values to plot"
+    labels = [r[0].text for r in table.rows]
+    plt = _pyplot()
+    colors = plt.get_cmap("tab10").colors
+    fig, ax = plt.subplots(figsize=(max(6.0, 0.9 * len(labels) + 3), 4.5))
+    if spec["kind"] == "lines":
+        xcol = next(j for j, c in enumerate(pt.columns) if c.key == spec["x"])
+        x = values[:, xcol]
+        for k, j in enumerate(series):
+            ok = np.isfinite(x) & np.isfinite(values[:, j])
+            if ok.any():
+                order = np.argsort(x[ok])
+                ax.plot(x[ok][order], values[ok, j][order], marker="o", label=pt.columns[j].header,
+                        color=colors[k % len(colors)])
+        ax.set_xscale("log", base=2)
+        ax.set_xlabel(pt.columns[xcol].header)
+    else:
+        stacks = (list(dict.fromkeys(pt.columns[j].stack or pt.columns[j].header for j in series))
+                  if spec["kind"] == "stacked" else [pt.columns[j].header for j in series])
+        width = 0.8 / len(stacks)
+        xs = np.arange(len(labels))
+        hatches = ["", "//", "..", "xx"]
+        for k, name in enumerate(stacks):
+            members = [j for j in series if (pt.columns[j].stack or pt.columns[j].header) == name] \
+                if spec["kind"] == "stacked" else [series[k]]
+            bottom = np.zeros(len(labels))
+            for h, j in enumerate(members):
+                v = np.nan_to_num(values[:, j])
+                seg = pt.columns[j].header if spec["kind"] == "bars" else f"{name} {pt.columns[j].header}"
+                ax.bar(xs + (k - (len(stacks) - 1) / 2) * width, v, width, bottom=bottom, label=seg,
+                       color=colors[k % len(colors)], hatch=hatches[h % len(hatches)], edgecolor="black",
+                       linewidth=0.3)
+                bottom += v
+        ax.set_xticks(xs, labels, rotation=30, ha="right")
+    if spec.get("log"):
+        ax.set_yscale("log")
+    ax.set_ylabel(spec.get("ylabel", ""))
+    ax.set_title(pt.title, fontsize="small")
+    ax.legend(fontsize="x-small", loc="upper left", bbox_to_anchor=(1.01, 1.0))
+    try:
+        return _save(fig, out_dir, stem), None
+    finally:
+        plt.close(fig)
+
+
+def write_paper_plots(paper, tables, out_dir: str | Path) -> tuple[list[Path], list[str]]:
+    """The figures of every paper table with a `plot` entry; `tables` are the rendered
+    tables of paper_document, in the paper's table order."""
+    out_dir = Path(out_dir)
+    out_dir.mkdir(parents=True, exist_ok=True)
+    files, notes = [], []
+    for pt, table in zip(paper.tables, tables, strict=True):
+        if pt.plot:
+            written, note = paper_table_plot(paper.key, pt, table, out_dir)
+            files += written
+            if note:
+                notes.append(note)
     return files, notes

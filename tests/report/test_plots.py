@@ -56,3 +56,74 @@ def test_frontier_from_the_baseline_the_run_stored(tmp_path, monkeypatch):
     assert notes == ["speedup: no strategies to plot"]  # only the baseline ran
     assert sorted(p.name for p in files if p.name.startswith("frontier")) == [
         "frontier-path100.png", "frontier-path100.svg"]
+
+
+def _paper(plot_tables):
+    from gpubfs_cli.report.papers import parse_paper
+
+    return parse_paper({
+        "key": "toy", "title": "Toy", "venue": "none", "hardware": {"gpu": "g", "cpu": "c"},
+        "datasets": {"d2": "gA", "d4": "gB"}, "tables": plot_tables}, "toy.yaml")
+
+
+def _toy_results(tmp_path):
+    from tests.report.docs import dataset_entry, document
+
+    s = []
+    for src in (0, 1, 2, 3):
+        for ds, t in (("gA", 2.0), ("gB", 4.0)):
+            s.append(sample(ds, "cpu.sequential", src, 10 * t))
+            s.append(sample(ds, "x.fast", src, t, knobs={"phase_timing": True},
+                            counters={"kernel_ms": 0.75 * t, "overhead_ms": 0.25 * t}))
+            s.append(sample(ds, "x.slow", src, 2 * t))
+    doc = document(s, {"gA": dataset_entry(1000, 2000), "gB": dataset_entry(1000, 4000)})
+    return load_many([write(tmp_path, "toy.json", doc)])
+
+
+def test_paper_tables_draw_their_figures(tmp_path):
+    from gpubfs_cli.report.layouts import paper_document
+    from gpubfs_cli.report.plots import write_paper_plots
+
+    rows = [{"graph": "d2"}, {"graph": "d4"}]
+    paper = _paper([
+        {"id": "sweep", "title": "rate against degree", "plot": {"kind": "lines", "x": "d", "ylabel": "GTEPS"},
+         "columns": [{"key": "d", "header": "d", "stat": "avg_degree"},
+                     {"key": "f", "header": "fast", "strategy": "x.fast", "metric": "gteps"},
+                     {"key": "s", "header": "slow", "strategy": "x.slow", "metric": "gteps"}], "rows": rows},
+        {"id": "split", "title": "kernel and overhead", "plot": {"kind": "stacked", "ylabel": "ms"},
+         "columns": [{"key": "k", "header": "kernel", "strategy": "x.fast", "metric": "kernel_ms", "stack": "fast"},
+                     {"key": "o", "header": "overhead", "strategy": "x.fast", "metric": "overhead_ms",
+                      "stack": "fast"}], "rows": rows},
+        {"id": "times", "title": "times", "plot": {"kind": "bars", "log": True},
+         "columns": [{"key": "f", "header": "fast", "strategy": "x.fast", "metric": "ms"},
+                     {"key": "r", "header": "rank", "strategy": "x.slow", "metric": "rank"}], "rows": rows},
+        {"id": "nothing", "title": "never ran", "plot": {"kind": "bars"},
+         "columns": [{"key": "z", "header": "z", "strategy": "x.absent", "metric": "ms"}], "rows": rows},
+    ])
+    doc = paper_document(paper, _toy_results(tmp_path))
+    split = doc.tables[1]
+    assert [c.value for c in split.rows[0][1:]] == [1.5, 0.5]  # gA: 0.75 and 0.25 of 2 ms
+    files, notes = write_paper_plots(paper, doc.tables, tmp_path / "plots")
+    assert sorted(p.name for p in files) == sorted(
+        f"toy-{t}.{fmt}" for t in ("sweep", "split", "times") for fmt in ("png", "svg"))
+    assert notes == ["toy-nothing: no measured values to plot"]
+    for p in files:
+        assert p.stat().st_size > 5000  # drawn, not blank
+
+
+@pytest.mark.parametrize("plot, message", [
+    ({"kind": "pie"}, r"plot\.kind: expected one of bars, stacked, lines"),
+    ({"kind": "lines"}, r"plot\.x: a lines plot needs x"),
+    ({"kind": "lines", "x": "f"}, r"plot\.x: a lines plot needs x"),
+    ({"kind": "bars", "x": "d"}, r"plot\.x: only lines plots take x"),
+    ({"kind": "stacked"}, r"needs columns with a `stack` label"),
+    ({"kind": "bars", "log": "yes"}, r"plot\.log: expected true or false"),
+])
+def test_bad_plot_entries_are_one_line(plot, message):
+    from gpubfs_cli.errors import UserError
+
+    table = {"id": "t", "title": "t", "plot": plot, "rows": [{"graph": "d2"}],
+             "columns": [{"key": "d", "header": "d", "stat": "avg_degree"},
+                         {"key": "f", "header": "fast", "strategy": "x.fast", "metric": "gteps"}]}
+    with pytest.raises(UserError, match=message):
+        _paper([table])
