@@ -215,7 +215,7 @@ def paper_table_plot(paper_key: str, pt, table, out_dir: Path) -> tuple[list[Pat
             bottom = np.zeros(len(labels))
             for h, j in enumerate(members):
                 v = np.nan_to_num(values[:, j])
-                seg = pt.columns[j].header if spec["kind"] == "bars" else f"{name} {pt.columns[j].header}"
+                seg = pt.columns[j].header
                 ax.bar(xs + (k - (len(stacks) - 1) / 2) * width, v, width, bottom=bottom, label=seg,
                        color=colors[k % len(colors)], hatch=hatches[h % len(hatches)], edgecolor="black",
                        linewidth=0.3)

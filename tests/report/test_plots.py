@@ -91,7 +91,7 @@ def test_paper_tables_draw_their_figures(tmp_path):
                      {"key": "f", "header": "fast", "strategy": "x.fast", "metric": "gteps"},
                      {"key": "s", "header": "slow", "strategy": "x.slow", "metric": "gteps"}], "rows": rows},
         {"id": "split", "title": "kernel and overhead", "plot": {"kind": "stacked", "ylabel": "ms"},
-         "columns": [{"key": "k", "header": "kernel", "strategy": "x.fast", "metric": "kernel_ms", "stack": "fast"},
+         "columns": [{"key": "k", "header": "fast kernel", "strategy": "x.fast", "metric": "kernel_ms", "stack": "fast"},
                      {"key": "o", "header": "overhead", "strategy": "x.fast", "metric": "overhead_ms",
                       "stack": "fast"}], "rows": rows},
         {"id": "times", "title": "times", "plot": {"kind": "bars", "log": True},
