@@ -187,7 +187,7 @@ def export(
 @user_errors
 def report(
     results: list[str] = typer.Argument(None, help="Results files (default: the newest in results/); several are pooled."),
-    metric: str = typer.Option("ms", "--metric", help="ms (median), gteps (harmonic mean), speedup (over the problem's baseline) or us_level (per BFS level)."),
+    metric: str = typer.Option("ms", "--metric", help="ms (median), gteps (harmonic mean), speedup (over the problem's baseline), us_level (per BFS level), us_iteration (per worklist round), kernel_ms or overhead_ms (phase-timed variants)."),
     fmt: str = typer.Option("table", "--format", help="table, md, csv, json or html."),
     out: str = typer.Option(None, "--out", help="Write the report to FILE instead of the terminal."),
     paper: str = typer.Option(None, "--paper", help="A paper's table layout, published | measured (gpubfs list papers)."),
