@@ -24,11 +24,15 @@ from gpubfs_cli.core.problem import DEFAULT_PROBLEM
 from gpubfs_cli.report.load import Results
 from gpubfs_cli.report.table import Cell, fmt_number
 
-METRICS = ("ms", "gteps", "speedup", "us_level", "us_iteration", "kernel_ms", "overhead_ms")
-# Metrics read from a counter every sample of a variant carries (median over sources):
-# the split of a traversal into relaxation kernels and overhead, recorded by strategies
-# with a phase-timing knob (raval.*), whose variants without it have no such counter.
-COUNTER_METRICS = ("kernel_ms", "overhead_ms")
+METRICS = ("ms", "gteps", "speedup", "us_level", "us_iteration")
+# `counter.NAME`: the median over sources of a scalar counter the samples carry (e.g. the
+# kernel/overhead split of raval's phase_timing variants, lbbfs's per-phase profile);
+# variants without that counter have no value. Lower is better, as for times.
+COUNTER_PREFIX = "counter."
+
+
+def is_metric(metric: str) -> bool:
+    return metric in METRICS or (metric.startswith(COUNTER_PREFIX) and len(metric) > len(COUNTER_PREFIX))
 LOW_REACH_NOTE = (
     "! reached < 1% of the vertices from some sources: those sources are left out of "
     "GTEPS (their rates are not meaningful); times keep them"
@@ -39,14 +43,14 @@ __all__ = ["FAILURES", "Aggregate", "Group", "METRICS", "metric_title"]
 
 
 def metric_title(metric: str, baseline: str, problem: str = "bfs") -> str:
+    if metric.startswith(COUNTER_PREFIX):
+        return f"median of the {metric[len(COUNTER_PREFIX):]} counter over sources"
     return {
         "ms": f"median time per {problem.upper()} (ms)",
         "gteps": "GTEPS (harmonic mean over sources)",
         "speedup": f"speedup over {baseline} (paired by source)",
         "us_level": "median microseconds per BFS level (time / (depth + 1))",
         "us_iteration": "median microseconds per iteration (time / the strategy's iterations counter)",
-        "kernel_ms": "median time in the relaxation kernels (ms; phase-timed variants)",
-        "overhead_ms": "median time outside the relaxation kernels (ms; phase-timed variants)",
     }[metric]
 
 
@@ -177,8 +181,8 @@ class Aggregate:
             return per_level_us(group)
         if metric == "us_iteration":
             return per_iteration_us(group)
-        if metric in COUNTER_METRICS:
-            return counter_median(group, metric)
+        if metric.startswith(COUNTER_PREFIX):
+            return counter_median(group, metric[len(COUNTER_PREFIX):])
         raise ValueError(metric)
 
     def best(self, dataset: str, strategy: str, metric: str, predecessors: bool = False,

@@ -7,10 +7,12 @@ import json
 from gpubfs_cli.bench.status import RUN_FAILURES
 from gpubfs_cli.errors import unknown_name
 from gpubfs_cli.report.aggregate import (
+    COUNTER_PREFIX,
     LOW_REACH_NOTE,
     METRICS,
     Aggregate,
     Group,
+    is_metric,
     metric_title,
     status_text,
 )
@@ -21,8 +23,8 @@ MIN_SAMPLES_TO_MARK = 3
 
 
 def check_metric(metric: str) -> str:
-    if metric not in METRICS:
-        raise unknown_name("metric", metric, METRICS)
+    if not is_metric(metric):
+        raise unknown_name("metric", metric, METRICS + (COUNTER_PREFIX + "NAME",))
     return metric
 
 

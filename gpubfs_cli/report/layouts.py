@@ -78,7 +78,7 @@ def paper_table(paper: Paper, pt: PaperTable, aggs: dict[str, Aggregate]) -> Tab
             if not pt.figure_only:
                 cell.published = published_cell_text(pt, col, row)
             cells.append(cell)
-        rank_cells([cell for cell, col in zip(cells[1:], pt.columns) if col.metric == "rank"])
+        rank_cells([cell for cell, col in zip(cells[1:], pt.columns, strict=True) if col.metric == "rank"])
         table.rows.append(cells)
     for graph, ds in substitutes.items():
         table.footnotes.append(f"{graph}: measured on {ds}")

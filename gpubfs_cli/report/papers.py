@@ -36,6 +36,7 @@ from typing import Any
 from gpubfs_cli.errors import UserError, unknown_name
 from gpubfs_cli.files import parse_yaml
 from gpubfs_cli.report.aggregate import METRICS as CELL_METRICS
+from gpubfs_cli.report.aggregate import is_metric
 
 STATS = ("n", "m", "avg_degree", "std_degree", "max_degree", "mode_degree", "avg_depth", "max_depth")
 # "rank": the column's place (1 = fastest by median time) among the row's rank columns.
@@ -215,8 +216,8 @@ def _column(c: _Checker, raw: Any, where: str) -> Column:
         col.strategy = canonical_name(c.string(raw["strategy"], f"{where}.strategy"))
     col.problem = c.string(raw.get("problem", "bfs"), f"{where}.problem")
     metric = raw.get("metric")
-    if metric not in METRICS:
-        raise c.fail(f"{where}.metric", f"expected one of {', '.join(METRICS)}, got {metric!r}")
+    if not isinstance(metric, str) or not (metric == "rank" or is_metric(metric)):
+        raise c.fail(f"{where}.metric", f"expected one of {', '.join(METRICS)} or counter.NAME, got {metric!r}")
     col.metric = metric
     pred = raw.get("predecessors", False)
     if not isinstance(pred, bool):

@@ -165,10 +165,10 @@ def _phase_doc(tmp_path):
 
 def test_counter_metrics_read_the_phase_timed_variant(tmp_path):
     agg = _phase_doc(tmp_path)
-    assert agg.cell("g", "raval.wd", "kernel_ms").value == pytest.approx(4.5)  # median of 3, 4, 5, 6
-    assert agg.cell("g", "raval.wd", "overhead_ms").value == pytest.approx(1.0)
+    assert agg.cell("g", "raval.wd", "counter.kernel_ms").value == pytest.approx(4.5)  # median of 3, 4, 5, 6
+    assert agg.cell("g", "raval.wd", "counter.overhead_ms").value == pytest.approx(1.0)
     assert agg.cell("g", "raval.wd", "ms").value == pytest.approx(4.0)  # the plain variant is faster
-    assert agg.cell("g", "raval.ep", "kernel_ms").text == "n/a"  # no variant records the split
+    assert agg.cell("g", "raval.ep", "counter.kernel_ms").text == "n/a"  # no variant records the split
     plain = agg.variants("g", "raval.wd", knobs={"phase_timing": False})[0]
     assert agg.value(plain, "us_iteration") == pytest.approx(500.0)  # 4 ms / 8 iterations
 
