@@ -1,0 +1,40 @@
+#!/usr/bin/env bash
+# Device session 5 (issues 11, 12, 13: the bfs4k, lbbfs and raval families).
+#   A: the new families' GPU tests (failures listed), then lbbfs Figs. 6-7 at 10 sources
+#   T: the whole GPU suite (make test-gpu) after the last GPU change
+#   B: BFS-4K Table 2 and ablation, lbbfs at full sources, per-level costs
+#   C: Raval BFS and SSSP (Figs. 7, 8, 11)
+source "$(dirname "$0")/lib.sh"
+part=${1:-A}
+NEW="tests/algorithms/bfs/gpu/test_lbbfs.py tests/algorithms/bfs/gpu/test_bfs4k.py tests/algorithms/bfs/gpu/test_raval.py tests/algorithms/sssp/gpu"
+case "$part" in
+A)
+  nvidia-smi > logs/nvidia-smi.txt 2>&1
+  step 30 info python3 -m gpubfs_cli info
+  existing=$(for f in $NEW; do [ -e "$f" ] && echo "$f"; done)
+  step 330 test-new env GPUBFS_REQUIRE_GPU=1 python3 -m pytest -q -m gpu -p no:cacheprovider -rfE --maxfail=60 \
+    $existing tests/algorithms/bfs/gpu/test_strategies.py -k "lbbfs or bfs4k or raval"
+  tail -60 logs/test-new.log
+  step 200 run-lbbfs python3 -m gpubfs_cli run configs/experiments/lbbfs.yaml --sources 10 --out results/lbbfs-10.json
+  tail -30 logs/run-lbbfs.log
+  ;;
+T)
+  step 560 test-gpu make test-gpu PYTHON=python3 PYTEST_ARGS="-p no:cacheprovider -rfE"
+  tail -40 logs/test-gpu.log
+  ;;
+B)
+  step 150 run-bfs4k python3 -m gpubfs_cli run configs/experiments/bfs4k.yaml --out results/bfs4k.json
+  step 150 run-bfs4k-ablation python3 -m gpubfs_cli run configs/experiments/bfs4k-ablation.yaml --out results/bfs4k-ablation.json
+  step 150 run-levels python3 -m gpubfs_cli run configs/experiments/gpu-levels-new.yaml --out results/levels-new.json
+  step 120 run-lbbfs-profile python3 -m gpubfs_cli run configs/experiments/lbbfs-profile.yaml --out results/lbbfs-profile.json
+  for p in bfs4k; do step 30 report-$p python3 -m gpubfs_cli report --paper $p results/bfs4k.json --format md; done
+  cat logs/report-bfs4k.log | head -80
+  ;;
+C)
+  step 280 run-raval python3 -m gpubfs_cli run configs/experiments/raval.yaml --out results/raval.json
+  step 150 run-raval-chunking python3 -m gpubfs_cli run configs/experiments/raval-chunking.yaml --out results/raval-chunking.json
+  step 30 report-raval python3 -m gpubfs_cli report --paper raval results/raval.json results/raval-chunking.json --format md
+  head -150 logs/report-raval.log
+  ;;
+esac
+cat logs/steps.txt
