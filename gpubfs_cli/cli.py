@@ -83,6 +83,20 @@ def list_strategies(
 DIR_OPTION = typer.Option(None, "--dir", help="Dataset cache folder (default: $GPUBFS_DATA_DIR or ./datasets).")
 
 
+def sweep_cache(directory) -> None:
+    """Remove what interrupted writes left in the cache, and say so (one line)."""
+    from gpubfs_cli.datasets.inventory import human_bytes
+    from gpubfs_cli.datasets.store import data_dir, sweep_stale
+
+    removed = sweep_stale(directory)
+    if removed:
+        size = sum(b for _, b in removed)
+        err_console.print(
+            f"note: removed {len(removed)} temporary file(s) or folder(s) ({human_bytes(size)}) that an "
+            f"interrupted write left in {data_dir(directory)}", markup=False, soft_wrap=True,
+        )
+
+
 @app.command("fetch-dataset")
 @user_errors
 def fetch_dataset(
@@ -96,6 +110,7 @@ def fetch_dataset(
     file: str = typer.Option(None, "--file", help="Your own graph: read this local file (give one NAME)."),
     fmt: str = typer.Option(None, "--format", help="Format of --url/--file: dimacs9, metis, snap, mtx, gtgraph."),
     undirected: bool = typer.Option(False, "--undirected", help="--url/--file: treat edges as undirected (symmetrize)."),
+    compact_ids: bool = typer.Option(False, "--compact-ids", help="--url/--file: renumber the vertex ids that occur to 0..k-1 (sparse ids)."),
     keep_download: bool = typer.Option(False, "--keep-download", help="Keep the downloaded file under DIR/.downloads."),
 ) -> None:
     """Download (or generate) graphs, verify, convert to CSR and cache them."""
@@ -111,10 +126,10 @@ def fetch_dataset(
             raise UserError("--url/--file need --format (dimacs9, metis, snap, mtx, gtgraph)")
         jobs = [functools.partial(
             add_user_dataset, names[0], fmt, url=url, file=file, undirected=undirected,
-            data_dir=directory, force=force, keep_download=keep_download)]
+            compact_ids=compact_ids, data_dir=directory, force=force, keep_download=keep_download)]
     else:
-        if fmt is not None or undirected:
-            raise UserError("--format/--undirected apply only with --url or --file")
+        if fmt is not None or undirected or compact_ids:
+            raise UserError("--format/--undirected/--compact-ids apply only with --url or --file")
         cat = load_catalogue()
         if all_:
             names += cat.names()
@@ -124,6 +139,7 @@ def fetch_dataset(
             raise UserError("name a dataset (gpubfs list datasets), or give --all or --paper KEY")
         jobs = [functools.partial(ensure_dataset, n, directory, force=force, seed=seed, keep_download=keep_download)
                 for n in dict.fromkeys(names)]
+    sweep_cache(directory)
     for job in jobs:
         g = job()
         console.print(f"{g.name}: n = {g.n:,}, m = {g.m:,} ({'directed' if g.directed else 'undirected'})", markup=False, soft_wrap=True)
@@ -138,6 +154,7 @@ def list_datasets(
     """The catalogue and what is cached: papers, kind, n, m, size on disk."""
     from gpubfs_cli.datasets.inventory import dataset_rows, human_bytes, human_count
 
+    sweep_cache(directory)
     rows = dataset_rows(directory)
     if as_json:
         sys.stdout.write(json.dumps(rows, indent=1) + "\n")
@@ -170,16 +187,23 @@ def export(
     fmt: str = typer.Option("mtx", "--format", help="mtx (Matrix Market pattern) or el (0-based edge list)."),
     directory: str = DIR_OPTION,
 ) -> None:
-    """Write a cached graph as Matrix Market or an edge list (to run another BFS on it)."""
-    from gpubfs_cli.datasets.export import EXPORT_FORMATS, export_graph
+    """Write a cached graph as Matrix Market or an edge list (to run another BFS on it).
+
+    mtx loads in Gunrock and scipy; el (bare `u v` lines, 0-based) in gapbs."""
+    from gpubfs_cli.datasets.export import EXPORT_FORMATS, export_graph, needs_tail_loop
     from gpubfs_cli.datasets.store import load_graph
     from gpubfs_cli.errors import unknown_name
+    from gpubfs_cli.files import check_output_path
 
     if fmt not in EXPORT_FORMATS:
         raise unknown_name("export format", fmt, EXPORT_FORMATS)
+    check_output_path(path, "export")
+    sweep_cache(directory)
     graph = load_graph(name, directory)
     lines = export_graph(graph, path, fmt, comment=f"gpubfs export of dataset {graph.name}: n={graph.n} m={graph.m}")
-    console.print(f"wrote {path}: {lines:,} edge lines ({fmt})", markup=False, soft_wrap=True)
+    loop = f"; the last, {graph.n - 1} {graph.n - 1}, keeps n for readers that drop self-loops" if (
+        fmt == "el" and needs_tail_loop(graph)) else ""
+    console.print(f"wrote {path}: {lines:,} edge lines ({fmt}{loop})", markup=False, soft_wrap=True)
 
 
 # ---------------------------------------------------------------- report
@@ -187,7 +211,7 @@ def export(
 @user_errors
 def report(
     results: list[str] = typer.Argument(None, help="Results files (default: the newest in results/); several are pooled."),
-    metric: str = typer.Option("ms", "--metric", help="ms (median), gteps (harmonic mean), speedup (over the problem's baseline), us_level (per BFS level), us_iteration (per worklist round), kernel_ms or overhead_ms (phase-timed variants)."),
+    metric: str = typer.Option("ms", "--metric", help="ms (median), gteps (harmonic mean), speedup (over the problem's baseline), us_level (per BFS level), us_iteration (per worklist round) or counter.NAME (median of a strategy counter)."),
     fmt: str = typer.Option("table", "--format", help="table, md, csv, json or html."),
     out: str = typer.Option(None, "--out", help="Write the report to FILE instead of the terminal."),
     paper: str = typer.Option(None, "--paper", help="A paper's table layout, published | measured (gpubfs list papers)."),
@@ -198,9 +222,12 @@ def report(
     """Tables from results files: datasets x strategies, a paper's layout, or A vs B."""
     from pathlib import Path
 
+    from gpubfs_cli.files import check_output_path
     from gpubfs_cli.report.command import make_report
     from gpubfs_cli.report.render import print_rich, render, write_output
 
+    if out is not None:
+        check_output_path(out, "report")
     doc = make_report(
         [Path(r) for r in results or []], metric=metric, fmt=fmt, paper=paper,
         compare_files=(Path(compare_files[0]), Path(compare_files[1])) if compare_files else None,
@@ -279,7 +306,14 @@ def run(
         predecessors=predecessors, validate=validate, require_gpu=require_gpu, problem=problem,
     )
     progress = RunProgress(err_console) if err_console.is_terminal else NullProgress()
-    outcome = Runner(cfg, progress=progress).run()
+    runner = Runner(cfg, progress=progress)
+    sweep_cache(cfg.data_dir)
+    outcome = runner.run()
+    if not outcome.written:
+        for name, info in outcome.doc["datasets"].items():
+            err_console.print(f"{name}: not run: {info.get('reason')}", markup=False, soft_wrap=True)
+        err_console.print("nothing ran: no results file written", markup=False)
+        raise typer.Exit(130 if outcome.interrupted else 1)
     summary = run_summary(results_from_doc(outcome.doc, str(outcome.path)), cfg.name)
     print_rich(summary, console)
     for name, info in outcome.doc["datasets"].items():
@@ -317,6 +351,11 @@ def info(
 
 
 def main() -> None:
+    import signal
+
+    # `kill` (SIGTERM) stops a run the way Ctrl-C does: cleanup runs, temporary files go,
+    # and the results file keeps what finished.
+    signal.signal(signal.SIGTERM, signal.default_int_handler)
     app()
 
 

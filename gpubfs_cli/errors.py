@@ -6,10 +6,23 @@ import difflib
 from collections.abc import Iterable
 
 
+def one_line(text: str) -> str:
+    """`text` with every control or separator character (newlines, carriage returns,
+    terminal escapes, U+2028...) written as an escape: a message that quotes a hostile
+    file stays one line and sends no control codes to the terminal."""
+    if text.isprintable():
+        return text
+    return "".join(c if c.isprintable() else repr(c)[1:-1] for c in text)
+
+
 class UserError(Exception):
-    """Bad input: a file, line, key or name the user gave. Message is one line."""
+    """Bad input: a file, line, key or name the user gave. Message is one line (made so:
+    see `one_line`)."""
 
     exit_code = 2
+
+    def __init__(self, message: object = "", *args):
+        super().__init__(one_line(str(message)), *args)
 
 
 class InputFormatError(UserError):

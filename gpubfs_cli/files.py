@@ -1,34 +1,123 @@
-"""Writing files so that a partial one never sits under the final name."""
+"""Writing files so that a partial one never sits under the final name.
+
+Output paths a user names (`run --out`, `report --out`, `export PATH`) are checked before
+any work (`check_output_path`): the file is written to a temporary name beside PATH and
+renamed over it, so PATH must be a regular file or a new name. A device (/dev/null), a
+FIFO, a symbolic link or a folder there is refused: the rename would replace it.
+"""
 
 from __future__ import annotations
 
 import os
+import stat
 import tempfile
 from pathlib import Path
 
 from gpubfs_cli.errors import UserError
 
+_KINDS = (
+    (stat.S_ISDIR, "a folder; give a file name"),
+    (stat.S_ISLNK, "a symbolic link"),
+    (stat.S_ISCHR, "a character device"),
+    (stat.S_ISBLK, "a block device"),
+    (stat.S_ISFIFO, "a FIFO (named pipe)"),
+    (stat.S_ISSOCK, "a socket"),
+)
 
-def write_text_atomic(path: str | Path, text: str) -> Path:
-    """Write `text` to a temporary file beside `path`, then rename it into place.
 
-    A folder that cannot be made or written is a UserError naming the path.
+def _refuse_non_regular(path: Path, what: str) -> None:
+    """A UserError unless `path` is absent or a regular file (links are not followed)."""
+    try:
+        mode = os.lstat(path).st_mode
+    except (FileNotFoundError, NotADirectoryError):  # absent (the folder is checked apart)
+        return
+    except OSError as exc:
+        raise UserError(f"{path}: cannot write the {what} there ({exc.strerror or exc})") from None
+    if stat.S_ISREG(mode):
+        return
+    kind = next((text for test, text in _KINDS if test(mode)), "not a regular file")
+    if not kind.startswith("a folder"):
+        kind += f"; the {what} goes to a regular file or a new path"
+    raise UserError(f"{path}: is {kind}")
+
+
+def check_output_path(path: str | Path, what: str = "output") -> Path:
+    """Refuse, before a long run, a path the result could not be written to.
+
+    PATH must be a regular file or absent, and its folder (or the nearest folder that
+    exists above it, the rest being created at write time) must accept a new file: a
+    probe file is created there and removed. Returns PATH as a Path.
     """
     path = Path(path)
+    if not str(path) or path.name in ("", ".", ".."):
+        raise UserError(f"'{path}': not a file name for the {what}")
+    _refuse_non_regular(path, what)
+    folder = path.parent
+    while not os.path.lexists(folder) and folder != folder.parent:
+        folder = folder.parent
+    if not folder.is_dir():
+        raise UserError(f"{path}: cannot write the {what} there ({folder} is not a folder)")
+    try:
+        fd, probe = tempfile.mkstemp(prefix=".gpubfs-probe-", dir=folder)
+        os.close(fd)
+        os.unlink(probe)
+    except OSError as exc:
+        raise UserError(f"{path}: cannot write the {what} in {folder} ({exc.strerror or exc})") from None
+    return path
+
+
+def write_text_atomic(path: str | Path, text: str, what: str = "output") -> Path:
+    """Write `text` to a temporary file beside `path`, then rename it into place.
+
+    A folder that cannot be made or written, a full disk, or a path that is not a
+    regular file (see check_output_path) is a UserError naming the path; the temporary
+    file is removed whatever happens.
+    """
+    path = Path(path)
+    _refuse_non_regular(path, what)
     try:
         path.parent.mkdir(parents=True, exist_ok=True)
         fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
+    except (FileExistsError, NotADirectoryError):
+        raise UserError(f"{path}: cannot write ({path.parent} is not a folder)") from None
     except OSError as exc:
-        raise UserError(f"{path}: cannot write ({exc.strerror})") from None
+        raise UserError(f"{path}: cannot write ({exc.strerror or exc})") from None
     try:
-        with os.fdopen(fd, "w") as f:
+        with os.fdopen(fd, "w", encoding="utf-8") as f:
             f.write(text)
         os.replace(tmp, path)
+    except OSError as exc:
+        _unlink_quietly(tmp)
+        raise UserError(f"{path}: cannot write ({exc.strerror or exc})") from None
     except BaseException:
-        if os.path.exists(tmp):
-            os.unlink(tmp)
+        _unlink_quietly(tmp)
         raise
     return path
+
+
+def _unlink_quietly(path: str) -> None:
+    try:
+        os.unlink(path)
+    except OSError:
+        pass
+
+
+def read_text_file(path: str | Path, what: str) -> str:
+    """The UTF-8 text of a file the user named; anything else is one UserError line."""
+    path = Path(path)
+    try:
+        data = path.read_bytes()
+    except FileNotFoundError:
+        raise UserError(f"{path}: no such {what}") from None
+    except IsADirectoryError:
+        raise UserError(f"{path}: is a folder, expected a {what}") from None
+    except OSError as exc:
+        raise UserError(f"{path}: cannot read the {what} ({exc.strerror or exc})") from None
+    try:
+        return data.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        line = data.count(b"\n", 0, exc.start) + 1
+        raise UserError(f"{path}:{line}: not a {what}: not UTF-8 text (byte 0x{data[exc.start]:02x} at offset {exc.start})") from None
 
 
 def parse_yaml(text: str, where: str):
@@ -37,11 +126,16 @@ def parse_yaml(text: str, where: str):
 
     try:
         return yaml.safe_load(text)
+    except yaml.reader.ReaderError as exc:  # a control character, e.g. in a binary file
+        line = text.count("\n", 0, exc.position) + 1
+        raise UserError(f"{where}:{line}: not valid YAML (unacceptable character #x{exc.character:04x})") from None
     except yaml.YAMLError as exc:
         mark = getattr(exc, "problem_mark", None)
         line = f":{mark.line + 1}" if mark is not None else ""
-        problem = getattr(exc, "problem", None) or "syntax error"
+        problem = " ".join(str(getattr(exc, "problem", None) or "syntax error").split())
         raise UserError(f"{where}{line}: not valid YAML ({problem})") from None
+    except RecursionError:
+        raise UserError(f"{where}: not valid YAML (nested too deeply)") from None
 
 
 def plain_json(obj, array_limit: int | None = None):

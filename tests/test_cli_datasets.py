@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import os
 
 import numpy as np
 import pytest
@@ -92,7 +93,7 @@ def test_bad_format(shared_data, tmp_path):
     f = shared_data / "delaunay_n15.graph"
     _one_line_error(run("fetch-dataset", "x", "--file", f, "--format", "metiss", "--dir", tmp_path), "unknown format 'metiss' (did you mean: metis")
     _one_line_error(run("fetch-dataset", "x", "--file", f, "--dir", tmp_path), "--url/--file need --format")
-    _one_line_error(run("fetch-dataset", "x", "--format", "metis", "--dir", tmp_path), "--format/--undirected apply only")
+    _one_line_error(run("fetch-dataset", "x", "--format", "metis", "--dir", tmp_path), "--format/--undirected/--compact-ids apply only")
     _one_line_error(run("export", "x", tmp_path / "x.csv", "--format", "csv", "--dir", tmp_path), "unknown export format 'csv'")
     # A file that is not in the format it is said to be: the reader's one line, no cache entry.
     _one_line_error(run("fetch-dataset", "x", "--file", shared_data / "chesapeake.mtx", "--format", "metis", "--dir", tmp_path), f"{shared_data / 'chesapeake.mtx'}:")
@@ -104,3 +105,108 @@ def test_missing_file(tmp_path):
         run("fetch-dataset", "x", "--file", tmp_path / "absent.graph", "--format", "metis", "--dir", tmp_path),
         f"{tmp_path / 'absent.graph'}: no such file",
     )
+
+
+# ---------------------------------------------------------------- hostile inputs
+def _nothing_cached(d):
+    """The cache holds no graph and no temporary (the folder itself may exist, empty)."""
+    assert not d.exists() or list(d.iterdir()) == [], list(d.iterdir())
+
+
+def test_sparse_ids_are_refused_with_the_compact_hint(tmp_path):
+    """The 17-byte SNAP file `0 1 / 1 2000000000` asked for 2 billion vertices (24 GB, then
+    killed, a 15 GB temporary folder left): now one line that says how to compact ids."""
+    f = tmp_path / "sparse.txt"
+    f.write_text("0 1\n1 2000000000\n")
+    assert f.stat().st_size == 17
+    d = tmp_path / "cache"
+    _one_line_error(run("fetch-dataset", "sparse", "--file", f, "--format", "snap", "--dir", d),
+                    f"{f}:2: node id 2,000,000,000 (n = largest id + 1) gives 2,000,000,001 vertices")
+    _nothing_cached(d)
+    res = run("fetch-dataset", "sparse", "--file", f, "--format", "snap", "--compact-ids", "--dir", d)
+    assert res.exit_code == 0, res.output
+    assert "sparse: n = 3, m = 2 (directed)" in res.stdout
+    assert store.read_meta("sparse", d)["policy"]["compact_ids"] is True
+    huge = tmp_path / "huge.txt"
+    huge.write_text("1 99999999999\n")
+    _one_line_error(run("fetch-dataset", "huge", "--file", huge, "--format", "snap", "--dir", d),
+                    f"{huge}:1: node id 99,999,999,999 (n = largest id + 1) gives 100,000,000,000 vertices, over the")
+    assert [p.name for p in d.iterdir()] == ["sparse"]
+
+
+@pytest.mark.parametrize(("fmt", "text"), [
+    ("snap", ""), ("snap", "# only a comment\n"), ("dimacs9", "p sp 4 0\n"),
+    ("mtx", "%%MatrixMarket matrix coordinate pattern general\n4 4 0\n"), ("metis", "2 0\n\n\n"),
+])
+def test_a_graph_with_no_edges_is_refused(tmp_path, fmt, text):
+    f = tmp_path / f"empty.{fmt}"
+    f.write_text(text)
+    d = tmp_path / "cache"
+    _one_line_error(run("fetch-dataset", "empty", "--file", f, "--format", fmt, "--dir", d), f"{f}: holds no edges")
+    _nothing_cached(d)
+
+
+def test_only_self_loops_is_no_graph(tmp_path):
+    f = tmp_path / "loops.txt"
+    f.write_text("0 0\n1 1\n")
+    d = tmp_path / "cache"
+    _one_line_error(run("fetch-dataset", "loops", "--file", f, "--format", "snap", "--dir", d),
+                    "dataset 'loops': the graph has no edges after 2 records (all self-loops, which are dropped)")
+    _nothing_cached(d)
+
+
+def test_truncated_snap_file_is_refused(shared_data, tmp_path):
+    lines = (shared_data / "CA-GrQc.txt").read_text().splitlines(keepends=True)
+    f = tmp_path / "CA-GrQc.txt"
+    f.write_text("".join(lines[:8979]))
+    d = tmp_path / "cache"
+    _one_line_error(run("fetch-dataset", "grqc", "--file", f, "--format", "snap", "--dir", d),
+                    f"{f}:8980: line 3 declares 28980 edges; the file holds 8975")
+    _nothing_cached(d)
+
+
+def test_user_graph_cannot_take_a_generated_graphs_seed_slot(tmp_path):
+    f = tmp_path / "g.txt"
+    f.write_text("0 1\n1 2\n")
+    d = tmp_path / "cache"
+    for name in ("smoke-rmat@seed=3", "mine@seed=1", "a@b"):
+        _one_line_error(run("fetch-dataset", name, "--file", f, "--format", "snap", "--dir", d),
+                        f"'{name}' cannot name your graph: '@' is kept for generated graphs")
+    _nothing_cached(d)
+
+
+def test_unusable_cache_folder(tmp_path):
+    blocker = tmp_path / "file"
+    blocker.write_text("x")
+    _one_line_error(run("fetch-dataset", "smoke-grid", "--dir", blocker), f"{blocker}: cannot use as the dataset cache (a file, not a folder)")
+    _one_line_error(run("fetch-dataset", "smoke-grid", "--dir", blocker / "sub"), f"{blocker / 'sub'}: cannot use as the dataset cache")
+    if os.path.isdir("/proc/self"):
+        _one_line_error(run("fetch-dataset", "smoke-grid", "--dir", "/proc/data"), "/proc/data: cannot use as the dataset cache")
+    assert blocker.read_text() == "x"
+
+
+@pytest.fixture
+def tiny_cache(tmp_path):
+    f = tmp_path / "tiny.txt"
+    f.write_text("0 1\n1 2\n2 0\n")
+    d = tmp_path / "cache"
+    assert run("fetch-dataset", "tiny", "--file", f, "--format", "snap", "--dir", d).exit_code == 0
+    return d
+
+
+def test_export_to_places_it_must_not_replace(tiny_cache, tmp_path):
+    import stat
+
+    target = tmp_path / "keep.mtx"
+    target.write_text("mine")
+    link = tmp_path / "link.mtx"
+    link.symlink_to(target)
+    fifo = tmp_path / "fifo.mtx"
+    os.mkfifo(fifo)
+    for path, part in ((link, "is a symbolic link"), (fifo, "is a FIFO"), (tmp_path, "is a folder"),
+                       (target / "x.mtx", "no such folder")):
+        _one_line_error(run("export", "tiny", path, "--dir", tiny_cache), str(path.parent if part == "no such folder" else path))
+    if os.path.isdir("/proc/self"):
+        _one_line_error(run("export", "tiny", "/proc/x.mtx", "--dir", tiny_cache), "/proc/x.mtx: cannot write the export in /proc")
+    assert target.read_text() == "mine" and link.is_symlink() and stat.S_ISFIFO(os.lstat(fifo).st_mode)
+    assert not [p for p in tmp_path.iterdir() if p.name.endswith(".tmp")]

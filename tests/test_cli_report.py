@@ -138,3 +138,107 @@ def test_list_papers_implemented_from_registry(monkeypatch):
     assert all(p["registry_error"] and p["implemented"] == [] for p in rows)
     r = runner.invoke(app, ["list", "papers"])
     assert r.exit_code == 0 and r.stdout.count("unknown") == 5
+
+
+# ---------------------------------------------------------------- hostile inputs
+def test_binary_and_folder_results_files(tmp_path):
+    binary = tmp_path / "bin.json"
+    binary.write_bytes(b"\x1f\x8b\x08\x00" + bytes(range(256)))
+    _one_line_error(runner.invoke(app, ["report", str(binary)]),
+                    "bin.json:1: not a results file: not UTF-8 text (byte 0x8b at offset 1)")
+    _one_line_error(runner.invoke(app, ["report", str(tmp_path)]), str(tmp_path), "is a folder, expected a results file")
+    deep = tmp_path / "deep.json"
+    deep.write_text("[" * 100_000)
+    _one_line_error(runner.invoke(app, ["report", str(deep)]), "deep.json", "not valid JSON")
+
+
+@pytest.mark.parametrize("kind", ["folder", "fifo", "symlink", "under-a-file"])
+def test_report_out_refused_before_any_work(results, tmp_path, kind):
+    import os
+
+    target = tmp_path / "keep.md"
+    target.write_text("mine")
+    out = tmp_path / "out"
+    if kind == "folder":
+        out.mkdir()
+    elif kind == "fifo":
+        os.mkfifo(out)
+    elif kind == "symlink":
+        out.symlink_to(target)
+    else:
+        out = target / "r.md"
+    plots = tmp_path / "plots"
+    r = runner.invoke(app, ["report", results, "--format", "md", "--out", str(out), "--plot", str(plots)])
+    _one_line_error(r, str(out))
+    assert not plots.exists()  # refused before the plots were drawn
+    assert target.read_text() == "mine" and not target.is_symlink()
+    if kind == "fifo":
+        import stat
+
+        assert stat.S_ISFIFO(os.lstat(out).st_mode)
+
+
+def test_bare_report_passes_over_failed_and_empty_runs(tmp_path, monkeypatch):
+    """The newest file of an empty or failed run is not what a bare `gpubfs report` shows;
+    named explicitly, an empty one is one line and exit 2."""
+    import os
+
+    monkeypatch.chdir(tmp_path)
+    good = write(tmp_path / "results", "a-good.json", main_doc())
+    empty = dict(main_doc(), samples=[], summaries=[])
+    failed = dict(main_doc(), failed="--source: vertex 9 is out of range")
+    paths = [good, write(tmp_path / "results", "b-empty.json", empty), write(tmp_path / "results", "c-failed.json", failed)]
+    (tmp_path / "results" / "d-broken.json").write_bytes(b"\xff\xfe")
+    for i, p in enumerate([*paths, tmp_path / "results" / "d-broken.json"]):
+        os.utime(p, (1_000_000 + i, 1_000_000 + i))  # good is the oldest
+    r = runner.invoke(app, ["report", "--format", "json"])
+    assert r.exit_code == 0, r.output
+    assert json.loads(r.stdout)["files"] == ["results/a-good.json"]
+    _one_line_error(runner.invoke(app, ["report", str(paths[1])]), "b-empty.json: holds no samples (an empty or failed run)")
+    good.unlink()
+    _one_line_error(runner.invoke(app, ["report"]), "none of the 3 in results/ is usable")
+
+
+def test_fuzz_results_files(tmp_path):
+    """Results files with values of the wrong type anywhere (seeded, about a second): the
+    report works or ends in one line naming the file, never a traceback."""
+    import copy
+    import random
+
+    rng = random.Random(20261123)
+    base = json.loads(json.dumps(main_doc()))
+
+    def paths(o, p=()):
+        yield p
+        if isinstance(o, dict):
+            for k, v in o.items():
+                yield from paths(v, (*p, k))
+        elif isinstance(o, list):
+            for i, v in enumerate(o[:6]):
+                yield from paths(v, (*p, i))
+
+    where = [p for p in paths(base) if p]
+    values = [None, 0, -1, 1.5, "x", [], {}, True, [1], {"a": 1}, 10**30, "\x1b[31m\n"]
+    for i in range(60):
+        doc = copy.deepcopy(base)
+        for _ in range(rng.randint(1, 3)):
+            p = rng.choice(where)
+            o = doc
+            try:
+                for k in p[:-1]:
+                    o = o[k]
+                if rng.random() < 0.2 and isinstance(o, dict):
+                    del o[p[-1]]
+                else:
+                    o[p[-1]] = rng.choice(values)
+            except (KeyError, IndexError, TypeError):
+                pass
+        path = tmp_path / f"r{i}.json"
+        path.write_text(json.dumps(doc))
+        args = ["report", str(path), "--format", rng.choice(["table", "json", "csv", "md", "html"])]
+        if rng.random() < 0.3:
+            args += ["--paper", rng.choice(["merrill", "luo", "bfs4k", "raval", "lbbfs"])]
+        r = runner.invoke(app, args)
+        assert r.exception is None or isinstance(r.exception, SystemExit), (p, r.exception)
+        if r.exit_code:
+            _one_line_error(r, str(path))

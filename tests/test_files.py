@@ -52,3 +52,124 @@ def test_plain_json_converts_numpy_and_summarizes_long_arrays():
     doc = {1: np.int64(3), "a": (np.float32(0.5), np.arange(3)), "big": np.zeros(100)}
     assert plain_json(doc, array_limit=64) == {"1": 3, "a": [0.5, [0, 1, 2]], "big": "array(100,)"}
     assert plain_json(doc)["big"] == [0.0] * 100
+
+
+# ---------------------------------------------------------------- output paths
+def _special_paths(tmp_path):
+    """A FIFO, a symbolic link to a regular file, a folder and (where this process may
+    make one) a character device node like /dev/null, all under tmp_path."""
+    import stat
+
+    fifo = tmp_path / "fifo"
+    os.mkfifo(fifo)
+    target = tmp_path / "target.txt"
+    target.write_text("keep me")
+    link = tmp_path / "link"
+    link.symlink_to(target)
+    folder = tmp_path / "folder"
+    folder.mkdir()
+    paths = {"fifo": fifo, "link": link, "folder": folder}
+    try:
+        os.mknod(tmp_path / "null", stat.S_IFCHR | 0o666, os.makedev(1, 3))
+        paths["device"] = tmp_path / "null"
+    except (PermissionError, OSError):
+        pass
+    return paths, target
+
+
+def _kinds(paths):
+    import stat
+
+    return {name: stat.S_IFMT(os.lstat(p).st_mode) for name, p in paths.items()}
+
+
+def test_output_paths_a_rename_would_replace_are_refused(tmp_path):
+    """write_text_atomic renames over PATH: a FIFO, a link, a device or a folder there is
+    refused (one line naming it), and each is left exactly as it was."""
+    from gpubfs_cli.files import check_output_path
+
+    paths, target = _special_paths(tmp_path)
+    before = _kinds(paths)
+    expected = {"fifo": "is a FIFO", "link": "is a symbolic link", "folder": "is a folder",
+                "device": "is a character device"}
+    for name, p in paths.items():
+        for call, args in ((check_output_path, (p, "results file")), (write_text_atomic, (p, "x", "results file"))):
+            with pytest.raises(UserError) as info:
+                call(*args)
+            assert str(info.value).startswith(f"{p}: {expected[name]}"), str(info.value)
+            assert "\n" not in str(info.value)
+    assert _kinds(paths) == before and target.read_text() == "keep me"
+    assert sorted(os.listdir(tmp_path)) == sorted([p.name for p in paths.values()] + ["target.txt"])  # no temporary
+
+
+def test_dev_null_is_refused_without_touching_it():
+    import stat
+
+    from gpubfs_cli.files import check_output_path
+
+    if not os.path.exists("/dev/null"):
+        pytest.skip("no /dev/null here")
+    with pytest.raises(UserError, match=r"^/dev/null: is a character device; the report goes to a regular file or a new path$"):
+        check_output_path("/dev/null", "report")
+    assert stat.S_ISCHR(os.stat("/dev/null").st_mode)
+
+
+def test_output_path_checks_the_folder_up_front(tmp_path):
+    from gpubfs_cli.files import check_output_path
+
+    blocker = tmp_path / "file"
+    blocker.write_text("x")
+    with pytest.raises(UserError, match=r"file/sub/out\.json: cannot write the output there \(.*file is not a folder\)"):
+        check_output_path(blocker / "sub" / "out.json")
+    with pytest.raises(UserError, match=r"not a file name"):
+        check_output_path(tmp_path / "..")
+    # a folder still to be made is fine, and the check makes nothing
+    assert check_output_path(tmp_path / "a" / "b" / "out.json") == tmp_path / "a" / "b" / "out.json"
+    assert sorted(os.listdir(tmp_path)) == ["file"]
+    if os.path.isdir("/proc/self"):
+        with pytest.raises(UserError, match=r"^/proc/x\.json: cannot write the output in /proc"):
+            check_output_path("/proc/x.json")
+
+
+def test_full_disk_is_a_user_error_and_leaves_no_temporary(tmp_path, monkeypatch):
+    import errno
+    import io
+
+    real_fdopen = os.fdopen
+
+    class Full(io.TextIOWrapper):
+        def write(self, text):
+            raise OSError(errno.ENOSPC, "No space left on device")
+
+    def fdopen(fd, mode="r", **kw):
+        return Full(real_fdopen(fd, "wb"), encoding="utf-8")
+
+    monkeypatch.setattr(os, "fdopen", fdopen)
+    with pytest.raises(UserError, match=r"out\.txt: cannot write \(No space left on device\)"):
+        write_text_atomic(tmp_path / "out.txt", "x")
+    assert os.listdir(tmp_path) == []
+
+
+def test_read_text_file_refuses_binary_folders_and_missing(tmp_path):
+    from gpubfs_cli.files import read_text_file
+
+    ok = tmp_path / "ok.yaml"
+    ok.write_text("a: 1\n")
+    assert read_text_file(ok, "run config") == "a: 1\n"
+    binary = tmp_path / "bin.yaml"
+    binary.write_bytes(b"a: 1\nb: \xff\xfe\x00\n")
+    with pytest.raises(UserError, match=r"bin\.yaml:2: not a run config: not UTF-8 text \(byte 0xff at offset 8\)$"):
+        read_text_file(binary, "run config")
+    with pytest.raises(UserError, match=r": is a folder, expected a run config$"):
+        read_text_file(tmp_path, "run config")
+    with pytest.raises(UserError, match=r"nope\.yaml: no such run config$"):
+        read_text_file(tmp_path / "nope.yaml", "run config")
+
+
+def test_parse_yaml_control_characters_and_deep_nesting():
+    from gpubfs_cli.files import parse_yaml
+
+    with pytest.raises(UserError, match=r"^x\.yaml:2: not valid YAML \(unacceptable character #x0000\)$"):
+        parse_yaml("a: 1\nb: \x00\n", "x.yaml")
+    with pytest.raises(UserError, match=r"^x\.yaml: not valid YAML"):
+        parse_yaml("[" * 1000, "x.yaml")

@@ -35,7 +35,7 @@ from typing import Any
 
 from gpubfs_cli.core.strategy import Registry
 from gpubfs_cli.errors import UserError, unknown_name
-from gpubfs_cli.files import parse_yaml
+from gpubfs_cli.files import parse_yaml, read_text_file
 
 KEYS = (
     "name", "datasets", "problem", "strategies", "sources", "seed", "fixed_sources", "validate",
@@ -121,10 +121,7 @@ def load_config(
 ) -> RunConfig:
     """Read a YAML run config; `overrides` (from flags, None values ignored) win."""
     path = Path(path)
-    try:
-        text = path.read_text(encoding="utf-8")
-    except OSError as exc:
-        raise UserError(f"{path}: cannot read the run config ({exc.strerror})") from None
+    text = read_text_file(path, "run config")
     raw = parse_yaml(text, str(path))
     if raw is None:
         raw = {}
@@ -167,7 +164,7 @@ def build_config(
     cfg = RunConfig(
         datasets=_datasets(at("datasets"), merged["datasets"]),
         variants=[],
-        name=_typed(at("name"), "name", get("name", "run"), str),
+        name=_run_name(at("name"), get("name", "run")),
         sources=_positive(at("sources"), "sources", get("sources", 100)),
         seed=_nonnegative(at("seed"), "seed", get("seed", 0)),
         fixed_sources=_int_list(at("fixed_sources"), "fixed_sources", get("fixed_sources") or []),
@@ -183,7 +180,7 @@ def build_config(
         require_gpu=_typed(at("require_gpu"), "require_gpu", get("require_gpu", False), bool),
         path=None if where == "command line" else where,
     )
-    if cfg.time_limit_s <= 0:
+    if not cfg.time_limit_s > 0 or cfg.time_limit_s == float("inf"):
         raise _err(at("time_limit_s"), "time_limit_s", f"expected a positive number of seconds, got {cfg.time_limit_s}")
     if cfg.warmup < 0:
         raise _err(at("warmup"), "warmup", f"expected 0 or more runs, got {cfg.warmup}")
@@ -318,6 +315,20 @@ def _typed(where: str, key: str, value: Any, kind: type | tuple) -> Any:
         names = " or ".join(k.__name__ for k in kinds)
         raise _err(where, key, f"expected {names}, got {value!r}")
     return value
+
+
+def _run_name(where: str, value: Any) -> str:
+    """The run's name: the results file is results/NAME-<time>.json, so a name is one
+    plain file name (no folder, no leading '.', no control characters)."""
+    name = _typed(where, "name", value, str)
+    bad = (
+        not name or len(name) > 200 or name.startswith(".")
+        or any(c in name for c in "/\\") or any(ord(c) < 32 or ord(c) == 127 for c in name)
+    )
+    if bad:
+        raise _err(where, "name", f"{name!r} cannot name a results file (expected a plain name: "
+                                  "no '/' or '\\', no leading '.', at most 200 characters)")
+    return name
 
 
 def _nonnegative(where: str, key: str, value: Any) -> int:

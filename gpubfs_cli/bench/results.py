@@ -3,6 +3,7 @@
 Layout (schema_version 1):
   schema_version, tool_version, git_commit, created (ISO-8601 UTC), command_line,
   finished (ISO-8601 UTC), interrupted (true when Ctrl-C stopped the run early),
+  failed (only when an error stopped the run: its one-line reason),
   environment {cpu, gpu, versions...}, config {the resolved run config},
   datasets {NAME: {status, n, m, directed, stats {...}, meta {...}, load_s,
                    sources_origin (random | explicit | fixed_source),
@@ -36,7 +37,7 @@ from typing import Any
 from gpubfs_cli.core.problem import DEFAULT_PROBLEM
 from gpubfs_cli.core.strategy import canonical_name
 from gpubfs_cli.errors import UserError
-from gpubfs_cli.files import plain_json, write_text_atomic
+from gpubfs_cli.files import plain_json, read_text_file, write_text_atomic
 
 SCHEMA_VERSION = 1
 
@@ -102,18 +103,20 @@ class Prepare:
 
 def write_results(path: str | Path, doc: dict) -> Path:
     """Write atomically: a temporary file in the same folder, renamed when complete."""
-    return write_text_atomic(path, json.dumps(plain_json(doc), indent=1) + "\n")
+    return write_text_atomic(path, json.dumps(plain_json(doc), indent=1) + "\n", "results file")
 
 
 def load_results(path: str | Path) -> dict:
-    """Read and check a results file; a bad one is a UserError naming it."""
+    """Read and check a results file; a bad one (missing, a folder, binary, not JSON, not
+    ours) is a UserError naming it."""
     path = Path(path)
+    text = read_text_file(path, "results file")
     try:
-        doc = json.loads(path.read_text())
-    except FileNotFoundError:
-        raise UserError(f"{path}: no such results file") from None
+        doc = json.loads(text)
     except json.JSONDecodeError as exc:
         raise UserError(f"{path}:{exc.lineno}: not valid JSON ({exc.msg})") from None
+    except RecursionError:
+        raise UserError(f"{path}: not valid JSON (nested too deeply)") from None
     if not isinstance(doc, dict) or "schema_version" not in doc:
         raise UserError(f"{path}: not a gpubfs results file (no schema_version)")
     if doc["schema_version"] != SCHEMA_VERSION:

@@ -18,7 +18,11 @@ whole variant on a graph (unavailable, prepare failed) is one sample with source
 
 Per-iteration counter series (arrays) are kept on the first source's sample of each
 group only; scalar counters on every sample. Ctrl-C stops the run; the results file
-keeps everything that finished (`interrupted: true`).
+keeps everything that finished (`interrupted: true`). The results path is checked
+before anything runs (a regular file or a new path: files.check_output_path). A run
+with no sample writes no results file (a failed run must not become the newest one); a
+run stopped by an error after some samples writes them with `failed: REASON`, which a
+bare `gpubfs report` skips.
 """
 
 from __future__ import annotations
@@ -50,6 +54,7 @@ from gpubfs_cli.core.strategy import (
 )
 from gpubfs_cli.core.strategy import registry as all_registered
 from gpubfs_cli.errors import UserError
+from gpubfs_cli.files import check_output_path
 from gpubfs_cli.graph.csr import CSRGraph
 
 GraphLoader = Callable[[DatasetSpec, "str | None", bool], "tuple[CSRGraph, dict]"]
@@ -107,6 +112,7 @@ class RunOutcome:
     doc: dict
     path: Path
     interrupted: bool = False
+    written: bool = True  # False: no sample, so no results file
 
 
 class Runner:
@@ -131,6 +137,7 @@ class Runner:
         self.registry = registry if registry is not None else all_registered()
         self.add_weights = add_weights or default_weights
         self.labels: dict[tuple[str, str, str], str] = {}
+        self.written = False
         self.doc: dict = {
             "schema_version": SCHEMA_VERSION,
             "tool_version": gpubfs_cli.__version__,
@@ -153,6 +160,7 @@ class Runner:
     def run(self) -> RunOutcome:
         """Run everything; the results file is written after each graph and at the end,
         also when Ctrl-C or an error stops the run (then with what finished)."""
+        check_output_path(self.out_path, "results file")
         self._check_gpu_requirement()
         interrupted = False
         try:
@@ -163,15 +171,24 @@ class Runner:
                     self.write()
         except KeyboardInterrupt:
             interrupted = True
+        except BaseException as exc:
+            text = " ".join(str(exc).split())
+            self.doc["failed"] = f"{type(exc).__name__}: {text}"[:300] if not isinstance(exc, UserError) else text
+            raise
         finally:
             self.doc["interrupted"] = interrupted
             self.doc["finished"] = _now()
             path = self.write()
-        return RunOutcome(self.doc, path, interrupted)
+        return RunOutcome(self.doc, path, interrupted, self.written)
 
     def write(self) -> Path:
+        """Write the results file (atomically); nothing while there is no sample."""
+        if not self.doc["samples"]:
+            return self.out_path
         self.doc["summaries"] = summaries(self.doc["samples"], self.labels)
-        return write_results(self.out_path, self.doc)
+        path = write_results(self.out_path, self.doc)
+        self.written = True
+        return path
 
     def _check_gpu_requirement(self) -> None:
         if not self.config.require_gpu:

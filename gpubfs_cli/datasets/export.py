@@ -2,13 +2,22 @@
 
 Text is produced by a numba routine that formats blocks of (u, v) pairs straight into
 a byte buffer (np.savetxt formats one number at a time in Python). The file is written
-to a temporary name beside PATH and renamed when complete.
+to a temporary name beside PATH and renamed when complete; PATH must be a regular file
+or a new name (files.check_output_path), and a failed write leaves nothing behind.
 
-- mtx: `coordinate pattern general` for a directed graph (every CSR entry, 1-based);
-  `coordinate pattern symmetric` for an undirected one (entries with row >= column,
-  which a reader mirrors back into both directions).
-- el: one `u v` line per CSR entry, 0-based, both directions of an undirected edge
-  (reads back exactly as a directed edge list; gapbs and SNAP readers take it).
+Each format is written for the peer that reads it, and tests load it with that peer's
+rules (tests/datasets/test_export_peers.py):
+- mtx (Gunrock, scipy.io.mmread): `coordinate pattern general` for a directed graph
+  (every CSR entry, 1-based); `coordinate pattern symmetric` for an undirected one
+  (entries with row >= column, which the reader mirrors back into both directions).
+  `%` comment lines after the banner, the size line `n n entries`.
+- el (gapbs `bfs -f G.el`): nothing but `u v` lines, 0-based, one per CSR entry (both
+  directions of an undirected edge, so no `-s` is needed). No comment: gapbs's reader
+  stops at the first line that is not two numbers (a comment made it build a 1-vertex
+  graph). gapbs sizes the graph by its largest id and drops self-loops, so when the
+  last vertices have no edges a self-loop `n-1 n-1` is appended: gapbs (and gpubfs's
+  SNAP reader, which drops self-loops too) then see all n vertices and the same m.
+  Ids must fit gapbs's 32-bit vertex ids.
 Weights are not written.
 """
 
@@ -22,10 +31,12 @@ import numpy as np
 from numba import njit
 
 from gpubfs_cli.errors import UserError
+from gpubfs_cli.files import check_output_path
 from gpubfs_cli.graph.csr import CSRGraph
 
 EXPORT_FORMATS = ("mtx", "el")
 BLOCK_EDGES = 1 << 22  # pairs formatted per block: about 90 MB of text
+GAPBS_MAX_ID = 2**31 - 1  # gapbs reads ids as int32
 
 
 @njit(cache=True, nogil=True)
@@ -73,23 +84,40 @@ def _pairs(graph: CSRGraph, a: int, b: int, lower_only: bool):
     return src, dst
 
 
+def needs_tail_loop(graph: CSRGraph) -> bool:
+    """True when vertex n-1 is in no edge: an edge list would then lose the last vertices."""
+    n = graph.n
+    if n == 0:
+        return False
+    ro = np.asarray(graph.row_offsets)
+    if ro[n] > ro[n - 1]:  # n-1 has out-edges
+        return False
+    cols = np.asarray(graph.col_indices)
+    return not (len(cols) and int(cols.max()) == n - 1)
+
+
 def export_graph(graph: CSRGraph, path: str | Path, fmt: str = "mtx", *, comment: str = "") -> int:
-    """Write `graph` to `path` in `fmt` (mtx | el); returns the number of lines of edges."""
+    """Write `graph` to `path` in `fmt` (mtx | el); returns the number of lines of edges
+    (for el, the appended self-loop of the last vertex included, when there is one).
+
+    `comment` goes into the Matrix Market file as `%` lines; an edge list has none."""
     if fmt not in EXPORT_FORMATS:
         from gpubfs_cli.errors import unknown_name
 
         raise unknown_name("export format", fmt, EXPORT_FORMATS)
     path = Path(path)
-    if path.is_dir():
-        raise UserError(f"{path}: is a folder; give a file name")
-    if not path.parent.exists():
+    if not path.parent.is_dir():
         raise UserError(f"{path.parent}: no such folder")
+    check_output_path(path, "export")
+    if fmt == "el" and graph.n - 1 > GAPBS_MAX_ID:
+        raise UserError(f"{path}: {graph.n:,} vertices: an edge list for gapbs holds ids below 2^31; use --format mtx")
     symmetric = fmt == "mtx" and not graph.directed
     blocks = list(_row_blocks(np.asarray(graph.row_offsets), BLOCK_EDGES))
     if symmetric:
         count = sum(len(_pairs(graph, a, b, True)[0]) for a, b in blocks)
     else:
         count = graph.m
+    tail_loop = fmt == "el" and needs_tail_loop(graph)
     tmp = path.with_name(f".{path.name}.{uuid.uuid4().hex[:8]}.tmp")
     per_pair = 2 * len(str(graph.n + 1)) + 2  # widest line: two ids, a space, a newline
     buf = np.empty(BLOCK_EDGES * per_pair, dtype=np.uint8)
@@ -98,11 +126,9 @@ def export_graph(graph: CSRGraph, path: str | Path, fmt: str = "mtx", *, comment
             if fmt == "mtx":
                 f.write(f"%%MatrixMarket matrix coordinate pattern {'symmetric' if symmetric else 'general'}\n".encode())
                 for line in comment.splitlines():
-                    f.write(f"% {line}\n".encode())
+                    # mmio reads lines of up to 1024 bytes: a longer comment would spill
+                    f.write(f"% {' '.join(line.split())[:1000]}\n".encode())
                 f.write(f"{graph.n} {graph.n} {count}\n".encode())
-            else:
-                for line in comment.splitlines():
-                    f.write(f"# {line}\n".encode())
             base = 1 if fmt == "mtx" else 0
             for a, b in blocks:
                 src, dst = _pairs(graph, a, b, symmetric)
@@ -111,8 +137,13 @@ def export_graph(graph: CSRGraph, path: str | Path, fmt: str = "mtx", *, comment
                     buf = np.empty(need, dtype=np.uint8)
                 used = _format_pairs(src, dst, base, buf)
                 f.write(memoryview(buf[:used]))
+            if tail_loop:
+                f.write(f"{graph.n - 1} {graph.n - 1}\n".encode())
         os.replace(tmp, path)
+    except OSError as exc:
+        tmp.unlink(missing_ok=True)
+        raise UserError(f"{path}: cannot write the export ({exc.strerror or exc})") from None
     except BaseException:
         tmp.unlink(missing_ok=True)
         raise
-    return int(count)
+    return int(count) + int(tail_loop)

@@ -166,16 +166,22 @@ def add_user_dataset(
     url: str | None = None,
     file: str | Path | None = None,
     undirected: bool = False,
+    compact_ids: bool = False,
     data_dir: str | Path | None = None,
     force: bool = False,
     progress: bool = True,
     keep_download: bool = False,
 ) -> CSRGraph:
-    """A graph of the user's own, from a URL or a local file, through the same path."""
+    """A graph of the user's own, from a URL or a local file, through the same path.
+
+    `compact_ids` renumbers the ids that occur to 0..k-1 (sparse SNAP ids)."""
     if (url is None) == (file is None):
         raise UserError("give exactly one of --url and --file")
     if fmt not in FORMATS:
         raise unknown_name("format", fmt, FORMATS)
+    if "@" in name:
+        raise UserError(f"'{name}' cannot name your graph: '@' is kept for generated graphs "
+                        "cached with another seed (NAME@seed=S)")
     clash = load_catalogue().resolve(name)
     if clash is not None:
         raise UserError(f"'{name}' is a catalogue dataset ('{clash}'); choose another name for your graph")
@@ -187,7 +193,10 @@ def add_user_dataset(
         file = str(path.resolve())
     if store.is_cached(name, data_dir) and not force:
         old = store.read_meta(name, data_dir).get("entry") or {}
-        same = old.get("format") == fmt and (old.get("file") == file if file else url in (old.get("urls") or []))
+        same = (
+            old.get("format") == fmt and bool(old.get("compact_ids")) == compact_ids
+            and (old.get("file") == file if file else url in (old.get("urls") or []))
+        )
         if not same:
             raise UserError(f"dataset '{name}' is already cached from another source; add --force to replace it")
         return store.load_graph(name, data_dir)
@@ -199,6 +208,7 @@ def add_user_dataset(
         urls=(url,) if url else (),
         format=fmt,
         file=file,
+        compact_ids=compact_ids,
         weights=True,  # the file's weights when it has some; else the default rule
     )
     return build_dataset(entry, name, data_dir, progress=progress, keep_download=keep_download)
@@ -213,10 +223,29 @@ def build_dataset(
     progress: bool = True,
     keep_download: bool = False,
 ) -> CSRGraph:
-    """Acquire, parse, build, check and cache one entry under `key` (always does the work)."""
+    """Acquire, parse, build, check and cache one entry under `key` (always does the work).
+
+    The cache folder is checked first (before a long download or build); a graph with
+    no edges left after the build is refused. The download is removed afterwards,
+    whether the build worked or not, unless `keep_download`: a failed fetch leaves
+    nothing in the cache."""
+    store.check_cache_dir(data_dir)
+    downloads: list[Path] = []
+    try:
+        return _build(entry, key, data_dir, seed=seed, progress=progress, downloads=downloads)
+    finally:
+        if not keep_download:
+            for downloaded in downloads:
+                shutil.rmtree(downloaded.parent, ignore_errors=True)
+                try:
+                    downloaded.parent.parent.rmdir()  # .downloads, when nothing else is kept there
+                except OSError:
+                    pass
+
+
+def _build(entry: DatasetEntry, key: str, data_dir, *, seed, progress: bool, downloads: list[Path]) -> CSRGraph:
     times: dict[str, float] = {}
     previous = store.read_meta(key, data_dir) if store.is_cached(key, data_dir) else {}
-    downloaded: Path | None = None
     t0 = time.perf_counter()
     seed_used = None
     if entry.kind == "generated":
@@ -235,7 +264,7 @@ def build_dataset(
             source = {"file": str(path), "sha256": sha256_file(path)}
         else:
             path, source = _download_entry(entry, key, data_dir, previous, progress)
-            downloaded = path
+            downloads.append(path)
             times["download_s"] = time.perf_counter() - t0
         source.update(format=entry.format, member=entry.member)
         _say(progress, f"{key}: parsing {path.name} ({entry.format})")
@@ -268,7 +297,12 @@ def build_dataset(
     if keep_weights:
         graph.weights = narrow_ints(graph.weights)
     info = dict(edges.info)
+    records = edges.num_records
     del edges
+    if graph.m == 0:
+        dropped = " (all self-loops, which are dropped)" if records and entry.self_loops == "drop" else ""
+        raise UserError(f"dataset '{key}': the graph has no edges after {records:,} records{dropped}; "
+                        "nothing to traverse")
     times["build_s"] = time.perf_counter() - t2
     expected = compare_expected(key, graph.n, graph.m, entry.expected, progress)
     meta = {
@@ -292,12 +326,6 @@ def build_dataset(
     final = store.write_graph(key, graph, meta, data_dir)
     del graph
     _say(progress, f"{key}: cached in {final} ({time.perf_counter() - t3:.1f} s to write)")
-    if downloaded is not None and not keep_download:
-        shutil.rmtree(downloaded.parent, ignore_errors=True)
-        try:
-            downloaded.parent.parent.rmdir()  # .downloads, when nothing else is kept there
-        except OSError:
-            pass
     return store.load_graph(key, data_dir)
 
 
@@ -323,6 +351,11 @@ def _download_entry(
                 _say(progress, f"{key}: {exc}; trying the next URL")
             continue
         return dest, {"url": url, "sha256": got, "sha256_verified": expected is not None}
+    for empty in (folder, folder.parent):  # what the tries made and left empty (a .part stays)
+        try:
+            empty.rmdir()
+        except OSError:
+            pass
     if len(errors) == 1:
         raise UserError(errors[0])
     raise UserError(f"dataset '{key}': every URL failed: " + "; ".join(errors))

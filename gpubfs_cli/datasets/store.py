@@ -2,7 +2,10 @@
 
 DATA_DIR is `--dir`, else $GPUBFS_DATA_DIR, else ./datasets. A graph is written into
 a hidden temporary folder beside its final one and renamed when every file is
-complete, so an interrupted fetch never leaves a half graph under NAME/. Arrays are
+complete, so an interrupted fetch never leaves a half graph under NAME/. Temporary
+names carry the writer's host and process id (`.tmp-KEY-HOST-PID-RANDOM`): a failure
+removes its own, and `sweep_stale` (run by every command that uses the cache, and
+before each write) removes those whose process is gone (killed, e.g. out of memory). Arrays are
 loaded memory-mapped: a 100M-edge graph opens in well under a second and pages in
 as it is read.
 
@@ -19,7 +22,11 @@ from __future__ import annotations
 import json
 import os
 import shutil
+import socket
+import tempfile
+import time
 import uuid
+import zlib
 from datetime import datetime, timezone
 from pathlib import Path
 
@@ -50,15 +57,45 @@ def cache_key(name: str, seed: int | None = None, default_seed: int | None = Non
     return f"{name}@seed={seed}"
 
 
+def valid_key(key: str) -> bool:
+    """A name usable as one folder of the cache."""
+    return (
+        bool(key) and len(key) <= 200 and not key.startswith(".")
+        and not any(c in key for c in "/\\") and not any(ord(c) < 32 or ord(c) == 127 for c in key)
+    )
+
+
 def graph_dir(key: str, directory: str | Path | None = None) -> Path:
-    if not key or "/" in key or "\\" in key or key.startswith("."):
-        raise UserError(f"'{key}' cannot be a dataset name (no '/', '\\', or leading '.')")
+    if not valid_key(key):
+        raise UserError(
+            f"{key!r} cannot be a dataset name (no '/', '\\', leading '.' or control characters; "
+            "at most 200 characters)"
+        )
     return data_dir(directory) / key
 
 
 def is_cached(key: str, directory: str | Path | None = None) -> bool:
+    if not valid_key(key):
+        return False
     d = data_dir(directory) / key
     return (d / META).is_file() and (d / "row_offsets.npy").is_file()
+
+
+def check_cache_dir(directory: str | Path | None = None) -> Path:
+    """The cache folder, created if needed; a UserError unless new files can be made in it."""
+    root = data_dir(directory)
+    try:
+        root.mkdir(parents=True, exist_ok=True)
+        if not root.is_dir():
+            raise NotADirectoryError(20, "not a folder")
+        fd, probe = tempfile.mkstemp(prefix=f"{_TMP_PREFIX}probe-", dir=root)
+        os.close(fd)
+        os.unlink(probe)
+    except FileExistsError:
+        raise UserError(f"{root}: cannot use as the dataset cache (a file, not a folder)") from None
+    except OSError as exc:
+        raise UserError(f"{root}: cannot use as the dataset cache ({exc.strerror or exc})") from None
+    return root
 
 
 def read_meta(key: str, directory: str | Path | None = None) -> dict:
@@ -145,12 +182,18 @@ def _catalogue_names() -> list[str]:
 
 
 def write_graph(key: str, graph: CSRGraph, meta: dict, directory: str | Path | None = None) -> Path:
-    """Write graph + meta.json under DATA_DIR/key atomically; replaces an existing entry."""
+    """Write graph + meta.json under DATA_DIR/key atomically; replaces an existing entry.
+
+    A folder that cannot be written (or a full disk) is a UserError; the temporary
+    folder is removed on any failure."""
     final = graph_dir(key, directory)
-    final.parent.mkdir(parents=True, exist_ok=True)
-    _remove_stale_tmp(final.parent, key)
-    tmp = final.parent / f"{_TMP_PREFIX}{key}-{os.getpid()}-{uuid.uuid4().hex[:8]}"
-    tmp.mkdir()
+    check_cache_dir(final.parent)
+    sweep_stale(final.parent)
+    tmp = final.parent / _tmp_name(key)
+    try:
+        tmp.mkdir()
+    except OSError as exc:
+        raise UserError(f"{final.parent}: cannot write the dataset cache ({exc.strerror or exc})") from None
     try:
         files = {
             "row_offsets.npy": np.asarray(graph.row_offsets),
@@ -174,6 +217,9 @@ def write_graph(key: str, graph: CSRGraph, meta: dict, directory: str | Path | N
         }
         (tmp / META).write_text(json.dumps(full, indent=1, default=_json_default) + "\n", encoding="utf-8")
         _swap_in(tmp, final)
+    except OSError as exc:
+        shutil.rmtree(tmp, ignore_errors=True)
+        raise UserError(f"{final}: cannot write the dataset cache ({exc.strerror or exc})") from None
     except BaseException:
         shutil.rmtree(tmp, ignore_errors=True)
         raise
@@ -187,9 +233,8 @@ def add_array(key: str, fname: str, array: np.ndarray, meta_update: dict,
     the array first, so a meta.json that describes it never precedes it."""
     d = graph_dir(key, directory)
     meta = read_meta(key, directory)
-    tag = f"{os.getpid()}-{uuid.uuid4().hex[:8]}"
-    tmp_array = d / f"{_TMP_PREFIX}{fname}-{tag}"
-    tmp_meta = d / f"{_TMP_PREFIX}{META}-{tag}"
+    tmp_array = d / _tmp_name(fname)
+    tmp_meta = d / _tmp_name(META)
     try:
         with open(tmp_array, "wb") as f:
             np.save(f, np.asarray(array))
@@ -214,19 +259,70 @@ def _swap_in(tmp: Path, final: Path) -> None:
     """Rename tmp to final; an old final is moved aside first, then deleted."""
     old = None
     if final.exists():
-        old = final.parent / f"{_TMP_PREFIX}old-{final.name}-{uuid.uuid4().hex[:8]}"
+        old = final.parent / _tmp_name(f"old-{final.name}")
         os.replace(final, old)
     os.replace(tmp, final)
     if old is not None:
         shutil.rmtree(old, ignore_errors=True)
 
 
-def _remove_stale_tmp(root: Path, key: str) -> None:
-    """Temporary folders of this key left by a process that no longer runs."""
-    for p in root.glob(f"{_TMP_PREFIX}{key}-*"):
-        pid = p.name[len(_TMP_PREFIX) + len(key) + 1 :].split("-")[0]
-        if pid.isdigit() and not _alive(int(pid)):
-            shutil.rmtree(p, ignore_errors=True)
+_HOST = f"{zlib.crc32(socket.gethostname().encode()):08x}"
+UNOWNED_AGE_S = 24 * 3600  # a temporary name without a live owner we can check: removed after a day
+
+
+def _tmp_name(what: str) -> str:
+    """.tmp-WHAT-HOST-PID-RANDOM: whose it is, so a sweep knows when its owner is gone."""
+    return f"{_TMP_PREFIX}{what}-{_HOST}-{os.getpid()}-{uuid.uuid4().hex[:8]}"
+
+
+def _stale(p: Path) -> bool:
+    """A temporary name whose writer is gone: this host's, of a process that no longer
+    runs; or older than UNOWNED_AGE_S (another host's, or a name without an owner)."""
+    parts = p.name.rsplit("-", 3)
+    if len(parts) == 4 and parts[1] == _HOST and parts[2].isdigit():
+        return not _alive(int(parts[2]))
+    other_host = len(parts) == 4 and len(parts[1]) == 8 and all(c in "0123456789abcdef" for c in parts[1])
+    if not other_host and len(parts) >= 3 and parts[-2].isdigit():  # .tmp-KEY-PID-RANDOM (before hosts)
+        return not _alive(int(parts[-2]))
+    try:
+        return time.time() - p.lstat().st_mtime > UNOWNED_AGE_S
+    except OSError:
+        return False
+
+
+def _size(p: Path) -> int:
+    try:
+        if p.is_dir() and not p.is_symlink():
+            return sum(f.lstat().st_size for f in p.rglob("*") if f.is_file())
+        return p.lstat().st_size
+    except OSError:
+        return 0
+
+
+def sweep_stale(directory: str | Path | None = None) -> list[tuple[Path, int]]:
+    """Remove the temporary folders and files that interrupted writes left in the cache
+    (in DATA_DIR and in each graph's folder); -> [(path, bytes)] of what was removed.
+    Never raises: a cache that cannot be read is left as it is."""
+    root = data_dir(directory)
+    removed: list[tuple[Path, int]] = []
+    try:
+        if not root.is_dir():
+            return removed
+        places = [root] + [d for d in root.iterdir() if d.is_dir() and not d.name.startswith(".")]
+        for place in places:
+            for p in place.glob(f"{_TMP_PREFIX}*"):
+                if not _stale(p):
+                    continue
+                size = _size(p)
+                if p.is_dir() and not p.is_symlink():
+                    shutil.rmtree(p, ignore_errors=True)
+                else:
+                    p.unlink(missing_ok=True)
+                if not os.path.lexists(p):
+                    removed.append((p, size))
+    except OSError:
+        pass
+    return removed
 
 
 def _alive(pid: int) -> bool:

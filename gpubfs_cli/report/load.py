@@ -3,19 +3,26 @@
 Files may come from different machines (a GPU run and a CPU run): samples are pooled, the
 datasets sections merged. A dataset name that means different graphs in two files (other
 n or m) is an error naming both files, since pairing their sources would be meaningless.
+Every value the report reads is type-checked here (a file from elsewhere may be broken or
+hostile): a wrong one is one UserError naming the file and the key.
 """
 
 from __future__ import annotations
 
+import numbers
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
+
+import numpy as np
 
 from gpubfs_cli.bench.results import Sample, load_results
 from gpubfs_cli.bench.status import STATUSES
 from gpubfs_cli.errors import UserError
 
 _REQUIRED = ("dataset", "strategy", "source", "status")
+_SAMPLE_FIELDS = {"dataset", "strategy", "knobs", "source", "time_ms", "reached", "edges", "valid",
+                  "status", "predecessors", "reason", "low_reach", "problem", "counters"}
 
 
 @dataclass
@@ -70,19 +77,99 @@ def describe_environment(env: Any) -> str:
     return ", ".join(str(p) for p in parts) or "environment not recorded"
 
 
+# ---------------------------------------------------------------- value checks
+# numbers.Real/Integral: the runner's own document (the end-of-run table) may hold numpy
+# scalars; a file read back holds plain ones. Booleans are not numbers here.
+def _number(v: Any) -> bool:
+    return isinstance(v, numbers.Real) and not isinstance(v, (bool, np.bool_))
+
+
+def _integer(v: Any) -> bool:
+    return isinstance(v, numbers.Integral) and not isinstance(v, (bool, np.bool_))
+
+
+def _bool(v: Any) -> bool:
+    return isinstance(v, (bool, np.bool_))
+
+
+def _scalar(v: Any) -> bool:
+    return v is None or isinstance(v, (str, bool, np.bool_)) or _number(v)
+
+
+def _numbers(v: Any) -> bool:
+    return isinstance(v, list) and all(x is None or _number(x) for x in v)
+
+
+def _check(ok: bool, path: str, where: str, expected: str, value: Any) -> None:
+    if not ok:
+        shown = repr(value)
+        shown = shown if len(shown) <= 60 else shown[:57] + "..."
+        raise UserError(f"{path}: {where}: expected {expected}, got {shown}")
+
+
+def _check_keys(path: str, where: str, raw: dict, spec: dict) -> None:
+    """spec: key -> (test, expected words); absent keys pass."""
+    for key, (test, expected) in spec.items():
+        if key in raw:
+            _check(test(raw[key]), path, f"{where}.{key}", expected, raw[key])
+
+
+def _knobs_ok(v: Any) -> bool:
+    return isinstance(v, dict) and all(
+        _scalar(x) or (isinstance(x, list) and all(_scalar(y) for y in x)) for x in v.values()
+    )
+
+
+_OPT_NUMBER = (lambda v: v is None or _number(v), "a number or null")
+_OPT_STRING = (lambda v: v is None or isinstance(v, str), "a string or null")
+_STRING = (lambda v: isinstance(v, str), "a string")
+_SAMPLE_SPEC = {
+    "dataset": _STRING,
+    "strategy": _STRING,
+    "problem": _STRING,
+    "source": (_integer, "a vertex id"),
+    "knobs": (_knobs_ok, "an object of plain values"),
+    "time_ms": _OPT_NUMBER,
+    "reached": (_number, "a number"),
+    "edges": (_number, "a number"),
+    "valid": (lambda v: v is None or _bool(v), "true, false or null"),
+    "predecessors": (_bool, "true or false"),
+    "low_reach": (_bool, "true or false"),
+    "reason": _OPT_STRING,
+    "counters": (lambda v: isinstance(v, dict), "an object"),
+}
+_DATASET_SPEC = {
+    "n": (_integer, "a whole number"),
+    "m": (_integer, "a whole number"),
+    "directed": (_bool, "true or false"),
+    "status": _STRING,
+    "reason": _OPT_STRING,
+    "stats": (lambda v: isinstance(v, dict), "an object"),
+    "frontier": (lambda v: isinstance(v, dict) and _numbers(v.get("vertices", [])) and _numbers(v.get("edges", [])),
+                 "an object with lists of numbers"),
+}
+_PREPARE_SPEC = {
+    "dataset": _STRING, "strategy": _STRING, "problem": _STRING, "status": _STRING, "reason": _OPT_STRING,
+    "knobs": (_knobs_ok, "an object of plain values"), "time_ms": _OPT_NUMBER, "upload_ms": _OPT_NUMBER,
+    "bytes": _OPT_NUMBER, "devices": (lambda v: isinstance(v, list) and all(isinstance(x, str) for x in v), "a list of strings"),
+}
+
+
 def _sample(path: str, i: int, raw: Any) -> Sample:
     if not isinstance(raw, dict):
         raise UserError(f"{path}: samples[{i}]: expected an object")
     for key in _REQUIRED:
         if key not in raw:
             raise UserError(f"{path}: samples[{i}]: missing key '{key}'")
-    if not isinstance(raw.get("knobs", {}), dict):
-        raise UserError(f"{path}: samples[{i}].knobs: expected an object")
+    _check_keys(path, f"samples[{i}]", raw, _SAMPLE_SPEC)
     if raw["status"] not in STATUSES:
         raise UserError(f"{path}: samples[{i}].status: expected one of {', '.join(STATUSES)}, got {raw['status']!r}")
-    t = raw.get("time_ms")
-    if t is not None and not isinstance(t, (int, float)):
-        raise UserError(f"{path}: samples[{i}].time_ms: expected a number or null")
+    if raw["status"] == "ok":
+        _check(_number(raw.get("time_ms")), path, f"samples[{i}].time_ms", "a number (status ok)", raw.get("time_ms"))
+    for key, value in raw.items():  # the problem's measures (depth, max_distance, ...)
+        if key not in _SAMPLE_FIELDS:
+            _check(value is None or _number(value) or _numbers(value), path, f"samples[{i}].{key}",
+                   "a number, null or a list of numbers", value)
     try:
         return Sample.from_dict(raw)
     except TypeError as exc:
@@ -92,6 +179,10 @@ def _sample(path: str, i: int, raw: Any) -> Sample:
 def _merge_dataset(results: Results, path: str, name: str, entry: Any) -> None:
     if not isinstance(entry, dict):
         raise UserError(f"{path}: datasets.{name}: expected an object")
+    _check_keys(path, f"datasets.{name}", entry, _DATASET_SPEC)
+    for key in ("depth_avg", "depth_max", "upload_ms", "load_s"):
+        if key in entry:
+            _check(entry[key] is None or _number(entry[key]), path, f"datasets.{name}.{key}", "a number or null", entry[key])
     old = results.datasets.get(name)
     if old is None:
         results.datasets[name] = dict(entry, _file=path)
@@ -111,8 +202,22 @@ def load_many(paths: list[str | Path]) -> Results:
         raise UserError("no results files given")
     results = Results()
     for p in paths:
-        add_doc(results, load_results(p), str(p))
+        doc = load_results(p)
+        if not doc["samples"]:
+            why = f": the run failed ({doc['failed']})" if doc.get("failed") else " (an empty or failed run)"
+            raise UserError(f"{p}: holds no samples{why}")
+        add_doc(results, doc, str(p))
     return results
+
+
+def usable(path: Path) -> bool:
+    """A results file a bare `gpubfs report` may pick: readable, with samples, not
+    marked failed."""
+    try:
+        doc = load_results(path)
+    except UserError:
+        return False
+    return bool(doc.get("samples")) and not doc.get("failed")
 
 
 def results_from_doc(doc: dict, path: str = "this run") -> Results:
@@ -134,19 +239,46 @@ def add_doc(results: Results, doc: dict, path: str) -> Results:
         results.sample_file.append(fi)
     for name, entry in doc["datasets"].items():
         _merge_dataset(results, path, name, entry)
-    for name, srcs in (doc.get("sources") or {}).items():
+    sources = doc.get("sources") or {}
+    _check(isinstance(sources, dict), path, "sources", "an object", sources)
+    for name, srcs in sources.items():
+        _check(isinstance(srcs, list) and all(_integer(v) for v in srcs), path, f"sources.{name}", "a list of vertex ids", srcs)
         results.sources.setdefault(name, list(srcs))
-    results.prepares.extend(p for p in doc.get("prepares") or [] if isinstance(p, dict))
-    for key, info in (doc.get("problems") or {}).items():
+    prepares = doc.get("prepares") or []
+    _check(isinstance(prepares, list), path, "prepares", "a list", prepares)
+    for i, p in enumerate(prepares):
+        if isinstance(p, dict):
+            _check_keys(path, f"prepares[{i}]", p, _PREPARE_SPEC)
+            results.prepares.append(p)
+    problems = doc.get("problems") or {}
+    _check(isinstance(problems, dict), path, "problems", "an object", problems)
+    for key, info in problems.items():
         if isinstance(info, dict):
+            for k, v in info.items():
+                _check(v is None or isinstance(v, str), path, f"problems.{key}.{k}", "a string", v)
             results.problems.setdefault(key, info)
     return results
 
 
 def latest_results(folder: str | Path = "results") -> Path:
-    """The newest results file in `folder` (what `gpubfs report` uses with no arguments)."""
+    """The newest usable results file in `folder` (what `gpubfs report` uses with no
+    arguments): files of failed or empty runs, and unreadable ones, are passed over."""
     folder = Path(folder)
-    files = sorted(folder.glob("*.json"), key=lambda p: p.stat().st_mtime) if folder.is_dir() else []
+    files = []
+    if folder.is_dir():
+        for p in folder.glob("*.json"):
+            try:
+                if p.is_file():
+                    files.append((p.stat().st_mtime, p))
+            except OSError:
+                continue
     if not files:
         raise UserError(f"no results files given and none in {folder}/ (run `gpubfs run` first)")
-    return files[-1]
+    files.sort(key=lambda t: t[0], reverse=True)
+    for _, p in files:
+        if usable(p):
+            return p
+    raise UserError(
+        f"no results files given, and none of the {len(files)} in {folder}/ is usable "
+        "(failed, empty or unreadable runs); name one, or run `gpubfs run`"
+    )

@@ -135,7 +135,7 @@ def test_each_mistake_is_one_line(tmp_path, text, message):
 
 
 def test_missing_file_is_a_user_error(tmp_path):
-    with pytest.raises(UserError, match="nope.yaml: cannot read the run config"):
+    with pytest.raises(UserError, match="nope.yaml: no such run config"):
         load_config(tmp_path / "nope.yaml", dataset_check=check, registry=REGISTRY)
 
 

@@ -77,7 +77,7 @@ def test_interrupted_rewrite_keeps_old_graph(tmp_path, monkeypatch):
         raise OSError("disk full")
 
     monkeypatch.setattr(store.np, "save", broken)
-    with pytest.raises(OSError):
+    with pytest.raises(UserError, match=r"tiny: cannot write the dataset cache \(disk full\)"):
         store.write_graph("tiny", _graph(directed=False), {"kind": "user"}, tmp_path)
     assert store.load_graph("tiny", tmp_path).m == 6  # the directed original, intact
     assert [p.name for p in tmp_path.iterdir()] == ["tiny"]
@@ -117,3 +117,133 @@ def test_bad_names_rejected(tmp_path):
     for bad in ("../x", ".hidden", "a/b", ""):
         with pytest.raises(UserError):
             store.graph_dir(bad, tmp_path)
+
+
+# ---------------------------------------------------------------- temporary names, sweeps
+def _dead_pid() -> int:
+    import subprocess
+    import sys
+
+    proc = subprocess.Popen([sys.executable, "-c", "pass"])
+    proc.wait()
+    return proc.pid
+
+
+def test_sweep_removes_what_dead_writers_left(tmp_path):
+    """A writer killed mid-write (out of memory, kill -9) leaves its temporary folder; the
+    next sweep removes it (and says how much), keeps a live writer's, and keeps graphs."""
+    import os
+    import time
+
+    store.write_graph("tiny", _graph(), {"kind": "user"}, tmp_path)
+    dead, host = _dead_pid(), store._HOST
+    stale = tmp_path / f".tmp-big-{host}-{dead}-0123abcd"
+    stale.mkdir()
+    (stale / "col_indices.npy").write_bytes(b"x" * 5000)
+    legacy = tmp_path / f".tmp-old-tiny-{dead}-89ab0123"  # a name from before hosts were recorded
+    legacy.mkdir()
+    inside = tmp_path / "tiny" / f".tmp-weights.npy-{host}-{dead}-00ff00ff"  # add_array's
+    inside.write_bytes(b"y" * 100)
+    live = tmp_path / f".tmp-other-{host}-{os.getpid()}-deadbeef"
+    live.mkdir()
+    foreign = tmp_path / ".tmp-far-0badf00d-1-cafecafe"  # another host's: kept for a day
+    foreign.mkdir()
+    removed = dict(store.sweep_stale(tmp_path))
+    assert removed == {stale: 5000, legacy: 0, inside: 100}
+    assert sorted(p.name for p in tmp_path.iterdir()) == sorted([live.name, foreign.name, "tiny"])
+    old = time.time() - store.UNOWNED_AGE_S - 60
+    os.utime(foreign, (old, old))
+    assert [p for p, _ in store.sweep_stale(tmp_path)] == [foreign]
+    assert store.load_graph("tiny", tmp_path).m == 12
+    assert store.sweep_stale(tmp_path / "absent") == []
+
+
+def test_killed_write_is_swept_at_the_next_start(tmp_path):
+    """The original failure: a process killed while writing a graph left its temporary
+    folder for good. The next command that uses the cache removes it and says so."""
+    import subprocess
+    import sys
+
+    from typer.testing import CliRunner
+
+    from gpubfs_cli.cli import app
+
+    code = (
+        "import os, signal, sys\n"
+        "import numpy as np\n"
+        "from gpubfs_cli.datasets import store\n"
+        "from gpubfs_cli.graph import EdgeList, build_csr\n"
+        "g = build_csr(EdgeList(np.arange(1000), np.arange(1, 1001), 1001, True))\n"
+        "real = np.save\n"
+        "def save(path, arr, *a, **k):\n"
+        "    real(path, arr, *a, **k)\n"
+        "    os.kill(os.getpid(), signal.SIGKILL)\n"
+        "store.np.save = save\n"
+        "store.write_graph('killed', g, {'kind': 'user'}, sys.argv[1])\n"
+    )
+    proc = subprocess.run([sys.executable, "-c", code, str(tmp_path)], capture_output=True, timeout=120)
+    assert proc.returncode == -9, proc.stderr
+    left = [p.name for p in tmp_path.iterdir()]
+    assert len(left) == 1 and left[0].startswith(".tmp-killed-"), left
+    result = CliRunner().invoke(app, ["list", "datasets", "--json", "--dir", str(tmp_path)])
+    assert result.exit_code == 0, result.output
+    assert result.stderr.startswith(f"note: removed 1 temporary file(s) or folder(s) (8.1 KB) that an interrupted write left in {tmp_path}")
+    assert list(tmp_path.iterdir()) == []
+
+
+def test_check_cache_dir(tmp_path):
+    assert store.check_cache_dir(tmp_path / "new" / "cache") == tmp_path / "new" / "cache"
+    assert (tmp_path / "new" / "cache").is_dir() and list((tmp_path / "new" / "cache").iterdir()) == []
+    blocker = tmp_path / "file"
+    blocker.write_text("x")
+    with pytest.raises(UserError, match=r"file: cannot use as the dataset cache \(a file, not a folder\)"):
+        store.check_cache_dir(blocker)
+    with pytest.raises(UserError, match=r"file/sub: cannot use as the dataset cache \(Not a directory\)"):
+        store.check_cache_dir(blocker / "sub")
+
+
+def test_names_with_control_characters_rejected(tmp_path):
+    for bad in ("a\nb", "a\x00b", "x" * 201):
+        with pytest.raises(UserError, match="cannot be a dataset name"):
+            store.graph_dir(bad, tmp_path)
+        assert store.is_cached(bad, tmp_path) is False
+
+
+def test_terminated_write_cleans_up(tmp_path):
+    """`kill` (SIGTERM) during a write: the CLI turns it into an interruption, so the
+    temporary folder is removed at once (nothing waits for the next sweep)."""
+    import signal
+    import subprocess
+    import sys
+    import time
+
+    code = (
+        "import sys, time\n"
+        "import numpy as np\n"
+        "from gpubfs_cli import cli\n"
+        "from gpubfs_cli.datasets import store\n"
+        "real = np.save\n"
+        "def save(path, arr, *a, **k):\n"
+        "    real(path, arr, *a, **k)\n"
+        "    print('writing', flush=True)\n"
+        "    time.sleep(60)\n"
+        "store.np.save = save\n"
+        "sys.argv = ['gpubfs', 'fetch-dataset', 'smoke-grid', '--dir', sys.argv[1]]\n"
+        "cli.main()\n"
+    )
+    proc = subprocess.Popen([sys.executable, "-c", code, str(tmp_path)], stdout=subprocess.PIPE,
+                            stderr=subprocess.PIPE, text=True)
+    try:
+        deadline = time.monotonic() + 120
+        while proc.stdout.readline().strip() != "writing":
+            assert time.monotonic() < deadline and proc.poll() is None, proc.stderr.read()
+        assert any(p.name.startswith(".tmp-smoke-grid-") for p in tmp_path.iterdir())
+        proc.send_signal(signal.SIGTERM)
+        proc.wait(timeout=60)
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+            proc.wait()
+    assert proc.returncode != 0
+    assert "Traceback" not in proc.stderr.read()
+    assert list(tmp_path.iterdir()) == []

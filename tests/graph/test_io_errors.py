@@ -133,3 +133,93 @@ def test_missing_file_and_directory(tmp_path):
 def test_unknown_format(tmp_path):
     with pytest.raises(UserError, match=r"unknown graph format 'mtxx' \(did you mean: mtx"):
         read_graph(tmp_path / "x", "mtxx")
+
+
+# ---------------------------------------------------------------- counts, no edges, vertex bound
+# (format, suffix, file text, line, message pattern): a file whose records do not give a
+# graph: truncated against its header, no edge at all, or n far beyond its records.
+COUNT_CASES = [
+    # SNAP's `# Nodes: N Edges: M` header is checked against the pairs read
+    ("snap", ".txt", "# Nodes: 3 Edges: 5\n0 1\n1 2\n", 4, r"line 1 declares 5 edges; the file holds 2"),
+    ("snap", ".txt", "# c\n# Nodes: 3 Edges: 1\n0 1\n1 2\n", 4, r"more edges than the 1 declared on line 2"),
+    # no edge records
+    ("snap", ".txt", "", None, r"holds no edges"),
+    ("snap", ".txt", "# Nodes: 0 Edges: 0\n", None, r"holds no edges"),
+    ("dimacs9", ".gr", "p sp 3 0\n", None, r"holds no edges"),
+    ("gtgraph", ".gr", "c x\np sp 3 0\n", None, r"holds no edges"),
+    ("mtx", ".mtx", "%%MatrixMarket matrix coordinate pattern general\n3 3 0\n", None, r"holds no edges"),
+    ("metis", ".graph", "3 0\n\n\n\n", None, r"holds no edges"),
+    # n from the largest id (SNAP) or a header, far beyond the records: the 17-byte file
+    ("snap", ".txt", "0 1\n1 2000000000\n", 2,
+     r"node id 2,000,000,000 \(n = largest id \+ 1\) gives 2,000,000,001 vertices for 2 edge records: "
+     r"almost all would be isolated .*compact ids \(fetch-dataset --compact-ids; catalogue: compact_ids: true\)"),
+    ("snap", ".txt", "# c\n0 1\n1 99999999999\n7 8\n", 3, r"gives 100,000,000,000 vertices, over the 3,037,000,499"),
+    ("dimacs9", ".gr", "p sp 99999999999 1\na 1 2 1\n", 1, r"line 1 declares 99,999,999,999 vertices, over the"),
+    ("dimacs9", ".gr", "c\np sp 500000000 1\na 1 2 1\n", 2, r"line 2 declares 500,000,000 vertices for 1 edge record: almost all"),
+    ("mtx", ".mtx", "%%MatrixMarket matrix coordinate pattern general\n90000000 90000000 2\n1 2\n2 3\n", 2,
+     r"line 2 declares 90,000,000 vertices for 2 edge records"),
+]
+
+
+@pytest.mark.parametrize(("fmt", "suffix", "body", "line", "pattern"), COUNT_CASES)
+def test_counts_no_edges_and_vertex_bound(tmp_path, fmt, suffix, body, line, pattern):
+    path = f.write(tmp_path, "bad", suffix, body)
+    err = _fails(path, fmt, line, pattern)
+    assert err.line == line
+
+
+def test_compact_ids_lift_the_vertex_bound(tmp_path):
+    path = f.write(tmp_path, "sparse", ".txt", "0 1\n1 2000000000\n")
+    edges = read_graph(path, "snap", compact_ids=True)
+    assert edges.n == 3 and edges.info["compact_ids"] == {"distinct": 3, "max_original_id": 2_000_000_000}
+    # a graph of isolated vertices up to the free allowance is fine
+    assert read_graph(f.write(tmp_path, "iso", ".gr", "p sp 4000000 1\na 1 4000000 1\n"), "dimacs9").n == 4_000_000
+
+
+def test_vertex_bound_against_memory(tmp_path, monkeypatch):
+    """n within the records' allowance but beyond the memory available: refused before the build."""
+    from gpubfs_cli.graph.io import common
+
+    monkeypatch.setattr(common, "available_memory", lambda: 50 * 2**20)
+    path = f.write(tmp_path, "mem", ".gr", "p sp 3000000 1\na 1 2 1\n")
+    _fails(path, "dimacs9", 1, r"line 1 declares 3,000,000 vertices: building the graph needs about 0\.1 GiB, "
+                               r"0\.0 GiB of memory is available; renumber the ids")
+    monkeypatch.setattr(common, "available_memory", lambda: None)  # unknown: only the ratio applies
+    assert read_graph(path, "dimacs9").n == 3_000_000
+
+
+def test_available_memory_is_a_positive_count():
+    from gpubfs_cli.graph.io.common import available_memory
+
+    free = available_memory()
+    assert free is None or free > 0
+
+
+def test_truncated_snap_text_against_its_header(shared_data, tmp_path):
+    """CA-GrQc's header says 28,980 edges: its first 8,979 lines (8,975 pairs) are refused."""
+    lines = (shared_data / "CA-GrQc.txt").read_text().splitlines(keepends=True)
+    path = tmp_path / "CA-GrQc-cut.txt"
+    path.write_text("".join(lines[:8979]))
+    _fails(path, "snap", 8980, r"line 3 declares 28980 edges; the file holds 8975")
+
+
+def test_every_truncation_of_a_gzip_fails(shared_data, tmp_path):
+    """p2p-Gnutella08.txt.gz cut anywhere (in the data, the header, the 8-byte trailer)."""
+    data = (shared_data / "p2p-Gnutella08.txt.gz").read_bytes()
+    cuts = sorted({0, 1, 2, 9, 10, 11, *range(20, len(data), len(data) // 40), *range(len(data) - 12, len(data))})
+    path = tmp_path / "cut.txt.gz"
+    for cut in cuts:
+        path.write_bytes(data[:cut])
+        with pytest.raises(InputFormatError, match=r"truncated or corrupt gzip data|holds no edges|declares 20777 edges"):
+            read_graph(path, "snap")
+    path.write_bytes(data)
+    assert read_graph(path, "snap").num_records == 20777
+
+
+def test_truncated_tar_header(tmp_path):
+    """tarfile raises TypeError on a gzip header cut short: still one InputFormatError."""
+    path = f.write(tmp_path, "g", ".mtx", f.mtx_general_text(), "tar.gz")
+    data = path.read_bytes()
+    for cut in range(1, 40):  # 3 bytes: the gzip magic and method, no flags byte
+        path.write_bytes(data[:cut])
+        _fails(path, "mtx", None, r"not a readable tar archive|truncated or corrupt")

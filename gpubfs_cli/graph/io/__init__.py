@@ -5,7 +5,10 @@
 returns an EdgeList with 0-based ids. Files may be plain, gzip or bzip2 (recognised
 from their first bytes) or a member of a tar archive (`member`, or the archive's
 NAME/NAME.<ext> when None). Every violation of the format raises InputFormatError naming
-the file and, where it has one, the line.
+the file and, where it has one, the line; so do a file with no edge records, a count a
+header declares that the records do not match (DIMACS `p`, METIS and MTX headers, SNAP's
+`# Nodes: N Edges: M`: a truncated file fails there), and a vertex count far beyond the
+records or the memory available (common.check_vertex_count; compact_ids lifts it).
 
 `directed`: None keeps the format's own reading (dimacs9, gtgraph, snap: directed arcs;
 mtx: directed unless the file is symmetric; metis: undirected). False reads every record
@@ -19,7 +22,7 @@ import os
 from collections.abc import Callable
 from functools import partial
 
-from gpubfs_cli.errors import unknown_name
+from gpubfs_cli.errors import InputFormatError, unknown_name
 from gpubfs_cli.graph.edges import EdgeList
 from gpubfs_cli.graph.io import dimacs9, gtgraph, metis, mtx, snap
 from gpubfs_cli.graph.io.compact import compact_ids as _compact
@@ -52,6 +55,8 @@ def read_graph(
         raise unknown_name("graph format", fmt, FORMATS)
     reopen = partial(open_graph_file, path, member, module.SUFFIXES)
     with reopen() as opened:
-        reader = TextReader(opened, progress=progress, reopen=reopen)
+        reader = TextReader(opened, progress=progress, reopen=reopen, bound_vertices=not compact_ids)
         edges = module.read(reader, directed)
+        if edges.num_records == 0:
+            raise InputFormatError(opened.name, None, "holds no edges: a graph needs at least one")
     return _compact(edges) if compact_ids else edges

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 from collections.abc import Callable
 
 import numpy as np
@@ -10,12 +11,25 @@ from gpubfs_cli.graph.io.text import Parsed, TextReader
 
 MAX_COMMENTS = 50
 
+# The vertex count a file may ask for (check_vertex_count). The CSR build keys an edge as
+# u * n + v in int64, so n <= isqrt(2**63 - 1); n costs some BUILD_BYTES_PER_VERTEX of
+# memory whatever the edges (offsets, degree counts, stats); and n far beyond the edge
+# records means sparse ids, not a graph of isolated vertices.
+MAX_VERTICES = 3_037_000_499
+VERTICES_PER_RECORD = 16
+FREE_VERTICES = 1 << 22
+BUILD_BYTES_PER_VERTEX = 40
+COMPACT_HINT = "renumber the ids that occur with compact ids (fetch-dataset --compact-ids; catalogue: compact_ids: true)"
 
-def skip_comments(reader: TextReader, prefixes: str) -> tuple[list[str], str | None]:
+
+def skip_comments(
+    reader: TextReader, prefixes: str, line_numbers: list[int] | None = None
+) -> tuple[list[str], str | None]:
     """Consume blank lines and lines starting with one of `prefixes`.
 
     -> (the comments, first 50, each cut to 200 characters; the next line, not consumed,
-    or None at the end of the file).
+    or None at the end of the file). `line_numbers`, when given, receives the line of
+    each comment returned.
     """
     comments: list[str] = []
     while (text := reader.peek_line()) is not None:
@@ -24,6 +38,8 @@ def skip_comments(reader: TextReader, prefixes: str) -> tuple[list[str], str | N
             return comments, text
         if stripped and len(comments) < MAX_COMMENTS:
             comments.append(stripped[:200])
+            if line_numbers is not None:
+                line_numbers.append(reader.line)
         reader.next_line()
     return comments, None
 
@@ -55,6 +71,64 @@ def check_ids(
     bad = int(np.flatnonzero((ids < lo) | (ids > hi))[0])
     row = bad if row_of is None else row_of(bad)
     raise reader.error(f"{what} {int(ids[bad])} out of range {lo}..{hi}", parsed.locate(row))
+
+
+def available_memory() -> int | None:
+    """Bytes this process can still allocate: MemAvailable, capped by a cgroup limit."""
+    found: list[int] = []
+    try:
+        with open("/proc/meminfo", encoding="ascii") as f:
+            for line in f:
+                if line.startswith("MemAvailable:"):
+                    found.append(int(line.split()[1]) * 1024)
+                    break
+    except (OSError, ValueError):
+        pass
+    for limit, usage in (
+        ("/sys/fs/cgroup/memory.max", "/sys/fs/cgroup/memory.current"),
+        ("/sys/fs/cgroup/memory/memory.limit_in_bytes", "/sys/fs/cgroup/memory/memory.usage_in_bytes"),
+    ):
+        try:
+            with open(limit, encoding="ascii") as a, open(usage, encoding="ascii") as b:
+                cap, used = a.read().strip(), b.read().strip()
+            if cap.isdigit() and used.isdigit() and int(cap) < 1 << 60:
+                found.append(max(0, int(cap) - int(used)))
+        except (OSError, ValueError):
+            pass
+    if not found:
+        try:
+            found.append(os.sysconf("SC_AVPHYS_PAGES") * os.sysconf("SC_PAGE_SIZE"))
+        except (OSError, ValueError, AttributeError):
+            return None
+    return min(found)
+
+
+def check_vertex_count(reader: TextReader, n: int, records: int, line: int | None, origin: str) -> None:
+    """n vertices are plausible for `records` edge records and fit in memory, or an error.
+
+    origin says where n comes from ('line 2 declares', 'the largest id, + 1, gives').
+    Skipped when the ids are compacted (reader.bound_vertices is False): n is then the
+    number of distinct ids.
+    """
+    if not reader.bound_vertices:
+        return
+    unit = "record" if records == 1 else "records"
+    if n > MAX_VERTICES:
+        raise reader.error(
+            f"{origin} {n:,} vertices, over the {MAX_VERTICES:,} a graph can have here; {COMPACT_HINT}", line
+        )
+    if n > max(FREE_VERTICES, VERTICES_PER_RECORD * records):
+        raise reader.error(
+            f"{origin} {n:,} vertices for {records:,} edge {unit}: almost all would be isolated "
+            f"(ids are sparse?); {COMPACT_HINT}", line
+        )
+    need = BUILD_BYTES_PER_VERTEX * n
+    free = available_memory()
+    if free is not None and need > free:
+        raise reader.error(
+            f"{origin} {n:,} vertices: building the graph needs about {need / 2**30:.1f} GiB, "
+            f"{free / 2**30:.1f} GiB of memory is available; {COMPACT_HINT}", line
+        )
 
 
 def check_count(

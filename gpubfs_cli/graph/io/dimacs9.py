@@ -8,7 +8,13 @@ graph be read either way). The declared n and m are checked against the content.
 from __future__ import annotations
 
 from gpubfs_cli.graph.edges import EdgeList
-from gpubfs_cli.graph.io.common import check_count, check_ids, int_tokens, skip_comments
+from gpubfs_cli.graph.io.common import (
+    check_count,
+    check_ids,
+    check_vertex_count,
+    int_tokens,
+    skip_comments,
+)
 from gpubfs_cli.graph.io.text import Layout, TextReader, capacity_hint
 
 NAME = "dimacs9"
@@ -28,6 +34,7 @@ def read(reader: TextReader, directed: bool | None = None, fmt: str = NAME) -> E
     reader.next_line()
     parsed = reader.parse(ARC, capacity=capacity_hint(m, reader))
     check_count(reader, parsed, m, "arcs", header_line)
+    check_vertex_count(reader, n, m, header_line, f"line {header_line} declares")
     src, dst, weights = parsed.ints
     check_ids(reader, parsed, src, 1, n, "tail")
     check_ids(reader, parsed, dst, 1, n, "head")

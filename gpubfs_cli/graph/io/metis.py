@@ -21,7 +21,7 @@ import numpy as np
 from numba import njit
 
 from gpubfs_cli.graph.edges import EdgeList
-from gpubfs_cli.graph.io.common import check_ids, int_tokens, skip_comments
+from gpubfs_cli.graph.io.common import check_ids, check_vertex_count, int_tokens, skip_comments
 from gpubfs_cli.graph.io.text import Layout, Parsed, TextReader, capacity_hint
 
 NAME = "metis"
@@ -116,6 +116,7 @@ def read(reader: TextReader, directed: bool | None = None) -> EdgeList:
     if entries != entries_expected:
         unit = "entries" if fmt == 100 else f"edges, i.e. {entries_expected} adjacency entries"
         raise reader.error(f"header declares m = {m} ({unit}); the adjacency lines hold {entries} entries", header_line)
+    check_vertex_count(reader, n, entries, header_line, f"line {header_line} declares")
 
     values = parsed.values
     weights = None

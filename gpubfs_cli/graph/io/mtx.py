@@ -12,7 +12,13 @@ include them (DATASETS.md 2.4).
 from __future__ import annotations
 
 from gpubfs_cli.graph.edges import EdgeList
-from gpubfs_cli.graph.io.common import check_count, check_ids, int_tokens, skip_comments
+from gpubfs_cli.graph.io.common import (
+    check_count,
+    check_ids,
+    check_vertex_count,
+    int_tokens,
+    skip_comments,
+)
 from gpubfs_cli.graph.io.text import Layout, TextReader, capacity_hint
 
 NAME = "mtx"
@@ -60,6 +66,7 @@ def read(reader: TextReader, directed: bool | None = None) -> EdgeList:
     )
     parsed = reader.parse(layout, capacity=capacity_hint(entries, reader))
     check_count(reader, parsed, entries, "entries", size_line)
+    check_vertex_count(reader, rows, entries, size_line, f"line {size_line} declares")
     src, dst = parsed.ints[0], parsed.ints[1]
     check_ids(reader, parsed, src, 1, rows, "row index")
     check_ids(reader, parsed, dst, 1, cols, "column index")

@@ -23,8 +23,9 @@ from gpubfs_cli.errors import InputFormatError
 ARCHIVE_SUFFIXES = (".tar.gz", ".tgz", ".tar.bz2", ".tbz2", ".tar")
 _GZIP_MAGIC = b"\x1f\x8b"
 _BZIP2_MAGIC = b"BZh"
-# What a broken compressed stream raises, depending on where the damage is.
-_DECOMPRESS_ERRORS = (EOFError, OSError, zlib.error, tarfile.TarError)
+# What a broken compressed stream raises, depending on where the damage is (tarfile's
+# stream reader raises TypeError on a gzip header cut short, ValueError on some damage).
+_DECOMPRESS_ERRORS = (EOFError, OSError, zlib.error, tarfile.TarError, TypeError, ValueError)
 
 
 @dataclass

@@ -282,7 +282,11 @@ class TextReader:
         progress: Callable[[int, int], None] | None = None,
         reopen: Callable[[], AbstractContextManager[OpenedFile]] | None = None,
         chunk_bytes: int | None = None,
+        bound_vertices: bool = True,
     ):
+        # False when the ids will be compacted: n is then the count of distinct ids, so
+        # a sparse id does not size the graph (common.check_vertex_count).
+        self.bound_vertices = bound_vertices
         self.file = opened
         self.name = opened.name
         self.line = 1

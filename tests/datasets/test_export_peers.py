@@ -1,0 +1,192 @@
+"""Each export format loads, as written, in the peer it is meant for.
+
+el is for gapbs (`bfs -f G.el`), mtx for Gunrock and scipy. Each file is read back with
+the peer's own rules, on the CPU, here (the readers below follow gapbs's src/reader.h
+and builder.h, Gunrock's io/matrix_market.hxx with mmio, and scipy.io.mmread itself),
+and with the peer itself where it runs: gapbs's static x86-64 binary from
+../shared/peers/gapbs (skipped visibly where absent); Gunrock's binary needs a GPU
+(a `gpu` test, skipped without one). GPUBFS_PEERS names another peers folder.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import platform
+import re
+import subprocess
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from gpubfs_cli.datasets.export import export_graph
+from gpubfs_cli.graph import EdgeList, build_csr
+
+# ../shared/peers beside the checkout; GPUBFS_PEERS points elsewhere (e.g. a copy on a GPU machine)
+PEERS = Path(os.environ.get("GPUBFS_PEERS") or Path(__file__).resolve().parents[2].parent / "shared" / "peers")
+INT32_MAX = 2**31 - 1
+
+
+def _graph(directed: bool, n=300, m=1500, seed=3, isolated_tail=0):
+    """A random graph; the last `isolated_tail` vertices have no edge at all."""
+    rng = np.random.default_rng(seed)
+    k = n - isolated_tail
+    return build_csr(EdgeList(rng.integers(0, k, m), rng.integers(0, k, m), n, directed), name="g")
+
+
+GRAPHS = {
+    "directed": lambda: _graph(True),
+    "undirected": lambda: _graph(False),
+    "directed-isolated-tail": lambda: _graph(True, isolated_tail=7),
+    "undirected-isolated-tail": lambda: _graph(False, isolated_tail=1),
+}
+
+
+def _same(a, b) -> None:
+    assert a.n == b.n
+    np.testing.assert_array_equal(a.row_offsets, b.row_offsets)
+    np.testing.assert_array_equal(a.col_indices, b.col_indices)
+
+
+# ---------------------------------------------------------------- gapbs's rules (CPU)
+def gapbs_el(path: Path, symmetrize: bool = False):
+    """A .el file as gapbs builds it: ReadInEL is `while (in >> u >> v)` with int32 ids
+    (it stops at the first token that is not one: a comment ends the graph); n = the
+    largest id + 1 (FindMaxNodeID); SquishCSR drops self-loops and duplicates; -s
+    symmetrizes."""
+    ids = []
+    for token in path.read_text().split():
+        if not re.fullmatch(r"[+-]?\d+", token) or not -2**31 <= int(token) <= INT32_MAX:
+            break
+        ids.append(int(token))
+    pairs = np.array(ids[: len(ids) // 2 * 2], dtype=np.int64).reshape(-1, 2)
+    n = int(pairs.max()) + 1 if len(pairs) else 1  # gapbs: an empty list is 1 vertex
+    return build_csr(EdgeList(pairs[:, 0], pairs[:, 1], n, not symmetrize), symmetrize=symmetrize)
+
+
+@pytest.mark.parametrize("kind", GRAPHS)
+def test_el_loads_as_written_by_gapbs_rules(tmp_path, kind):
+    g = GRAPHS[kind]()
+    path = tmp_path / "g.el"
+    export_graph(g, path, "el", comment="a comment gapbs must never see")
+    first = path.read_text().split("\n", 1)[0]
+    assert re.fullmatch(r"\d+ \d+", first), first  # the 1-vertex-graph bug: no comment line
+    _same(gapbs_el(path), g)
+
+
+def test_comment_first_line_is_what_broke_gapbs(tmp_path):
+    """The rules above reproduce the failure the issue saw: a '#' first line gives a
+    1-vertex graph (so they are strict enough to catch a regression)."""
+    path = tmp_path / "old.el"
+    path.write_text("# gpubfs export of dataset g\n0 1\n1 2\n")
+    assert (gapbs_el(path).n, gapbs_el(path).m) == (1, 0)
+
+
+# ---------------------------------------------------------------- Gunrock's rules (CPU)
+def gunrock_mtx(path: Path):
+    """A .mtx file as Gunrock's matrix_market_t::load reads it: mmio's banner (five words,
+    `%%MatrixMarket matrix coordinate <field> <symmetry>`, lines under 1025 bytes), `%`
+    comment lines, the size line `M N L` (M, N below int32 max), then exactly L entries
+    `i j` (pattern) read with fscanf, 1-based (0 is an error); symmetric files get every
+    off-diagonal entry mirrored. The CSR keeps the entries as they are."""
+    lines = path.read_text().split("\n")
+    assert all(len(ln) < 1025 for ln in lines[:1000]), "mmio reads lines of at most 1024 bytes"
+    words = lines[0].lower().split()
+    assert len(words) == 5 and words[:3] == ["%%matrixmarket", "matrix", "coordinate"], lines[0]
+    assert words[3] == "pattern" and words[4] in ("general", "symmetric")
+    i = 1
+    while lines[i].startswith("%"):
+        i += 1
+    rows, cols, nnz = (int(x) for x in lines[i].split())
+    assert rows == cols and rows < INT32_MAX and nnz < INT32_MAX
+    entries = np.array(" ".join(lines[i + 1:]).split(), dtype=np.int64)
+    assert len(entries) == 2 * nnz, "fscanf reads exactly L entries; a shorter file fails"
+    r, c = entries[0::2], entries[1::2]
+    assert r.min() >= 1 and c.min() >= 1, "Market file is zero-indexed"
+    r, c = r - 1, c - 1
+    if words[4] == "symmetric":
+        off = r != c
+        r, c = np.concatenate([r, c[off]]), np.concatenate([c, r[off]])
+    order = np.lexsort((c, r))
+    r, c = r[order], c[order]
+    assert not np.any((r[1:] == r[:-1]) & (c[1:] == c[:-1])), "no duplicate entries"
+    offsets = np.zeros(rows + 1, dtype=np.int64)
+    np.cumsum(np.bincount(r, minlength=rows), out=offsets[1:])
+    return rows, offsets, c
+
+
+@pytest.mark.parametrize("kind", GRAPHS)
+def test_mtx_loads_as_written_by_gunrock_rules_and_scipy(tmp_path, kind):
+    import scipy.io
+    import scipy.sparse
+
+    g = GRAPHS[kind]()
+    path = tmp_path / "g.mtx"
+    export_graph(g, path, "mtx", comment="gpubfs export of dataset g: n=300\nsecond line " + "x" * 3000)
+    n, offsets, cols = gunrock_mtx(path)
+    assert n == g.n
+    np.testing.assert_array_equal(offsets, g.row_offsets)
+    np.testing.assert_array_equal(cols, g.col_indices)
+    a = scipy.sparse.csr_matrix(scipy.io.mmread(path))
+    a.sort_indices()
+    assert a.shape == (g.n, g.n)
+    np.testing.assert_array_equal(a.indptr, g.row_offsets)
+    np.testing.assert_array_equal(a.indices, g.col_indices)
+
+
+# ---------------------------------------------------------------- the peers themselves
+def _gapbs_bfs() -> Path:
+    exe = PEERS / "gapbs" / "bfs"
+    if not exe.is_file():
+        pytest.skip(f"gapbs binary not found at {exe}")
+    if platform.system() != "Linux" or platform.machine() not in ("x86_64", "AMD64"):
+        pytest.skip(f"gapbs binary is static x86-64 Linux; this is {platform.system()} {platform.machine()}")
+    return exe
+
+
+def _reached(g, source: int) -> int:
+    from scipy.sparse import csr_matrix
+    from scipy.sparse.csgraph import breadth_first_order
+
+    a = csr_matrix((np.ones(g.m, dtype=np.int8), np.asarray(g.col_indices), np.asarray(g.row_offsets)), shape=(g.n, g.n))
+    return len(breadth_first_order(a, source, directed=True, return_predecessors=False))
+
+
+@pytest.mark.parametrize("kind", GRAPHS)
+def test_gapbs_itself_reads_the_el_export(tmp_path, kind):
+    """gapbs builds the very graph (n, directed edges) and its BFS tree from a source
+    reaches as many vertices as gpubfs's baseline does."""
+    exe = _gapbs_bfs()
+    g = GRAPHS[kind]()
+    path = tmp_path / "g.el"
+    export_graph(g, path, "el", comment="never written")
+    source = int(np.flatnonzero(np.diff(g.row_offsets))[0])
+    env = dict(os.environ, OMP_NUM_THREADS="1")
+    out = subprocess.run([str(exe), "-f", str(path), "-n", "1", "-r", str(source), "-a"],
+                         capture_output=True, text=True, timeout=60, env=env)
+    assert out.returncode == 0, out.stdout + out.stderr
+    graph = re.search(r"Graph has (\d+) nodes and (\d+) directed edges", out.stdout)
+    assert graph and (int(graph[1]), int(graph[2])) == (g.n, g.m), out.stdout
+    tree = re.search(r"BFS Tree has (\d+) nodes", out.stdout)
+    assert tree and int(tree[1]) == _reached(g, source), out.stdout
+
+
+@pytest.mark.gpu
+def test_gunrock_itself_reads_the_mtx_export(tmp_path):
+    """Gunrock's BFS on the mtx export: its own CPU check passes and it counts the
+    graph's n and m (the metrics JSON)."""
+    run_sh = PEERS / "gunrock" / "run.sh"
+    if not run_sh.is_file():
+        pytest.skip(f"Gunrock not found at {run_sh}")
+    for kind in ("directed", "undirected-isolated-tail"):
+        g = GRAPHS[kind]()
+        path = tmp_path / f"{kind}.mtx"
+        export_graph(g, path, "mtx", comment="gpubfs export")
+        source = int(np.flatnonzero(np.diff(g.row_offsets))[0])
+        out = subprocess.run(["bash", str(run_sh), str(path), str(source), str(tmp_path / f"{kind}.json")],
+                             capture_output=True, text=True, timeout=300)
+        assert out.returncode == 0, out.stdout + out.stderr
+        assert "Number of errors : 0" in out.stdout, out.stdout
+        metrics = json.loads((tmp_path / f"{kind}.json").read_text())
+        assert metrics.get("num_vertices") == g.n and metrics.get("num_edges") == g.m, metrics
