@@ -17,45 +17,69 @@ typedef unsigned long long uint64_t;
 #define GPUBFS_WARP 32
 #define GPUBFS_FULL_MASK 0xffffffffu
 
-// Inclusive scan of `x` across the 32 lanes of a warp (shuffle-based).
-__device__ __forceinline__ int warp_inclusive_scan(int x) {
+// Inclusive scan of `x` across the 32 lanes of a warp (shuffle-based). The templates
+// are the one implementation, for any integer type (lbbfs scans packed 64-bit words);
+// the int functions below are what most kernels call.
+template <class T>
+__device__ __forceinline__ T warp_inclusive_scan_t(T x) {
     const int lane = threadIdx.x & 31;
 #pragma unroll
     for (int d = 1; d < 32; d <<= 1) {
-        int y = __shfl_up_sync(GPUBFS_FULL_MASK, x, d);
+        T y = __shfl_up_sync(GPUBFS_FULL_MASK, x, d);
         if (lane >= d) x += y;
     }
     return x;
 }
 
 // Exclusive warp scan; *total receives the warp-wide sum.
-__device__ __forceinline__ int warp_exclusive_scan(int x, int* total) {
-    int inc = warp_inclusive_scan(x);
+template <class T>
+__device__ __forceinline__ T warp_exclusive_scan_t(T x, T* total) {
+    T inc = warp_inclusive_scan_t<T>(x);
     *total = __shfl_sync(GPUBFS_FULL_MASK, inc, 31);
     return inc - x;
 }
 
-// Exclusive block scan of one int per thread. `scratch` holds >= 33 ints of shared
+// Exclusive block scan of one value per thread. `scratch` holds >= 33 values of shared
 // memory. Every thread of the block must call it. *total receives the block sum.
-__device__ __forceinline__ int block_exclusive_scan(int x, int* scratch, int* total) {
+template <class T>
+__device__ __forceinline__ T block_exclusive_scan_t(T x, T* scratch, T* total) {
     const int lane = threadIdx.x & 31;
     const int warp = threadIdx.x >> 5;
     const int nwarps = (blockDim.x + 31) >> 5;
-    int wtotal;
-    int wex = warp_exclusive_scan(x, &wtotal);
+    T wtotal;
+    T wex = warp_exclusive_scan_t<T>(x, &wtotal);
     __syncthreads();  // scratch may still be read by a previous call
     if (lane == 0) scratch[warp] = wtotal;
     __syncthreads();
     if (warp == 0) {
-        int v = lane < nwarps ? scratch[lane] : 0;
-        int t;
-        int ex = warp_exclusive_scan(v, &t);
+        T v = lane < nwarps ? scratch[lane] : T(0);
+        T t;
+        T ex = warp_exclusive_scan_t<T>(v, &t);
         if (lane < nwarps) scratch[lane] = ex;
         if (lane == 0) scratch[32] = t;
     }
     __syncthreads();
     *total = scratch[32];
     return scratch[warp] + wex;
+}
+
+__device__ __forceinline__ int warp_inclusive_scan(int x) { return warp_inclusive_scan_t<int>(x); }
+
+__device__ __forceinline__ int warp_exclusive_scan(int x, int* total) {
+    return warp_exclusive_scan_t<int>(x, total);
+}
+
+__device__ __forceinline__ int block_exclusive_scan(int x, int* scratch, int* total) {
+    return block_exclusive_scan_t<int>(x, scratch, total);
+}
+
+// Binary variant of the exclusive warp scan (BFS-4K section 5.1, after Harris and
+// Garland): when each lane contributes 0 or 1, a ballot and a population count replace
+// the shuffles. *total receives the number of lanes whose flag is set.
+__device__ __forceinline__ int warp_binary_exclusive_scan(bool flag, int* total) {
+    const unsigned int set = __ballot_sync(GPUBFS_FULL_MASK, flag);
+    *total = __popc(set);
+    return __popc(set & ((1u << (threadIdx.x & 31)) - 1u));
 }
 
 // Visited bitmask: one bit per vertex, 32 vertices per word.

@@ -358,3 +358,12 @@ inline int atomicCAS(int* p, int cmp, int v) {
     if (old == cmp) *p = v;
     return old;
 }
+
+// Unsigned and 64-bit min/max (algorithms/sssp/gpu/raval/raval.cu: distances as unsigned).
+inline unsigned int atomicMin(unsigned int* p, unsigned int v) {
+    return emu_atomic<unsigned int>(p, v, [](unsigned int a, unsigned int b) { return a < b ? a : b; });
+}
+inline unsigned long long atomicMin(unsigned long long* p, unsigned long long v) {
+    return emu_atomic<unsigned long long>(
+        p, v, [](unsigned long long a, unsigned long long b) { return a < b ? a : b; });
+}
