@@ -145,8 +145,10 @@ _DATASET_SPEC = {
     "status": _STRING,
     "reason": _OPT_STRING,
     "stats": (lambda v: isinstance(v, dict), "an object"),
-    "frontier": (lambda v: isinstance(v, dict) and _numbers(v.get("vertices", [])) and _numbers(v.get("edges", [])),
-                 "an object with lists of numbers"),
+    # null where the run's problem has no frontier (SSSP) or validated nothing
+    "frontier": (lambda v: v is None or (isinstance(v, dict) and _numbers(v.get("vertices", []))
+                                         and _numbers(v.get("edges", []))),
+                 "null or an object with lists of numbers"),
 }
 _PREPARE_SPEC = {
     "dataset": _STRING, "strategy": _STRING, "problem": _STRING, "status": _STRING, "reason": _OPT_STRING,
