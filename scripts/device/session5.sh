@@ -18,6 +18,22 @@ A)
   step 200 run-lbbfs python3 -m gpubfs_cli run configs/experiments/lbbfs.yaml --sources 10 --out results/lbbfs-10.json
   tail -30 logs/run-lbbfs.log
   ;;
+L)
+  # 100 sources x 12 graphs does not fit one call: the Random half here, the R-MAT half in M.
+  step 330 run-lbbfs-random python3 -m gpubfs_cli run configs/experiments/lbbfs.yaml \
+    -d lbbfs-random-d2,lbbfs-random-d4,lbbfs-random-d8,lbbfs-random-d16,lbbfs-random-d32,random.2Mv.128Me \
+    --out results/lbbfs-random.json
+  step 100 run-lbbfs-profile python3 -m gpubfs_cli run configs/experiments/lbbfs-profile.yaml --out results/lbbfs-profile.json
+  step 120 run-levels-lbbfs python3 -m gpubfs_cli run -d levels-path-100k -d levels-grid-2000 -d grid5pt.5000 \
+    -s cpu.sequential -s merrill.hybrid -s luo.hierarchical -s 'lbbfs.*' --sources 3 --out results/levels-lbbfs.json
+  step 30 report-levels python3 -m gpubfs_cli report results/levels-lbbfs.json --metric us_level --format md
+  cat logs/report-levels.log
+  ;;
+M)
+  step 330 run-lbbfs-rmat python3 -m gpubfs_cli run configs/experiments/lbbfs.yaml \
+    -d lbbfs-rmat-d2,lbbfs-rmat-d4,lbbfs-rmat-d8,lbbfs-rmat-d16,lbbfs-rmat-d32,rmat.2Mv.128Me \
+    --out results/lbbfs-rmat.json
+  ;;
 T)
   step 560 test-gpu make test-gpu PYTHON=python3 PYTEST_ARGS="-p no:cacheprovider -rfE"
   tail -40 logs/test-gpu.log
@@ -25,7 +41,9 @@ T)
 B)
   step 150 run-bfs4k python3 -m gpubfs_cli run configs/experiments/bfs4k.yaml --out results/bfs4k.json
   step 150 run-bfs4k-ablation python3 -m gpubfs_cli run configs/experiments/bfs4k-ablation.yaml --out results/bfs4k-ablation.json
-  step 150 run-levels python3 -m gpubfs_cli run configs/experiments/gpu-levels-new.yaml --out results/levels-new.json
+  step 150 run-levels python3 -m gpubfs_cli run -d levels-path-100k -d levels-grid-2000 -d grid5pt.5000 \
+    -s cpu.sequential -s merrill.hybrid -s luo.hierarchical -s 'lbbfs.*' -s 'bfs4k.*' --sources 3 --out results/levels-new.json
+  step 30 report-levels python3 -m gpubfs_cli report results/levels-new.json --metric us_level --format md
   step 120 run-lbbfs-profile python3 -m gpubfs_cli run configs/experiments/lbbfs-profile.yaml --out results/lbbfs-profile.json
   for p in bfs4k; do step 30 report-$p python3 -m gpubfs_cli report --paper $p results/bfs4k.json --format md; done
   cat logs/report-bfs4k.log | head -80

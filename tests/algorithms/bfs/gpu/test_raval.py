@@ -1,0 +1,126 @@
+"""raval.* for BFS on the GPU: every knob value on the graphs of test_strategies.py (which
+already runs each raval strategy with its default knobs): EP's chunk sizes, NS's
+histogram bin counts (including those that split nothing and nearly everything, and an
+MDT of 1 that splits every list into single edges), both NS propagations, HP's WD
+thresholds (never, always, in between), WD's thread counts, phase_timing. Levels exact,
+one round per level, parents a BFS tree.
+
+The same kernels and launchers run on the CPU under the emulator in
+tests/algorithms/sssp/gpu/test_raval_emulated.py (for BFS and SSSP).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from gpubfs_cli.core.strategy import all_strategies, make_knobs
+from tests.algorithms.bfs.gpu.test_strategies import (
+    GRAPHS,
+    check_parents,
+    graph,
+    reference,
+    sources,
+)
+
+VARIANTS = [
+    ("raval.bs", {"block_size": 128}),
+    ("raval.ep", {"chunk_edges": 1}),
+    ("raval.ep", {"chunk_edges": 2}),
+    ("raval.ep", {"chunk_edges": 64}),
+    ("raval.wd", {"threads": 1}),
+    ("raval.wd", {"threads": 4000}),
+    ("raval.ns", {"histogram_bins": 1}),  # MDT = the largest degree: nothing split
+    ("raval.ns", {"histogram_bins": 2}),
+    ("raval.ns", {"histogram_bins": 1_000_000}),  # MDT near the most common degree
+    ("raval.ns", {"mdt": 1}),  # every list split into single edges
+    ("raval.ns", {"propagation": "pass"}),
+    ("raval.ns", {"propagation": "pass", "mdt": 3}),
+    ("raval.hp", {"wd_threshold": 0}),  # sub-iterations only
+    ("raval.hp", {"wd_threshold": 0, "mdt": 1}),
+    ("raval.hp", {"wd_threshold": 32, "mdt": 2}),
+    ("raval.hp", {"wd_threshold": 1 << 30}),  # WD for every list
+    ("raval.hp", {"histogram_bins": 1, "wd_threshold": 0}),  # MDT = max degree: one sub-iteration
+]
+VARIANTS += [(name, {"phase_timing": True})
+             for name in ("raval.bs", "raval.ep", "raval.wd", "raval.ns", "raval.hp")]
+
+
+def _id(v) -> str:
+    name, knobs = v
+    return name + "".join(f"-{k}={x}" for k, x in knobs.items())
+
+
+def _strategy(variant):
+    name, knobs = variant
+    cls = all_strategies("bfs")[name]
+    return cls(make_knobs(cls, knobs))
+
+
+def _rounds_ok(name: str, g, ref, rounds: int) -> bool:
+    """One round per level; EP's worklists hold the edges out of a level, so a last level
+    without out-edges (or an isolated source) takes no round."""
+    levels = ref.counters["levels"]
+    if name != "raval.ep":
+        return rounds == levels
+    last = ref.distances == levels - 1
+    sinks = not np.any(np.repeat(last, g.out_degrees()))
+    return rounds == (levels - 1 if sinks else levels)
+
+
+@pytest.mark.gpu
+@pytest.mark.parametrize("graph_name", list(GRAPHS))
+@pytest.mark.parametrize("variant", VARIANTS, ids=[_id(v) for v in VARIANTS])
+def test_levels_match_sequential(variant, graph_name):
+    g = graph(graph_name)
+    strategy = _strategy(variant)
+    strategy.prepare(g)
+    for s in sources(graph_name):
+        ref = reference(graph_name, s)
+        got = strategy.traverse(s).to_host()
+        assert got.distances.dtype == np.int32
+        np.testing.assert_array_equal(got.distances, ref.distances, err_msg=f"source {s}")
+        c = got.counters
+        assert _rounds_ok(variant[0], g, ref, c["iterations"]), (s, c["iterations"], ref.counters["levels"])
+        assert c["kernel_launches"] > c["iterations"]
+        if variant[1].get("phase_timing"):
+            assert isinstance(c["kernel_ms"], float) and c["kernel_ms"] >= 0 and c["overhead_ms"] >= 0
+        else:
+            assert "kernel_ms" not in c
+    strategy.release()
+
+
+PARENT_GRAPHS = ["grid60x60", "star100k", "loops_dups", "directed", "kronecker", "disconnected", "single"]
+
+
+@pytest.mark.gpu
+@pytest.mark.parametrize("graph_name", PARENT_GRAPHS)
+@pytest.mark.parametrize("variant", VARIANTS, ids=[_id(v) for v in VARIANTS])
+def test_parents_form_a_bfs_tree(variant, graph_name):
+    g = graph(graph_name)
+    strategy = _strategy(variant)
+    strategy.prepare(g)
+    for s in sources(graph_name)[:4]:
+        got = strategy.traverse(s, predecessors=True).to_host()
+        np.testing.assert_array_equal(got.distances, reference(graph_name, s).distances)
+        check_parents(g, s, got.distances, got.parents)
+    strategy.release()
+
+
+@pytest.mark.gpu
+def test_ns_splits_the_star_hub_and_hp_runs_its_sub_iterations():
+    """star100k: the hub (degree 100,000) and 100,000 leaves of degree 1. The histogram
+    (10 bins) puts the leaves in the first bin: MDT 10,000, the hub split in 10 (9
+    children). HP with that MDT needs 10 sub-iterations for the hub's round."""
+    g = graph("star100k")
+    ns = _strategy(("raval.ns", {}))
+    ns.prepare(g)
+    c = ns.traverse(0).to_host().counters
+    assert (c["mdt"], c["split_nodes"], c["child_nodes"], c["iterations"]) == (10_000, 1, 9, 2)
+    ns.release()
+    hp = _strategy(("raval.hp", {"wd_threshold": 0}))
+    hp.prepare(g)
+    c = hp.traverse(0).to_host().counters
+    assert c["mdt"] == 10_000 and c["wd_passes"] == 0
+    assert c["sub_iterations"] == 10 + 1  # the hub's round, then the leaves' (one edge each)
+    hp.release()
