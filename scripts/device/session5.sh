@@ -46,14 +46,14 @@ T2)
   tail -40 logs/test-gpu-2.log
   ;;
 B)
-  step 150 run-bfs4k python3 -m gpubfs_cli run configs/experiments/bfs4k.yaml --out results/bfs4k.json
-  step 150 run-bfs4k-ablation python3 -m gpubfs_cli run configs/experiments/bfs4k-ablation.yaml --out results/bfs4k-ablation.json
-  step 150 run-levels python3 -m gpubfs_cli run -d levels-path-100k -d levels-grid-2000 -d grid5pt.5000 \
-    -s cpu.sequential -s merrill.hybrid -s luo.hierarchical -s 'lbbfs.*' -s 'bfs4k.*' --sources 3 --out results/levels-new.json
-  step 30 report-levels python3 -m gpubfs_cli report results/levels-new.json --metric us_level --format md
-  step 120 run-lbbfs-profile python3 -m gpubfs_cli run configs/experiments/lbbfs-profile.yaml --out results/lbbfs-profile.json
-  for p in bfs4k; do step 30 report-$p python3 -m gpubfs_cli report --paper $p results/bfs4k.json --format md; done
-  cat logs/report-bfs4k.log | head -80
+  step 210 run-bfs4k python3 -m gpubfs_cli run configs/experiments/bfs4k.yaml --out results/bfs4k.json
+  step 170 run-bfs4k-ablation python3 -m gpubfs_cli run configs/experiments/bfs4k-ablation.yaml --out results/bfs4k-ablation.json
+  step 130 run-levels python3 -m gpubfs_cli run -d levels-path-100k -d grid5pt.5000 \
+    -s cpu.sequential -s merrill.hybrid -s 'bfs4k.*' --sources 3 --out results/levels-bfs4k.json
+  step 30 report-levels python3 -m gpubfs_cli report results/levels-bfs4k.json --metric us_level --format md
+  step 30 report-bfs4k python3 -m gpubfs_cli report --paper bfs4k results/bfs4k.json --format md
+  step 30 report-ablation python3 -m gpubfs_cli report results/bfs4k-ablation.json --format md
+  cat logs/report-levels.log; head -60 logs/report-bfs4k.log
   ;;
 C)
   step 280 run-raval python3 -m gpubfs_cli run configs/experiments/raval.yaml --out results/raval.json
