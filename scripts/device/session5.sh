@@ -55,10 +55,16 @@ B)
   step 30 report-ablation python3 -m gpubfs_cli report results/bfs4k-ablation.json --format md
   cat logs/report-levels.log; head -60 logs/report-bfs4k.log
   ;;
-C)
-  step 280 run-raval python3 -m gpubfs_cli run configs/experiments/raval.yaml --out results/raval.json
-  step 150 run-raval-chunking python3 -m gpubfs_cli run configs/experiments/raval-chunking.yaml --out results/raval-chunking.json
-  step 30 report-raval python3 -m gpubfs_cli report --paper raval results/raval.json results/raval-chunking.json --format md
+C)  # the graphs that fit a call: cpu.dijkstra on a scale-24 Graph 500 graph takes ~10 s a source
+  step 260 run-raval python3 -m gpubfs_cli run configs/experiments/raval.yaml -d rmat20,ER20,ER23 \
+    --out results/raval.json
+  step 150 run-raval-g500 python3 -m gpubfs_cli run configs/experiments/raval.yaml -d graph500-s24-ef20-seed1 \
+    --sources 2 --time-limit 60 --out results/raval-g500.json
+  step 60 run-raval-chunking python3 -m gpubfs_cli run configs/experiments/raval-chunking.yaml -d rmat20,ER20,ER23 \
+    --out results/raval-chunking.json
+  step 60 run-raval-iter python3 -m gpubfs_cli run -d levels-grid-2000 --problem sssp -s 'raval.*' -s cpu.dijkstra \
+    --sources 3 --out results/raval-lattice.json
+  step 30 report-raval python3 -m gpubfs_cli report --paper raval results/raval*.json --format md
   head -150 logs/report-raval.log
   ;;
 esac
