@@ -82,6 +82,27 @@ __device__ __forceinline__ int warp_binary_exclusive_scan(bool flag, int* total)
     return __popc(set & ((1u << (threadIdx.x & 31)) - 1u));
 }
 
+__device__ __forceinline__ int lane_id() { return threadIdx.x & 31; }
+
+// Butterfly reductions across the 32 lanes of a warp: every lane receives the result.
+__device__ __forceinline__ int warp_sum(int x) {
+#pragma unroll
+    for (int d = 16; d > 0; d >>= 1) x += __shfl_xor_sync(GPUBFS_FULL_MASK, x, d);
+    return x;
+}
+
+__device__ __forceinline__ int warp_max(int x) {
+#pragma unroll
+    for (int d = 16; d > 0; d >>= 1) x = max(x, __shfl_xor_sync(GPUBFS_FULL_MASK, x, d));
+    return x;
+}
+
+__device__ __forceinline__ int warp_min(int x) {
+#pragma unroll
+    for (int d = 16; d > 0; d >>= 1) x = min(x, __shfl_xor_sync(GPUBFS_FULL_MASK, x, d));
+    return x;
+}
+
 // Visited bitmask: one bit per vertex, 32 vertices per word.
 __device__ __forceinline__ bool bitmask_test(const uint32_t* mask, int v) {
     return (mask[v >> 5] >> (v & 31)) & 1u;

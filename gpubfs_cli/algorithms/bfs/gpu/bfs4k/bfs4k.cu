@@ -153,20 +153,6 @@ struct SharedSink {
     }
 };
 
-__device__ __forceinline__ int lane_id() { return threadIdx.x & 31; }
-
-__device__ __forceinline__ int warp_min(int x) {
-#pragma unroll
-    for (int d = 16; d > 0; d >>= 1) x = min(x, __shfl_xor_sync(GPUBFS_FULL_MASK, x, d));
-    return x;
-}
-
-__device__ __forceinline__ int warp_sum(int x) {
-#pragma unroll
-    for (int d = 16; d > 0; d >>= 1) x += __shfl_xor_sync(GPUBFS_FULL_MASK, x, d);
-    return x;
-}
-
 __device__ __forceinline__ int floor_pow2(int x) { return x < 1 ? 1 : 1 << (31 - __clz(x)); }
 
 __device__ __forceinline__ int log2_pow2(int x) { return 31 - __clz(x); }

@@ -84,20 +84,6 @@ struct State {
     }
 };
 
-__device__ __forceinline__ int lane_id() { return threadIdx.x & 31; }
-
-__device__ __forceinline__ int warp_max(int x) {
-#pragma unroll
-    for (int d = 16; d > 0; d >>= 1) x = max(x, __shfl_xor_sync(GPUBFS_FULL_MASK, x, d));
-    return x;
-}
-
-__device__ __forceinline__ int warp_sum(int x) {
-#pragma unroll
-    for (int d = 16; d > 0; d >>= 1) x += __shfl_xor_sync(GPUBFS_FULL_MASK, x, d);
-    return x;
-}
-
 __device__ __forceinline__ int history_slot(int v) {
     // Multiplicative hash: lattice neighbours (v +- 1, v +- width) land apart.
     return (int)(((unsigned int)v * 2654435761u) >> 7) & (HISTORY - 1);

@@ -117,12 +117,6 @@ __device__ __forceinline__ void clear_next(int* ctl, int round) {
     }
 }
 
-__device__ __forceinline__ int warp_sum(int x) {
-#pragma unroll
-    for (int d = 16; d > 0; d >>= 1) x += __shfl_down_sync(GPUBFS_FULL_MASK, x, d);
-    return x;
-}
-
 // ---- per traversal ---------------------------------------------------------------------
 
 // dist = unreached except 0 at the source (and NS's children of the source); stamps and
