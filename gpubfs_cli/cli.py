@@ -333,6 +333,76 @@ def run(
         raise typer.Exit(1)
 
 
+# ---------------------------------------------------------------- reproduce
+@app.command("reproduce")
+@user_errors
+def reproduce(
+    paper: str = typer.Argument(..., help="merrill, luo, bfs4k, raval, lbbfs, or all."),
+    dry_run: bool = typer.Option(False, "--dry-run", help="Say what would be fetched and run, and how long it should take here; run nothing."),
+    directory: str = DIR_OPTION,
+    results_dir: str = typer.Option(None, "--results", help="Folder of the per-paper results (default results/reproduce); KEY/ inside it."),
+) -> None:
+    """Fetch what a paper's tables need, run every unfinished cell, then print its report
+    and write it as HTML (results/reproduce/KEY/report.html).
+
+    An interrupted reproduction resumes: finished cells are not run again. Without a GPU
+    the CPU rows run and the GPU rows are skipped (each said once)."""
+    from pathlib import Path
+
+    from gpubfs_cli.bench import reproduce as rp
+    from gpubfs_cli.bench.progress import NullProgress, RunProgress
+    from gpubfs_cli.gpu.backend import unavailable_reason
+    from gpubfs_cli.report.command import make_report
+    from gpubfs_cli.report.render import print_rich, render, write_output
+
+    def say(line: str) -> None:
+        console.print(line, markup=False, soft_wrap=True, highlight=False)
+
+    keys = rp.paper_keys_for(paper)
+    for key in keys:  # a bad layout or config list fails before anything is said
+        rp.paper_config_paths(key)
+    root = Path(results_dir) if results_dir else rp.RESULTS_ROOT
+    gpu, cpu = rp.device_label()
+    if gpu is None:
+        say(f"no usable GPU here ({unavailable_reason()}): only the CPU rows run; GPU rows are skipped")
+    rates = rp.measured_rates([Path("results"), *(root / k for k in keys)], gpu, cpu)
+    say(f"estimates for {gpu or 'this CPU'}: from earlier results of this device where there are some, "
+        "else 1 GTEPS (GPU) and 0.05 GTEPS (CPU) per traversal")
+    sweep_cache(directory)
+    outcomes = []
+    for key in keys:
+        outcome = rp.plan_paper(key, root, rates, directory)
+        for plan in outcome.plans:
+            for line in plan.skipped:
+                say(line)
+            for dp in plan.datasets:
+                if dp.spec.name in plan.todo and dp.action != "cached":
+                    say(f"{plan.name}: {dp.spec.name}: {dp.action} first")
+            say(f"{key} · {plan.name}: {plan.cells_to_run()} cell(s) to run, {plan.finished} finished, "
+                f"about {rp.human_seconds(plan.estimate_s)}")
+        total = sum(p.estimate_s for p in outcome.plans)
+        say(f"{key}: {sum(p.cells_to_run() for p in outcome.plans)} cell(s) to run, "
+            f"about {rp.human_seconds(total)} in all; results in {outcome.folder}")
+        outcomes.append(outcome)
+    if dry_run:
+        return
+    progress = (lambda: RunProgress(err_console)) if err_console.is_terminal else NullProgress
+    for outcome in outcomes:
+        rp.run_paper(outcome, rates, say, progress)
+        if outcome.interrupted:
+            err_console.print(f"interrupted: {outcome.folder} keeps what finished; run again to resume",
+                              markup=False)
+            raise typer.Exit(130)
+        files = sorted(outcome.folder.glob("*.json"))
+        if not files:
+            say(f"{outcome.key}: no results here yet, so no report")
+            continue
+        print_rich(make_report(files, paper=outcome.key), console)
+        html = outcome.folder / "report.html"
+        write_output(html, render(make_report(files, paper=outcome.key, fmt="html"), "html"))
+        say(f"{outcome.key}: report written to {html}")
+
+
 # ---------------------------------------------------------------- info
 @app.command("info")
 @user_errors

@@ -59,6 +59,7 @@ class Sample:
     problem: str = DEFAULT_PROBLEM
     measures: dict[str, Any] = field(default_factory=dict)  # depth, max_distance, ...
     counters: dict[str, Any] = field(default_factory=dict)
+    timed_by: str | None = None  # a peer's name where the time and the check are the peer's own
 
     @property
     def depth(self):
@@ -67,6 +68,8 @@ class Sample:
     def to_dict(self) -> dict:
         d = asdict(self)
         d.update(d.pop("measures"))
+        if d["timed_by"] is None:  # only a peer's samples carry the key
+            del d["timed_by"]
         return d
 
     @classmethod

@@ -347,6 +347,11 @@ class Runner:
                 whole(status, why)
                 return uploaded
             prepared("ok", ms=ms, bytes=int(strategy.prepared_bytes()), upload_ms=upload_ms)
+            try:  # a peer runs its whole batch here (core/strategy.py plan_sources)
+                strategy.plan_sources(list(sources))
+            except Exception as exc:
+                whole(*classify(exc))
+                return uploaded
             for mode in modes:
                 label = variant.label + (f" {pp.problem.option_label}" if mode else "")
                 if mode and not cls.supports_predecessors:
@@ -392,8 +397,11 @@ class Runner:
                                     problem=pp.problem.key))
                 self.progress.advance_by(n - i)
                 return
-            reason = references.check(i, result, mode) if references is not None else None
-            checked = references is not None and reason is None
+            peer = result.timed_by is not None  # its own time and check (core/answer.py)
+            if peer and references is not None:
+                result.distances = references.distances(i)  # the measures only; no check
+            reason = references.check(i, result, mode) if references is not None and not peer else None
+            checked = references is not None and reason is None and not peer
             sample = self._measure(name, pp, cls.name, kd, source, ms, result, mode, i == 0, checked)
             if ms > limit_ms:
                 sample.status = "out-of-time"
@@ -403,7 +411,11 @@ class Runner:
                 self._sample(sample)
                 self.progress.advance_by(n - i)
                 return
-            if references is not None:
+            if peer:
+                sample.timed_by, sample.valid = result.timed_by, result.peer_valid
+                if result.peer_valid is False:
+                    sample.status, sample.reason = "wrong-answer", f"{result.timed_by}'s own check found errors"
+            elif references is not None:
                 sample.valid = checked
                 if not checked:
                     sample.status, sample.reason = "wrong-answer", reason

@@ -46,6 +46,6 @@ def timed_call(fn: Callable[[], Any], devices: Sequence[Device] = ()) -> tuple[f
 
 
 def timed_traverse(strategy: Strategy, source: int, predecessors: bool = False) -> tuple[float, Answer]:
-    """(milliseconds, host answer) for one traversal."""
+    """(milliseconds, host answer) for one traversal; a peer's own time where it timed itself."""
     ms, answer = timed_call(lambda: strategy.traverse(source, predecessors), strategy.devices)
-    return ms, answer.to_host()
+    return (answer.time_ms if answer.timed_by is not None else ms), answer.to_host()

@@ -31,6 +31,12 @@ class Answer:
     distances: Any
     parents: Any | None = None
     counters: dict[str, Any] = field(default_factory=dict)
+    # A peer (another project's binary) times and checks itself: timed_by names it,
+    # time_ms is its own figure, peer_valid its own check (None: it checked nothing).
+    # distances is then None; the runner measures with the baseline's answer.
+    timed_by: str | None = None
+    time_ms: float | None = None
+    peer_valid: bool | None = None
 
     def to_host(self) -> Answer:
         counters = {}
@@ -39,4 +45,5 @@ class Answer:
             if isinstance(v, np.ndarray):
                 v = v.item() if v.ndim == 0 else v
             counters[k] = v
-        return Answer(to_host(self.distances), to_host(self.parents), counters)
+        return Answer(to_host(self.distances), to_host(self.parents), counters,
+                      self.timed_by, self.time_ms, self.peer_valid)

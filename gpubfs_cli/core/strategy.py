@@ -91,6 +91,10 @@ class Strategy:
         """One-time work per graph (COO copies, splitting, buffers). Timed separately."""
         self.graph = graph
 
+    def plan_sources(self, sources: list[int]) -> None:
+        """The sources traverse() will be asked for, in order, told before the warm-up
+        (a peer runs them in one batch). Nothing to do for gpubfs's own strategies."""
+
     def traverse(self, source: int, predecessors: bool = False) -> Answer:
         raise NotImplementedError
 

@@ -21,7 +21,7 @@ from gpubfs_cli.bench.status import STATUSES
 from gpubfs_cli.errors import UserError
 
 _REQUIRED = ("dataset", "strategy", "source", "status")
-_SAMPLE_FIELDS = {"dataset", "strategy", "knobs", "source", "time_ms", "reached", "edges", "valid",
+_SAMPLE_FIELDS = {"timed_by", "dataset", "strategy", "knobs", "source", "time_ms", "reached", "edges", "valid",
                   "status", "predecessors", "reason", "low_reach", "problem", "counters"}
 
 
@@ -137,6 +137,7 @@ _SAMPLE_SPEC = {
     "low_reach": (_bool, "true or false"),
     "reason": _OPT_STRING,
     "counters": (lambda v: isinstance(v, dict), "an object"),
+    "timed_by": _OPT_STRING,
 }
 _DATASET_SPEC = {
     "n": (_integer, "a whole number"),

@@ -1,0 +1,86 @@
+"""peer.gunrock with a stub binary that writes a metrics JSON like Gunrock's (CPU), and the
+real binary from ../shared/peers/gunrock on a GPU."""
+
+from __future__ import annotations
+
+import json
+import os
+import stat
+from pathlib import Path
+
+import pytest
+
+from gpubfs_cli.bench.config import build_config
+from gpubfs_cli.bench.runner import Runner
+
+PEER = Path(__file__).resolve().parents[4] / "shared" / "peers" / "gunrock" / "bfs"
+
+STUB = """#!/usr/bin/env python3
+import json, sys
+a = sys.argv[1:]
+srcs = a[a.index("-s") + 1].split(",")
+assert open(a[a.index("-m") + 1]).readline().startswith("%%MatrixMarket")
+out = a[a.index("-d") + 1] + "/" + a[a.index("-f") + 1]
+json.dump({"srcs": [int(s) for s in srcs], "process_times": [0.5 + i for i in range(len(srcs))]}, open(out, "w"))
+print("Number of errors : ERRORS")
+"""
+
+
+def stub(tmp_path: Path, errors: int = 0) -> Path:
+    path = tmp_path / "bfs"
+    path.write_text(STUB.replace("ERRORS", str(errors)))
+    path.chmod(path.stat().st_mode | stat.S_IEXEC)
+    return path
+
+
+def run(tmp_path: Path, env: dict, monkeypatch, strategies=("peer.gunrock",), sources: int = 3) -> dict:
+    for k, v in env.items():
+        monkeypatch.setenv(k, v)
+    cfg = build_config({"datasets": ["smoke-gnm"], "strategies": list(strategies), "sources": sources,
+                        "data_dir": str(tmp_path / "data"), "warmup": 1})
+    return Runner(cfg, environment={}, out_path=tmp_path / "r.json").run().doc
+
+
+def test_stub_times_are_the_peers_second_pass(tmp_path, monkeypatch):
+    doc = run(tmp_path, {"GPUBFS_GUNROCK_BFS": str(stub(tmp_path))}, monkeypatch)
+    samples = [s for s in doc["samples"] if s["strategy"] == "peer.gunrock"]
+    assert [s["time_ms"] for s in samples] == [3.5, 4.5, 5.5]  # runs 4..6 of 6
+    assert all(s["timed_by"] == "peer.gunrock" and s["status"] == "ok" for s in samples)
+    assert [s["valid"] for s in samples] == [None, None, True]  # the peer checks its last source only
+    assert all(s["edges"] > 0 for s in samples)  # the baseline's answer gives the rate's edges
+
+
+def test_peer_errors_make_a_wrong_answer(tmp_path, monkeypatch):
+    doc = run(tmp_path, {"GPUBFS_GUNROCK_BFS": str(stub(tmp_path, errors=7))}, monkeypatch)
+    last = [s for s in doc["samples"] if s["strategy"] == "peer.gunrock"][-1]
+    assert last["status"] == "wrong-answer" and "own check" in last["reason"]
+
+
+def test_unavailable_with_the_reason(tmp_path, monkeypatch):
+    monkeypatch.delenv("GPUBFS_GUNROCK_BFS", raising=False)
+    doc = run(tmp_path, {}, monkeypatch, strategies=("cpu.sequential", "peer.gunrock"))
+    (s,) = [s for s in doc["samples"] if s["strategy"] == "peer.gunrock"]
+    assert s["status"] == "unavailable" and "GPUBFS_GUNROCK_BFS" in s["reason"]
+    doc = run(tmp_path, {"GPUBFS_GUNROCK_BFS": str(tmp_path / "nope")}, monkeypatch)
+    (s,) = doc["samples"]
+    assert s["status"] == "unavailable" and "not an executable file" in s["reason"]
+
+
+def test_a_failing_binary_is_an_error_cell(tmp_path, monkeypatch):
+    bad = tmp_path / "bfs"
+    bad.write_text("#!/bin/sh\necho boom >&2\nexit 3\n")
+    bad.chmod(0o755)
+    doc = run(tmp_path, {"GPUBFS_GUNROCK_BFS": str(bad)}, monkeypatch)
+    assert {s["status"] for s in doc["samples"]} == {"error"}
+    assert "exited with 3: boom" in doc["samples"][0]["reason"]
+
+
+@pytest.mark.gpu
+def test_real_gunrock_on_the_device(tmp_path, monkeypatch):
+    if not os.access(PEER, os.X_OK):
+        pytest.skip(f"Gunrock binary not found at {PEER}")
+    doc = run(tmp_path, {"GPUBFS_GUNROCK_BFS": str(PEER)}, monkeypatch, sources=5)
+    samples = [s for s in doc["samples"] if s["strategy"] == "peer.gunrock"]
+    assert len(samples) == 5 and all(s["status"] == "ok" and s["time_ms"] > 0 for s in samples)
+    assert samples[-1]["valid"] is True
+    json.dumps(doc)

@@ -1,0 +1,132 @@
+"""`gpubfs reproduce` through CliRunner on a tiny paper-like set (no GPU, no network).
+
+A temporary papers folder holds a copy of the luo layout whose `configs:` names one run
+config of a temporary experiments folder (smoke graphs, cpu.sequential and a GPU strategy),
+and a catalogue entry whose download cannot be had (a loopback URL nobody serves).
+"""
+
+from __future__ import annotations
+
+import re
+import shutil
+from pathlib import Path
+
+import pytest
+from typer.testing import CliRunner
+
+from gpubfs_cli.bench.results import load_results
+from gpubfs_cli.cli import app
+from gpubfs_cli.datasets import catalogue
+from gpubfs_cli.gpu import backend
+
+runner = CliRunner()
+REPO = Path(__file__).resolve().parents[1]
+
+UNREACHABLE = """
+  offline-graph:
+    kind: download
+    description: "a download that cannot be had here"
+    urls: ["http://127.0.0.1:9/offline.mtx"]
+    format: mtx
+    expected: {n: 1000, m: 5000}
+"""
+
+
+@pytest.fixture
+def paper(tmp_path, monkeypatch):
+    """A papers folder with `tiny` (luo's layout) whose configs list is [tiny-run]."""
+    monkeypatch.setattr(backend, "unavailable_reason", lambda: "disabled for this test")
+    papers = tmp_path / "configs" / "papers"
+    experiments = tmp_path / "configs" / "experiments"
+    papers.mkdir(parents=True)
+    experiments.mkdir()
+    text = (REPO / "configs" / "papers" / "luo.yaml").read_text()
+    text = text.replace("key: luo", "key: tiny").replace("configs: [luo]", "configs: [tiny-run]")
+    (papers / "tiny.yaml").write_text(text)
+    (experiments / "tiny-run.yaml").write_text(
+        "name: tiny-run\n"
+        "datasets: [smoke-gnm, smoke-grid, offline-graph]\n"
+        "strategies: [cpu.sequential, merrill.hybrid]\n"
+        "sources: 2\nwarmup: 0\nrequire_gpu: true\n"
+    )
+    cat = tmp_path / "datasets.yaml"
+    cat.write_text((REPO / "configs" / "datasets.yaml").read_text().rstrip("\n") + "\n" + UNREACHABLE)
+    monkeypatch.setenv("GPUBFS_PAPERS_DIR", str(papers))
+    monkeypatch.setenv(catalogue.CATALOGUE_ENV, str(cat))
+    return tmp_path
+
+
+def invoke(tmp: Path, *extra: str):
+    return runner.invoke(app, ["reproduce", "tiny", "--dir", str(tmp / "data"), "--results", str(tmp / "out"), *extra])
+
+
+def test_dry_run_lists_the_plan_and_runs_nothing(paper):
+    result = invoke(paper, "--dry-run")
+    assert result.exit_code == 0, result.output
+    out = result.output
+    assert "no usable GPU here (disabled for this test): only the CPU rows run" in out
+    assert "tiny-run: bfs merrill.hybrid: not run here: disabled for this test" in out
+    assert "tiny-run: smoke-gnm: generate first" in out
+    assert "tiny-run: offline-graph: fetch first" in out
+    # 3 graphs x cpu.sequential
+    assert re.search(r"tiny · tiny-run: 3 cell\(s\) to run, 0 finished, about \d+ (s|min)", out)
+    assert not (paper / "out").exists() and not (paper / "data").exists()
+
+
+def test_runs_skips_what_cannot_be_had_then_resumes(paper):
+    result = invoke(paper)
+    assert result.exit_code == 0, result.output
+    out = result.output
+    assert re.search(r"tiny-run: offline-graph: skipped, cannot be had here: .+", out)
+    files = sorted((paper / "out" / "tiny").glob("*.json"))
+    assert len(files) == 1
+    doc = load_results(files[0])
+    assert set(doc["datasets"]) == {"smoke-gnm", "smoke-grid"}
+    assert {s["strategy"] for s in doc["samples"]} == {"cpu.sequential"}
+    assert "tiny: report written to" in out
+    assert (paper / "out" / "tiny" / "report.html").read_text().lstrip().lower().startswith("<!doctype html")
+
+    again = invoke(paper)
+    assert again.exit_code == 0, again.output
+    # the two smoke cells are finished; the graph that cannot be had is tried again
+    assert "tiny · tiny-run: 1 cell(s) to run, 2 finished" in again.output, again.output
+    assert "tiny-run: offline-graph: skipped, cannot be had here" in again.output
+    assert sorted((paper / "out" / "tiny").glob("*.json")) == files  # nothing ran
+
+
+def test_an_unfinished_cell_runs_again(paper):
+    assert invoke(paper).exit_code == 0
+    (path,) = (paper / "out" / "tiny").glob("*.json")
+    doc = load_results(path)
+    # cut smoke-gnm's cell to one of its two sources: an interrupted run's leftovers
+    cut = [s for s in doc["samples"] if s["dataset"] == "smoke-gnm"][1:]
+    doc["samples"] = [s for s in doc["samples"] if s not in cut]
+    from gpubfs_cli.bench.results import write_results
+
+    write_results(path, doc)
+    result = invoke(paper, "--dry-run")
+    assert "tiny · tiny-run: 2 cell(s) to run, 1 finished" in result.output, result.output
+    assert invoke(paper).exit_code == 0
+    new = [p for p in (paper / "out" / "tiny").glob("*.json") if p != path]
+    assert len(new) == 1 and set(load_results(new[0])["datasets"]) == {"smoke-gnm"}
+
+
+def test_unknown_paper_and_missing_configs_are_one_line(paper):
+    result = runner.invoke(app, ["reproduce", "tinny", "--dry-run"])
+    assert result.exit_code == 2
+    assert "unknown paper 'tinny'" in result.output and "tiny" in result.output
+    shutil.copy(paper / "configs" / "papers" / "tiny.yaml", paper / "configs" / "papers" / "bad.yaml")
+    bad = paper / "configs" / "papers" / "bad.yaml"
+    bad.write_text(bad.read_text().replace("key: tiny", "key: bad").replace("configs: [tiny-run]", "configs: [nope]"))
+    result = runner.invoke(app, ["reproduce", "bad", "--dry-run"])
+    assert result.exit_code == 2
+    assert len(result.output.strip().splitlines()) == 1
+    assert "bad.yaml: configs[0]: no run config" in result.output
+
+
+def test_every_paper_names_existing_configs():
+    from gpubfs_cli.bench.reproduce import paper_config_paths
+    from gpubfs_cli.report.papers import load_all
+
+    for p in load_all():
+        assert paper_config_paths(p.key), p.key
