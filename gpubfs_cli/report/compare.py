@@ -1,0 +1,86 @@
+"""One --compare cell: B's times against A's, called FASTER / SLOWER only beyond the noise.
+
+The ratio is time of A / time of B (> 1: B is faster). When both groups ran the same
+sources it is paired: the median of the per-source ratios, with a bootstrap interval
+over sources. Otherwise it is median(A) / median(B), with a bootstrap of each side.
+A verdict needs both:
+- the 95% interval excludes 1 (the difference is beyond the run-to-run noise), and
+- the ratio is at least MIN_CHANGE away from 1 (a real but tiny drift, e.g. a warmer
+  machine, is SAME, as asv's and nvbench_compare's thresholds treat it).
+With fewer than MIN_SAMPLES on either side there is no interval and no verdict.
+A regression for --fail-on-regression PCT: the whole interval says B takes more than
+(1 + PCT/100) times A's time, so one noisy ratio never fails a build.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from gpubfs_cli.bench.groups import Group
+from gpubfs_cli.bench.statistics import BOOTSTRAP_LEVEL, bootstrap_ratio, ratio_estimate
+from gpubfs_cli.report.aggregate import fmt_spread, status_text
+from gpubfs_cli.report.table import Cell, fmt_number
+
+MIN_SAMPLES = 3
+MIN_CHANGE = 0.10  # ratios within 10% of 1 are SAME whatever the interval says
+VERDICTS = ("SAME", "FASTER", "SLOWER")
+COMPARE_NOTE = (
+    f"FASTER / SLOWER: B's time differs from A's beyond the noise: the {BOOTSTRAP_LEVEL:.0%} "
+    "bootstrap interval of the ratio (paired by source when both ran the same sources, "
+    "else of the two medians) excludes 1 and the ratio is more than "
+    f"{MIN_CHANGE:.0%} from 1; SAME otherwise; no verdict with fewer than {MIN_SAMPLES} samples a side"
+)
+
+
+def verdict(ratio: float, low: float, high: float) -> str:
+    if low > 1 and ratio >= 1 + MIN_CHANGE:
+        return "FASTER"
+    if high < 1 and ratio <= 1 / (1 + MIN_CHANGE):
+        return "SLOWER"
+    return "SAME"
+
+
+def is_regression(high: float, fail_pct: float | None) -> bool:
+    """B slower than A by more than fail_pct percent over the whole interval."""
+    return fail_pct is not None and high < 1 / (1 + fail_pct / 100)
+
+
+def times_of(a: Group, b: Group) -> tuple[list[float], list[float], bool]:
+    """Per-source times paired when both ran the same sources, else every ok sample."""
+    if a.times and set(a.times) == set(b.times):
+        sources = sorted(a.times)
+        return [a.times[s] for s in sources], [b.times[s] for s in sources], True
+    return ([float(s.time_ms) for s in a.ok_samples()], [float(s.time_ms) for s in b.ok_samples()], False)
+
+
+def compare_cell(a: Group | None, b: Group | None, knob: str | None,
+                 fail_pct: float | None = None) -> tuple[Cell, dict[str, Any]]:
+    """The cell and its JSON entry (ratio, interval, pairing, verdict, regression)."""
+    data: dict[str, Any] = {"ratio": None, "low": None, "high": None, "paired": None, "samples": None,
+                            "verdict": None, "significant": False, "regression": False}
+    cell = _cell(a, b, knob, fail_pct, data)
+    data["text"] = cell.text
+    return cell, data
+
+
+def _cell(a, b, knob, fail_pct, data) -> Cell:
+    if a is None or b is None:
+        return Cell("missing", status="missing")
+    for side, g in (("A", a), ("B", b)):
+        if g.status != "ok":
+            return Cell(f"{side}: {status_text(g.status, g.reason)}", status=g.status, reason=g.reason)
+    ta, tb, paired = times_of(a, b)
+    if min(tb) <= 0:
+        return Cell("n/a: a zero time", status="n/a", reason="a zero time")
+    suffix = f" ({knob})" if knob else ""
+    data.update(paired=paired, samples=[len(ta), len(tb)])
+    if min(len(ta), len(tb)) < MIN_SAMPLES:
+        ratio = ratio_estimate(ta, tb, paired)
+        data["ratio"] = ratio
+        return Cell(f"{fmt_number(ratio)}x (too few samples){suffix}", value=ratio, knob=knob)
+    ratio, low, high = bootstrap_ratio(ta, tb, paired)
+    word = verdict(ratio, low, high)
+    data.update(ratio=ratio, low=low, high=high, verdict=word, significant=word != "SAME",
+                regression=is_regression(high, fail_pct))
+    text = f"{fmt_number(ratio)}x {word}{fmt_spread(low, high)}{suffix}"
+    return Cell(text, value=ratio, knob=knob, low=low, high=high)
