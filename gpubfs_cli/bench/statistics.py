@@ -68,6 +68,21 @@ def median_iqr(values: Sequence[float]) -> tuple[float, float, float]:
     return float(med), float(q25), float(q75)
 
 
+def relative_noise(values: Sequence[float]) -> float:
+    """The spread of single measurements relative to their median: the interquartile
+    range / 1.349 (a standard deviation that one outlier does not inflate) / median."""
+    med, q25, q75 = median_iqr(values)
+    return float((q75 - q25) / 1.349 / med) if med > 0 else float("inf")
+
+
+def ratio_noise(a: Sequence[float], b: Sequence[float], paired: bool) -> float:
+    """How much one ratio a/b varies from measurement to measurement: the relative
+    noise of the per-source ratios (paired), else the two sides' noises combined."""
+    if paired:
+        return relative_noise(np.asarray(a, dtype=np.float64) / np.asarray(b, dtype=np.float64))
+    return float(np.hypot(relative_noise(a), relative_noise(b)))
+
+
 def ratio_estimate(a: Sequence[float], b: Sequence[float], paired: bool) -> float:
     """The median of the per-source ratios a[i] / b[i] (paired), else median(a) / median(b)."""
     if paired:

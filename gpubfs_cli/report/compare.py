@@ -3,10 +3,13 @@
 The ratio is time of A / time of B (> 1: B is faster). When both groups ran the same
 sources it is paired: the median of the per-source ratios, with a bootstrap interval
 over sources. Otherwise it is median(A) / median(B), with a bootstrap of each side.
-A verdict needs both:
-- the 95% interval excludes 1 (the difference is beyond the run-to-run noise), and
-- the ratio is at least MIN_CHANGE away from 1 (a real but tiny drift, e.g. a warmer
-  machine, is SAME, as asv's and nvbench_compare's thresholds treat it).
+A verdict needs the whole 95% interval outside a band around 1 of half-width
+max(MIN_CHANGE, noise), noise being how much a single per-source ratio varies (the
+robust relative standard deviation of the ratios; of each side's times when unpaired).
+So a difference must be beyond the uncertainty of the median (the interval) and larger
+than the measurements' own scatter (as nvbench_compare asks of its noise) and than
+MIN_CHANGE (as asv's factor does): two runs of one config on a loaded machine, whose
+single timings drift by 10-30%, read SAME.
 With fewer than MIN_SAMPLES on either side there is no interval and no verdict.
 A regression for --fail-on-regression PCT: the whole interval says B takes more than
 (1 + PCT/100) times A's time, so one noisy ratio never fails a build.
@@ -17,7 +20,7 @@ from __future__ import annotations
 from typing import Any
 
 from gpubfs_cli.bench.groups import Group
-from gpubfs_cli.bench.statistics import BOOTSTRAP_LEVEL, bootstrap_ratio, ratio_estimate
+from gpubfs_cli.bench.statistics import BOOTSTRAP_LEVEL, bootstrap_ratio, ratio_estimate, ratio_noise
 from gpubfs_cli.report.aggregate import fmt_spread, status_text
 from gpubfs_cli.report.table import Cell, fmt_number
 
@@ -25,17 +28,18 @@ MIN_SAMPLES = 3
 MIN_CHANGE = 0.10  # ratios within 10% of 1 are SAME whatever the interval says
 VERDICTS = ("SAME", "FASTER", "SLOWER")
 COMPARE_NOTE = (
-    f"FASTER / SLOWER: B's time differs from A's beyond the noise: the {BOOTSTRAP_LEVEL:.0%} "
-    "bootstrap interval of the ratio (paired by source when both ran the same sources, "
-    "else of the two medians) excludes 1 and the ratio is more than "
-    f"{MIN_CHANGE:.0%} from 1; SAME otherwise; no verdict with fewer than {MIN_SAMPLES} samples a side"
+    f"FASTER / SLOWER: the whole {BOOTSTRAP_LEVEL:.0%} bootstrap interval of the ratio (paired by "
+    "source when both ran the same sources, else of the two medians) lies beyond 1 +- "
+    f"max({MIN_CHANGE:.0%}, the scatter of single ratios); SAME otherwise; no verdict with fewer "
+    f"than {MIN_SAMPLES} samples a side"
 )
 
 
-def verdict(ratio: float, low: float, high: float) -> str:
-    if low > 1 and ratio >= 1 + MIN_CHANGE:
+def verdict(low: float, high: float, noise: float) -> str:
+    band = 1 + max(MIN_CHANGE, noise)
+    if low > band:
         return "FASTER"
-    if high < 1 and ratio <= 1 / (1 + MIN_CHANGE):
+    if high < 1 / band:
         return "SLOWER"
     return "SAME"
 
@@ -56,7 +60,7 @@ def times_of(a: Group, b: Group) -> tuple[list[float], list[float], bool]:
 def compare_cell(a: Group | None, b: Group | None, knob: str | None,
                  fail_pct: float | None = None) -> tuple[Cell, dict[str, Any]]:
     """The cell and its JSON entry (ratio, interval, pairing, verdict, regression)."""
-    data: dict[str, Any] = {"ratio": None, "low": None, "high": None, "paired": None, "samples": None,
+    data: dict[str, Any] = {"ratio": None, "low": None, "high": None, "noise": None, "paired": None, "samples": None,
                             "verdict": None, "significant": False, "regression": False}
     cell = _cell(a, b, knob, fail_pct, data)
     data["text"] = cell.text
@@ -79,8 +83,9 @@ def _cell(a, b, knob, fail_pct, data) -> Cell:
         data["ratio"] = ratio
         return Cell(f"{fmt_number(ratio)}x (too few samples){suffix}", value=ratio, knob=knob)
     ratio, low, high = bootstrap_ratio(ta, tb, paired)
-    word = verdict(ratio, low, high)
-    data.update(ratio=ratio, low=low, high=high, verdict=word, significant=word != "SAME",
+    noise = ratio_noise(ta, tb, paired)
+    word = verdict(low, high, noise)
+    data.update(ratio=ratio, low=low, high=high, noise=noise, verdict=word, significant=word != "SAME",
                 regression=is_regression(high, fail_pct))
     text = f"{fmt_number(ratio)}x {word}{fmt_spread(low, high)}{suffix}"
     return Cell(text, value=ratio, knob=knob, low=low, high=high)

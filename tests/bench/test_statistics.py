@@ -63,3 +63,11 @@ def test_unpaired_ratio_of_medians_interval_covers_it():
     est, lo, hi = bootstrap_ratio(a, b, paired=False)
     assert est == pytest.approx(ratio_estimate(a, b, paired=False))
     assert lo < 1 < hi
+
+
+def test_relative_noise_ignores_one_outlier():
+    from gpubfs_cli.bench.statistics import ratio_noise, relative_noise
+
+    assert relative_noise([1.0] * 7 + [40.0]) == 0.0
+    assert relative_noise([0.9, 1.0, 1.1, 1.0]) == pytest.approx((1.025 - 0.975) / 1.349)
+    assert ratio_noise([2.0, 4.0, 6.0], [1.0, 2.0, 3.0], paired=True) == 0.0  # a constant 2x
