@@ -220,6 +220,7 @@ def report(
     rows: str = typer.Option("auto", "--rows", help="datasets, strategies, or auto (the more numerous down the page)."),
     teps: str = typer.Option("edges", "--teps", help="TEPS convention: edges (out-degrees of the reached vertices, directed) or graph500 (undirected input edges)."),
     fail_on_regression: float = typer.Option(None, "--fail-on-regression", metavar="PCT", help="With --compare: exit 1 when a cell of B is slower than A by more than PCT percent beyond the noise."),
+    min_change: float = typer.Option(10.0, "--min-change", metavar="PCT", help="With --compare: the smallest change (percent) called FASTER / SLOWER; raise it on a shared, noisy machine."),
 ) -> None:
     """Tables from results files: datasets x strategies, a paper's layout, or A vs B."""
     from pathlib import Path
@@ -234,6 +235,7 @@ def report(
         [Path(r) for r in results or []], metric=metric, fmt=fmt, paper=paper,
         compare_files=(Path(compare_files[0]), Path(compare_files[1])) if compare_files else None,
         plot_dir=Path(plot) if plot else None, rows=rows, teps=teps, fail_on_regression=fail_on_regression,
+        min_change=min_change,
     )
     if out is None and fmt == "table":
         print_rich(doc, console)

@@ -308,3 +308,14 @@ def test_terminal_shortens_reasons_csv_keeps_them(results):
     rows = list(csv.DictReader(io.StringIO(r.stdout)))
     luo = next(x for x in rows if x["row"] == "g2" and x["column"] == "luo.hierarchical")
     assert luo["text"] == "unavailable: no usable GPU: CuPy is not installed"
+
+
+def test_min_change_sets_the_smallest_change_named(tmp_path, results):
+    a, b = _compare_files(tmp_path, [t * 1.3 for t in [1.0, 1.3, 0.9, 1.1, 1.2, 1.0, 0.8, 1.1]])  # 30% slower
+    verdict = {}
+    for pct in ("10", "50"):
+        r = runner.invoke(app, ["report", "--compare", a, b, "--min-change", pct, "--format", "json"])
+        assert r.exit_code == 0, r.output
+        verdict[pct] = json.loads(r.stdout)["cells"][0]["verdict"]
+    assert verdict == {"10": "SLOWER", "50": "SAME"}
+    _one_line_error(runner.invoke(app, ["report", "--compare", a, b, "--min-change", "-1"]), "--min-change")

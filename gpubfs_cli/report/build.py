@@ -17,7 +17,7 @@ from gpubfs_cli.report.aggregate import (
     short_reason,
 )
 from gpubfs_cli.errors import UserError, unknown_name
-from gpubfs_cli.report.compare import COMPARE_NOTE, VERDICTS, compare_cell
+from gpubfs_cli.report.compare import MIN_CHANGE, VERDICTS, compare_cell, compare_note
 from gpubfs_cli.report.load import Results
 from gpubfs_cli.report.table import Cell, Document, Table, label
 
@@ -185,13 +185,14 @@ def _pick(agg_a: Aggregate, agg_b: Aggregate, ds: str, strategy: str, pred: bool
     return va[key], vb[key], knob
 
 
-def compare(a: Results, b: Results, fail_pct: float | None = None) -> Document:
+def compare(a: Results, b: Results, fail_pct: float | None = None, min_change: float = MIN_CHANGE) -> Document:
     """B vs A per cell (compare.py has the statistics); `fail_pct` marks the cells where
-    B is slower than A by more than that many percent beyond the noise."""
+    B is slower than A by more than that many percent beyond the noise; `min_change`
+    (a fraction) is the smallest change a verdict names."""
     problems = sorted(set(a.problem_keys()) | set(b.problem_keys()), key=lambda p: (p != "bfs", p))
     tables, cells_data = [], []
     for problem in problems or ["bfs"]:
-        tables.append(_compare_table(a, b, problem, len(problems) > 1, cells_data, fail_pct))
+        tables.append(_compare_table(a, b, problem, len(problems) > 1, cells_data, fail_pct, min_change))
     if not any(c["ratio"] is not None for c in cells_data):
         raise UserError(f"{a.files[0]} and {b.files[0]}: no (dataset, strategy) measured in both, "
                         "nothing to compare")
@@ -218,7 +219,7 @@ def regression_label(c: dict) -> str:
 
 
 def _compare_table(a: Results, b: Results, problem: str, several: bool, cells_data: list,
-                   fail_pct: float | None) -> Table:
+                   fail_pct: float | None, min_change: float) -> Table:
     agg_a, agg_b = Aggregate(a, problem), Aggregate(b, problem)
     cols = sorted(set(agg_a.columns()) | set(agg_b.columns()),
                   key=lambda c: (c[0] != agg_a.baseline_name, c[0], c[1]))
@@ -236,11 +237,11 @@ def _compare_table(a: Results, b: Results, problem: str, several: bool, cells_da
             if ga is None:
                 ga = next(iter(agg_a.variants(ds, strategy, pred)), None)
                 gb = next(iter(agg_b.variants(ds, strategy, pred)), None)
-            cell, data = compare_cell(ga, gb, knob, fail_pct)
+            cell, data = compare_cell(ga, gb, knob, fail_pct, min_change)
             row.append(cell)
             cells_data.append({"dataset": ds, "problem": problem, "strategy": strategy,
                                "predecessors": pred, **data})
         table.rows.append(row)
-    table.footnotes.append(COMPARE_NOTE)
+    table.footnotes.append(compare_note(min_change))
     add_cell_footnotes(table)
     return table

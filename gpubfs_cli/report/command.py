@@ -27,6 +27,7 @@ def make_report(
     rows: str = "auto",
     teps: str = "edges",
     fail_on_regression: float | None = None,
+    min_change: float = 10.0,
 ) -> Document:
     """The document to render; plots (if asked) are written here and listed in its notes.
 
@@ -34,7 +35,8 @@ def make_report(
     strategies as rows; auto puts whichever is more numerous down the page. CSV and JSON
     keep datasets as rows. `teps` is the TEPS convention of every rate (edges |
     graph500). `fail_on_regression` (a percentage, --compare only) lists in
-    `doc.data["regressions"]` the cells where B got slower beyond the noise."""
+    `doc.data["regressions"]` the cells where B got slower beyond the noise;
+    `min_change` (a percentage) is the smallest change --compare calls FASTER/SLOWER."""
     check_metric(metric)
     check_format(fmt)
     check_teps(teps)
@@ -45,12 +47,15 @@ def make_report(
             raise UserError("--fail-on-regression needs --compare BASE NEW")
         if not fail_on_regression >= 0:  # also refuses NaN
             raise UserError(f"--fail-on-regression: expected a percentage >= 0, got {fail_on_regression}")
+    if not 0 <= min_change < 1e6:
+        raise UserError(f"--min-change: expected a percentage >= 0, got {min_change}")
     if compare_files is not None:
         if paper is not None:
             raise UserError("--compare and --paper cannot be combined")
         if files:
             raise UserError("--compare takes its two files itself; give no other results files")
-        doc = compare(load_many([compare_files[0]]), load_many([compare_files[1]]), fail_on_regression)
+        doc = compare(load_many([compare_files[0]]), load_many([compare_files[1]]), fail_on_regression,
+                      min_change / 100)
         results = None
     else:
         paths = list(files) if files else [latest_results()]

@@ -27,16 +27,15 @@ from gpubfs_cli.report.table import Cell, fmt_number
 MIN_SAMPLES = 3
 MIN_CHANGE = 0.10  # ratios within 10% of 1 are SAME whatever the interval says
 VERDICTS = ("SAME", "FASTER", "SLOWER")
-COMPARE_NOTE = (
-    f"FASTER / SLOWER: the whole {BOOTSTRAP_LEVEL:.0%} bootstrap interval of the ratio (paired by "
-    "source when both ran the same sources, else of the two medians) lies beyond 1 +- "
-    f"max({MIN_CHANGE:.0%}, the scatter of single ratios); SAME otherwise; no verdict with fewer "
-    f"than {MIN_SAMPLES} samples a side"
-)
+def compare_note(min_change: float) -> str:
+    return (f"FASTER / SLOWER: the whole {BOOTSTRAP_LEVEL:.0%} bootstrap interval of the ratio (paired "
+            "by source when both ran the same sources, else of the two medians) lies beyond 1 +- "
+            f"max({min_change:.0%}, the scatter of single ratios); SAME otherwise; no verdict with fewer "
+            f"than {MIN_SAMPLES} samples a side")
 
 
-def verdict(low: float, high: float, noise: float) -> str:
-    band = 1 + max(MIN_CHANGE, noise)
+def verdict(low: float, high: float, noise: float, min_change: float = MIN_CHANGE) -> str:
+    band = 1 + max(min_change, noise)
     if low > band:
         return "FASTER"
     if high < 1 / band:
@@ -58,16 +57,16 @@ def times_of(a: Group, b: Group) -> tuple[list[float], list[float], bool]:
 
 
 def compare_cell(a: Group | None, b: Group | None, knob: str | None,
-                 fail_pct: float | None = None) -> tuple[Cell, dict[str, Any]]:
+                 fail_pct: float | None = None, min_change: float = MIN_CHANGE) -> tuple[Cell, dict[str, Any]]:
     """The cell and its JSON entry (ratio, interval, pairing, verdict, regression)."""
     data: dict[str, Any] = {"ratio": None, "low": None, "high": None, "noise": None, "paired": None, "samples": None,
                             "verdict": None, "significant": False, "regression": False}
-    cell = _cell(a, b, knob, fail_pct, data)
+    cell = _cell(a, b, knob, fail_pct, min_change, data)
     data["text"] = cell.text
     return cell, data
 
 
-def _cell(a, b, knob, fail_pct, data) -> Cell:
+def _cell(a, b, knob, fail_pct, min_change, data) -> Cell:
     if a is None or b is None:
         return Cell("missing", status="missing")
     for side, g in (("A", a), ("B", b)):
@@ -84,7 +83,7 @@ def _cell(a, b, knob, fail_pct, data) -> Cell:
         return Cell(f"{fmt_number(ratio)}x (too few samples){suffix}", value=ratio, knob=knob)
     ratio, low, high = bootstrap_ratio(ta, tb, paired)
     noise = ratio_noise(ta, tb, paired)
-    word = verdict(low, high, noise)
+    word = verdict(low, high, noise, min_change)
     data.update(ratio=ratio, low=low, high=high, noise=noise, verdict=word, significant=word != "SAME",
                 regression=is_regression(high, fail_pct))
     text = f"{fmt_number(ratio)}x {word}{fmt_spread(low, high)}{suffix}"
