@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 
 from gpubfs_cli.bench.status import RUN_FAILURES
+from gpubfs_cli.errors import UserError, unknown_name
 from gpubfs_cli.report.aggregate import (
     COUNTER_PREFIX,
     LOW_REACH_NOTE,
@@ -16,10 +17,10 @@ from gpubfs_cli.report.aggregate import (
     metric_title,
     short_reason,
 )
-from gpubfs_cli.errors import UserError, unknown_name
 from gpubfs_cli.report.compare import MIN_CHANGE, VERDICTS, compare_cell, compare_note
 from gpubfs_cli.report.load import Results
 from gpubfs_cli.report.table import Cell, Document, Table, label
+
 
 def check_metric(metric: str) -> str:
     if not is_metric(metric):

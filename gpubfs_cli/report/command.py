@@ -6,7 +6,14 @@ from pathlib import Path
 from typing import Any
 
 from gpubfs_cli.errors import UserError, unknown_name
-from gpubfs_cli.report.build import check_metric, check_teps, compare, overview, shorten_reasons, transpose
+from gpubfs_cli.report.build import (
+    check_metric,
+    check_teps,
+    compare,
+    overview,
+    shorten_reasons,
+    transpose,
+)
 from gpubfs_cli.report.layouts import paper_document
 from gpubfs_cli.report.load import latest_results, load_many
 from gpubfs_cli.report.papers import load_all, load_paper

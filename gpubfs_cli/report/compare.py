@@ -20,7 +20,12 @@ from __future__ import annotations
 from typing import Any
 
 from gpubfs_cli.bench.groups import Group
-from gpubfs_cli.bench.statistics import BOOTSTRAP_LEVEL, bootstrap_ratio, ratio_estimate, ratio_noise
+from gpubfs_cli.bench.statistics import (
+    BOOTSTRAP_LEVEL,
+    bootstrap_ratio,
+    ratio_estimate,
+    ratio_noise,
+)
 from gpubfs_cli.report.aggregate import fmt_spread, status_text
 from gpubfs_cli.report.table import Cell, fmt_number
 

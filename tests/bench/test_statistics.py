@@ -1,8 +1,7 @@
 """summarize(): time statistics and harmonic-mean rates."""
 
-import pytest
-
 import numpy as np
+import pytest
 
 from gpubfs_cli.bench.statistics import (
     ALL_LOW_REACH,

@@ -5,7 +5,13 @@ from __future__ import annotations
 import pytest
 
 from gpubfs_cli.bench.statistics import ALL_LOW_REACH
-from gpubfs_cli.report.aggregate import NO_GRAPH500_COUNT, Aggregate, knob_label, short_reason, status_text
+from gpubfs_cli.report.aggregate import (
+    NO_GRAPH500_COUNT,
+    Aggregate,
+    knob_label,
+    short_reason,
+    status_text,
+)
 from gpubfs_cli.report.build import overview, shorten_reasons
 from gpubfs_cli.report.load import load_many
 from tests.report.docs import EDGES, SOURCES, dataset_entry, document, main_doc, sample, write
