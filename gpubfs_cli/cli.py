@@ -215,9 +215,12 @@ def report(
     fmt: str = typer.Option("table", "--format", help="table, md, csv, json or html."),
     out: str = typer.Option(None, "--out", help="Write the report to FILE instead of the terminal."),
     paper: str = typer.Option(None, "--paper", help="A paper's table layout, published | measured (gpubfs list papers)."),
-    compare_files: tuple[str, str] = typer.Option(None, "--compare", help="A B: per-cell time ratio, marked only beyond the run-to-run spread."),
+    compare_files: tuple[str, str] = typer.Option(None, "--compare", help="A B: per-cell time ratio with a bootstrap interval; SAME / FASTER / SLOWER only beyond the noise."),
     plot: str = typer.Option(None, "--plot", help="Also write PNG and SVG figures to this folder."),
     rows: str = typer.Option("auto", "--rows", help="datasets, strategies, or auto (the more numerous down the page)."),
+    teps: str = typer.Option("edges", "--teps", help="TEPS convention: edges (out-degrees of the reached vertices, directed) or graph500 (undirected input edges)."),
+    fail_on_regression: float = typer.Option(None, "--fail-on-regression", metavar="PCT", help="With --compare: exit 1 when a cell of B is slower than A by more than PCT percent beyond the noise."),
+    min_change: float = typer.Option(10.0, "--min-change", metavar="PCT", help="With --compare: the smallest change (percent) called FASTER / SLOWER; raise it on a shared, noisy machine."),
 ) -> None:
     """Tables from results files: datasets x strategies, a paper's layout, or A vs B."""
     from pathlib import Path
@@ -231,17 +234,24 @@ def report(
     doc = make_report(
         [Path(r) for r in results or []], metric=metric, fmt=fmt, paper=paper,
         compare_files=(Path(compare_files[0]), Path(compare_files[1])) if compare_files else None,
-        plot_dir=Path(plot) if plot else None, rows=rows,
+        plot_dir=Path(plot) if plot else None, rows=rows, teps=teps, fail_on_regression=fail_on_regression,
+        min_change=min_change,
     )
     if out is None and fmt == "table":
         print_rich(doc, console)
-        return
-    text = render(doc, fmt)
-    if out is None:
-        sys.stdout.write(text)
-        return
-    write_output(out, text)
-    err_console.print(f"wrote {out}", markup=False)
+    elif out is None:
+        sys.stdout.write(render(doc, fmt))
+    else:
+        write_output(out, render(doc, fmt))
+        err_console.print(f"wrote {out}", markup=False)
+    regressions = doc.data.get("regressions") if fail_on_regression is not None else None
+    if regressions:
+        from gpubfs_cli.report.build import regression_label
+
+        err_console.print(f"error: {len(regressions)} regression(s) beyond the noise (over "
+                          f"{fail_on_regression:g}% slower): " + "; ".join(map(regression_label, regressions)),
+                          markup=False, soft_wrap=True)
+        raise typer.Exit(1)
 
 
 @list_app.command("papers")

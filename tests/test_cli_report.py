@@ -242,3 +242,80 @@ def test_fuzz_results_files(tmp_path):
         assert r.exception is None or isinstance(r.exception, SystemExit), (p, r.exception)
         if r.exit_code:
             _one_line_error(r, str(path))
+
+
+def _compare_files(tmp_path, b_times):
+    """A: a noisy baseline over 8 sources; B: the same strategy with `b_times`."""
+    from tests.report.docs import dataset_entry, document, sample
+
+    ds = {"g": dataset_entry(100, 400)}
+    a_times = [1.0, 1.3, 0.9, 1.1, 1.2, 1.0, 0.8, 1.1]
+    a = write(tmp_path, "base.json", document([sample("g", "cpu.sequential", s, t) for s, t in enumerate(a_times)], ds))
+    b = write(tmp_path, "new.json", document([sample("g", "cpu.sequential", s, t) for s, t in enumerate(b_times)], ds))
+    return str(a), str(b)
+
+
+def test_fail_on_regression_beyond_the_noise_exits_1(tmp_path):
+    a, b = _compare_files(tmp_path, [3.1, 4.0, 2.6, 3.3, 3.5, 3.2, 2.5, 3.4])  # ~3x slower everywhere
+    r = runner.invoke(app, ["report", "--compare", a, b, "--fail-on-regression", "100", "--format", "json"])
+    assert r.exit_code == 1, r.output
+    data = json.loads(r.stdout)
+    assert [c["strategy"] for c in data["regressions"]] == ["cpu.sequential"]
+    lines = r.stderr.strip().splitlines()
+    assert len(lines) == 1 and lines[0].startswith("error: 1 regression(s)") and "cpu.sequential on g" in lines[0]
+    # the same files under a threshold beyond the slowdown pass
+    r = runner.invoke(app, ["report", "--compare", a, b, "--fail-on-regression", "500"])
+    assert r.exit_code == 0, r.output
+    assert "SLOWER" in r.stdout
+
+
+def test_fail_on_regression_noise_and_one_outlier_exit_0(tmp_path):
+    # single sources move up to 60%, one by 4x; the median ratio stays near 1
+    a, b = _compare_files(tmp_path, [1.6, 0.9, 1.2, 4.4, 0.8, 1.3, 1.1, 0.9])
+    r = runner.invoke(app, ["report", "--compare", a, b, "--fail-on-regression", "10", "--format", "json"])
+    assert r.exit_code == 0, r.output
+    data = json.loads(r.stdout)
+    assert data["regressions"] == [] and data["verdicts"]["SAME"] == 1
+
+
+def test_compare_same_file_reads_same(results):
+    r = runner.invoke(app, ["report", "--compare", results, results, "--fail-on-regression", "0", "--format", "json"])
+    assert r.exit_code == 0, r.output
+    data = json.loads(r.stdout)
+    assert data["verdicts"]["FASTER"] == data["verdicts"]["SLOWER"] == 0 and data["verdicts"]["SAME"] > 0
+
+
+def test_compare_nothing_in_common_exits_non_zero(tmp_path, results):
+    from tests.report.docs import dataset_entry, document, sample
+
+    other = write(tmp_path, "other.json", document([sample("h", "cpu.sequential", s, 1.0) for s in range(4)],
+                                                   {"h": dataset_entry(10, 20)}))
+    r = runner.invoke(app, ["report", "--compare", results, str(other)])
+    _one_line_error(r, "nothing to compare", "other.json")
+
+
+def test_fail_on_regression_and_teps_errors(results):
+    _one_line_error(runner.invoke(app, ["report", results, "--fail-on-regression", "50"]), "needs --compare")
+    _one_line_error(runner.invoke(app, ["report", "--compare", results, results, "--fail-on-regression", "-5"]),
+                    "percentage >= 0")
+    _one_line_error(runner.invoke(app, ["report", results, "--teps", "undirected"]), "--teps", "graph500")
+
+
+def test_terminal_shortens_reasons_csv_keeps_them(results):
+    r = runner.invoke(app, ["report", results])
+    assert "no usable GPU: CuPy…" in r.stdout and "is not installed): luo.hierarchical" in r.stdout
+    r = runner.invoke(app, ["report", results, "--format", "csv"])
+    rows = list(csv.DictReader(io.StringIO(r.stdout)))
+    luo = next(x for x in rows if x["row"] == "g2" and x["column"] == "luo.hierarchical")
+    assert luo["text"] == "unavailable: no usable GPU: CuPy is not installed"
+
+
+def test_min_change_sets_the_smallest_change_named(tmp_path, results):
+    a, b = _compare_files(tmp_path, [t * 1.3 for t in [1.0, 1.3, 0.9, 1.1, 1.2, 1.0, 0.8, 1.1]])  # 30% slower
+    verdict = {}
+    for pct in ("10", "50"):
+        r = runner.invoke(app, ["report", "--compare", a, b, "--min-change", pct, "--format", "json"])
+        assert r.exit_code == 0, r.output
+        verdict[pct] = json.loads(r.stdout)["cells"][0]["verdict"]
+    assert verdict == {"10": "SLOWER", "50": "SAME"}
+    _one_line_error(runner.invoke(app, ["report", "--compare", a, b, "--min-change", "-1"]), "--min-change")

@@ -4,10 +4,15 @@ Grouping and statuses are bench/groups.py and bench/status.py, shared with the r
 An Aggregate holds the groups of one problem (BFS, SSSP); its speedup baseline is that
 problem's (BFS: cpu.sequential, SSSP: cpu.dijkstra), read from the results files.
 
-Speedup = baseline time / strategy time on the same graph, paired by source: the sum
-of the baseline's per-source times over the sources both ran, divided by the
-strategy's sum over the same sources (the ratio of average rates, as Merrill's Table 2
-uses, when every source traverses as many edges).
+Speedup = baseline time / strategy time on the same graph, paired by source: the median
+over the sources both ran of baseline time[s] / strategy time[s], with the interquartile
+range of those per-source ratios as its spread. A median of paired ratios, so one slow
+source (an outlier) cannot flip the verdict of the others, and it reads on the same
+footing as the median time column.
+
+GTEPS follow one TEPS convention per report (`teps`): `edges`, the out-degrees of the
+reached vertices (directed edges, the samples' `edges`), or `graph500`, the undirected
+input edges in the reached component (the samples' `edges_graph500`).
 """
 
 from __future__ import annotations
@@ -19,6 +24,7 @@ from typing import Any
 import numpy as np
 
 from gpubfs_cli.bench.groups import Group, group_samples, status_of
+from gpubfs_cli.bench.statistics import ALL_LOW_REACH, median_iqr, paired_ratios, summarize
 from gpubfs_cli.bench.status import FAILURES, severity
 from gpubfs_cli.core.problem import DEFAULT_PROBLEM
 from gpubfs_cli.report.load import Results
@@ -37,31 +43,57 @@ LOW_REACH_NOTE = (
     "! reached < 1% of the vertices from some sources: those sources are left out of "
     "GTEPS (their rates are not meaningful); times keep them"
 )
-REASON_WIDTH = 20
+REASON_WIDTH = 20  # terminal tables only: CSV, JSON, md and html keep the whole reason
+TEPS = ("edges", "graph500")
+TEPS_TITLE = {"edges": "TEPS: directed edges of the reached vertices",
+              "graph500": "TEPS: Graph500, undirected input edges of the reached component"}
+NO_GRAPH500_COUNT = "these samples carry no Graph500 edge count"
 
-__all__ = ["FAILURES", "Aggregate", "Group", "METRICS", "metric_title"]
+__all__ = ["ALL_LOW_REACH", "FAILURES", "Aggregate", "Group", "METRICS", "metric_title"]
 
 
-def metric_title(metric: str, baseline: str, problem: str = "bfs") -> str:
+def metric_title(metric: str, baseline: str, problem: str = "bfs", teps: str = "edges") -> str:
     if metric.startswith(COUNTER_PREFIX):
         return f"median of the {metric[len(COUNTER_PREFIX):]} counter over sources"
     return {
         "ms": f"median time per {problem.upper()} (ms)",
-        "gteps": "GTEPS (harmonic mean over sources)",
-        "speedup": f"speedup over {baseline} (paired by source)",
+        "gteps": f"GTEPS (harmonic mean over sources; {TEPS_TITLE[teps]})",
+        "speedup": f"speedup over {baseline}: median of per-source ratios [interquartile range]",
         "us_level": "median microseconds per BFS level (time / (depth + 1))",
         "us_iteration": "median microseconds per iteration (time / the strategy's iterations counter)",
     }[metric]
 
 
 def status_text(status: str, reason: str | None) -> str:
-    """How a failed cell reads: `out-of-time`, `wrong answer`, `unavailable: no CuPy`."""
+    """How a failed cell reads: `out-of-time`, `wrong answer`, `unavailable: no CuPy`
+    (the whole reason: terminal tables shorten it, see short_reason)."""
     if status == "wrong-answer":
         return "wrong answer"
-    if status in ("unavailable", "error") and reason:
-        short = reason if len(reason) <= REASON_WIDTH else reason[: REASON_WIDTH - 1].rstrip() + "…"
-        return f"{status}: {short}"
+    if status in ("unavailable", "error", "n/a") and reason:
+        return f"{status}: {reason}"
     return status
+
+
+def short_reason(reason: str, width: int = REASON_WIDTH) -> str:
+    """`reason` cut at a word boundary to about `width` characters, with `…` when cut;
+    a first word longer than that stays whole (never cut mid-word)."""
+    if len(reason) <= width:
+        return reason
+    words = reason.split()
+    kept = words[0]
+    for w in words[1:]:
+        if len(kept) + 1 + len(w) > width - 1:
+            break
+        kept += " " + w
+    return kept.rstrip(",;:") + "…"
+
+
+def fmt_spread(low: float | None, high: float | None) -> str:
+    """` [low-high]`, the compact spread a cell shows after its value (nothing when
+    there is no spread: every ratio the same)."""
+    if low is None or high is None or fmt_number(low) == fmt_number(high):
+        return ""
+    return f" [{fmt_number(low)}-{fmt_number(high)}]"
 
 
 def knob_label(knobs: dict[str, Any], keys: list[str]) -> str:
@@ -111,12 +143,14 @@ def counter_median(group: Group, name: str) -> float | None:
 class Aggregate:
     """The groups of one problem in a pool of results, and the cells built from them."""
 
-    def __init__(self, results: Results, problem: str = DEFAULT_PROBLEM):
+    def __init__(self, results: Results, problem: str = DEFAULT_PROBLEM, teps: str = "edges"):
         self.results = results
         self.problem = problem
+        self.teps = teps
         info = results.problem_info(problem)
         self.baseline_name = info["baseline"]
         self.option_label = info["option_label"]
+        self.rate_convention = info.get("rate") if teps == "edges" else None
         self.groups = group_samples([s for s in results.samples if s.problem == problem])
         self._by_cell: dict[tuple, list[Group]] = defaultdict(list)
         for g in self.groups:
@@ -156,33 +190,52 @@ class Aggregate:
         return None
 
     # ------------------------------------------------------------------ values
-    def speedup(self, group: Group) -> float | None:
+    def speedup_stats(self, group: Group) -> tuple[float, float, float, int] | None:
+        """(median, q25, q75, sources) of baseline time / strategy time over the sources
+        both ran; None without an ok baseline or a common source."""
         base = self.baseline(group.dataset, group.predecessors)
         if base is None or group.status != "ok":
             return None
-        common = sorted(set(base.times) & set(group.times))
-        if not common:
+        ratios = paired_ratios(base.times, group.times)
+        if len(ratios) == 0:
             return None
-        strat = sum(group.times[s] for s in common)
-        if strat <= 0:
-            return None
-        return sum(base.times[s] for s in common) / strat
+        return (*median_iqr(ratios), len(ratios))
+
+    def speedup(self, group: Group) -> float | None:
+        stats = self.speedup_stats(group)
+        return None if stats is None else stats[0]
+
+    def rates(self, group: Group) -> dict:
+        """summarize()'s rates under this report's TEPS convention."""
+        if self.teps == "edges":
+            return group.summary
+        ok = group.ok_samples()
+        edges = [s.measures.get("edges_graph500") for s in ok]
+        if not ok or any(not isinstance(e, (int, float)) for e in edges):
+            return {"gteps_hmean": None, "rates_note": NO_GRAPH500_COUNT}
+        return summarize([s.time_ms for s in ok], edges, [s.low_reach for s in ok])
 
     def value(self, group: Group, metric: str) -> float | None:
+        return self.value_and_reason(group, metric)[0]
+
+    def value_and_reason(self, group: Group, metric: str) -> tuple[float | None, str | None]:
+        """The cell's number, or None and why (no baseline, no rate, no counter)."""
         if group.status != "ok":
-            return None
+            return None, None
         if metric == "ms":
-            return group.summary.get("median_ms")
+            return group.summary.get("median_ms"), None
         if metric == "gteps":
-            return group.summary.get("gteps_hmean")
+            rates = self.rates(group)
+            return rates.get("gteps_hmean"), rates.get("rates_note")
         if metric == "speedup":
-            return self.speedup(group)
+            v = self.speedup(group)
+            return v, None if v is not None else f"no {self.baseline_name} samples on the same sources"
         if metric == "us_level":
-            return per_level_us(group)
+            return per_level_us(group), None
         if metric == "us_iteration":
-            return per_iteration_us(group)
+            return per_iteration_us(group), None
         if metric.startswith(COUNTER_PREFIX):
-            return counter_median(group, metric[len(COUNTER_PREFIX):])
+            return counter_median(group, metric[len(COUNTER_PREFIX):]), None
         raise ValueError(metric)
 
     def best(self, dataset: str, strategy: str, metric: str, predecessors: bool = False,
@@ -215,11 +268,19 @@ class Aggregate:
         if group.status != "ok":
             return Cell(status_text(group.status, group.reason), status=group.status,
                         knob=label, reason=group.reason)
-        v = self.value(group, metric)
-        if v is None:  # no baseline to divide by, or no counter/depth to read
-            return Cell("no baseline" if metric == "speedup" else "n/a", status="n/a", knob=label)
-        text = fmt_number(v) + (f" ({label})" if label else "") + ("!" if group.low_reach else "")
-        return Cell(text, value=v, knob=label, low_reach=bool(group.low_reach))
+        v, why = self.value_and_reason(group, metric)
+        if v is None:  # no baseline to divide by, no rate, or no counter/depth to read
+            if metric == "speedup":
+                return Cell("no baseline", status="n/a", knob=label, reason=why)
+            return Cell(status_text("n/a", why), status="n/a", knob=label, reason=why)
+        low = high = None
+        if metric == "speedup":
+            _, q25, q75, n = self.speedup_stats(group)
+            if n > 1:
+                low, high = q25, q75
+        text = (fmt_number(v) + fmt_spread(low, high) + (f" ({label})" if label else "")
+                + ("!" if group.low_reach else ""))
+        return Cell(text, value=v, knob=label, low_reach=bool(group.low_reach), low=low, high=high)
 
     def dataset_cell(self, dataset: str) -> Cell | None:
         """The cell for a graph the run could not load (download, parse, memory)."""

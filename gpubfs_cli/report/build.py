@@ -5,27 +5,55 @@ from __future__ import annotations
 import json
 
 from gpubfs_cli.bench.status import RUN_FAILURES
-from gpubfs_cli.errors import unknown_name
+from gpubfs_cli.errors import UserError, unknown_name
 from gpubfs_cli.report.aggregate import (
     COUNTER_PREFIX,
     LOW_REACH_NOTE,
     METRICS,
+    TEPS,
+    TEPS_TITLE,
     Aggregate,
-    Group,
     is_metric,
     metric_title,
-    status_text,
+    short_reason,
 )
+from gpubfs_cli.report.compare import MIN_CHANGE, VERDICTS, compare_cell, compare_note
 from gpubfs_cli.report.load import Results
-from gpubfs_cli.report.table import Cell, Document, Table, fmt_number, label
-
-MIN_SAMPLES_TO_MARK = 3
+from gpubfs_cli.report.table import Cell, Document, Table, label
 
 
 def check_metric(metric: str) -> str:
     if not is_metric(metric):
         raise unknown_name("metric", metric, METRICS + (COUNTER_PREFIX + "NAME",))
     return metric
+
+
+def check_teps(teps: str) -> str:
+    if teps not in TEPS:
+        raise unknown_name("--teps convention", teps, TEPS)
+    return teps
+
+
+def teps_header(teps: str) -> str:
+    """The document header line naming the TEPS convention of every rate shown."""
+    other = "--teps graph500: Graph500's undirected count" if teps == "edges" else "--teps edges: directed"
+    return f"{TEPS_TITLE[teps]} ({other})"
+
+
+def shorten_reasons_table(table: Table) -> Table:
+    """Terminal tables: a failure's reason cut at a word boundary (the whole reason is
+    in the footnotes); every other format keeps the cell text whole."""
+    for row in table.rows:
+        for c in row[1:]:
+            if c.reason and c.status != "ok" and c.text.endswith(c.reason):
+                c.text = c.text[: len(c.text) - len(c.reason)] + short_reason(c.reason)
+    return table
+
+
+def shorten_reasons(doc: Document) -> Document:
+    for table in doc.tables:
+        shorten_reasons_table(table)
+    return doc
 
 
 def column_title(strategy: str, predecessors: bool, option_label: str = "+pred") -> str:
@@ -69,13 +97,13 @@ def transpose(table: Table, corner: str) -> Table:
 
 
 def overview_table(results: Results, problem: str, metric: str,
-                   agg: Aggregate | None = None) -> tuple[Table, Aggregate]:
+                   agg: Aggregate | None = None, teps: str = "edges") -> tuple[Table, Aggregate]:
     """Datasets x strategies of one problem, one metric per cell."""
-    agg = agg or Aggregate(results, problem)
+    agg = agg or Aggregate(results, problem, teps)
     cols = agg.columns()
     table = Table(
         id="overview" if problem == "bfs" else f"overview-{problem}",
-        title=problem_heading(results, problem) + metric_title(metric, agg.baseline_name, problem),
+        title=problem_heading(results, problem) + metric_title(metric, agg.baseline_name, problem, agg.teps),
         columns=["dataset"] + [column_title(s, p, agg.option_label) for s, p in cols],
     )
     for ds in agg.datasets():
@@ -85,26 +113,32 @@ def overview_table(results: Results, problem: str, metric: str,
         table.rows.append(row)
     if metric == "speedup":
         table.footnotes.append(
-            f"speedup = {agg.baseline_name} time / strategy time, summed over the sources both ran"
+            f"speedup: the median over the sources both ran of {agg.baseline_name}'s time / the "
+            "strategy's time on that source; [q25-q75]: the interquartile range of those ratios"
         )
     add_cell_footnotes(table)
     return table, agg
 
 
-def overview(results: Results, metric: str) -> Document:
+def overview(results: Results, metric: str, teps: str = "edges") -> Document:
     """One table per problem in the pool (BFS first)."""
     check_metric(metric)
+    check_teps(teps)
     tables, groups = [], []
     for problem in results.problem_keys() or ["bfs"]:
-        table, agg = overview_table(results, problem, metric)
+        table, agg = overview_table(results, problem, metric, teps=teps)
         tables.append(table)
         for g in agg.groups:
             d = g.to_dict()
-            d["speedup"] = agg.speedup(g)
+            stats = agg.speedup_stats(g)
+            d["speedup"], d["speedup_q25"], d["speedup_q75"], d["speedup_sources"] = (
+                stats if stats is not None else (None, None, None, 0))
+            if teps != "edges":
+                d["gteps_hmean_" + teps] = agg.rates(g).get("gteps_hmean")
             groups.append(d)
     return Document(
         title="gpubfs report",
-        header=results.machine_lines(),
+        header=results.machine_lines() + [teps_header(teps)],
         tables=tables,
         data={"metric": metric, "files": results.files, "groups": groups},
     )
@@ -113,34 +147,31 @@ def overview(results: Results, metric: str) -> Document:
 def run_summary(results: Results, name: str) -> Document:
     """The end-of-run table of `gpubfs run`: median time and GTEPS in each cell, built
     from the same groups and cells as `gpubfs report`."""
-    doc = Document(title=f"{name}: median time per traversal and GTEPS (harmonic mean)")
+    doc = Document(title=f"{name}: median time per traversal and GTEPS (harmonic mean; "
+                         f"{TEPS_TITLE['edges']})")
     failed = []
     for problem in results.problem_keys():
         ms, agg = overview_table(results, problem, "ms")
         rates, _ = overview_table(results, problem, "gteps", agg)
+        no_rate: dict[str, list[str]] = {}
         for row_ms, row_rate in zip(ms.rows, rates.rows, strict=True):
             for i, (a, b) in enumerate(zip(row_ms[1:], row_rate[1:], strict=True), start=1):
-                if a.status == "ok":
-                    row_ms[i] = Cell(f"{a.text} ms\n{b.text} GTEPS", value=a.value, knob=a.knob,
-                                     low_reach=a.low_reach)
+                if a.status != "ok":
+                    continue
+                rate = f"{b.text} GTEPS"
+                if b.status != "ok":  # no rate: say so here, and why under the table
+                    rate = "n/a GTEPS"
+                    no_rate.setdefault(b.reason or "no rate", []).append(f"{ms.columns[i]} on {row_ms[0].text}")
+                row_ms[i] = Cell(f"{a.text} ms\n{rate}", value=a.value, knob=a.knob, low_reach=a.low_reach)
+        ms.footnotes += [f"n/a GTEPS ({why}): {', '.join(where)}" for why, where in no_rate.items()]
         ms.title = problem_heading(results, problem).rstrip(": ")
-        doc.tables.append(transpose(ms, "strategy"))
+        doc.tables.append(transpose(shorten_reasons_table(ms), "strategy"))
         failed += [g.to_dict() for g in agg.groups if g.status in RUN_FAILURES]
     doc.data = {"failed": failed}
     return doc
 
 
 # ---------------------------------------------------------------------- compare
-def significant(a: Group, b: Group) -> bool:
-    """A difference counts only when the interquartile ranges of the two do not overlap
-    (and each side has enough samples to have a spread at all)."""
-    if len(a.samples) < MIN_SAMPLES_TO_MARK or len(b.samples) < MIN_SAMPLES_TO_MARK:
-        return False
-    if None in (a.q25_ms, a.q75_ms, b.q25_ms, b.q75_ms):
-        return False
-    return a.q75_ms < b.q25_ms or b.q75_ms < a.q25_ms
-
-
 def _pick(agg_a: Aggregate, agg_b: Aggregate, ds: str, strategy: str, pred: bool):
     """The variant both ran; with several, the one fastest in A."""
     va = {g.variant: g for g in agg_a.variants(ds, strategy, pred)}
@@ -155,39 +186,41 @@ def _pick(agg_a: Aggregate, agg_b: Aggregate, ds: str, strategy: str, pred: bool
     return va[key], vb[key], knob
 
 
-def compare_cell(a: Group | None, b: Group | None, knob: str | None) -> tuple[Cell, bool]:
-    """The ratio cell and whether its difference is beyond the spread."""
-    if a is None or b is None:
-        return Cell("missing", status="missing"), False
-    for side, g in (("A", a), ("B", b)):
-        if g.status != "ok":
-            text = f"{side}: {status_text(g.status, g.reason)}"
-            return Cell(text, status=g.status, reason=g.reason), False
-    ma, mb = a.summary["median_ms"], b.summary["median_ms"]
-    if mb <= 0:
-        return Cell("n/a", status="n/a"), False
-    ratio = ma / mb
-    suffix = f" ({knob})" if knob else ""
-    if significant(a, b):
-        word = "faster" if ratio > 1 else "slower"
-        return Cell(f"{fmt_number(ratio)}x {word}{suffix}", value=ratio, knob=knob), True
-    return Cell(f"{fmt_number(ratio)}x ~{suffix}", value=ratio, knob=knob), False
-
-
-def compare(a: Results, b: Results) -> Document:
+def compare(a: Results, b: Results, fail_pct: float | None = None, min_change: float = MIN_CHANGE) -> Document:
+    """B vs A per cell (compare.py has the statistics); `fail_pct` marks the cells where
+    B is slower than A by more than that many percent beyond the noise; `min_change`
+    (a fraction) is the smallest change a verdict names."""
     problems = sorted(set(a.problem_keys()) | set(b.problem_keys()), key=lambda p: (p != "bfs", p))
     tables, cells_data = [], []
     for problem in problems or ["bfs"]:
-        tables.append(_compare_table(a, b, problem, len(problems) > 1, cells_data))
+        tables.append(_compare_table(a, b, problem, len(problems) > 1, cells_data, fail_pct, min_change))
+    if not any(c["ratio"] is not None for c in cells_data):
+        raise UserError(f"{a.files[0]} and {b.files[0]}: no (dataset, strategy) measured in both, "
+                        "nothing to compare")
+    counts = {v: sum(1 for c in cells_data if c["verdict"] == v) for v in VERDICTS}
+    regressions = [c for c in cells_data if c["regression"]]
+    notes = [", ".join(f"{v}: {n}" for v, n in counts.items())
+             + f"; too few samples: {sum(1 for c in cells_data if c['ratio'] is not None and c['verdict'] is None)}"
+             + f"; not compared (missing or failed on a side): {sum(1 for c in cells_data if c['ratio'] is None)}"]
+    if fail_pct is not None:
+        notes.append(f"regressions (B slower than A by more than {fail_pct:g}% beyond the noise): "
+                     + (", ".join(regression_label(c) for c in regressions) or "none"))
     return Document(
         title="gpubfs report --compare",
         header=[f"A = {line}" for line in a.machine_lines()] + [f"B = {line}" for line in b.machine_lines()],
         tables=tables,
-        data={"files": {"A": a.files, "B": b.files}, "cells": cells_data},
+        notes=notes,
+        data={"files": {"A": a.files, "B": b.files}, "cells": cells_data, "verdicts": counts,
+              "fail_on_regression": fail_pct, "regressions": regressions},
     )
 
 
-def _compare_table(a: Results, b: Results, problem: str, several: bool, cells_data: list) -> Table:
+def regression_label(c: dict) -> str:
+    return f"{c['strategy']}{' +option' if c['predecessors'] else ''} on {c['dataset']} ({c['text']})"
+
+
+def _compare_table(a: Results, b: Results, problem: str, several: bool, cells_data: list,
+                   fail_pct: float | None, min_change: float) -> Table:
     agg_a, agg_b = Aggregate(a, problem), Aggregate(b, problem)
     cols = sorted(set(agg_a.columns()) | set(agg_b.columns()),
                   key=lambda c: (c[0] != agg_a.baseline_name, c[0], c[1]))
@@ -195,7 +228,7 @@ def _compare_table(a: Results, b: Results, problem: str, several: bool, cells_da
     table = Table(
         id="compare" if problem == "bfs" else f"compare-{problem}",
         title=(f"{problem.upper()}: " if several else "")
-        + "B vs A: median time of A / median time of B (> 1: B is faster)",
+        + "B vs A: time of A / time of B (> 1: B is faster) [95% bootstrap interval]",
         columns=["dataset"] + [column_title(s, p, agg_a.option_label) for s, p in cols],
     )
     for ds in datasets:
@@ -205,16 +238,11 @@ def _compare_table(a: Results, b: Results, problem: str, several: bool, cells_da
             if ga is None:
                 ga = next(iter(agg_a.variants(ds, strategy, pred)), None)
                 gb = next(iter(agg_b.variants(ds, strategy, pred)), None)
-            cell, marked = compare_cell(ga, gb, knob)
+            cell, data = compare_cell(ga, gb, knob, fail_pct, min_change)
             row.append(cell)
-            cells_data.append({
-                "dataset": ds, "problem": problem, "strategy": strategy, "predecessors": pred,
-                "ratio": cell.value, "significant": marked, "text": cell.text,
-            })
+            cells_data.append({"dataset": ds, "problem": problem, "strategy": strategy,
+                               "predecessors": pred, **data})
         table.rows.append(row)
-    table.footnotes.append(
-        "faster / slower: the interquartile ranges of A's and B's times do not overlap "
-        f"(at least {MIN_SAMPLES_TO_MARK} samples each); ~: within the run-to-run spread"
-    )
+    table.footnotes.append(compare_note(min_change))
     add_cell_footnotes(table)
     return table

@@ -6,7 +6,14 @@ from pathlib import Path
 from typing import Any
 
 from gpubfs_cli.errors import UserError, unknown_name
-from gpubfs_cli.report.build import check_metric, compare, overview, transpose
+from gpubfs_cli.report.build import (
+    check_metric,
+    check_teps,
+    compare,
+    overview,
+    shorten_reasons,
+    transpose,
+)
 from gpubfs_cli.report.layouts import paper_document
 from gpubfs_cli.report.load import latest_results, load_many
 from gpubfs_cli.report.papers import load_all, load_paper
@@ -25,30 +32,47 @@ def make_report(
     compare_files: tuple[Path, Path] | None = None,
     plot_dir: Path | None = None,
     rows: str = "auto",
+    teps: str = "edges",
+    fail_on_regression: float | None = None,
+    min_change: float = 10.0,
 ) -> Document:
     """The document to render; plots (if asked) are written here and listed in its notes.
 
     `rows` orients the plain and --compare tables for table/md/html: datasets or
     strategies as rows; auto puts whichever is more numerous down the page. CSV and JSON
-    keep datasets as rows."""
+    keep datasets as rows. `teps` is the TEPS convention of every rate (edges |
+    graph500). `fail_on_regression` (a percentage, --compare only) lists in
+    `doc.data["regressions"]` the cells where B got slower beyond the noise;
+    `min_change` (a percentage) is the smallest change --compare calls FASTER/SLOWER."""
     check_metric(metric)
     check_format(fmt)
+    check_teps(teps)
     if rows not in ROWS:
         raise unknown_name("--rows value", rows, ROWS)
+    if fail_on_regression is not None:
+        if compare_files is None:
+            raise UserError("--fail-on-regression needs --compare BASE NEW")
+        if not fail_on_regression >= 0:  # also refuses NaN
+            raise UserError(f"--fail-on-regression: expected a percentage >= 0, got {fail_on_regression}")
+    if not 0 <= min_change < 1e6:
+        raise UserError(f"--min-change: expected a percentage >= 0, got {min_change}")
     if compare_files is not None:
         if paper is not None:
             raise UserError("--compare and --paper cannot be combined")
         if files:
             raise UserError("--compare takes its two files itself; give no other results files")
-        doc = compare(load_many([compare_files[0]]), load_many([compare_files[1]]))
+        doc = compare(load_many([compare_files[0]]), load_many([compare_files[1]]), fail_on_regression,
+                      min_change / 100)
         results = None
     else:
         paths = list(files) if files else [latest_results()]
         results = load_many(paths)
         if paper is not None:
-            doc = paper_document(load_paper(paper), results)
+            doc = paper_document(load_paper(paper), results, teps)
         else:
-            doc = overview(results, metric)
+            doc = overview(results, metric, teps)
+    if fmt == "table":
+        shorten_reasons(doc)
     if paper is None and fmt in ("table", "md", "html"):
         doc.tables = [_orient(t, rows) for t in doc.tables]
     if plot_dir is not None:

@@ -8,8 +8,8 @@ strategy has no samples). Tables whose numbers exist only as a figure show measu
 
 from __future__ import annotations
 
-from gpubfs_cli.report.aggregate import Aggregate
-from gpubfs_cli.report.build import add_cell_footnotes
+from gpubfs_cli.report.aggregate import TEPS_TITLE, Aggregate
+from gpubfs_cli.report.build import add_cell_footnotes, teps_header
 from gpubfs_cli.report.load import Results
 from gpubfs_cli.report.papers import Column, Paper, PaperTable, Row
 from gpubfs_cli.report.table import Cell, Document, Table, fmt_number, label
@@ -63,6 +63,9 @@ def rank_cells(cells: list[Cell]) -> None:
 
 def paper_table(paper: Paper, pt: PaperTable, aggs: dict[str, Aggregate]) -> Table:
     title = pt.title + (" (published: figure only)" if pt.figure_only else "")
+    rated = [aggs[c.problem].teps for c in pt.columns if c.metric == "gteps"]
+    if rated:  # the measured rates' convention (the paper's own is in its notes)
+        title += f" [measured {TEPS_TITLE[rated[0]]}]"
     table = Table(id=f"{paper.key}.{pt.id}", title=title,
                   columns=["Graph"] + [c.header for c in pt.columns],
                   side_by_side=not pt.figure_only)
@@ -97,8 +100,8 @@ def paper_table(paper: Paper, pt: PaperTable, aggs: dict[str, Aggregate]) -> Tab
     return table
 
 
-def paper_document(paper: Paper, results: Results) -> Document:
-    aggs = {p: Aggregate(results, p) for p in {c.problem for t in paper.tables for c in t.columns}}
+def paper_document(paper: Paper, results: Results, teps: str = "edges") -> Document:
+    aggs = {p: Aggregate(results, p, teps) for p in {c.problem for t in paper.tables for c in t.columns}}
     hw = paper.hardware
     header = [
         f"paper: {paper.title} ({paper.venue}); {paper.authors}".rstrip("; "),
@@ -106,7 +109,7 @@ def paper_document(paper: Paper, results: Results) -> Document:
     ]
     if "other" in hw:
         header.append(hw["other"])
-    header += [f"measured: {line}" for line in results.machine_lines()]
+    header += [f"measured: {line}" for line in results.machine_lines()] + [teps_header(teps)]
     doc = Document(title=f"gpubfs report --paper {paper.key}", header=header,
                    data={"paper": paper.key, "files": results.files})
     doc.tables = [paper_table(paper, pt, aggs) for pt in paper.tables]

@@ -1,7 +1,7 @@
 """Documents -> terminal (rich), Markdown, CSV, JSON, HTML. No computation here.
 
-CSV is tidy, one line per cell (table, row, column, text, value, status, published, knob,
-low_reach), so every report, whatever its number of tables, reads back with
+CSV is tidy, one line per cell (table, row, column, text, value, low, high, status,
+published, knob, low_reach, reason), so every report, whatever its number of tables, reads back with
 csv.DictReader and pivots in a spreadsheet.
 """
 
@@ -22,7 +22,8 @@ from gpubfs_cli.files import write_text_atomic
 from gpubfs_cli.report.table import Cell, Document, Table
 
 FORMATS = ("table", "md", "csv", "json", "html")
-CSV_FIELDS = ("table", "row", "column", "text", "value", "status", "published", "knob", "low_reach")
+CSV_FIELDS = ("table", "row", "column", "text", "value", "low", "high", "status", "published", "knob",
+              "low_reach", "reason")
 _STYLE = {
     "ok": "",
     "missing": "dim",
@@ -124,11 +125,15 @@ def csv_text(doc: Document) -> str:
             for col, cell in zip(t.columns[1:], row[1:], strict=True):
                 w.writerow({
                     "table": t.id, "row": row[0].text, "column": col, "text": cell.text,
-                    "value": "" if cell.value is None else repr(float(cell.value)),
+                    "value": _number(cell.value), "low": _number(cell.low), "high": _number(cell.high),
                     "status": cell.status, "published": cell.published or "",
-                    "knob": cell.knob or "", "low_reach": int(cell.low_reach),
+                    "knob": cell.knob or "", "low_reach": int(cell.low_reach), "reason": cell.reason or "",
                 })
     return buf.getvalue()
+
+
+def _number(v: float | None) -> str:
+    return "" if v is None else repr(float(v))
 
 
 # ---------------------------------------------------------------------- html

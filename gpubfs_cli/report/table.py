@@ -20,7 +20,9 @@ class Cell:
     published: str | None = None  # paper layouts: the paper's number, as printed
     knob: str | None = None  # winning knob label of a sweep, e.g. "W4"
     low_reach: bool = False
-    reason: str | None = None  # full reason behind a shortened failure text (footnotes)
+    reason: str | None = None  # full reason behind a failure or n/a text (footnotes)
+    low: float | None = None  # the spread behind `value`: a speedup's interquartile range,
+    high: float | None = None  # a --compare ratio's bootstrap interval
 
     def to_dict(self) -> dict[str, Any]:
         out: dict[str, Any] = {"text": self.text, "value": self.value, "status": self.status}
@@ -32,6 +34,8 @@ class Cell:
             out["low_reach"] = True
         if self.reason:
             out["reason"] = self.reason
+        if self.low is not None:
+            out["low"], out["high"] = self.low, self.high
         return out
 
 

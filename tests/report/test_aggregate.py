@@ -4,8 +4,15 @@ from __future__ import annotations
 
 import pytest
 
-from gpubfs_cli.report.aggregate import Aggregate, knob_label, status_text
-from gpubfs_cli.report.build import overview
+from gpubfs_cli.bench.statistics import ALL_LOW_REACH
+from gpubfs_cli.report.aggregate import (
+    NO_GRAPH500_COUNT,
+    Aggregate,
+    knob_label,
+    short_reason,
+    status_text,
+)
+from gpubfs_cli.report.build import overview, shorten_reasons
 from gpubfs_cli.report.load import load_many
 from tests.report.docs import EDGES, SOURCES, dataset_entry, document, main_doc, sample, write
 
@@ -39,18 +46,36 @@ def test_gteps_harmonic_mean(agg):
 
 def test_paired_speedup(agg):
     hyb = agg.variants("g1", "merrill.hybrid")[0]
-    assert agg.speedup(hyb) == pytest.approx(52.0 / 8.0)
+    # per-source ratios 10/1, 12/1, 14/2, 16/4 = 10, 12, 7, 4: median 8.5, quartiles 6.25, 10.5
+    assert agg.speedup_stats(hyb) == pytest.approx((8.5, 6.25, 10.5, 4))
+    cell = agg.cell("g1", "merrill.hybrid", "speedup")
+    assert (cell.text, cell.low, cell.high) == ("8.500 [6.250-10.50]", 6.25, 10.5)
     pred = agg.variants("g1", "merrill.hybrid", predecessors=True)[0]
-    assert agg.speedup(pred) == pytest.approx(52.0 / 16.0)  # distance baseline when no pred one
+    assert agg.speedup(pred) == pytest.approx(4.25)  # distance baseline when no pred one
     base = agg.variants("g1", "cpu.sequential")[0]
     assert agg.speedup(base) == pytest.approx(1.0)
+    assert agg.cell("g1", "cpu.sequential", "speedup").text == "1.000"  # no spread, no brackets
 
 
 def test_speedup_pairs_only_common_sources(tmp_path):
     s = [sample("g", "cpu.sequential", src, t) for src, t in zip(SOURCES, [10.0, 10.0, 10.0, 100.0], strict=True)]
     s += [sample("g", "merrill.hybrid", src, 1.0) for src in SOURCES[:3]]  # source 3 not run
     agg = Aggregate(load_many([write(tmp_path, "a.json", document(s, {"g": dataset_entry(100, 400)}))]))
-    assert agg.speedup(agg.variants("g", "merrill.hybrid")[0]) == pytest.approx(30.0 / 3.0)
+    assert agg.speedup(agg.variants("g", "merrill.hybrid")[0]) == pytest.approx(10.0)
+
+
+def test_one_outlier_source_does_not_flip_the_speedup(tmp_path):
+    """The issue's case: the strategy is slower on 7 of 8 paired sources, but the baseline
+    had one 4.3 ms outlier; a ratio of sums called that 1.7x faster."""
+    sources = list(range(8))
+    base = [1.0] * 7 + [5.3]
+    strat = [1.2] * 7 + [1.0]
+    s = [sample("g", "cpu.sequential", src, t) for src, t in zip(sources, base, strict=True)]
+    s += [sample("g", "cpu.scipy", src, t) for src, t in zip(sources, strat, strict=True)]
+    agg = Aggregate(load_many([write(tmp_path, "o.json", document(s, {"g": dataset_entry(100, 400)}))]))
+    med, q25, q75, n = agg.speedup_stats(agg.variants("g", "cpu.scipy")[0])
+    assert n == 8 and med == pytest.approx(1 / 1.2) and q75 == pytest.approx(1 / 1.2)
+    assert sum(base) / sum(strat) > 1.3  # what the old definition reported
 
 
 def test_best_knob_pick(agg):
@@ -71,7 +96,7 @@ def test_failure_cells_are_statuses_not_numbers(agg):
     assert (wrong.text, wrong.value) == ("wrong answer", None)
     unav = agg.cell("g2", "luo.hierarchical", "ms")
     assert unav.status == "unavailable" and unav.value is None
-    assert unav.text.startswith("unavailable: no usable GPU") and unav.text.endswith("…")
+    assert unav.text == "unavailable: no usable GPU: CuPy is not installed"  # whole: CSV, JSON
     assert unav.reason == "no usable GPU: CuPy is not installed"
     missing = agg.cell("g1", "bfs4k", "ms")
     assert (missing.text, missing.status, missing.value) == ("missing", "missing", None)
@@ -137,7 +162,8 @@ def test_overview_json_groups(tmp_path):
     doc = overview(load_many([write(tmp_path, "m.json", main_doc())]), "gteps")
     groups = {(g["dataset"], g["strategy"], g["predecessors"], g["knobs"].get("W")): g for g in doc.data["groups"]}
     g = groups[("g1", "merrill.hybrid", False, None)]
-    assert g["median_ms"] == 1.5 and g["speedup"] == pytest.approx(6.5) and g["edges_mean"] == EDGES
+    assert g["median_ms"] == 1.5 and g["speedup"] == pytest.approx(8.5) and g["edges_mean"] == EDGES
+    assert (g["speedup_q25"], g["speedup_q75"], g["speedup_sources"]) == (6.25, 10.5, 4)
     assert groups[("g2", "classic.harish", False, None)]["status"] == "out-of-time"
 
 
@@ -178,3 +204,52 @@ def test_knob_filter_selects_one_variant(tmp_path):
     assert agg.cell("g", "raval.ep", "ms").value == pytest.approx(1.0)
     assert agg.cell("g", "raval.ep", "ms", knobs={"chunk": 0}).value == pytest.approx(2.0)
     assert agg.cell("g", "raval.ep", "ms", knobs={"chunk": 7}).status == "missing"
+
+
+def test_short_reason_cuts_at_a_word_boundary():
+    assert short_reason("no usable GPU: CuPy is not installed") == "no usable GPU: CuPy…"
+    assert short_reason("short reason") == "short reason"
+    # a first word longer than the width stays whole
+    assert short_reason("ModuleNotFoundError: no module named cupy") == "ModuleNotFoundError…"
+    for reason in ("no usable GPU: CuPy is not installed", "CUDA_ERROR_ILLEGAL_ADDRESS in kernel expand"):
+        kept = short_reason(reason)[:-1]
+        assert reason.startswith(kept) and reason[len(kept)] in " ,;:"  # ends where a word ends
+
+
+def test_terminal_tables_shorten_reasons_other_formats_keep_them(tmp_path):
+    doc = overview(load_many([write(tmp_path, "m.json", main_doc())]), "ms")
+    row = {r[0].text: r for r in doc.tables[0].rows}["g2"]
+    col = doc.tables[0].columns.index("luo.hierarchical")
+    assert row[col].text == "unavailable: no usable GPU: CuPy is not installed"
+    shorten_reasons(doc)
+    assert row[col].text == "unavailable: no usable GPU: CuPy…"
+    assert "unavailable (no usable GPU: CuPy is not installed): luo.hierarchical on g2" in doc.tables[0].footnotes
+
+
+def test_gteps_na_when_every_source_is_low_reach(tmp_path):
+    s = [sample("g", "cpu.sequential", src, 0.01, edges=2, low_reach=True) for src in SOURCES]
+    s += [sample("g", "merrill.hybrid", src, 0.02, edges=2, low_reach=(src < 2)) for src in SOURCES]
+    doc = overview(load_many([write(tmp_path, "l.json", document(s, {"g": dataset_entry(1000, 8000)}))]), "gteps")
+    cells = dict(zip(doc.tables[0].columns, doc.tables[0].rows[0], strict=True))
+    seq = cells["cpu.sequential"]
+    assert (seq.text, seq.status, seq.value, seq.reason) == (f"n/a: {ALL_LOW_REACH}", "n/a", None, ALL_LOW_REACH)
+    assert cells["merrill.hybrid"].value == pytest.approx(2 / 0.02 / 1e6)  # two sources keep a rate
+    assert f"n/a ({ALL_LOW_REACH}): cpu.sequential (every dataset)" in doc.tables[0].footnotes
+
+
+def test_teps_convention_in_titles_and_graph500_rates(tmp_path):
+    s = [sample("g", "cpu.sequential", src, 1.0) for src in SOURCES]
+    for x in s:
+        x.measures["edges_graph500"] = 3000
+    s += [sample("g", "merrill.hybrid", src, 1.0) for src in SOURCES]  # no Graph500 count
+    results = load_many([write(tmp_path, "t.json", document(s, {"g": dataset_entry(1000, 8000)}))])
+    plain = overview(results, "gteps")
+    assert "TEPS: directed edges of the reached vertices" in plain.tables[0].title
+    assert any(h.startswith("TEPS: directed edges") for h in plain.header)
+    assert plain.tables[0].rows[0][1].value == pytest.approx(EDGES / 1e6)
+    g500 = overview(results, "gteps", teps="graph500")
+    assert "TEPS: Graph500, undirected input edges" in g500.tables[0].title
+    seq, hyb = g500.tables[0].rows[0][1:]
+    assert seq.value == pytest.approx(3000 / 1e6)
+    assert (hyb.status, hyb.reason) == ("n/a", NO_GRAPH500_COUNT)
+    assert any(h.startswith("TEPS: Graph500") for h in overview(results, "ms", teps="graph500").header)
