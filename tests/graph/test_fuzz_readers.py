@@ -25,7 +25,8 @@ from tests.graph import io_files as f
 
 SEED = 20261123
 CASES = 200
-BUDGET_S = 5.0  # a hard stop for a loaded machine; the cases take about 2 to 3 s
+MIN_CASES = 60  # always run, however loaded the machine: the budget cannot hollow the test out
+BUDGET_S = 5.0  # past MIN_CASES, stop here; the 200 cases take about 2 to 3 s unloaded
 
 # (format, suffix, text) of the shipped fixtures
 FIXTURES = [
@@ -110,7 +111,7 @@ def test_fuzz_every_reader(tmp_path):
     start = time.monotonic()
     outcomes = {"cached": 0, "refused": 0}
     for i in range(CASES):
-        if time.monotonic() - start > BUDGET_S:
+        if i >= MIN_CASES and time.monotonic() - start > BUDGET_S:
             break
         folder = tmp_path / f"case{i}"
         folder.mkdir()
@@ -132,8 +133,6 @@ def test_fuzz_every_reader(tmp_path):
             assert len(errors) == 1 and result.stderr.strip().splitlines()[-1] == errors[0], f"{what}\n{result.stderr}"
             assert "\n" not in errors[0]
             assert not cache.exists() or list(cache.iterdir()) == [], f"{what}: left {list(cache.iterdir())}"
-    ran = outcomes["cached"] + outcomes["refused"]
-    assert ran >= 50, f"only {ran} cases in {BUDGET_S} s"  # the budget must not hollow the test out
     assert outcomes["cached"] and outcomes["refused"], outcomes  # both ends were exercised
 
 
