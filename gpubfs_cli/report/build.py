@@ -106,7 +106,7 @@ def overview(results: Results, metric: str) -> Document:
         title="gpubfs report",
         header=results.machine_lines(),
         tables=tables,
-        data={"metric": metric, "files": results.files, "groups": groups},
+        data={"metric": metric, "files": results.files, "l2": results.l2_modes(), "groups": groups},
     )
 
 
