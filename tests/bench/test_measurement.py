@@ -257,6 +257,24 @@ def test_bad_l2_is_one_line_and_nothing_runs(tmp_path, monkeypatch):
     assert cfg.l2 == "cold"  # the flag wins over the file
 
 
+def test_cold_cli_run_of_cpu_strategies(tmp_path, monkeypatch):
+    """CPU rows run the same in a cold run: nothing to flush, no clocks to read; the
+    mode still reaches the results file and the report."""
+    from gpubfs_cli.gpu import backend
+
+    monkeypatch.setattr(backend, "unavailable_reason", lambda: "disabled for this test")
+    out = tmp_path / "cold.json"
+    result = CliRunner().invoke(app, ["run", "-d", "smoke-gnm", "-s", "cpu.sequential", "--sources", "2",
+                                      "--l2", "cold", "--out", str(out), "--dir", str(tmp_path / "data")])
+    assert result.exit_code == 0, result.output
+    doc = load_results(out)
+    assert doc["config"]["l2"] == "cold" and doc["clocks"] == []
+    assert [(s["status"], s["l2"]) for s in doc["samples"]] == [("ok", "cold")] * 2
+    report = CliRunner().invoke(app, ["report", str(out), "--format", "md"])
+    assert report.exit_code == 0 and f"- {out}: no GPU (disabled for this test), CPU " in report.stdout
+    assert "; L2 cold\n" in report.stdout
+
+
 # ------------------------------------------------------------------ the clock readers
 def test_parse_smi_line():
     assert clocks.parse_smi_line("1980, 2619, 35\n") == {
@@ -358,7 +376,7 @@ def test_flusher_on_the_gpu():
 def test_cold_run_of_one_gpu_strategy_records_clocks(tmp_path):
     out = tmp_path / "cold.json"
     result = CliRunner().invoke(app, [
-        "run", "-d", "smoke-grid", "-s", "classic.harish", "--sources", "3", "--l2", "cold",
+        "run", "-d", "smoke-gnm", "-s", "classic.harish", "--sources", "3", "--l2", "cold",
         "--out", str(out), "--dir", str(tmp_path / "data"), "--require-gpu"])
     assert result.exit_code == 0, result.output
     doc = load_results(out)
