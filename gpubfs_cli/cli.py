@@ -296,6 +296,7 @@ def run(
     validate: str = typer.Option(None, "--validate", help="all (check every answer against the problem's baseline) or none."),
     require_gpu: bool = typer.Option(False, "--require-gpu", help="Fail unless a GPU is usable (for GPU CI)."),
     problem: str = typer.Option(None, "--problem", help="bfs or sssp (default: what the strategy names imply, else bfs)."),
+    l2: str = typer.Option(None, "--l2", help="warm (default) or cold: evict the GPU's L2 before each timed sample, untimed."),
 ) -> None:
     """Run strategies x datasets x sources; write the results file; print the summary.
 
@@ -313,7 +314,7 @@ def run(
     cfg = config_from_cli(
         config, datasets=datasets, strategies=strategies, sources=sources, seed=seed,
         fixed_sources=fixed, out=out, data_dir=directory, warmup=warmup, time_limit_s=time_limit,
-        predecessors=predecessors, validate=validate, require_gpu=require_gpu, problem=problem,
+        predecessors=predecessors, validate=validate, require_gpu=require_gpu, problem=problem, l2=l2,
     )
     progress = RunProgress(err_console) if err_console.is_terminal else NullProgress()
     runner = Runner(cfg, progress=progress)

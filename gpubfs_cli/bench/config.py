@@ -20,6 +20,8 @@ Keys (all optional except datasets):
   out:           results file path
   data_dir:      dataset cache folder (else $GPUBFS_DATA_DIR, else ./datasets)
   require_gpu:   true: a machine without a usable GPU is an error
+  l2:            warm | cold: cold evicts the GPU's L2 before each timed sample,
+                 outside the timed region (gpu/l2.py); warm (default) does not
 Every mistake is one UserError naming the file and key, with the closest valid names.
 """
 
@@ -40,10 +42,11 @@ from gpubfs_cli.files import parse_yaml, read_text_file
 KEYS = (
     "name", "datasets", "problem", "strategies", "sources", "seed", "fixed_sources", "validate",
     "predecessors", "time_limit_s", "warmup", "networkx_max_edges", "out", "data_dir",
-    "require_gpu",
+    "require_gpu", "l2",
 )
 PREDECESSOR_MODES = ("false", "true", "both")
 VALIDATE_MODES = ("all", "none")
+L2_MODES = ("warm", "cold")
 
 
 @dataclass(frozen=True)
@@ -84,6 +87,7 @@ class RunConfig:
     out: str | None = None
     data_dir: str | None = None
     require_gpu: bool = False
+    l2: str = "warm"
     path: str | None = None  # the YAML file, when there was one
 
     @property
@@ -178,6 +182,7 @@ def build_config(
         out=_optional_str(at("out"), "out", get("out")),
         data_dir=_optional_str(at("data_dir"), "data_dir", get("data_dir")),
         require_gpu=_typed(at("require_gpu"), "require_gpu", get("require_gpu", False), bool),
+        l2=_choice(at("l2"), "l2", get("l2", "warm"), L2_MODES),
         path=None if where == "command line" else where,
     )
     if not cfg.time_limit_s > 0 or cfg.time_limit_s == float("inf"):
@@ -413,6 +418,7 @@ def config_from_cli(
     validate: str | None = None,
     require_gpu: bool = False,
     problem: str | None = None,
+    l2: str | None = None,
     dataset_check: DatasetCheck | None = None,
     registry: Registry | None = None,
 ) -> RunConfig:
@@ -431,6 +437,7 @@ def config_from_cli(
         "validate": validate,
         "require_gpu": True if require_gpu else None,
         "problem": problem,
+        "l2": l2,
     }
     if path is not None:
         return load_config(path, overrides, dataset_check=dataset_check, registry=registry)

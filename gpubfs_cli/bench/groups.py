@@ -1,7 +1,8 @@
 """Samples -> groups, with the status rulebook applied: the one aggregation behind the
 runner's summaries, its end-of-run table and exit code, and every report.
 
-A group is every sample of one (dataset, problem, strategy, knobs variant, option).
+A group is every sample of one (dataset, problem, strategy, knobs variant, option, L2
+mode): warm and cold samples of pooled files are never averaged together.
 """
 
 from __future__ import annotations
@@ -25,6 +26,7 @@ class Group:
     knobs: dict[str, Any]
     predecessors: bool
     problem: str = "bfs"
+    l2: str = "warm"
     samples: list[Sample] = field(default_factory=list)
     status: str = "ok"
     reason: str | None = None
@@ -49,6 +51,7 @@ class Group:
             "strategy": self.strategy,
             "knobs": self.knobs,
             "predecessors": self.predecessors,
+            "l2": self.l2,
             "status": self.status,
             "reason": self.reason,
             "statuses": dict(self.statuses),
@@ -65,7 +68,7 @@ def status_of(s: Sample) -> str:
 
 
 def group_key(s: Sample) -> tuple:
-    return (s.dataset, s.problem, s.strategy, json.dumps(s.knobs, sort_keys=True), bool(s.predecessors))
+    return (s.dataset, s.problem, s.strategy, json.dumps(s.knobs, sort_keys=True), bool(s.predecessors), s.l2)
 
 
 def finish(group: Group) -> Group:
@@ -98,7 +101,7 @@ def group_samples(samples: list[Sample]) -> list[Group]:
     for s in samples:
         key = group_key(s)
         if key not in groups:
-            groups[key] = Group(s.dataset, s.strategy, dict(s.knobs), bool(s.predecessors), s.problem)
+            groups[key] = Group(s.dataset, s.strategy, dict(s.knobs), bool(s.predecessors), s.problem, s.l2)
         groups[key].samples.append(s)
     return [finish(g) for g in groups.values()]
 

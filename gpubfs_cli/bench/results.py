@@ -14,8 +14,15 @@ Layout (schema_version 1):
   problems {KEY: Problem.describe()},         # title, option, baseline, rate of each problem run
   prepares [Prepare...],                      # prepare() time and memory, per graph+strategy
   samples [Sample...],                        # one per (dataset, problem, strategy, knobs, source, mode)
-  summaries [{dataset, problem, strategy, variant, knobs, predecessors, status, reason,
+  summaries [{dataset, problem, strategy, variant, knobs, predecessors, l2, status, reason,
               statuses, low_reach, and summarize()'s keys when status is ok}]
+  clocks [{dataset, problem, strategy, knobs, predecessors, l2, device,
+           before, after: {sm_mhz, mem_mhz, temperature_c, via} | null,
+           reason (why a reading is null, else null)}]
+                                              # per GPU group of timed samples and device
+The run's L2 mode is config.l2 and every sample's `l2` (warm | cold; absent: warm):
+cold runs evict the GPU's L2 before each timed sample (gpu/l2.py), and samples of
+the two modes never share a group. CPU strategies run the same either way.
 A sample's `problem` is "bfs" where absent (files written before SSSP existed); its
 problem-specific measures are top-level keys (BFS: depth, edges_graph500; SSSP:
 max_distance). Strategy names of earlier versions load under their current names
@@ -60,6 +67,7 @@ class Sample:
     measures: dict[str, Any] = field(default_factory=dict)  # depth, max_distance, ...
     counters: dict[str, Any] = field(default_factory=dict)
     timed_by: str | None = None  # a peer's name where the time and the check are the peer's own
+    l2: str = "warm"  # the run's L2 mode (--l2): files from before it were warm runs
 
     @property
     def depth(self):

@@ -9,6 +9,12 @@ onto the strategy's devices, timed once per graph and reported as upload_ms),
 prepare() (timed apart), warm-up runs (not recorded), then one timed traversal per
 source through bench/timing.py, after which the answer is validated and measured.
 
+Outside every timed region: with `l2: cold` the GPU's L2 is evicted before each
+timed sample (gpu/l2.py; `warm`, the default, leaves it as the previous traversal
+left it), and each GPU's SM and memory clocks and temperature are read before the
+first and after the last timed sample of every group (gpu/clocks.py), into the
+results file's `clocks`.
+
 Failure is a table cell (DESIGN.md): a strategy that cannot run is `unavailable`, a
 traversal over the time limit is `out-of-time` (the rest of that variant on that
 graph is skipped), memory exhaustion is `out-of-memory`, an answer that differs from
@@ -28,7 +34,7 @@ bare `gpubfs report` skips.
 from __future__ import annotations
 
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from datetime import datetime, timezone
 from pathlib import Path
@@ -44,6 +50,7 @@ from gpubfs_cli.bench.results import SCHEMA_VERSION, Prepare, Sample, write_resu
 from gpubfs_cli.bench.sources import choose_sources
 from gpubfs_cli.bench.timing import timed_call, timed_traverse
 from gpubfs_cli.core.answer import Answer
+from gpubfs_cli.core.device import Device
 from gpubfs_cli.core.problem import Problem, ReachedEdges, get_problem
 from gpubfs_cli.core.strategy import (
     Registry,
@@ -55,9 +62,11 @@ from gpubfs_cli.core.strategy import (
 from gpubfs_cli.core.strategy import registry as all_registered
 from gpubfs_cli.errors import UserError
 from gpubfs_cli.files import check_output_path
+from gpubfs_cli.gpu.clocks import ClockReader, default_reader, reading_or_reason
 from gpubfs_cli.graph.csr import CSRGraph
 
 GraphLoader = Callable[[DatasetSpec, "str | None", bool], "tuple[CSRGraph, dict]"]
+L2Flush = Callable[[Sequence[Device]], None]
 
 
 def default_loader(spec: DatasetSpec, data_dir: str | None, progress: bool) -> tuple[CSRGraph, dict]:
@@ -127,7 +136,11 @@ class Runner:
         reference_budget_bytes: int = DEFAULT_BUDGET_BYTES,
         registry: Registry | None = None,
         add_weights: Callable[[CSRGraph, str | None], CSRGraph] | None = None,
+        flush_l2: L2Flush | None = None,
+        read_clocks: ClockReader | None = None,
     ):
+        """flush_l2 (cold runs only; default gpu.l2.L2Flusher) and read_clocks (default
+        gpu.clocks.default_reader()) are injectable so CPU tests can fake them."""
         self.config = config
         self.load_graph = load_graph or default_loader
         self.progress = progress or NullProgress()
@@ -136,6 +149,8 @@ class Runner:
         env = environment if environment is not None else _environment()
         self.registry = registry if registry is not None else all_registered()
         self.add_weights = add_weights or default_weights
+        self.flush_l2 = (flush_l2 or _l2_flusher()) if config.l2 == "cold" else None
+        self.read_clocks = read_clocks
         self.labels: dict[tuple[str, str, str], str] = {}
         self.written = False
         self.doc: dict = {
@@ -154,6 +169,7 @@ class Runner:
             "prepares": [],
             "samples": [],
             "summaries": [],
+            "clocks": [],
         }
 
     # ------------------------------------------------------------------ driver
@@ -179,6 +195,7 @@ class Runner:
             self.doc["interrupted"] = interrupted
             self.doc["finished"] = _now()
             path = self.write()
+            getattr(self.flush_l2, "release", lambda: None)()
         return RunOutcome(self.doc, path, interrupted, self.written)
 
     def write(self) -> Path:
@@ -361,7 +378,10 @@ class Runner:
                 if failure is not None:
                     whole(*failure, mode)
                     continue
+                before = self._read_clocks(strategy.devices)
                 self._run_sources(name, pp, sources, cls, kd, strategy, mode, label)
+                after = self._read_clocks(strategy.devices)
+                self._clocks(name, key, cls.name, kd, mode, before, after)
         finally:
             strategy.release()
         return uploaded
@@ -387,10 +407,15 @@ class Runner:
         n = len(sources)
         for i, source in enumerate(sources):
             self.progress.describe(f"{name} · {label} · source {i + 1}/{n}")
+            stage = "L2 flush: "  # a failed flush is the sample's failure, named as such
             try:
+                if self.flush_l2 is not None:
+                    self.flush_l2(strategy.devices)
+                stage = ""
                 ms, result = timed_traverse(strategy, source, mode)
             except Exception as exc:
                 status, why = classify(exc)
+                why = stage + why
                 if i + 1 < n:
                     why += f" (remaining {n - i - 1} sources skipped)"
                 self._sample(Sample(name, cls.name, kd, source, None, 0, 0, None, status, mode, why,
@@ -450,8 +475,29 @@ class Runner:
             counters=counters,
         )
 
+    # ------------------------------------------------------------------ the machine
+    def _read_clocks(self, devices: Sequence[Device]) -> dict[Device, tuple[dict | None, str | None]]:
+        """(reading, why not) per GPU among `devices`; nothing for CPU strategies."""
+        gpus = [d for d in devices if d.is_gpu]
+        if not gpus:
+            return {}
+        if self.read_clocks is None:
+            self.read_clocks = default_reader()
+        return {d: reading_or_reason(self.read_clocks, d) for d in gpus}
+
+    def _clocks(self, name, problem, strategy, kd, mode, before, after) -> None:
+        for device, (first, why_first) in before.items():
+            last, why_last = after[device]
+            whys = [f"{when}: {why}" for when, why in (("before", why_first), ("after", why_last)) if why]
+            self.doc["clocks"].append({
+                "dataset": name, "problem": problem, "strategy": strategy, "knobs": kd,
+                "predecessors": bool(mode), "l2": self.config.l2, "device": str(device),
+                "before": first, "after": last, "reason": "; ".join(whys) or None,
+            })
+
     # ------------------------------------------------------------------ records
     def _sample(self, sample: Sample) -> None:
+        sample.l2 = self.config.l2
         self.doc["samples"].append(sample.to_dict())
 
     def _prepare(self, prepare: Prepare) -> None:
@@ -466,6 +512,12 @@ def _json(d: dict) -> str:
 
 def _now() -> str:
     return datetime.now(timezone.utc).isoformat(timespec="seconds")
+
+
+def _l2_flusher() -> L2Flush:
+    from gpubfs_cli.gpu.l2 import L2Flusher
+
+    return L2Flusher()
 
 
 def _environment() -> dict:

@@ -4,6 +4,9 @@ GPU strategies: CUDA events around the whole traverse() call (every launch and a
 host round trip it makes) on every device the strategy runs on; the figure is the
 slowest device's. The copy-back of the answer happens after the stop events.
 CPU strategies: time.perf_counter_ns around traverse().
+What the runner does between samples (the cold-L2 flush, reading the clocks) happens
+before the start events are recorded or after the stop events are synchronized: never
+inside a timed region.
 """
 
 from __future__ import annotations

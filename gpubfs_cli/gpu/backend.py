@@ -98,3 +98,14 @@ def device_properties(device: Device | None = None) -> dict:
 def all_device_properties() -> list[dict]:
     """device_properties of every usable GPU, in index order."""
     return [device_properties(Device("gpu", i)) for i in range(device_count())]
+
+
+def pci_bus_id(device: Device) -> str:
+    """The device's PCI bus id (e.g. 0000:3B:00.0): how NVML and nvidia-smi name the
+    GPU that CUDA calls `device.index` (their orders may differ)."""
+    return str(cupy().cuda.runtime.deviceGetPCIBusId(device.index))
+
+
+def l2_bytes(device: Device) -> int:
+    """The device's L2 cache size in bytes (0 when the driver does not say)."""
+    return int(_properties(device.index)["l2_bytes"])

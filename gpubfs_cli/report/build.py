@@ -140,7 +140,7 @@ def overview(results: Results, metric: str, teps: str = "edges") -> Document:
         title="gpubfs report",
         header=results.machine_lines() + [teps_header(teps)],
         tables=tables,
-        data={"metric": metric, "files": results.files, "groups": groups},
+        data={"metric": metric, "files": results.files, "l2": results.l2_modes(), "groups": groups},
     )
 
 

@@ -16,13 +16,15 @@ from typing import Any
 
 import numpy as np
 
+from gpubfs_cli.bench.config import L2_MODES
 from gpubfs_cli.bench.results import Sample, load_results
 from gpubfs_cli.bench.status import STATUSES
-from gpubfs_cli.errors import UserError
+from gpubfs_cli.errors import UserError, unknown_name
+from gpubfs_cli.report.conditions import conditions_text, file_conditions, mixed_l2_note
 
 _REQUIRED = ("dataset", "strategy", "source", "status")
-_SAMPLE_FIELDS = {"timed_by", "dataset", "strategy", "knobs", "source", "time_ms", "reached", "edges", "valid",
-                  "status", "predecessors", "reason", "low_reach", "problem", "counters"}
+_SAMPLE_FIELDS = {"dataset", "strategy", "knobs", "source", "time_ms", "reached", "edges", "valid",
+                  "status", "predecessors", "reason", "low_reach", "problem", "counters", "l2", "timed_by"}
 
 
 @dataclass
@@ -35,6 +37,7 @@ class Results:
     prepares: list[dict] = field(default_factory=list)
     environments: list[dict] = field(default_factory=list)  # per file
     problems: dict[str, dict] = field(default_factory=dict)  # key -> Problem.describe()
+    conditions: list[dict] = field(default_factory=list)  # per file: L2 mode, clocks
 
     def problem_info(self, key: str) -> dict:
         """What the files say about a problem (baseline, option label...); files from
@@ -50,11 +53,17 @@ class Results:
         return sorted({s.problem for s in self.samples}, key=lambda p: (p != "bfs", p))
 
     def machine_lines(self) -> list[str]:
-        """One line per file: path, GPU and CPU as the runner recorded them."""
+        """One line per file: path, GPU and CPU as the runner recorded them, the L2 mode
+        and the clocks; then a warning when the files mix L2 modes."""
         lines = []
-        for path, env in zip(self.files, self.environments, strict=True):
-            lines.append(f"{path}: {describe_environment(env)}")
-        return lines
+        for path, env, cond in zip(self.files, self.environments, self.conditions, strict=True):
+            lines.append(f"{path}: {describe_environment(env)}; {conditions_text(cond)}")
+        note = mixed_l2_note(self.conditions)
+        return lines + ([note] if note else [])
+
+    def l2_modes(self) -> dict[str, str]:
+        """file -> the L2 mode its samples were measured with (warm | cold)."""
+        return {path: c["l2"] for path, c in zip(self.files, self.conditions, strict=True)}
 
 
 def describe_environment(env: Any) -> str:
@@ -138,6 +147,7 @@ _SAMPLE_SPEC = {
     "reason": _OPT_STRING,
     "counters": (lambda v: isinstance(v, dict), "an object"),
     "timed_by": _OPT_STRING,
+    "l2": (lambda v: v in L2_MODES, " or ".join(L2_MODES)),
 }
 _DATASET_SPEC = {
     "n": (_integer, "a whole number"),
@@ -232,6 +242,7 @@ def add_doc(results: Results, doc: dict, path: str) -> Results:
     """Pool one results document into `results`."""
     results.files.append(path)
     results.environments.append(doc.get("environment") or {})
+    results.conditions.append(file_conditions(path, doc))
     fi = len(results.files) - 1
     if not isinstance(doc["samples"], list):
         raise UserError(f"{path}: samples: expected a list")
@@ -260,7 +271,18 @@ def add_doc(results: Results, doc: dict, path: str) -> Results:
             for k, v in info.items():
                 _check(v is None or isinstance(v, str), path, f"problems.{key}.{k}", "a string", v)
             results.problems.setdefault(key, info)
+    _check_sample_problems(results, path, len(results.samples) - len(doc["samples"]))
     return results
+
+
+def _check_sample_problems(results: Results, path: str, first: int) -> None:
+    """Each sample's problem is one this code registers or the file describes."""
+    from gpubfs_cli.core.problem import all_problems
+
+    known = set(all_problems()) | set(results.problems)
+    for i, s in enumerate(results.samples[first:]):
+        if s.problem not in known:
+            raise UserError(f"{path}: samples[{i}].problem: {unknown_name('problem', s.problem, known)}")
 
 
 def latest_results(folder: str | Path = "results") -> Path:

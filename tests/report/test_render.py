@@ -96,8 +96,8 @@ def test_two_files_combined(tmp_path):
     assert d.tables[0].columns == ["dataset", "cpu.sequential", "classic.harish"]
     assert rows["g"][2].value == pytest.approx(2.0)
     assert rows["h"][2].text == "no baseline" and rows["h"][1].text == "missing"
-    assert d.header == [f"{a}: no GPU (CuPy is not installed), CPU Test CPU",
-                        f"{b}: GPU NVIDIA H100 80GB HBM3, CPU Test CPU",
+    assert d.header == [f"{a}: no GPU (CuPy is not installed), CPU Test CPU; L2 warm",
+                        f"{b}: GPU NVIDIA H100 80GB HBM3, CPU Test CPU; L2 warm",
                         "TEPS: directed edges of the reached vertices (--teps graph500: Graph500's undirected count)"]
 
 
