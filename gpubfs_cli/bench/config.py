@@ -85,6 +85,7 @@ class RunConfig:
     data_dir: str | None = None
     require_gpu: bool = False
     path: str | None = None  # the YAML file, when there was one
+    require_gpu_from: str | None = None  # "command line" or the YAML file that set it
 
     @property
     def modes(self) -> list[bool]:
@@ -93,6 +94,7 @@ class RunConfig:
 
     def to_dict(self) -> dict:
         d = dataclasses.asdict(self)
+        d.pop("require_gpu_from")
         d["variants"] = [{"problem": v.problem, "strategy": v.strategy, "knobs": dict(v.overrides)}
                          for v in self.variants]
         return d
@@ -180,6 +182,7 @@ def build_config(
         require_gpu=_typed(at("require_gpu"), "require_gpu", get("require_gpu", False), bool),
         path=None if where == "command line" else where,
     )
+    cfg.require_gpu_from = at("require_gpu") if cfg.require_gpu else None
     if not cfg.time_limit_s > 0 or cfg.time_limit_s == float("inf"):
         raise _err(at("time_limit_s"), "time_limit_s", f"expected a positive number of seconds, got {cfg.time_limit_s}")
     if cfg.warmup < 0:
@@ -411,7 +414,7 @@ def config_from_cli(
     time_limit_s: float | None = None,
     predecessors: str | None = None,
     validate: str | None = None,
-    require_gpu: bool = False,
+    require_gpu: bool | None = None,
     problem: str | None = None,
     dataset_check: DatasetCheck | None = None,
     registry: Registry | None = None,
@@ -429,7 +432,7 @@ def config_from_cli(
         "time_limit_s": time_limit_s,
         "predecessors": predecessors,
         "validate": validate,
-        "require_gpu": True if require_gpu else None,
+        "require_gpu": require_gpu,  # None: the file decides; False: --no-require-gpu
         "problem": problem,
     }
     if path is not None:

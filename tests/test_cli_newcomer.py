@@ -1,0 +1,136 @@
+"""A new user's first hour, through Typer's CliRunner (no GPU, no terminal)."""
+
+from __future__ import annotations
+
+import io
+import json
+import os
+
+import pytest
+from rich.console import Console
+from typer.testing import CliRunner
+
+import gpubfs_cli
+from gpubfs_cli.bench.progress import RunProgress
+from gpubfs_cli.cli import app
+from gpubfs_cli.gpu import backend
+
+runner = CliRunner()
+
+
+@pytest.fixture
+def no_gpu(monkeypatch):
+    monkeypatch.setattr(backend, "unavailable_reason", lambda: "disabled for this test")
+
+
+# ---------------------------------------------------------------- -h, --version
+@pytest.mark.parametrize("argv", [["-h"], ["run", "-h"], ["report", "-h"], ["list", "-h"], ["list", "papers", "-h"]])
+def test_short_help_everywhere(argv):
+    result = runner.invoke(app, argv)
+    assert result.exit_code == 0, result.output
+    assert "Usage:" in result.output
+
+
+def test_version():
+    result = runner.invoke(app, ["--version"])
+    assert result.exit_code == 0, result.output
+    assert result.output.strip() == f"gpubfs {gpubfs_cli.__version__}"
+
+
+# ---------------------------------------------------------------- require_gpu
+def _gpu_config(tmp_path):
+    cfg = tmp_path / "paper.yaml"
+    cfg.write_text("datasets: [smoke-grid]\nstrategies: [cpu.sequential, merrill.hybrid]\n"
+                   "sources: 1\nrequire_gpu: true\n")
+    return cfg
+
+
+def test_config_require_gpu_names_the_file_and_the_way_out(tmp_path, no_gpu):
+    cfg = _gpu_config(tmp_path)
+    out = tmp_path / "r.json"
+    result = runner.invoke(app, ["run", str(cfg), "--out", str(out), "--dir", str(tmp_path / "data")])
+    assert result.exit_code == 2, result.output
+    lines = result.stderr.strip().splitlines()
+    assert len(lines) == 1, lines
+    assert f"{cfg}: require_gpu: true, and no GPU is usable here (disabled for this test)" in lines[0]
+    assert "--no-require-gpu" in lines[0]
+    assert "--require-gpu:" not in lines[0]  # a flag the user never passed
+    assert not out.exists()
+
+
+def test_no_require_gpu_runs_the_cpu_rows(tmp_path, no_gpu):
+    cfg = _gpu_config(tmp_path)
+    out = tmp_path / "r.json"
+    result = runner.invoke(app, ["run", str(cfg), "--no-require-gpu", "--out", str(out),
+                                 "--dir", str(tmp_path / "data")])
+    assert result.exit_code == 0, result.output
+    doc = json.loads(out.read_text())
+    status = {s["strategy"]: s["status"] for s in doc["samples"]}
+    assert status == {"cpu.sequential": "ok", "merrill.hybrid": "unavailable"}
+    assert doc["config"]["require_gpu"] is False
+
+
+def test_require_gpu_flag_still_names_the_flag(tmp_path, no_gpu):
+    result = runner.invoke(app, ["run", "-d", "smoke-grid", "-s", "cpu.sequential", "--require-gpu",
+                                 "--out", str(tmp_path / "r.json")])
+    assert result.exit_code == 2
+    assert "--require-gpu: no usable GPU here (disabled for this test)" in result.stderr
+
+
+# ---------------------------------------------------------------- sources
+def test_lattice_says_it_runs_its_fixed_source(tmp_path):
+    out = tmp_path / "r.json"
+    result = runner.invoke(app, ["run", "-d", "smoke-grid", "-s", "cpu.sequential", "--sources", "20",
+                                 "--out", str(out), "--dir", str(tmp_path / "data")])
+    assert result.exit_code == 0, result.output
+    doc = json.loads(out.read_text())
+    (center,) = doc["sources"]["smoke-grid"]
+    assert (f"note: smoke-grid: runs from its one fixed source, vertex {center:,} "
+            "(the dataset's fixed_source), not 20 random sources") in result.stderr
+
+
+def test_more_sources_than_vertices_warns_and_never_repeats(tmp_path):
+    mtx = tmp_path / "path.mtx"
+    # a directed path 1 -> 2 -> 3 -> 4 -> 5 (1-based): four vertices have an out-edge
+    mtx.write_text("%%MatrixMarket matrix coordinate pattern general\n5 5 4\n1 2\n2 3\n3 4\n4 5\n")
+    data = str(tmp_path / "data")
+    fetched = runner.invoke(app, ["fetch-dataset", "tinypath", "--file", str(mtx), "--format", "mtx", "--dir", data])
+    assert fetched.exit_code == 0, fetched.output
+    out = tmp_path / "r.json"
+    result = runner.invoke(app, ["run", "-d", "tinypath", "-s", "cpu.sequential", "--sources", "10",
+                                 "--out", str(out), "--dir", data])
+    assert result.exit_code == 0, result.output
+    assert ("note: tinypath: 10 sources asked for, but only 4 vertices have an out-edge: "
+            "runs from each of them once") in result.stderr
+    sources = json.loads(out.read_text())["sources"]["tinypath"]
+    assert sorted(sources) == [0, 1, 2, 3]
+
+
+# ---------------------------------------------------------------- progress
+def test_progress_never_shows_more_done_than_expected():
+    """The bar's total is an estimate made before the graphs are loaded; steps past it
+    grow the total instead of showing "2/1"."""
+    progress = RunProgress(Console(file=io.StringIO(), force_terminal=True, width=100))
+    with progress:
+        progress.start(1)
+        progress.advance_by(1, "g: bfs baseline 1/1")
+        progress.advance_by(1, "g · cpu.sequential · source 1/1")
+        task = progress._progress.tasks[0]
+        assert (task.completed, task.total) == (2, 2)
+
+
+# ---------------------------------------------------------------- umask
+def test_results_and_report_files_follow_the_umask(tmp_path, no_gpu):
+    old = os.umask(0o022)
+    try:
+        out = tmp_path / "r.json"
+        result = runner.invoke(app, ["run", "-d", "smoke-grid", "-s", "cpu.sequential", "--sources", "1",
+                                     "--out", str(out), "--dir", str(tmp_path / "data")])
+        assert result.exit_code == 0, result.output
+        report = tmp_path / "r.md"
+        result = runner.invoke(app, ["report", str(out), "--format", "md", "--out", str(report)])
+        assert result.exit_code == 0, result.output
+        assert os.stat(out).st_mode & 0o777 == 0o644
+        assert os.stat(report).st_mode & 0o777 == 0o644
+    finally:
+        os.umask(old)
