@@ -5,6 +5,8 @@ from __future__ import annotations
 import io
 import json
 import os
+import re
+from pathlib import Path
 
 import pytest
 from rich.console import Console
@@ -134,3 +136,74 @@ def test_results_and_report_files_follow_the_umask(tmp_path, no_gpu):
         assert os.stat(report).st_mode & 0o777 == 0o644
     finally:
         os.umask(old)
+
+
+# ---------------------------------------------------------------- reports off a terminal
+SHIPPED = sorted(str(p) for p in (Path(__file__).resolve().parents[1] / "docs" / "results" / "h200-2026-11-22").glob("*.json"))
+
+
+def _md_cells(md: str, title_start: str) -> list[list[str]]:
+    """The body cells of the Markdown table whose heading starts with `title_start`."""
+    lines = md.splitlines()
+    start = next(i for i, line in enumerate(lines) if line.startswith(f"## {title_start}"))
+    rows, seen = [], False
+    for line in lines[start + 1:]:
+        if line.startswith("|"):
+            seen = True
+            cells = [c.strip().replace("\\|", "|") for c in re.split(r"(?<!\\)\|", line)[1:-1]]
+            rows.append(cells)
+        elif seen:
+            break
+    return rows[2:]  # past the header and the --- line
+
+
+def _table_lines(text: str, title_start: str) -> list[str]:
+    lines = text.splitlines()
+    start = next(i for i, line in enumerate(lines) if line.startswith(title_start))
+    body = []
+    for line in lines[start + 1:]:
+        if line.startswith("└"):
+            return body
+        body.append(line)
+    raise AssertionError("table not closed")
+
+
+def test_paper_table_through_a_pipe_breaks_no_number_or_word():
+    """Off a terminal (a file, a pipe: CliRunner), Merrill's Table 2 is drawn at its
+    natural width: one line per graph, every cell whole (`missing`, `0.00014`)."""
+    md = runner.invoke(app, ["report", "--paper", "merrill", "--format", "md", *SHIPPED])
+    assert md.exit_code == 0, md.output
+    cells = _md_cells(md.stdout, "Table 2.")
+    assert len(cells) == 13 and any("missing" in c for row in cells for c in row)
+    result = runner.invoke(app, ["report", "--paper", "merrill", *SHIPPED])
+    assert result.exit_code == 0, result.output
+    lines = _table_lines(result.stdout, "Table 2.")
+    body = [line for line in lines if line.startswith("│")]
+    assert len(body) == len(cells)  # one line per graph: nothing wrapped
+    assert {line.count("│") for line in body} == {len(cells[0]) + 1}
+    for row, line in zip(cells, body, strict=True):
+        assert [c.strip() for c in line.split("│")[1:-1]] == row
+    assert not re.search(r"missin(?!g)", result.stdout)
+
+
+def test_paper_table_in_a_narrow_terminal_breaks_no_number_or_word():
+    from gpubfs_cli.report.command import make_report
+    from gpubfs_cli.report.render import print_rich
+
+    doc = make_report([Path(p) for p in SHIPPED], metric="ms", fmt="table", paper="merrill",
+                      compare_files=None, plot_dir=None, rows="auto")
+    buf = io.StringIO()
+    print_rich(doc, Console(file=buf, force_terminal=True, width=60, color_system=None))
+    text = buf.getvalue()
+    md = runner.invoke(app, ["report", "--paper", "merrill", "--format", "md", *SHIPPED]).stdout
+    words = {w for row in _md_cells(md, "Table 2.") for c in row for w in c.split()}
+    tokens = set(re.split(r"[\s│┃]+", text))
+    assert words <= tokens, sorted(words - tokens)[:10]
+
+
+def test_report_file_in_table_format_is_not_wrapped(tmp_path):
+    out = tmp_path / "t2.txt"
+    result = runner.invoke(app, ["report", "--paper", "merrill", "--out", str(out), *SHIPPED])
+    assert result.exit_code == 0, result.output
+    body = [line for line in _table_lines(out.read_text(), "Table 2.") if line.startswith("│")]
+    assert len(body) == 13 and not re.search(r"missin(?!g)", out.read_text())
