@@ -207,3 +207,77 @@ def test_report_file_in_table_format_is_not_wrapped(tmp_path):
     assert result.exit_code == 0, result.output
     body = [line for line in _table_lines(out.read_text(), "Table 2.") if line.startswith("│")]
     assert len(body) == 13 and not re.search(r"missin(?!g)", out.read_text())
+
+
+# ---------------------------------------------------------------- README
+ROOT = Path(__file__).resolve().parents[1]
+README = (ROOT / "README.md").read_text()
+
+
+def _readme_commands(inline: bool = False) -> list[tuple[int, list[str]]]:
+    """(line number, argv) of every `gpubfs ...` line in the README's ``` blocks, and
+    with `inline` of every `gpubfs ...` code span in its text."""
+    import shlex
+
+    out, inside, prose = [], False, []
+    for number, line in enumerate(README.splitlines(), start=1):
+        if line.startswith("```"):
+            inside = not inside
+        elif inside and line.startswith("gpubfs "):
+            out.append((number, shlex.split(line.split(" #")[0])[1:]))
+        prose.append("" if inside or line.startswith("```") else line)
+    if inline:  # spans may run over a line break
+        text = "\n".join(prose)
+        for m in re.finditer(r"`(gpubfs [^`]+)`", text):
+            if "..." not in m.group(1):
+                out.append((text.count("\n", 0, m.start()) + 1, m.group(1).split()[1:]))
+    return out
+
+
+def test_readme_puts_gpubfs_on_the_path_before_using_it():
+    """`make run`/`make test` install gpubfs into .venv/bin only: the README says how to
+    reach it before its first `gpubfs` command (else: command not found)."""
+    activate = README.index("\n. .venv/bin/activate")
+    first = min(n for n, _ in _readme_commands())
+    assert README.count("\n", 0, activate) + 1 < first
+    pyproject = (ROOT / "pyproject.toml").read_text()
+    assert 'gpubfs = "gpubfs_cli.cli:main"' in pyproject  # the script .venv/bin/gpubfs
+    assert "pip install --quiet -e" in (ROOT / "Makefile").read_text()
+
+
+def test_readme_commands_exist_with_their_options():
+    commands = _readme_commands(inline=True)
+    assert len(commands) >= 15
+    for number, argv in commands:
+        # --help parses every option first: an unknown command or option fails with exit 2
+        result = runner.invoke(app, [*argv, "--help"])
+        assert result.exit_code == 0, f"README.md:{number}: gpubfs {' '.join(argv)}\n{result.output}"
+        for arg in argv:
+            if arg.endswith(".yaml"):
+                assert (ROOT / arg).is_file(), f"README.md:{number}: {arg} does not exist"
+
+
+def test_readme_strategy_table_matches_the_registry():
+    from gpubfs_cli.core.strategy import registry
+    from gpubfs_cli.report.command import papers_listing
+
+    start = README.index("| paper (`gpubfs list papers`)")
+    rows = [line for line in README[start:].splitlines()[2:] if line.startswith("|")]
+    rows = rows[: next((i for i, r in enumerate(rows) if not r.startswith("| ")), len(rows))]
+    named = {}
+    for row in rows:
+        first, strategies = row.split(" | ", 1)
+        key = re.match(r"\| `(\w+)`:", first)
+        names = set(re.findall(r"`([a-z0-9_]+\.[a-z0-9_]+)`", strategies))
+        if key:
+            named[key.group(1)] = names
+    listing = {p["key"]: p for p in papers_listing()}
+    assert set(named) == set(listing)
+    for key, paper in listing.items():
+        own = named[key] - {n for n in named[key] if not n.startswith(f"{key}.")}
+        assert own == set(paper["implemented"]), key
+        assert not paper["not_implemented"] or key == "luo"  # luo's IIIT-BFS is classic.harish
+    in_table = set(re.findall(r"`([a-z0-9_]+\.[a-z0-9_]+)`", "\n".join(rows)))
+    registered = {name for names in registry().values() for name in names}
+    assert in_table == registered
+    assert "not yet" not in "\n".join(rows)
