@@ -281,3 +281,23 @@ def test_readme_strategy_table_matches_the_registry():
     registered = {name for names in registry().values() for name in names}
     assert in_table == registered
     assert "not yet" not in "\n".join(rows)
+
+
+def test_one_label_for_predecessor_runs_across_commands(tmp_path):
+    """`run`'s summary, `report` (table, md, csv) and `--compare` name a predecessor run
+    the same way: the problem's option label, `+pred` for BFS."""
+    out = tmp_path / "r.json"
+    ran = runner.invoke(app, ["run", "-d", "smoke-grid", "-s", "cpu.sequential", "--predecessors", "both",
+                              "--out", str(out), "--dir", str(tmp_path / "data")])
+    assert ran.exit_code == 0, ran.output
+    texts = [ran.stdout]
+    for fmt in ("table", "md", "csv"):
+        result = runner.invoke(app, ["report", str(out), "--format", fmt])
+        assert result.exit_code == 0, result.output
+        texts.append(result.stdout)
+    compared = runner.invoke(app, ["report", "--compare", str(out), str(out), "--format", "md"])
+    assert compared.exit_code == 0, compared.output
+    texts.append(compared.stdout)
+    for text in texts:
+        assert "cpu.sequential +pred" in text, text
+        assert not re.search(r"\(pred\)|\bpred\)|\[pred", text), text
