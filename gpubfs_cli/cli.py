@@ -16,17 +16,37 @@ from rich.table import Table
 
 from gpubfs_cli.errors import UserError
 
+# -h as well as --help, on every command (subcommands inherit the context setting).
+HELP = {"help_option_names": ["-h", "--help"]}
 app = typer.Typer(
     help="Reproduce the tables of five GPU BFS papers on today's GPUs.",
     no_args_is_help=True,
     add_completion=False,
     pretty_exceptions_enable=False,
+    context_settings=HELP,
 )
-list_app = typer.Typer(help="What exists: strategies, datasets, papers.", no_args_is_help=True)
+list_app = typer.Typer(help="What exists: strategies, datasets, papers.", no_args_is_help=True,
+                       context_settings=HELP)
 app.add_typer(list_app, name="list")
 
 console = Console()
 err_console = Console(stderr=True, soft_wrap=True, highlight=False)
+
+
+def _print_version(value: bool) -> None:
+    if value:
+        from gpubfs_cli import __version__
+
+        console.print(f"gpubfs {__version__}", markup=False, highlight=False)
+        raise typer.Exit()
+
+
+@app.callback()
+def _app_options(
+    version: bool = typer.Option(False, "--version", callback=_print_version, is_eager=True,
+                                 help="Print the version and exit."),
+) -> None:
+    pass
 
 
 def user_errors(fn):
@@ -294,7 +314,10 @@ def run(
     time_limit: float = typer.Option(None, "--time-limit", help="Seconds per traversal before out-of-time (default 60)."),
     predecessors: str = typer.Option(None, "--predecessors", help="false, true or both: also compute (and check) BFS parents."),
     validate: str = typer.Option(None, "--validate", help="all (check every answer against the problem's baseline) or none."),
-    require_gpu: bool = typer.Option(False, "--require-gpu", help="Fail unless a GPU is usable (for GPU CI)."),
+    require_gpu: bool = typer.Option(
+        None, "--require-gpu/--no-require-gpu",
+        help="Fail unless a GPU is usable (for GPU CI); --no-require-gpu runs a config that sets "
+             "require_gpu: true anyway (its CPU rows run, GPU rows are unavailable)."),
     problem: str = typer.Option(None, "--problem", help="bfs or sssp (default: what the strategy names imply, else bfs)."),
     l2: str = typer.Option(None, "--l2", help="warm (default) or cold: evict the GPU's L2 before each timed sample, untimed."),
 ) -> None:
@@ -316,7 +339,7 @@ def run(
         fixed_sources=fixed, out=out, data_dir=directory, warmup=warmup, time_limit_s=time_limit,
         predecessors=predecessors, validate=validate, require_gpu=require_gpu, problem=problem, l2=l2,
     )
-    progress = RunProgress(err_console) if err_console.is_terminal else NullProgress()
+    progress = RunProgress(err_console) if err_console.is_terminal else NullProgress(err_console)
     runner = Runner(cfg, progress=progress)
     sweep_cache(cfg.data_dir)
     outcome = runner.run()

@@ -84,6 +84,9 @@ def write_text_atomic(path: str | Path, text: str, what: str = "output") -> Path
         raise UserError(f"{path}: cannot write ({exc.strerror or exc})") from None
     try:
         with os.fdopen(fd, "w", encoding="utf-8") as f:
+            # mkstemp makes the file 0600; a results or report file gets the mode any
+            # new file of the user's gets (0666 less the umask).
+            os.fchmod(f.fileno(), 0o666 & ~current_umask())
             f.write(text)
         os.replace(tmp, path)
     except OSError as exc:
@@ -93,6 +96,13 @@ def write_text_atomic(path: str | Path, text: str, what: str = "output") -> Path
         _unlink_quietly(tmp)
         raise
     return path
+
+
+def current_umask() -> int:
+    """The process umask (reading it means setting it: set it straight back)."""
+    mask = os.umask(0o022)
+    os.umask(mask)
+    return mask
 
 
 def _unlink_quietly(path: str) -> None:

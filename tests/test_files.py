@@ -173,3 +173,17 @@ def test_parse_yaml_control_characters_and_deep_nesting():
         parse_yaml("a: 1\nb: \x00\n", "x.yaml")
     with pytest.raises(UserError, match=r"^x\.yaml: not valid YAML"):
         parse_yaml("[" * 1000, "x.yaml")
+
+
+@pytest.mark.parametrize("mask", [0o022, 0o002, 0o077])
+def test_written_file_mode_follows_the_umask(tmp_path, mask):
+    """A results or report file gets the mode any new file gets (0666 less the umask),
+    not mkstemp's private 0600; replacing a file does the same."""
+    old = os.umask(mask)
+    try:
+        p = write_text_atomic(tmp_path / "out.json", "{}")
+        assert os.stat(p).st_mode & 0o777 == 0o666 & ~mask
+        write_text_atomic(p, "{} ")
+        assert os.stat(p).st_mode & 0o777 == 0o666 & ~mask
+    finally:
+        os.umask(old)

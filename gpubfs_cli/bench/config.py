@@ -89,6 +89,7 @@ class RunConfig:
     require_gpu: bool = False
     l2: str = "warm"
     path: str | None = None  # the YAML file, when there was one
+    require_gpu_from: str | None = None  # "command line" or the YAML file that set it
 
     @property
     def modes(self) -> list[bool]:
@@ -97,6 +98,7 @@ class RunConfig:
 
     def to_dict(self) -> dict:
         d = dataclasses.asdict(self)
+        d.pop("require_gpu_from")
         d["variants"] = [{"problem": v.problem, "strategy": v.strategy, "knobs": dict(v.overrides)}
                          for v in self.variants]
         return d
@@ -185,6 +187,7 @@ def build_config(
         l2=_choice(at("l2"), "l2", get("l2", "warm"), L2_MODES),
         path=None if where == "command line" else where,
     )
+    cfg.require_gpu_from = at("require_gpu") if cfg.require_gpu else None
     if not cfg.time_limit_s > 0 or cfg.time_limit_s == float("inf"):
         raise _err(at("time_limit_s"), "time_limit_s", f"expected a positive number of seconds, got {cfg.time_limit_s}")
     if cfg.warmup < 0:
@@ -416,7 +419,7 @@ def config_from_cli(
     time_limit_s: float | None = None,
     predecessors: str | None = None,
     validate: str | None = None,
-    require_gpu: bool = False,
+    require_gpu: bool | None = None,
     problem: str | None = None,
     l2: str | None = None,
     dataset_check: DatasetCheck | None = None,
@@ -435,7 +438,7 @@ def config_from_cli(
         "time_limit_s": time_limit_s,
         "predecessors": predecessors,
         "validate": validate,
-        "require_gpu": True if require_gpu else None,
+        "require_gpu": require_gpu,  # None: the file decides; False: --no-require-gpu
         "problem": problem,
         "l2": l2,
     }

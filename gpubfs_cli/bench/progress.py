@@ -1,7 +1,8 @@
 """Live progress of a run: what is running (dataset · strategy · source i/N), elapsed, ETA.
 
-The runner talks to this small interface; NullProgress stands in where nothing is
-shown (tests, output that is not a terminal).
+The runner talks to this small interface; NullProgress stands in where no bar is
+shown (tests, output that is not a terminal). Notes (`note`) reach the user either way
+when a console is given: one line each, above the bar.
 """
 
 from __future__ import annotations
@@ -19,6 +20,9 @@ from rich.progress import (
 
 class NullProgress:
     enabled = False
+
+    def __init__(self, console: Console | None = None):
+        self._console = console
 
     def __enter__(self):
         return self
@@ -38,6 +42,11 @@ class NullProgress:
     def advance_by(self, steps: int, text: str | None = None) -> None:
         pass
 
+    def note(self, text: str) -> None:
+        """A line the user should read (e.g. fewer sources than asked for)."""
+        if self._console is not None:
+            self._console.print(f"note: {text}", markup=False, highlight=False, soft_wrap=True)
+
 
 class RunProgress(NullProgress):
     """One bar over every traversal of the run (baseline runs included)."""
@@ -45,6 +54,7 @@ class RunProgress(NullProgress):
     enabled = True
 
     def __init__(self, console: Console):
+        super().__init__(console)
         self._progress = Progress(
             TextColumn("{task.description}"),
             BarColumn(),
@@ -79,4 +89,8 @@ class RunProgress(NullProgress):
 
     def advance_by(self, steps: int, text: str | None = None) -> None:
         if self._task is not None:
-            self._progress.update(self._task, advance=steps, description=text)
+            task = self._progress.tasks[0]
+            # The total is an estimate made before the graphs are loaded; the bar never
+            # shows more steps done than it expects (a "2/1").
+            total = max(task.total or 0, task.completed + steps)
+            self._progress.update(self._task, advance=steps, total=total, description=text)

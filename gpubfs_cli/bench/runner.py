@@ -214,7 +214,11 @@ class Runner:
 
         reason = unavailable_reason()
         if reason is not None:
-            raise UserError(f"--require-gpu: no usable GPU here ({reason})")
+            where = self.config.require_gpu_from
+            if where in (None, "command line"):
+                raise UserError(f"--require-gpu: no usable GPU here ({reason})")
+            raise UserError(f"{where}: require_gpu: true, and no GPU is usable here ({reason}); "
+                            "add --no-require-gpu to run its CPU rows anyway")
 
     def _estimate_steps(self) -> int:
         per_graph = len(self.config.fixed_sources) or self.config.sources
@@ -239,6 +243,8 @@ class Runner:
             graph, count=cfg.sources, seed=cfg.seed, explicit=cfg.fixed_sources, meta=meta
         )
         sources = chosen.vertices
+        if chosen.note:
+            self.progress.note(f"{name}: {chosen.note}")
         self.progress.resize(self._estimate_for(len(sources)) - self._estimate_for_config())
         info: dict = {
             "status": "ok",

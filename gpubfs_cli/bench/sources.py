@@ -1,7 +1,8 @@
 """Source vertices for a graph (DESIGN.md, Sources).
 
 Random sources are drawn with a seeded numpy Generator among vertices of
-out-degree >= 1, without replacement when there are enough of them; the list is
+out-degree >= 1, always without replacement: asked for more than there are, the run
+starts once from each of them (and says so: a repeated source adds no information); the list is
 drawn once per graph and every strategy runs on it, so comparisons are paired. The
 generator is seeded with (seed, CRC-32 of the graph's name), so two graphs of the
 same size do not get the same vertex ids.
@@ -26,10 +27,12 @@ from gpubfs_cli.graph.csr import CSRGraph
 class SourceList:
     vertices: list[int]
     origin: str  # "random", "explicit" or "fixed_source"
+    note: str | None = None  # what the user should know: fewer sources than asked for
 
 
 def random_sources(graph: CSRGraph, count: int, seed: int) -> list[int]:
-    """`count` sources among vertices of out-degree >= 1 (all vertices if none has an edge)."""
+    """`count` distinct sources among vertices of out-degree >= 1 (all vertices if none has
+    an edge); every candidate once, shuffled, when there are fewer than `count`."""
     if count < 1:
         raise UserError(f"sources: {count} is not a positive count")
     if graph.n == 0:
@@ -38,12 +41,9 @@ def random_sources(graph: CSRGraph, count: int, seed: int) -> list[int]:
     if len(candidates) == 0:
         candidates = np.arange(graph.n)
     rng = np.random.default_rng([seed, zlib.crc32(graph.name.encode())])
-    if count > len(candidates):
-        picked = rng.choice(candidates, size=count, replace=True)
-    else:
-        # A prefix of one seeded permutation: the first k of `--sources N` are the
-        # list `--sources k` gives, so a short CPU run pairs with a long GPU run.
-        picked = candidates[rng.permutation(len(candidates))[:count]]
+    # A prefix of one seeded permutation: the first k of `--sources N` are the
+    # list `--sources k` gives, so a short CPU run pairs with a long GPU run.
+    picked = candidates[rng.permutation(len(candidates))[:count]]
     return [int(v) for v in picked]
 
 
@@ -97,5 +97,15 @@ def choose_sources(
         return SourceList(check_vertices(graph, explicit, "--source"), "explicit")
     fixed = fixed_source_of(meta, graph.name)
     if fixed is not None:
-        return SourceList(check_vertices(graph, [fixed], f"{graph.name} meta.json fixed_source"), "fixed_source")
-    return SourceList(random_sources(graph, count, seed), "random")
+        vertices = check_vertices(graph, [fixed], f"{graph.name} meta.json fixed_source")
+        note = None
+        if count > 1:
+            note = (f"runs from its one fixed source, vertex {vertices[0]:,} (the dataset's fixed_source), "
+                    f"not {count} random sources")
+        return SourceList(vertices, "fixed_source", note)
+    vertices = random_sources(graph, count, seed)
+    note = None
+    if len(vertices) < count:
+        note = (f"{count} sources asked for, but only {len(vertices):,} vertices have an out-edge: "
+                f"runs from each of them once")
+    return SourceList(vertices, "random", note)

@@ -14,6 +14,7 @@ import json
 from pathlib import Path
 
 from rich.console import Console
+from rich.segment import Segments
 from rich.table import Table as RichTable
 from rich.text import Text
 
@@ -73,14 +74,30 @@ def rich_tables(doc: Document) -> list:
     return out
 
 
+def table_width(rt: RichTable, console: Console) -> int:
+    """The width `rt` is drawn at: its natural width off a terminal (a file or a pipe has
+    no width to fit), else the terminal's, but never below the width at which no word or
+    number of a cell has to break (the terminal then folds whole lines instead)."""
+    measure = console.measure(rt, options=console.options.update_width(1 << 16))
+    if not console.is_terminal:
+        return measure.maximum
+    return max(console.width, measure.minimum)
+
+
 def print_rich(doc: Document, console: Console) -> None:
-    console.print(Text(doc.title, style="bold"))
+    wrap = console.is_terminal  # off a terminal, a line is never wrapped at 80 columns
+    console.print(Text(doc.title, style="bold"), soft_wrap=not wrap)
     for line in doc.header:
-        console.print(Text(line, style="dim"))
+        console.print(Text(line, style="dim"), soft_wrap=not wrap)
     for rt in rich_tables(doc):
-        console.print(rt)
+        width = table_width(rt, console)
+        if width <= console.width:
+            console.print(rt, width=width)
+        else:  # wider than the console: draw the lines at that width, print them as they are
+            lines = console.render_lines(rt, console.options.update_width(width), pad=False, new_lines=True)
+            console.print(Segments(seg for line in lines for seg in line), soft_wrap=True)
     for note in doc.notes:
-        console.print(Text(note))
+        console.print(Text(note), soft_wrap=not wrap)
 
 
 def rich_text(doc: Document, width: int = 200) -> str:

@@ -25,9 +25,24 @@ def test_random_sources_are_seeded_distinct_and_have_out_edges():
     assert a != random_sources(g, 20, seed=4)
     assert len(set(a)) == 20
     assert all(g.out_degrees()[v] >= 1 for v in a)
-    # more sources than candidates: drawn with replacement, still only candidates
+    # more sources than candidates: each candidate once, never a repeat
     many = random_sources(g, 80, seed=3)
-    assert len(many) == 80 and max(many) < 50
+    assert sorted(many) == list(range(50))
+
+
+def test_more_sources_than_candidates_says_so():
+    chosen = choose_sources(graph("few"), count=80, seed=3)
+    assert sorted(chosen.vertices) == list(range(50))
+    assert chosen.note == "80 sources asked for, but only 50 vertices have an out-edge: runs from each of them once"
+    assert choose_sources(graph("few"), count=50, seed=3).note is None
+
+
+def test_fixed_source_says_it_replaces_random_ones():
+    g = graph()
+    chosen = choose_sources(g, count=20, seed=1, meta={"fixed_source": 42})
+    assert chosen.note == "runs from its one fixed source, vertex 42 (the dataset's fixed_source), not 20 random sources"
+    assert choose_sources(g, count=1, seed=1, meta={"fixed_source": 42}).note is None
+    assert choose_sources(g, count=20, seed=1, explicit=[3], meta={"fixed_source": 42}).note is None
 
 
 def test_graphs_with_other_names_get_other_sources():
