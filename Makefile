@@ -23,7 +23,7 @@ endif
 
 PYTEST_ARGS ?=
 
-.PHONY: run test test-gpu lint bench clean-venv
+.PHONY: run test test-gpu test-gpu-sanitize lint bench clean-venv
 
 $(VENV)/.installed: pyproject.toml
 	python3 -m venv $(VENV)
@@ -40,6 +40,11 @@ test: $(SETUP)
 # On a GPU machine: GPU tests must run, not skip.
 test-gpu: $(SETUP)
 	GPUBFS_REQUIRE_GPU=1 $(PYTHON) -m pytest -q -m gpu $(PYTEST_ARGS)
+
+# On a GPU machine: every GPU strategy once per small nasty graph under
+# compute-sanitizer --tool memcheck (one sanitizer process; scripts/sanitize.py).
+test-gpu-sanitize: $(SETUP)
+	$(PYTHON) scripts/sanitize.py
 
 lint: $(SETUP)
 	$(PYTHON) -m ruff check gpubfs_cli tests scripts
