@@ -31,7 +31,7 @@ SMOKE_PCT ?= 200
 # Labels only (not the exit status): whole smoke runs drift by up to ~1.5x on a loaded 2-core host.
 SMOKE_MIN_CHANGE ?= 50
 
-.PHONY: run test test-gpu smoke lint bench clean-venv
+.PHONY: run test test-gpu test-gpu-sanitize smoke lint bench clean-venv
 
 $(VENV)/.installed: pyproject.toml
 	python3 -m venv $(VENV)
@@ -54,6 +54,11 @@ smoke: $(SETUP)
 	$(PYTHON) -m gpubfs_cli run configs/experiments/smoke.yaml --out "$$tmp/smoke.json" && \
 	$(PYTHON) -m gpubfs_cli report --compare $(SMOKE_BASELINE) "$$tmp/smoke.json" \
 		--fail-on-regression $(SMOKE_PCT) --min-change $(SMOKE_MIN_CHANGE)
+
+# On a GPU machine: every GPU strategy once per small nasty graph under
+# compute-sanitizer --tool memcheck (one sanitizer process; scripts/sanitize.py).
+test-gpu-sanitize: $(SETUP)
+	$(PYTHON) scripts/sanitize.py
 
 lint: $(SETUP)
 	$(PYTHON) -m ruff check gpubfs_cli tests scripts

@@ -33,6 +33,17 @@
 #define __launch_bounds__(...)
 #define __restrict__ __restrict
 
+// Function-scope `__shared__` variables, for kernel files compiled unchanged (luo.cu):
+// a driver that defines EMU_STATIC_SHARED before including this header turns them into
+// function statics, and the test registers their addresses (emu::statics(), read from
+// the library's symbol table: GCC ignores section attributes on template statics). The
+// scheduler then gives each block its own copy of them, swapped in when a fiber of
+// another block runs (garbage at launch, as on the GPU). Other kernel files use
+// emu_block_shared<T>() through their own macros.
+#ifdef EMU_STATIC_SHARED
+#define __shared__ static
+#endif
+
 struct int4 {
     int x, y, z, w;
 };
@@ -63,6 +74,7 @@ struct Fiber {
 
 struct Block {
     Barrier bar;
+    std::vector<char> statics;  // this block's copy of the registered statics
     std::vector<Barrier> warp_bars;
     std::vector<uint64_t> xchg;  // one word per thread
     std::vector<char> smem;
@@ -81,7 +93,36 @@ struct Grid {
     std::function<void()> body;
     std::mt19937_64 rng{1};
     double yield_probability = 0.0;
+    int statics_owner = -1;  // the block whose copy the registered statics hold
 };
+
+struct Region {
+    char* begin;
+    size_t size;
+};
+
+// The registered function-scope __shared__ statics (empty: nothing to swap).
+inline std::vector<Region>& statics() {
+    static std::vector<Region> r;
+    return r;
+}
+
+inline size_t statics_bytes() {
+    size_t n = 0;
+    for (const Region& r : statics()) n += r.size;
+    return n;
+}
+
+inline void switch_statics(Grid& g, int b) {
+    if (g.statics_owner == b || statics().empty()) return;
+    size_t at = 0;
+    for (const Region& r : statics()) {
+        if (g.statics_owner >= 0) std::memcpy(g.blocks[g.statics_owner].statics.data() + at, r.begin, r.size);
+        std::memcpy(r.begin, g.blocks[b].statics.data() + at, r.size);
+        at += r.size;
+    }
+    g.statics_owner = b;
+}
 
 inline Grid*& grid() {
     static Grid* g = nullptr;
@@ -166,12 +207,14 @@ inline void launch(int blocks, int threads, std::function<void()> body, uint64_t
     g.yield_probability = yield_probability;
     g.grid_bar.size = blocks * threads;
     g.blocks.resize(blocks);
+    const size_t statics_size = statics_bytes();
     for (auto& b : g.blocks) {
         b.bar.size = threads;
         b.warp_bars.resize(threads / 32);
         for (auto& w : b.warp_bars) w.size = 32;
         b.xchg.assign(threads, 0);
         b.smem.assign(shared_bytes, (char)0xA5);  // garbage, as on the GPU
+        b.statics.assign(statics_size, (char)0xA5);
     }
     g.fibers.resize((size_t)blocks * threads);
     grid() = &g;
@@ -194,6 +237,7 @@ inline void launch(int blocks, int threads, std::function<void()> body, uint64_t
             all_done = false;
             g.current = i;
             Fiber& f = g.fibers[i];
+            switch_statics(g, (int)f.bidx.x);
             if (_setjmp(g.sched_jb) == 0) {
                 if (f.started) _longjmp(f.jb, 1);
                 f.started = true;

@@ -14,7 +14,6 @@ so concurrent discoveries and detected duplicates do happen.
 from __future__ import annotations
 
 import dataclasses
-import shutil
 import subprocess
 from pathlib import Path
 
@@ -27,6 +26,7 @@ from gpubfs_cli.algorithms.bfs.gpu.bfs4k.bfs4k import C, MODE, Bfs4kKnobs, Geome
 from gpubfs_cli.gpu.modules import INCLUDE_DIR
 from tests.algorithms.bfs.gpu import merrill_graphs as mg
 from tests.algorithms.bfs.gpu import test_strategies as ts
+from tests.tools import require_tool
 
 EMU_DIR = Path(__file__).parents[3] / "gpu" / "emu"
 BFS4K_DIR = Path(bfs4k.__file__).parent
@@ -39,9 +39,7 @@ CNT_WORDS = C["CNT_WORDS"]
 
 @pytest.fixture(scope="module")
 def driver(tmp_path_factory) -> Path:
-    gxx = shutil.which("g++")
-    if gxx is None:
-        pytest.skip("g++ not found: emulated kernel tests skipped")
+    gxx = require_tool("g++")
     out = tmp_path_factory.mktemp("emu") / "bfs4k_driver"
     cmd = [gxx, "-std=c++17", "-O1", "-U_FORTIFY_SOURCE", f"-DBFS4K_K6={EMU_K6}",
            f"-DBFS4K_SINGLE_BLOCK={EMU_SINGLE}", "-DBFS4K_DP=0",

@@ -13,7 +13,6 @@ exactly against the sequential BFS, and the per-level counters against its level
 from __future__ import annotations
 
 import math
-import shutil
 import struct
 import subprocess
 from pathlib import Path
@@ -27,6 +26,7 @@ from gpubfs_cli.gpu.modules import INCLUDE_DIR
 from gpubfs_cli.graph.build import build_csr
 from gpubfs_cli.graph.edges import EdgeList
 from tests.algorithms.bfs.gpu import test_strategies as ts
+from tests.tools import require_tool
 
 EMU_DIR = Path(__file__).parents[3] / "gpu" / "emu"
 LBBFS_DIR = Path(lb.__file__).parent
@@ -37,9 +37,7 @@ STRATEGIES = list(lb.STRATEGY)
 
 @pytest.fixture(scope="module")
 def drivers(tmp_path_factory) -> dict[str, Path]:
-    gxx = shutil.which("g++")
-    if gxx is None:
-        pytest.skip("g++ not found: emulated kernel tests skipped")
+    gxx = require_tool("g++")
     out = {}
     for name, (cta, tile) in BUILDS.items():
         exe = tmp_path_factory.mktemp("emu") / f"lbbfs_driver_{name}"

@@ -10,7 +10,6 @@ collisions all occur on graphs of a few hundred vertices.
 
 from __future__ import annotations
 
-import shutil
 import subprocess
 from pathlib import Path
 
@@ -22,6 +21,7 @@ from gpubfs_cli.algorithms.bfs.gpu.merrill import strategies as merrill_strategi
 from gpubfs_cli.algorithms.bfs.gpu.merrill.strategies import CULLING, GATHER, STRATEGY, buffer_caps
 from gpubfs_cli.gpu.modules import INCLUDE_DIR
 from tests.algorithms.bfs.gpu import merrill_graphs as mg
+from tests.tools import require_tool
 
 EMU_DIR = Path(__file__).parents[3] / "gpu" / "emu"
 MERRILL_DIR = Path(merrill_strategies.__file__).parent
@@ -32,9 +32,7 @@ CNT_KINDS = 3
 
 @pytest.fixture(scope="module")
 def driver(tmp_path_factory) -> Path:
-    gxx = shutil.which("g++")
-    if gxx is None:
-        pytest.skip("g++ not found: emulated kernel tests skipped")
+    gxx = require_tool("g++")
     out = tmp_path_factory.mktemp("emu") / "merrill_driver"
     cmd = [gxx, "-std=c++17", "-O1", "-U_FORTIFY_SOURCE", f"-DMERRILL_BLOCK={EMU_BLOCK}", "-DMERRILL_HISTORY=64",
            "-I", str(MERRILL_DIR), "-I", str(INCLUDE_DIR), "-I", str(EMU_DIR), "-o", str(out),

@@ -1,6 +1,6 @@
 """raval.* (BFS and SSSP, every strategy and knob) run end to end on the CPU: the real
 launchers with numpy in place of CuPy, raval.cu under the CUDA emulator (tests/gpu/emu,
-see emulated_cupy.py). No GPU needed, only g++.
+see tests/gpu/emulated_cupy.py). No GPU needed, only g++.
 
 Blocks of 32 threads (64 and 96 too), 1 SM, 2 resident blocks (so EP's and WD's "all
 active threads" are 64), helper kernels of 32 threads: on graphs of a few hundred
@@ -25,19 +25,18 @@ from gpubfs_cli.algorithms.sssp.gpu.raval import base as raval_base
 from gpubfs_cli.core.answer import Answer
 from gpubfs_cli.core.strategy import all_strategies, make_knobs
 from tests.algorithms.bfs.gpu import test_strategies as bfs_graphs
-from tests.algorithms.sssp.gpu import emulated_cupy as ec
 from tests.algorithms.sssp.gpu import weighted_graphs as wg
+from tests.gpu import emulated_cupy as ec
 
 BLOCK = 32
+RAVAL = ec.Family(raval_base.KERNELS, "raval_driver.cpp", (raval_base,), raval_base.KERNEL_DEFINES)
+# helper kernels of 32 threads, 2 blocks per SM
+SMALL_UTIL = {"UTIL_BLOCK": 32, "UTIL_BLOCKS_PER_SM": 2}
 
 
 @pytest.fixture(scope="module")
 def emulation(tmp_path_factory) -> ec.Emulation:
-    try:
-        libs = ec.build_libraries(tmp_path_factory.mktemp("raval_emu"))
-    except FileNotFoundError:
-        pytest.skip("g++ not found: emulated kernel tests skipped")
-    return ec.Emulation(libs)
+    return ec.Emulation(RAVAL, ec.build_libraries(RAVAL, tmp_path_factory.mktemp("raval_emu")))
 
 
 # ---- graphs ---------------------------------------------------------------------------
@@ -107,7 +106,7 @@ def run(monkeypatch, emulation, problem: str, name: str, knobs: dict, graph_name
     cls = all_strategies(problem)[name]
     knobs = {"block_size": BLOCK, **knobs}
     answers = []
-    with ec.emulated(monkeypatch, emulation, seed=seed):
+    with ec.emulated(monkeypatch, emulation, seed=seed, patches=SMALL_UTIL):
         for gname in graph_names:
             g = graph(problem, gname)
             strategy = cls(make_knobs(cls, knobs))
