@@ -1,6 +1,6 @@
 """Every registered GPU strategy (BFS and SSSP) once on each small nasty graph under
-compute-sanitizer's memcheck: out-of-bounds and misaligned accesses and other device
-allocations... `make test-gpu-sanitize` runs it on a GPU machine.
+compute-sanitizer's memcheck (out-of-bounds and misaligned device accesses, invalid
+frees). `make test-gpu-sanitize` runs it on a GPU machine.
 
     python scripts/sanitize.py            one compute-sanitizer process running this
                                           script's --inner driver over every case
