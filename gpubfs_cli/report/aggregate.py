@@ -143,12 +143,14 @@ def counter_median(group: Group, name: str) -> float | None:
 class Aggregate:
     """The groups of one problem in a pool of results, and the cells built from them."""
 
-    def __init__(self, results: Results, problem: str = DEFAULT_PROBLEM, teps: str = "edges"):
+    def __init__(self, results: Results, problem: str = DEFAULT_PROBLEM, teps: str = "edges",
+                 baseline: str | None = None):
         self.results = results
         self.problem = problem
         self.teps = teps
         info = results.problem_info(problem)
-        self.baseline_name = info["baseline"]
+        # `baseline` overrides the problem's speedup baseline (e.g. a peer: speedup vs Gunrock).
+        self.baseline_name = baseline or info["baseline"]
         self.option_label = info["option_label"]
         self.rate_convention = info.get("rate") if teps == "edges" else None
         self.groups = group_samples([s for s in results.samples if s.problem == problem])
@@ -163,6 +165,10 @@ class Aggregate:
         for name in self.results.datasets:
             seen.setdefault(name, None)
         return list(seen)
+
+    def peers(self) -> list[str]:
+        """Strategies whose samples another project's binary timed (core/answer.py timed_by)."""
+        return sorted({g.strategy for g in self.groups if any(s.timed_by for s in g.samples)})
 
     def columns(self) -> list[tuple[str, bool]]:
         """(strategy, predecessors) pairs present: the baseline first, then by name."""

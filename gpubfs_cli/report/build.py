@@ -97,12 +97,12 @@ def transpose(table: Table, corner: str) -> Table:
 
 
 def overview_table(results: Results, problem: str, metric: str,
-                   agg: Aggregate | None = None, teps: str = "edges") -> tuple[Table, Aggregate]:
+                   agg: Aggregate | None = None, teps: str = "edges", table_id: str | None = None) -> tuple[Table, Aggregate]:
     """Datasets x strategies of one problem, one metric per cell."""
     agg = agg or Aggregate(results, problem, teps)
     cols = agg.columns()
     table = Table(
-        id="overview" if problem == "bfs" else f"overview-{problem}",
+        id=table_id or ("overview" if problem == "bfs" else f"overview-{problem}"),
         title=problem_heading(results, problem) + metric_title(metric, agg.baseline_name, problem, agg.teps),
         columns=["dataset"] + [column_title(s, p, agg.option_label) for s, p in cols],
     )
@@ -116,6 +116,9 @@ def overview_table(results: Results, problem: str, metric: str,
             f"speedup: the median over the sources both ran of {agg.baseline_name}'s time / the "
             "strategy's time on that source; [q25-q75]: the interquartile range of those ratios"
         )
+    for peer in agg.peers():
+        table.footnotes.append(f"{peer}: timed by the peer itself (its own timer) and checked only as far "
+                               "as the peer checks itself; not validated by gpubfs")
     add_cell_footnotes(table)
     return table, agg
 
@@ -128,6 +131,10 @@ def overview(results: Results, metric: str, teps: str = "edges") -> Document:
     for problem in results.problem_keys() or ["bfs"]:
         table, agg = overview_table(results, problem, metric, teps=teps)
         tables.append(table)
+        for peer in agg.peers():  # where a peer ran: every strategy's speedup over it
+            vs, _ = overview_table(results, problem, "speedup", Aggregate(results, problem, teps, baseline=peer),
+                                   teps, table_id=f"{table.id}-vs-{peer}")
+            tables.append(vs)
         for g in agg.groups:
             d = g.to_dict()
             stats = agg.speedup_stats(g)

@@ -253,3 +253,23 @@ def test_teps_convention_in_titles_and_graph500_rates(tmp_path):
     assert seq.value == pytest.approx(3000 / 1e6)
     assert (hyb.status, hyb.reason) == ("n/a", NO_GRAPH500_COUNT)
     assert any(h.startswith("TEPS: Graph500") for h in overview(results, "ms", teps="graph500").header)
+
+
+def test_a_peer_gets_a_speedup_table_of_its_own(tmp_path):
+    """Where peer.gunrock ran (samples timed by the peer), the overview adds every
+    strategy's paired speedup over it; without a peer there is no such table."""
+    s = [sample("g", "cpu.sequential", src, 40.0) for src in SOURCES]
+    s += [sample("g", "merrill.hybrid", src, t) for src, t in zip(SOURCES, [1.0, 1.0, 2.0, 2.0], strict=True)]
+    peer = [sample("g", "peer.gunrock", src, 4.0, valid=None) for src in SOURCES]
+    for p in peer:
+        p.timed_by = "peer.gunrock"
+    entry = {"g": dataset_entry(100, 400)}
+    doc = overview(load_many([write(tmp_path, "p.json", document(s + peer, entry))]), "ms")
+    vs = [t for t in doc.tables if t.id == "overview-vs-peer.gunrock"]
+    assert len(vs) == 1 and "speedup over peer.gunrock" in vs[0].title
+    cells = dict(zip(vs[0].columns, vs[0].rows[0], strict=True))
+    assert cells["merrill.hybrid"].value == pytest.approx(3.0)  # ratios 4, 4, 2, 2
+    assert cells["cpu.sequential"].value == pytest.approx(0.1)
+    assert any("timed by the peer itself" in f for f in doc.tables[0].footnotes)
+    alone = overview(load_many([write(tmp_path, "q.json", document(s, entry))]), "ms")
+    assert [t.id for t in alone.tables] == ["overview"]
