@@ -421,6 +421,7 @@ def reproduce(
     if dry_run:
         return
     progress = (lambda: RunProgress(err_console)) if err_console.is_terminal else NullProgress
+    failed = 0
     for outcome in outcomes:
         rp.run_paper(outcome, rates, say, progress)
         if outcome.interrupted:
@@ -435,6 +436,10 @@ def reproduce(
         html = outcome.folder / "report.html"
         write_output(html, render(make_report(files, paper=outcome.key, fmt="html"), "html"))
         say(f"{outcome.key}: report written to {html}")
+        failed += rp.failed_cells(files)
+    if failed:  # as `gpubfs run`: a wrong answer or an error is a failed reproduction
+        err_console.print(f"{failed} cells failed (wrong-answer or error): see the reports above", markup=False)
+        raise typer.Exit(1)
 
 
 # ---------------------------------------------------------------- info

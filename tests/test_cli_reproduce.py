@@ -111,6 +111,20 @@ def test_an_unfinished_cell_runs_again(paper):
     assert len(new) == 1 and set(load_results(new[0])["datasets"]) == {"smoke-gnm"}
 
 
+def test_a_failed_cell_fails_the_reproduction(paper):
+    """A wrong answer is a finished cell (not re-run) but the reproduction exits 1, as `run` does."""
+    assert invoke(paper).exit_code == 0
+    (path,) = (paper / "out" / "tiny").glob("*.json")
+    doc = load_results(path)
+    doc["samples"][0].update(status="wrong-answer", valid=False, reason="planted")
+    from gpubfs_cli.bench.results import write_results
+
+    write_results(path, doc)
+    result = invoke(paper)
+    assert result.exit_code == 1, result.output
+    assert "1 cells failed (wrong-answer or error)" in result.output
+
+
 def test_unknown_paper_and_missing_configs_are_one_line(paper):
     result = runner.invoke(app, ["reproduce", "tinny", "--dry-run"])
     assert result.exit_code == 2

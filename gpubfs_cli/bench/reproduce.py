@@ -315,3 +315,12 @@ def run_paper(outcome: PaperOutcome, rates, say, make_progress) -> PaperOutcome:
                 return outcome
         remaining = max(remaining - plan.estimate_s, 0.0)
     return outcome
+
+
+def failed_cells(files: list[Path]) -> int:
+    """Cells (dataset, strategy, knobs, predecessors) of these results files with a
+    wrong-answer or error sample."""
+    from gpubfs_cli.report.load import load_many
+
+    return len({(x.dataset, x.strategy, json.dumps(x.knobs, sort_keys=True), x.predecessors)
+                for x in load_many(files).samples if x.status in ("wrong-answer", "error")})
