@@ -24,8 +24,8 @@ def test_plot_files_written(tmp_path):
     out = tmp_path / "plots"
     files, notes = write_plots(results, out)
     names = sorted(p.name for p in files)
-    assert names == ["frontier-g1.png", "frontier-g1.svg", "speedup.png", "speedup.svg",
-                     "throughput.png", "throughput.svg"]
+    assert names == ["frontier-g1.png", "frontier-g1.svg", "per-level.png", "per-level.svg",
+                     "speedup.png", "speedup.svg", "throughput.png", "throughput.svg"]
     for p in files:
         data = p.read_bytes()
         assert data.startswith(PNG_MAGIC) if p.suffix == ".png" else b"<svg" in data[:2000]
