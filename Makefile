@@ -31,7 +31,7 @@ SMOKE_PCT ?= 200
 # Labels only (not the exit status): whole smoke runs drift by up to ~1.5x on a loaded 2-core host.
 SMOKE_MIN_CHANGE ?= 50
 
-.PHONY: run test test-gpu test-gpu-sanitize smoke lint bench clean-venv
+.PHONY: run test test-gpu test-gpu-sanitize smoke lint bench clean-venv chromium
 
 $(VENV)/.installed: pyproject.toml
 	python3 -m venv $(VENV)
@@ -42,8 +42,20 @@ $(VENV)/.installed: pyproject.toml
 run: $(SETUP)
 	$(PYTHON) -m gpubfs_cli run configs/experiments/default.yaml
 
-test: $(SETUP)
+test: $(SETUP) chromium
 	$(PYTHON) -m pytest -q $(PYTEST_ARGS)
+
+# The HTML report's browser test (tests/report/test_browser.py) renders the page in
+# headless Chromium: Debian's package, installed where missing when we are root with
+# apt-get; elsewhere one line says so and the test skips visibly.
+chromium:
+	@if command -v chromium >/dev/null 2>&1; then :; \
+	elif [ "$$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then \
+		(apt-get install -y -qq chromium >/dev/null 2>&1 || \
+		 (apt-get update -qq >/dev/null 2>&1 && apt-get install -y -qq chromium >/dev/null 2>&1)) && \
+		echo "installed chromium for the HTML browser test" || \
+		echo "could not install chromium: the HTML browser test will skip"; \
+	else echo "no chromium (and not root with apt-get): the HTML browser test will skip"; fi
 
 # On a GPU machine: GPU tests must run, not skip.
 test-gpu: $(SETUP)

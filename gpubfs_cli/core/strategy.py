@@ -53,6 +53,9 @@ class Strategy:
     paper: ClassVar[str]  # merrill | luo | bfs4k | raval | lbbfs | classic | cpu
     section: ClassVar[str]  # e.g. "Merrill et al. PPoPP'12, section 4.1"
     summary: ClassVar[str] = ""
+    # What differs from the paper on today's GPUs, and what to keep in mind reading its
+    # numbers: one short line each (the HTML report lists them per strategy).
+    caveats: ClassVar[tuple[str, ...]] = ()
     device_kind: ClassVar[str] = "cpu"  # "cpu" or "gpu": decides the runner's timer
     gpus: ClassVar[int] = 1  # GPUs one instance spans (GPU strategies)
     Knobs: ClassVar[type] = NoKnobs

@@ -89,6 +89,11 @@ def make_report(
         doc.notes.append(f"plots: {len(written)} files written to {plot_dir}")
         doc.notes += [f"plot {n}" for n in notes]
         doc.data["plots"] = [str(p) for p in written]
+    if fmt == "html":  # the page also carries figures, environment, command, strategies
+        from gpubfs_cli.report.html import attach_page
+
+        attach_page(doc, results if results is not None else load_many(list(compare_files)),
+                    load_paper(paper) if paper is not None else None)
     return doc
 
 

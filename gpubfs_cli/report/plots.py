@@ -1,7 +1,9 @@
-"""`gpubfs report --plot DIR`: PNG and SVG figures (matplotlib, Agg backend).
+"""The report's figures (matplotlib, no pyplot state): built here as `Plot`s, then
+written by `gpubfs report --plot DIR` (PNG and SVG) or embedded by the HTML page (PNG).
 
 - throughput: GTEPS (harmonic mean, best knob) per strategy per graph (per problem)
 - speedup: over the problem's baseline (cpu.sequential for BFS), paired by source
+- per-level: median microseconds per BFS level (time / (depth + 1)) per strategy per graph
 - PAPER-TABLE (with --paper): the figure a paper table's `plot` entry asks for, drawn
   from the measured cells of that table (bars, stacked bars, lines over a stat column)
 - frontier-GRAPH: Merrill's frontier plot (Fig. 3): vertex- and edge-frontier size per BFS
@@ -13,8 +15,10 @@
 
 from __future__ import annotations
 
+import io
 import os
 import re
+from dataclasses import dataclass
 from pathlib import Path
 
 import numpy as np
@@ -27,24 +31,42 @@ from gpubfs_cli.report.load import Results
 FORMATS = ("png", "svg")
 
 
-def _pyplot():
+@dataclass
+class Plot:
+    """One built figure: `stem` names its files, `title` captions it in the HTML page."""
+
+    stem: str
+    title: str
+    figure: object  # matplotlib.figure.Figure
+
+
+def _figure(figsize):
+    """A figure outside pyplot: nothing global to close, no open-figure limit."""
+    from matplotlib.figure import Figure
+
+    fig = Figure(figsize=figsize)
+    return fig, fig.subplots()
+
+
+def _colors(name: str):
     import matplotlib
 
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
-
-    return plt
+    return matplotlib.colormaps[name].colors
 
 
-def _save(fig, out_dir: Path, stem: str) -> list[Path]:
+def _savefig(fig, target, fmt: str) -> None:
+    fig.savefig(target, format=fmt, dpi=120, bbox_inches="tight",
+                metadata={"Date": None} if fmt == "svg" else None)
+
+
+def save_plot(plot: Plot, out_dir: Path) -> list[Path]:
     """Each format to a temporary name, renamed when complete."""
     written = []
     for fmt in FORMATS:
-        final = out_dir / f"{stem}.{fmt}"
-        tmp = out_dir / f".{stem}.tmp.{fmt}"
+        final = out_dir / f"{plot.stem}.{fmt}"
+        tmp = out_dir / f".{plot.stem}.tmp.{fmt}"
         try:
-            fig.savefig(tmp, format=fmt, dpi=120, bbox_inches="tight",
-                        metadata={"Date": None} if fmt == "svg" else None)
+            _savefig(plot.figure, tmp, fmt)
             os.replace(tmp, final)
         finally:
             if tmp.exists():
@@ -53,11 +75,34 @@ def _save(fig, out_dir: Path, stem: str) -> list[Path]:
     return written
 
 
+def png_bytes(plot: Plot) -> bytes:
+    buf = io.BytesIO()
+    _savefig(plot.figure, buf, "png")
+    return buf.getvalue()
+
+
+def _plain_tick(value: float, _pos=None) -> str:
+    """0.06, 0.2, 1, 50, 1e+06: plain digits where they are short."""
+    return f"{value:g}"
+
+
+def label_log_axis(axis, low: float, high: float) -> None:
+    """Label every decade of a log axis, and the 2s and 5s between when the data spans
+    at most three decades; matplotlib's default leaves minor ticks below 1 unlabelled."""
+    from matplotlib.ticker import FuncFormatter, LogLocator, NullFormatter
+
+    axis.set_major_locator(LogLocator(base=10))
+    axis.set_major_formatter(FuncFormatter(_plain_tick))
+    axis.set_minor_locator(LogLocator(base=10, subs=(2.0, 5.0)))
+    few_decades = np.log10(high / low) <= 3
+    axis.set_minor_formatter(FuncFormatter(_plain_tick) if few_decades else NullFormatter())
+
+
 def safe_name(name: str) -> str:
     return re.sub(r"[^A-Za-z0-9._-]+", "_", name)
 
 
-def _bars(agg: Aggregate, metric: str, columns, title: str, ylabel: str, out_dir: Path, stem: str):
+def _bars(agg: Aggregate, metric: str, columns, title: str, ylabel: str, stem: str):
     datasets = agg.datasets()
     values = np.full((len(columns), len(datasets)), np.nan)
     for i, (strategy, pred) in enumerate(columns):
@@ -68,30 +113,27 @@ def _bars(agg: Aggregate, metric: str, columns, title: str, ylabel: str, out_dir
                 values[i, j] = v
     keep = np.isfinite(values).any(axis=1)  # strategies that failed everywhere draw nothing
     if not keep.any():
-        return [], f"{stem}: no {metric} values to plot"
+        return None, f"{stem}: no {metric} values to plot"
     columns = [c for c, k in zip(columns, keep, strict=True) if k]
     values = values[keep]
-    plt = _pyplot()
     width = 0.8 / len(columns)
-    fig, ax = plt.subplots(figsize=(max(6.0, 0.25 * len(columns) * len(datasets) + 3), 4.5))
+    fig, ax = _figure((max(6.0, 0.25 * len(columns) * len(datasets) + 3), 4.5))
     x = np.arange(len(datasets))
-    colors = plt.get_cmap("tab20").colors
+    colors = _colors("tab20")
     for i, col in enumerate(columns):
         ax.bar(x + (i - (len(columns) - 1) / 2) * width, values[i], width,
                label=column_title(*col, agg.option_label), color=colors[i % len(colors)])
     finite = values[np.isfinite(values)]
     if finite.max() / finite.min() > 100:
         ax.set_yscale("log")
+        label_log_axis(ax.yaxis, finite.min(), finite.max())
     if metric == "speedup":
         ax.axhline(1.0, color="gray", linewidth=0.8)
     ax.set_xticks(x, datasets, rotation=30, ha="right")
     ax.set_ylabel(ylabel)
     ax.set_title(title)
     ax.legend(fontsize="small", loc="upper left", bbox_to_anchor=(1.01, 1.0))
-    try:
-        return _save(fig, out_dir, stem), None
-    finally:
-        plt.close(fig)
+    return Plot(stem, title, fig), None
 
 
 def _counters_frontier(agg: Aggregate, dataset: str):
@@ -115,46 +157,51 @@ def _recorded_frontier(results: Results, dataset: str):
     return (fv, fe, f"{entry.get('by', 'baseline')}, source {entry.get('source')}"), None
 
 
-def _frontier_plot(fv, fe, dataset: str, what: str, out_dir: Path):
-    plt = _pyplot()
-    fig, ax = plt.subplots(figsize=(7, 4))
+def _frontier_plot(fv, fe, dataset: str, what: str) -> Plot:
+    fig, ax = _figure((7, 4))
     it = np.arange(len(fv))
     ax.plot(np.arange(len(fe)), fe, label="edge frontier")
     ax.plot(it, fv, label="vertex frontier")
     ax.set_xlabel("BFS iteration")
     ax.set_ylabel("frontier size")
-    ax.set_title(f"{dataset}: logical frontiers ({what})")
+    title = f"{dataset}: logical frontiers ({what})"
+    ax.set_title(title)
     ax.legend(fontsize="small")
-    try:
-        return _save(fig, out_dir, f"frontier-{safe_name(dataset)}")
-    finally:
-        plt.close(fig)
+    return Plot(f"frontier-{safe_name(dataset)}", title, fig)
 
 
-def write_plots(results: Results, out_dir: str | Path) -> tuple[list[Path], list[str]]:
-    """Write every figure; returns (files written, notes on what was skipped and why)."""
+def _make_dir(out_dir: str | Path) -> Path:
     out_dir = Path(out_dir)
     try:
         out_dir.mkdir(parents=True, exist_ok=True)
     except OSError as exc:
         raise UserError(f"{out_dir}: cannot create the plot folder ({exc.strerror})") from None
-    files: list[Path] = []
+    return out_dir
+
+
+def result_plots(results: Results) -> tuple[list[Plot], list[str]]:
+    """Every figure of a pool of results; returns (plots, notes on what was skipped and why)."""
+    plots: list[Plot] = []
     notes: list[str] = []
     for problem in results.problem_keys() or ["bfs"]:
         agg = Aggregate(results, problem)
         cols = agg.columns()
         tag = "" if problem == "bfs" else f"-{problem}"
         what = "" if problem == "bfs" else f" ({problem.upper()})"
-        for metric, stem, title, ylabel, columns in (
+        bars = [
             ("gteps", "throughput" + tag, "Throughput per strategy" + what, "GTEPS (harmonic mean)", cols),
             ("speedup", "speedup" + tag, f"Speedup over {agg.baseline_name}" + what, "speedup (x)",
              [c for c in cols if c[0] != agg.baseline_name]),
-        ):
+        ]
+        if problem == "bfs":  # levels are BFS depths
+            bars.append(("us_level", "per-level", "Cost per BFS level", "us per level (median)", cols))
+        for metric, stem, title, ylabel, columns in bars:
             if not columns:
                 notes.append(f"{stem}: no strategies to plot")
                 continue
-            written, note = _bars(agg, metric, columns, title, ylabel, out_dir, stem)
-            files += written
+            plot, note = _bars(agg, metric, columns, title, ylabel, stem)
+            if plot is not None:
+                plots.append(plot)
             if note:
                 notes.append(note)
     agg = Aggregate(results, "bfs")
@@ -166,8 +213,15 @@ def write_plots(results: Results, out_dir: str | Path) -> tuple[list[Path], list
                 notes.append(f"frontier-{ds}: skipped: {why}")
                 continue
         fv, fe, what = found
-        files += _frontier_plot(fv, fe, ds, what, out_dir)
-    return files, notes
+        plots.append(_frontier_plot(fv, fe, ds, what))
+    return plots, notes
+
+
+def write_plots(results: Results, out_dir: str | Path) -> tuple[list[Path], list[str]]:
+    """Write every figure; returns (files written, notes on what was skipped and why)."""
+    out_dir = _make_dir(out_dir)
+    plots, notes = result_plots(results)
+    return [f for p in plots for f in save_plot(p, out_dir)], notes
 
 
 def _cell_values(table, columns) -> np.ndarray:
@@ -180,18 +234,17 @@ def _cell_values(table, columns) -> np.ndarray:
     return out
 
 
-def paper_table_plot(paper_key: str, pt, table, out_dir: Path) -> tuple[list[Path], str | None]:
+def paper_table_plot(paper_key: str, pt, table) -> tuple[Plot | None, str | None]:
     """The figure of one paper table (pt.plot) from its measured Table."""
     stem = f"{paper_key}-{pt.id}"
     spec = pt.plot
     values = _cell_values(table, pt.columns)
     series = [j for j, c in enumerate(pt.columns) if c.strategy is not None]
     if not np.isfinite(values[:, series]).any():
-        return [], f"{stem}: no measured values to plot"
+        return None, f"{stem}: no measured values to plot"
     labels = [r[0].text for r in table.rows]
-    plt = _pyplot()
-    colors = plt.get_cmap("tab10").colors
-    fig, ax = plt.subplots(figsize=(max(6.0, 0.9 * len(labels) + 3), 4.5))
+    colors = _colors("tab10")
+    fig, ax = _figure((max(6.0, 0.9 * len(labels) + 3), 4.5))
     if spec["kind"] == "lines":
         xcol = next(j for j, c in enumerate(pt.columns) if c.key == spec["x"])
         x = values[:, xcol]
@@ -223,25 +276,30 @@ def paper_table_plot(paper_key: str, pt, table, out_dir: Path) -> tuple[list[Pat
         ax.set_xticks(xs, labels, rotation=30, ha="right")
     if spec.get("log"):
         ax.set_yscale("log")
+        shown = values[:, series][np.isfinite(values[:, series]) & (values[:, series] > 0)]
+        if shown.size:
+            label_log_axis(ax.yaxis, shown.min(), shown.max())
     ax.set_ylabel(spec.get("ylabel", ""))
     ax.set_title(pt.title, fontsize="small")
     ax.legend(fontsize="x-small", loc="upper left", bbox_to_anchor=(1.01, 1.0))
-    try:
-        return _save(fig, out_dir, stem), None
-    finally:
-        plt.close(fig)
+    return Plot(stem, pt.title, fig), None
+
+
+def paper_plots(paper, tables) -> tuple[list[Plot], list[str]]:
+    """The figures of every paper table with a `plot` entry; `tables` are the rendered
+    tables of paper_document, in the paper's table order."""
+    plots, notes = [], []
+    for pt, table in zip(paper.tables, tables, strict=True):
+        if pt.plot:
+            plot, note = paper_table_plot(paper.key, pt, table)
+            if plot is not None:
+                plots.append(plot)
+            if note:
+                notes.append(note)
+    return plots, notes
 
 
 def write_paper_plots(paper, tables, out_dir: str | Path) -> tuple[list[Path], list[str]]:
-    """The figures of every paper table with a `plot` entry; `tables` are the rendered
-    tables of paper_document, in the paper's table order."""
-    out_dir = Path(out_dir)
-    out_dir.mkdir(parents=True, exist_ok=True)
-    files, notes = [], []
-    for pt, table in zip(paper.tables, tables, strict=True):
-        if pt.plot:
-            written, note = paper_table_plot(paper.key, pt, table, out_dir)
-            files += written
-            if note:
-                notes.append(note)
-    return files, notes
+    out_dir = _make_dir(out_dir)
+    plots, notes = paper_plots(paper, tables)
+    return [f for p in plots for f in save_plot(p, out_dir)], notes

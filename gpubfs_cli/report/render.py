@@ -8,7 +8,6 @@ csv.DictReader and pivots in a spreadsheet.
 from __future__ import annotations
 
 import csv
-import html
 import io
 import json
 from pathlib import Path
@@ -20,7 +19,8 @@ from rich.text import Text
 
 from gpubfs_cli.errors import unknown_name
 from gpubfs_cli.files import write_text_atomic
-from gpubfs_cli.report.table import Cell, Document, Table
+from gpubfs_cli.report.html import html_text
+from gpubfs_cli.report.table import Cell, Document
 
 FORMATS = ("table", "md", "csv", "json", "html")
 CSV_FIELDS = ("table", "row", "column", "text", "value", "low", "high", "status", "published", "knob",
@@ -151,46 +151,6 @@ def csv_text(doc: Document) -> str:
 
 def _number(v: float | None) -> str:
     return "" if v is None else repr(float(v))
-
-
-# ---------------------------------------------------------------------- html
-def _html_table(t: Table) -> str:
-    e = html.escape
-    parts = [f'<table id="{e(t.id)}">', f"<caption>{e(t.title)}</caption>", "<thead><tr>"]
-    parts += [f"<th>{e(c)}</th>" for c in t.columns]
-    parts.append("</tr></thead><tbody>")
-    for row in t.rows:
-        parts.append(f"<tr><th>{e(row[0].text)}</th>")
-        for c in row[1:]:
-            pub = ""
-            if t.side_by_side:
-                pub = f'<span class="pub">{e(c.published if c.published is not None else "-")}</span> | '
-            parts.append(f'<td class="{e(c.status)}">{pub}{e(c.text)}</td>')
-        parts.append("</tr>")
-    parts.append("</tbody></table>")
-    if t.footnotes:
-        parts.append("<ul>" + "".join(f"<li>{e(n)}</li>" for n in t.footnotes) + "</ul>")
-    return "\n".join(parts)
-
-
-def html_text(doc: Document) -> str:
-    e = html.escape
-    style = (
-        "body{font-family:sans-serif}table{border-collapse:collapse;margin:1em 0}"
-        "td,th{border:1px solid #ccc;padding:2px 6px;text-align:right}"
-        "caption{font-weight:bold;text-align:left}.pub{color:#06c}.missing,.unavailable{color:#888}"
-        ".wrong-answer,.error{color:#c00}.out-of-time,.out-of-memory{color:#b60}"
-    )
-    body = [f"<h1>{e(doc.title)}</h1>"]
-    body += [f"<p>{e(h)}</p>" for h in doc.header]
-    body += [_html_table(t) for t in doc.tables]
-    if doc.notes:
-        body.append("<ul>" + "".join(f"<li>{e(n)}</li>" for n in doc.notes) + "</ul>")
-    return (
-        "<!DOCTYPE html>\n<html><head><meta charset=\"utf-8\">"
-        f"<title>{e(doc.title)}</title><style>{style}</style></head><body>\n"
-        + "\n".join(body) + "\n</body></html>\n"
-    )
 
 
 # ---------------------------------------------------------------------- dispatch

@@ -24,8 +24,8 @@ def test_plot_files_written(tmp_path):
     out = tmp_path / "plots"
     files, notes = write_plots(results, out)
     names = sorted(p.name for p in files)
-    assert names == ["frontier-g1.png", "frontier-g1.svg", "speedup.png", "speedup.svg",
-                     "throughput.png", "throughput.svg"]
+    assert names == ["frontier-g1.png", "frontier-g1.svg", "per-level.png", "per-level.svg",
+                     "speedup.png", "speedup.svg", "throughput.png", "throughput.svg"]
     for p in files:
         data = p.read_bytes()
         assert data.startswith(PNG_MAGIC) if p.suffix == ".png" else b"<svg" in data[:2000]
@@ -127,3 +127,41 @@ def test_bad_plot_entries_are_one_line(plot, message):
                          {"key": "f", "header": "fast", "strategy": "x.fast", "metric": "gteps"}]}
     with pytest.raises(UserError, match=message):
         _paper([table])
+
+
+def test_log_axis_labels_values_below_one(tmp_path):
+    """GTEPS from 0.06 to 20 draw on a log axis: every tick in view is labelled in plain
+    digits, below 1 too (matplotlib's default left 0.05, 0.2, 0.5 blank)."""
+    from gpubfs_cli.report.plots import result_plots
+    from tests.report.docs import SOURCES, dataset_entry, document
+
+    edges = 60_000_000  # 1000 ms -> 0.06 GTEPS, 3 ms -> 20 GTEPS
+    s = [sample("g", "cpu.sequential", x, 1000.0, edges=edges) for x in SOURCES]
+    s += [sample("g", "merrill.hybrid", x, 3.0, edges=edges) for x in SOURCES]
+    results = load_many([write(tmp_path, "r.json", document(s, {"g": dataset_entry(1000, 8000)}))])
+    plots, _ = result_plots(results)
+    fig = next(p for p in plots if p.stem == "throughput").figure
+    ax = fig.axes[0]
+    assert ax.get_yscale() == "log"
+    fig.draw_without_rendering()
+    low, high = ax.get_ylim()
+    shown = {t.get_position()[1]: t.get_text() for t in ax.get_yticklabels(which="both")
+             if low <= t.get_position()[1] <= high}
+    assert shown == {0.05: "0.05", 0.1: "0.1", 0.2: "0.2", 0.5: "0.5", 1.0: "1", 2.0: "2", 5.0: "5",
+                     10.0: "10", 20.0: "20"}
+
+
+def test_log_axis_over_many_decades_labels_the_decades(tmp_path):
+    from gpubfs_cli.report.plots import result_plots
+    from tests.report.docs import SOURCES, dataset_entry, document
+
+    s = [sample("g", "cpu.sequential", x, 100_000.0, edges=60_000) for x in SOURCES]  # 6e-7 GTEPS
+    s += [sample("g", "merrill.hybrid", x, 3.0, edges=60_000_000) for x in SOURCES]  # 20 GTEPS
+    results = load_many([write(tmp_path, "r.json", document(s, {"g": dataset_entry(1000, 8000)}))])
+    fig = next(p for p in result_plots(results)[0] if p.stem == "throughput").figure
+    ax = fig.axes[0]
+    fig.draw_without_rendering()
+    low, high = ax.get_ylim()
+    labels = [t.get_text() for t in ax.get_yticklabels(which="both") if low <= t.get_position()[1] <= high]
+    assert {"1e-06", "0.0001", "0.01", "1", "10"} <= set(labels)
+    assert "0.2" not in labels  # minor ticks unlabelled over six decades: they would collide

@@ -23,6 +23,9 @@ from gpubfs_cli.graph.csr import CSRGraph
 @register
 class NetworkxBfs(Strategy):
     name = "cpu.networkx"
+    caveats = (
+        "pure Python: small graphs only (larger ones are unavailable)",
+    )
     paper = "cpu"
     section = "reference: networkx single_source_shortest_path_length / bfs_edges (not from a paper)"
     summary = "networkx's pure-Python BFS, small graphs only"

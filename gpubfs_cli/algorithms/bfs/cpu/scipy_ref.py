@@ -20,6 +20,9 @@ from gpubfs_cli.graph.csr import CSRGraph, scipy_matrix
 @register
 class ScipyBfs(Strategy):
     name = "cpu.scipy"
+    caveats = (
+        "a cross-check row, not a paper's code: distances are derived from scipy's order inside the timed region",
+    )
     paper = "cpu"
     section = "reference: scipy.sparse.csgraph.breadth_first_order (not from a paper)"
     summary = "scipy's sequential BFS (Cython), a cross-check of cpu.sequential"

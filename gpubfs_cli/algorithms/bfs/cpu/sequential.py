@@ -82,6 +82,9 @@ def sequential_bfs(graph: CSRGraph, source: int, predecessors: bool = False) -> 
 @register
 class SequentialBfs(Strategy):
     name = "cpu.sequential"
+    caveats = (
+        "the speedup denominator: one CPU thread, numba-compiled, not the papers' own CPU code or machines",
+    )
     paper = "cpu"
     section = "Cormen et al., BFS with a FIFO queue (the baseline of all five papers)"
     summary = "sequential queue BFS, numba-compiled: the speedup denominator"

@@ -160,6 +160,9 @@ def _solve(graph: CSRGraph, weights: np.ndarray, source: int, parents: bool) -> 
 @register
 class DijkstraSssp(Strategy):
     name = "cpu.dijkstra"
+    caveats = (
+        "the SSSP speedup denominator: one CPU thread, numba-compiled binary-heap Dijkstra",
+    )
     problem = "sssp"
     paper = "cpu"
     section = "Dijkstra 1959, binary heap with decrease-key (Cormen et al. 24.3): the SSSP baseline"

@@ -43,6 +43,9 @@ def _zero_weight_edges_work() -> bool:
 @register
 class ScipySssp(Strategy):
     name = "cpu.scipy"
+    caveats = (
+        "a cross-check row: float64 distances, refused (unavailable) where path sums could pass 2^53",
+    )
     problem = "sssp"
     paper = "cpu"
     section = "reference: scipy.sparse.csgraph.dijkstra (not from a paper)"

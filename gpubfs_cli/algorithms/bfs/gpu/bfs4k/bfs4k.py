@@ -294,6 +294,12 @@ class Bfs4kAnswer(Answer):
 @register
 class Bfs4k(GpuStrategy):
     name = "bfs4k.bfs4k"
+    caveats = (
+        "exact claims (atomicOr on the visited bitmask): the hash tables save atomics, not frontier entries",
+        "a fixed kernel sequence with one status read per sequence, and a persistent cooperative kernel for mid-sized frontiers, instead of a host read per level",
+        "dynamic parallelism picks lists by one degree threshold per graph, computed in prepare, not per frontier",
+        "thresholds and hash-table sizes follow today's shared memory (228 KB per SM)",
+    )
     paper = "bfs4k"
     section = "Busato, Bombieri, IEEE TPDS 2015, sections 4-6 (knobs K1-K7 of section 7)"
     summary = ("dynamic virtual warps, child kernels for the longest lists, edge-discover, "

@@ -46,6 +46,10 @@ class EdgeParallelKnobs:
 @register
 class EdgeParallelBfs(GpuStrategy):
     name = "classic.edge_coo"
+    caveats = (
+        "levels are launched levels_per_check at a time with one read of a done word per batch, not a flag per level",
+        "the COO source array costs 4 bytes per directed edge (prepare memory)",
+    )
     paper = "classic"
     section = "Edge-parallel BFS over COO (BFS-4K section 2, refs [7], [8]; Table 2 'Edge Parall.')"
     summary = "one thread per edge over all edges each level (COO copy built in prepare)"

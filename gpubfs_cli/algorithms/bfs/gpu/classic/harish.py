@@ -40,6 +40,9 @@ class HarishKnobs:
 @register
 class HarishBfs(GpuStrategy):
     name = "classic.harish"
+    caveats = (
+        "the per-level host read of the done flag is kept: it is what Luo et al. measure against",
+    )
     paper = "classic"
     section = "Harish & Narayanan, HiPC 2007 (IIIT-BFS), as described in Luo et al. DAC 2010, section 2"
     summary = "one thread per vertex, every vertex every level, host-checked done flag"

@@ -30,6 +30,10 @@ from gpubfs_cli.graph.csr import CSRGraph
 @register
 class SpmvBfs(GpuStrategy):
     name = "classic.spmv"
+    caveats = (
+        "cuSPARSE float32 SpMV through cupyx, no custom kernel: a host round trip per level",
+        "no predecessors: a (+, *) product loses which neighbour reached a vertex",
+    )
     paper = "classic"
     section = "Matrix-based BFS (Luo et al. DAC 2010 section 2, ref [3]; BFS-4K section 2, ref [6])"
     summary = "frontier vector times A^T with cupyx.scipy.sparse, masked by unvisited"

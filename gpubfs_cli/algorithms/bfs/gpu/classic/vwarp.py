@@ -60,6 +60,10 @@ class VirtualWarpKnobs:
 @register
 class VirtualWarpBfs(GpuStrategy):
     name = "classic.vwarp"
+    caveats = (
+        "levels are launched levels_per_check at a time with one read of a done word per batch, not a flag per level",
+        "W is static and chosen per graph (default 4): sweep W for the paper's best-W column",
+    )
     paper = "classic"
     section = "Hong et al. PPoPP 2011 (static virtual warps), as in BFS-4K section 2 and Table 2"
     summary = "W lanes per vertex over all vertices each level (static virtual warp)"

@@ -223,6 +223,12 @@ class LbbfsResult(Answer):
 
 class _Lbbfs(GpuStrategy):
     paper = "lbbfs"
+    caveats = (
+        "one persistent cooperative kernel per BFS: totals stay on the device, no host read per level",
+        "the degree prefix sum comes out of the previous level's gathering (packed 64-bit atomics), not a separate pass",
+        "exact claims (atomicOr) enqueue every vertex once; the paper does not say how duplicates were handled",
+        "tile and CTA sizes are not given by the paper: 1024 and 256 by default",
+    )
     Knobs: ClassVar[type] = LbbfsKnobs
     code: ClassVar[int]
 

@@ -119,6 +119,12 @@ class LuoKnobs:
 @register
 class LuoHierarchical(GpuStrategy):
     name = "luo.hierarchical"
+    caveats = (
+        "the warp, not 8-thread groups, is the collision-free W-frontier unit: a warp prefix sum and one reservation per warp",
+        "the B-frontier has a fixed capacity; a batch that does not fit goes straight to the G-frontier, so any degree works",
+        "layer 2 is a cooperative grid (grid.sync) of 256-thread blocks, not a hand-made inter-block barrier of 512-thread blocks",
+        "frontier sizes stay on the device: one host read per layer switch, not per level",
+    )
     paper = "luo"
     section = "Luo, Wong, Hwu, DAC 2010, sections 3.2-3.3 (UIUC-BFS) and section 4 (node splitting)"
     summary = "thread per frontier vertex; warp/block/grid queues; one-block, grid-barrier, per-level kernels"

@@ -247,6 +247,12 @@ class MerrillResult(Answer):
 
 class _Merrill(GpuStrategy):
     paper = "merrill"
+    caveats = (
+        "one persistent cooperative kernel per BFS with grid barriers between phases; the paper launched a kernel and read the queue length back every iteration",
+        "visited bits are set with atomicOr (no lost bits); warp culling uses __match_any_sync instead of a shared hash",
+        "today's defaults are adaptations: huge lists go grid-wide (grid_threshold) and long lists are claimed once (claim_threshold); claim_threshold=0, grid_threshold=0 is the paper's behaviour",
+        "an overflowing queue reruns the traversal with exact atomic culling (counter exact_rerun)",
+    )
     Knobs: ClassVar[type] = MerrillKnobs
     code: ClassVar[int]
 

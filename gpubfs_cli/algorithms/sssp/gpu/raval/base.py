@@ -166,6 +166,12 @@ class RavalStrategy(GpuStrategy):
 
     problem = "sssp"
     paper = "raval"
+    caveats = (
+        "the paper's data-driven host loop: one worklist-size read per round",
+        "\"as many threads as can be active\" is this GPU's occupancy (132 SMs x 2,048 threads on an H100), not the K20c's",
+        "BFS runs the SSSP kernels on unit weights: each round is one BFS level",
+        "phase_timing=True adds CUDA events (kernel_ms, overhead_ms): use runs without it for timings",
+    )
     Knobs = RavalKnobs
     edge_items: ClassVar[bool] = False  # EP: worklists of edge ids
 
