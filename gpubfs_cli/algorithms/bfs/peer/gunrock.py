@@ -64,6 +64,11 @@ class GunrockBfs(Strategy):
     paper = "peer"
     section = "peer: Gunrock essentials BFS (push, no direction optimization), timed by itself"
     summary = "Gunrock's BFS binary on the exported graph, from the same sources"
+    caveats = (
+        "times are Gunrock's own (CUDA events around its traversal, its process_times), not gpubfs's timer",
+        "Gunrock checks only the last source of a run; the other samples are not validated",
+        "one process runs every source twice (the first pass warms up); load and set-up are not timed",
+    )
     device_kind = "cpu"  # gpubfs starts a process; the peer's own CUDA events time it
     Knobs = GunrockKnobs
     supports_predecessors = False
