@@ -43,6 +43,19 @@ def stars(hub1: int = 700, hub2: int = 300) -> CSRGraph:
     return _undirected(src, dst, n, "stars")
 
 
+def funnel(middle: int = 64, hubs: int = 4, leaves: int = 100) -> CSRGraph:
+    """Source 0 -> `middle` vertices -> each joined to the same `hubs` hubs, each with
+    `leaves` leaves: every hub is discovered `middle` times at depth 2 (duplicates in
+    the vertex queue without exact culling) and has a long list."""
+    mid = np.arange(1, 1 + middle)
+    hub = np.arange(1 + middle, 1 + middle + hubs)
+    n = 1 + middle + hubs + hubs * leaves
+    leaf = np.arange(1 + middle + hubs, n)
+    src = np.concatenate([np.zeros(middle, np.int64), np.repeat(mid, hubs), np.repeat(hub, leaves)])
+    dst = np.concatenate([mid, np.tile(hub, middle), leaf])
+    return _undirected(src, dst, n, "funnel")
+
+
 def disconnected() -> CSRGraph:
     """A cycle of 40, a clique of 12, a path of 30, then 20 isolated vertices."""
     c = np.arange(40)

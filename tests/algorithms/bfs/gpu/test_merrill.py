@@ -157,3 +157,37 @@ def test_imports_and_registers_without_cupy():
     assert "CuPy" in lines[1]
     assert lines[2] == "warp label 4096"
     assert lines[3].startswith("UserError") and "gather must be one of serial" in lines[3]
+
+
+def _huge_graph(n: int, m: int):
+    """A graph's size without its arrays: prepare must decide before allocating."""
+    from types import SimpleNamespace
+
+    return SimpleNamespace(n=n, m=m, name="huge", col_indices=np.empty(0, np.int32))
+
+
+@pytest.mark.parametrize("m", [1_910_000_000, 1_950_000_000, merrill.EDGE_LIMIT - 1])
+def test_caps_fit_32_bit_positions(m):
+    """m between 1.91e9 and 2^31 - 2^27: the edge queue's slack used to pass INT32_MAX
+    and the launch's i32() raised OverflowError; now every capacity is a valid int32
+    and still holds the exact rerun's m edges."""
+    caps = merrill.graph_caps(_huge_graph(50_000_000, m), "merrill.hybrid", 4096)
+    for cap in (caps.vq, caps.eq, caps.big, caps.counters):
+        assert int(merrill.i32(cap)) == cap
+    assert caps.eq >= m and caps.vq >= 50_000_000
+
+
+@pytest.mark.parametrize(("n", "m", "knobs", "why"), [
+    (1000, merrill.EDGE_LIMIT, {}, "edge offsets in 32 bits"),
+    (2**31, 10, {}, "vertex ids below 2"),
+    (100_000_000, 1_000_000_000, {"grid_threshold": 8}, "raise grid_threshold"),
+])  # fmt: skip
+def test_prepare_refuses_before_allocating(n, m, knobs, why):
+    """A graph the kernel's 32-bit positions or packed huge-list counter cannot hold is
+    an `unavailable` cell with the reason, raised before any device work."""
+    from gpubfs_cli.core.strategy import StrategyUnavailable
+
+    cls = get_strategy("merrill.expand_contract")
+    s = cls(make_knobs(cls, knobs))
+    with pytest.raises(StrategyUnavailable, match=why):
+        s.prepare(_huge_graph(n, m))

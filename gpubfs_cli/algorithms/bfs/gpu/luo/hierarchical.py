@@ -47,7 +47,10 @@ split_degree edges; a discovered vertex enqueues all its pieces and one thread w
 each piece. Distances are unchanged (pieces are work items, not new vertices). Off by
 default, as the paper used it for irregular graphs only: on an H200 it makes the 1M
 scale-free graph 6x faster (split_degree=32) and the regular 3D grid 14-23% slower
-(one more indirection per item).
+(one more indirection per item). configs/experiments/luo.yaml runs Table 3's
+scale-free graphs the paper's way (split_degree 8: pieces no longer than the regular
+part's degree), the cut being prepare() work (timed apart, once per graph), and keeps
+the unsplit run as a labelled variant.
 
 Knobs:
   mode                auto (the paper's arrangement) or block / cooperative / level to

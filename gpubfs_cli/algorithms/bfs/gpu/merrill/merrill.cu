@@ -18,7 +18,12 @@
 // never relabelled); the lookup itself is a plain L2 read and can miss concurrent
 // discoveries: those are the duplicates the heuristics remove.
 //
-// Vertex ids, edge offsets and queue positions are 32-bit (m < 2^31).
+// Vertex ids, edge offsets and queue positions are 32-bit (m < 2^31; the host keeps
+// every capacity below 2^31). Without exact culling a queue's reservation counter can
+// pass its capacity and wrap: positions are compared unsigned (`fits`), so a wrapped
+// one is an overflow, never a negative index, and sums of two counts are 64-bit.
+// Queues written before a grid barrier are read after it with __ldcg (L2, never a
+// stale L1 line).
 #include "merrill.cuh"
 
 namespace merrill {
@@ -36,7 +41,7 @@ struct Shared {
     int window_src[BLOCK];      // scan gathering: column-index offsets
     int window_par[BLOCK];      // scan gathering: the vertex each offset came from
     int history[HISTORY];       // history culling
-    int ctl_ovf, ctl_vcount, ctl_ecount;  // control words, read once per CTA
+    int ctl_ovf, ctl_vcount, ctl_ecount, ctl_big_ovf;  // control words, read once per CTA
     unsigned long long ctl_big;
 };
 
@@ -83,6 +88,15 @@ struct State {
         ctl[CTL_OVERFLOW] = 1;
     }
 };
+
+// A reserved queue position inside a capacity; a counter that wrapped past INT_MAX
+// reads as a negative int and fails the unsigned comparison.
+__device__ __forceinline__ bool fits(int pos, int cap) { return (unsigned int)pos < (unsigned int)cap; }
+
+// Tiles of `items` work items (64-bit: the sum of two counts can pass INT_MAX).
+__device__ __forceinline__ int tiles(long long items, int per_tile) {
+    return (int)((items + per_tile - 1) / per_tile);
+}
 
 __device__ __forceinline__ int history_slot(int v) {
     // Multiplicative hash: lattice neighbours (v +- 1, v +- width) land apart.
@@ -215,7 +229,7 @@ struct EdgeSink {
     int L_out;
     __device__ void emit(int v, int u, int pos, bool active) {
         if (!active) return;
-        if (pos < S->eq_cap) {
+        if (fits(pos, S->eq_cap)) {
             eq[pos] = v;
             if (PRED) ep[pos] = u;
         } else {
@@ -252,7 +266,7 @@ struct CullSink {
             base = __shfl_sync(GPUBFS_FULL_MASK, base, leader);
             if (keep) {
                 int pos = base + __popc(m & ((1u << lane) - 1));
-                if (pos < S->vq_cap) vq[pos] = v;
+                if (fits(pos, S->vq_cap)) vq[pos] = v;
                 else S->overflow(L_out);
             }
         }
@@ -261,15 +275,33 @@ struct CullSink {
 
 // Huge lists: recorded with one packed 64-bit atomic (count, edge offset) so entries
 // are in offset order for the binary search of fetch_edge.
-// L_big: the iteration whose slot and half receive the entry.
+// L_big: the iteration whose slot and half receive the entry. An entry past big_cap,
+// or one whose edges end past INT_MAX (without claims, duplicates of a hub each add
+// its whole list), marks the slot's huge list unreadable as well as the overflow.
 __device__ __forceinline__ void defer_huge(const State& S, int L_big, int L_out, int u, int start,
                                            int len) {
     unsigned long long old =
         atomicAdd(S.big_ctl + (L_big % 3), (1ull << BIG_COUNT_SHIFT) | (unsigned long long)len);
-    int idx = (int)(old >> BIG_COUNT_SHIFT);
-    int off = (int)(old & BIG_TOTAL_MASK);
-    if (idx < S.big_cap) S.big(L_big & 1)[idx] = make_int4(u, start, len, off);
-    else S.overflow(L_out);
+    const long long idx = (long long)(old >> BIG_COUNT_SHIFT);
+    const long long off = (long long)(old & BIG_TOTAL_MASK);
+    if (idx < S.big_cap && off + len <= 0x7fffffffLL) {
+        S.big(L_big & 1)[idx] = make_int4(u, start, len, (int)off);
+    } else {
+        S.slot(L_big)[CTL_BIG_OVF] = 1;
+        S.overflow(L_out);
+    }
+}
+
+// A slot's huge list (count, edge total), empty when it overflowed; the count clamped
+// to the capacity.
+struct Huge {
+    int count, total;
+};
+__device__ __forceinline__ Huge huge_list(const State& S, unsigned long long packed, int big_ovf) {
+    const long long count = (long long)(packed >> BIG_COUNT_SHIFT);
+    const long long total = (long long)(packed & BIG_TOTAL_MASK);
+    if (big_ovf || count > S.big_cap || total > 0x7fffffffLL) return Huge{0, 0};
+    return Huge{(int)count, (int)total};
 }
 
 // Warp-based gathering: lanes vie for the warp (ballot + ffs elect a leader, shuffles
@@ -385,24 +417,25 @@ __device__ void gather_tile(const State& S, Shared& sh, Sink& sink, int L_big, i
     }
 }
 
-// Item i of iteration L's edge frontier: the edge queue, then the huge lists.
+// Item i of iteration L's edge frontier: the edge queue, then the huge lists (both
+// written before the grid barrier, so read through L2).
 template <bool PRED>
-__device__ __forceinline__ void fetch_edge(const State& S, int h, int ecount, int bigcount, int i,
-                                           int& v, int& u) {
+__device__ __forceinline__ void fetch_edge(const State& S, int h, int ecount, int bigcount,
+                                           long long i, int& v, int& u) {
     if (i < ecount) {
-        v = S.eq(h)[i];
-        u = PRED ? S.ep(h)[i] : -1;
+        v = __ldcg(S.eq(h) + i);
+        u = PRED ? __ldcg(S.ep(h) + i) : -1;
         return;
     }
     const int4* b = S.big(h);
-    int j = i - ecount;
+    const int j = (int)(i - ecount);
     int lo = 0, hi = bigcount - 1;
     while (lo < hi) {
         int mid = (lo + hi + 1) >> 1;
-        if (b[mid].w <= j) lo = mid;
+        if (__ldcg(&b[mid].w) <= j) lo = mid;
         else hi = mid - 1;
     }
-    int4 e = b[lo];
+    const int4 e = __ldcg(b + lo);
     v = S.col[e.y + (j - e.w)];
     u = e.x;
 }
@@ -441,7 +474,7 @@ __device__ __forceinline__ int row_len(const State& S, int u, int& start) {
 }
 
 struct Control {
-    int ovf, vcount, ecount;
+    int ovf, vcount, ecount, big_ovf;
     unsigned long long big;
 };
 
@@ -453,10 +486,11 @@ __device__ __forceinline__ Control read_control(const State& S, Shared& sh, int 
         sh.ctl_ovf = slot[CTL_OVF];
         sh.ctl_vcount = slot[CTL_VCOUNT];
         sh.ctl_ecount = slot[CTL_ECOUNT];
+        sh.ctl_big_ovf = slot[CTL_BIG_OVF];
         sh.ctl_big = *(volatile unsigned long long*)(S.big_ctl + L % 3);
     }
     __syncthreads();
-    return Control{sh.ctl_ovf, sh.ctl_vcount, sh.ctl_ecount, sh.ctl_big};
+    return Control{sh.ctl_ovf, sh.ctl_vcount, sh.ctl_ecount, sh.ctl_big_ovf, sh.ctl_big};
 }
 
 // EC: expand the vertex queue of iteration L (labelled L), culling gathered
@@ -466,14 +500,14 @@ template <int GATHER, bool PRED>
 __device__ void phase_expand_contract(const State& S, Shared& sh, int L, int vcount) {
     const int h = L & 1, tid = threadIdx.x;
     CullSink<PRED> sink{&S, &sh, S.vq(h ^ 1), S.slot(L + 1) + CTL_VCOUNT, L + 1, L + 1, 0};
-    const int ntiles = (vcount + BLOCK - 1) / BLOCK;
+    const int ntiles = tiles(vcount, BLOCK);
     int expanded = 0, edges = 0;
     const int* in = S.vq(h);
     for (int t = blockIdx.x; t < ntiles; t += gridDim.x) {
-        int i = t * BLOCK + tid;
+        long long i = (long long)t * BLOCK + tid;
         int u = -1, start = 0, len = 0;
         if (i < vcount) {
-            u = in[i];
+            u = __ldcg(in + i);
             len = claim(S, u, row_len(S, u, start), S.claim_threshold);
             expanded += len > 0;
             edges += len;
@@ -490,9 +524,9 @@ __device__ void phase_contract_huge(const State& S, Shared& sh, int L, int bigco
                                     int bigtotal) {
     const int h = L & 1, tid = threadIdx.x;
     CullSink<PRED> sink{&S, &sh, S.vq(h ^ 1), S.slot(L + 1) + CTL_VCOUNT, L + 1, L + 1, 0};
-    const int ntiles = (bigtotal + BLOCK - 1) / BLOCK;
+    const int ntiles = tiles(bigtotal, BLOCK);
     for (int t = blockIdx.x; t < ntiles; t += gridDim.x) {
-        int i = t * BLOCK + tid;
+        long long i = (long long)t * BLOCK + tid;
         bool active = i < bigtotal;
         int v = -1, p = -1;
         if (active) fetch_edge<false>(S, h, 0, bigcount, i, v, p);
@@ -509,11 +543,11 @@ __device__ void phase_contract_expand(const State& S, Shared& sh, int L, int eco
                                       int bigtotal) {
     const int h = L & 1, tid = threadIdx.x;
     EdgeSink<PRED> sink{&S, S.eq(h ^ 1), S.ep(h ^ 1), S.slot(L + 1) + CTL_ECOUNT, L + 1};
-    const int total = ecount + bigtotal;
-    const int ntiles = (total + BLOCK - 1) / BLOCK;
+    const long long total = (long long)ecount + bigtotal;
+    const int ntiles = tiles(total, BLOCK);
     int expanded = 0, edges = 0, enq = 0;
     for (int t = blockIdx.x; t < ntiles; t += gridDim.x) {
-        int i = t * BLOCK + tid;
+        long long i = (long long)t * BLOCK + tid;
         bool active[1] = {i < total};
         int v[1] = {-1};
         int p = -1, start = 0, end = 0;
@@ -549,8 +583,8 @@ __device__ void phase_contract(const State& S, Shared& sh, int L, int ecount, in
                                int bigtotal) {
     constexpr int K = MERRILL_CONTRACT_ITEMS;
     const int h = L & 1, tid = threadIdx.x;
-    const int total = ecount + bigtotal;
-    const int ntiles = (total + BLOCK * K - 1) / (BLOCK * K);
+    const long long total = (long long)ecount + bigtotal;
+    const int ntiles = tiles(total, BLOCK * K);
     int* count = S.slot(L) + CTL_VCOUNT;
     int enq = 0;
     for (int t = blockIdx.x; t < ntiles; t += gridDim.x) {
@@ -558,7 +592,7 @@ __device__ void phase_contract(const State& S, Shared& sh, int L, int ecount, in
         bool active[K], keep[K];
 #pragma unroll
         for (int k = 0; k < K; ++k) {
-            int i = (t * K + k) * BLOCK + tid;
+            long long i = ((long long)t * K + k) * BLOCK + tid;
             active[k] = i < total;
             v[k] = -1;
             p[k] = -1;
@@ -581,7 +615,7 @@ __device__ void phase_contract(const State& S, Shared& sh, int L, int ecount, in
 #pragma unroll
         for (int k = 0; k < K; ++k) {
             if (keep[k]) {
-                if (pos < S.vq_cap) S.vq0[pos] = v[k];
+                if (fits(pos, S.vq_cap)) S.vq0[pos] = v[k];
                 else S.overflow(L + 1);
                 ++pos;
             }
@@ -597,15 +631,17 @@ __device__ void phase_contract(const State& S, Shared& sh, int L, int ecount, in
 template <int GATHER, bool PRED>
 __device__ void phase_expand(const State& S, Shared& sh, int L) {
     const int h = L & 1, tid = threadIdx.x;
-    const int vcount = min(read_control(S, sh, L).vcount, S.vq_cap);
+    // A wrapped (negative) count is an overflow: nothing to expand, the loop stops.
+    const int queued = read_control(S, sh, L).vcount;
+    const int vcount = fits(queued, S.vq_cap) ? queued : (queued < 0 ? 0 : S.vq_cap);
     EdgeSink<PRED> sink{&S, S.eq(h ^ 1), S.ep(h ^ 1), S.slot(L + 1) + CTL_ECOUNT, L + 1};
-    const int ntiles = (vcount + BLOCK - 1) / BLOCK;
+    const int ntiles = tiles(vcount, BLOCK);
     int expanded = 0, edges = 0;
     for (int t = blockIdx.x; t < ntiles; t += gridDim.x) {
-        int i = t * BLOCK + tid;
+        long long i = (long long)t * BLOCK + tid;
         int u = -1, start = 0, len = 0;
         if (i < vcount) {
-            u = S.vq0[i];
+            u = __ldcg(S.vq0 + i);
             len = claim(S, u, row_len(S, u, start), 1);
             expanded += len > 0;
             edges += len;
@@ -659,10 +695,8 @@ __device__ void bfs(const State& S, int src, int strategy, long long switch_thre
         if (c.ovf) break;
         const int vcount = c.vcount;
         const int ecount = c.ecount;
-        const unsigned long long packed = c.big;
-        const int bigcount = (int)(packed >> BIG_COUNT_SHIFT);
-        const int bigtotal = (int)(packed & BIG_TOTAL_MASK);
-        const int frontier = vertex_first ? vcount : ecount + bigtotal;
+        const Huge big = huge_list(S, c.big, c.big_ovf);  // CE and C+E (EC fills its own below)
+        const long long frontier = vertex_first ? vcount : (long long)ecount + big.total;
         if (frontier == 0) break;
         if (gtid == 0) {
             int* clear = S.slot(L + 2);
@@ -673,27 +707,30 @@ __device__ void bfs(const State& S, int src, int strategy, long long switch_thre
         }
         const bool contract_expand =
             strategy == STRAT_CONTRACT_EXPAND ||
-            (strategy == STRAT_HYBRID && (long long)frontier <= switch_threshold);
+            (strategy == STRAT_HYBRID && frontier <= switch_threshold);
         S.stamp(L, 0, MERRILL_NOW());
         S.stamp(L, 2, (unsigned long long)frontier);
         S.stamp(L, 3, vertex_first ? KIND_EC : contract_expand ? KIND_CE : KIND_TWO_PHASE);
         if (vertex_first) {
             phase_expand_contract<GATHER, PRED>(S, sh, L, vcount);
             MERRILL_GRID_SYNC();
-            const unsigned long long huge = read_control(S, sh, L).big;
-            if (huge & BIG_TOTAL_MASK) {
+            // The huge list's words are final after the barrier (nothing defers in the
+            // huge phase), so every CTA takes the same branch. An overflowed list is
+            // skipped: the next iteration sees the overflow and stops.
+            const Control after = read_control(S, sh, L);
+            const Huge huge = huge_list(S, after.big, after.big_ovf);
+            if (huge.total > 0) {
                 S.stamp(L, 1, MERRILL_NOW());
                 S.stamp(L, 3, KIND_EC_HUGE);
-                phase_contract_huge<PRED>(S, sh, L, (int)(huge >> BIG_COUNT_SHIFT),
-                                          (int)(huge & BIG_TOTAL_MASK));
+                phase_contract_huge<PRED>(S, sh, L, huge.count, huge.total);
                 MERRILL_GRID_SYNC();
             }
             continue;
         }
         if (contract_expand) {
-            phase_contract_expand<GATHER, PRED>(S, sh, L, ecount, bigcount, bigtotal);
+            phase_contract_expand<GATHER, PRED>(S, sh, L, ecount, big.count, big.total);
         } else {
-            phase_contract<PRED>(S, sh, L, ecount, bigcount, bigtotal);
+            phase_contract<PRED>(S, sh, L, ecount, big.count, big.total);
             MERRILL_GRID_SYNC();
             S.stamp(L, 1, MERRILL_NOW());
             phase_expand<GATHER, PRED>(S, sh, L);

@@ -54,6 +54,8 @@ __device__ __forceinline__ unsigned long long merrill_now() {
 #define CTL_VCOUNT 0    // vertex-queue length
 #define CTL_ECOUNT 1    // edge-queue length
 #define CTL_OVF 2       // a queue of this slot overflowed
+#define CTL_BIG_OVF 3   // this slot's huge list overflowed (entries past big_cap, or a
+                        // total past INT_MAX): it must not be read
 #define CTL_SLOT 4      // words per slot
 #define CTL_OVERFLOW 12 // sticky: some queue overflowed (the host reruns with CULL_ATOMIC)
 #define CTL_ITERS 13    // iterations run
@@ -74,6 +76,10 @@ __device__ __forceinline__ unsigned long long merrill_now() {
 #define KIND_CE 2
 #define KIND_TWO_PHASE 3
 
-// Huge-list entries (grid-wide gathering): packed count and edge total per slot.
+// Huge-list entries (grid-wide gathering): packed count and edge total per slot. An
+// add past big_cap entries or past an INT_MAX total sets CTL_BIG_OVF, so a slot whose
+// flag is clear holds at most big_cap entries and INT_MAX edges: the fields never
+// wrap as long as big_cap < 2^24 (the host keeps it below BIG_COUNT_LIMIT).
 #define BIG_COUNT_SHIFT 40
+#define BIG_COUNT_LIMIT 16777216  // 1 << (64 - BIG_COUNT_SHIFT)
 #define BIG_TOTAL_MASK ((1ull << BIG_COUNT_SHIFT) - 1)
