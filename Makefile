@@ -23,7 +23,7 @@ endif
 
 PYTEST_ARGS ?=
 
-.PHONY: run test test-gpu lint bench clean-venv
+.PHONY: run test test-gpu lint bench clean-venv mutants
 
 $(VENV)/.installed: pyproject.toml
 	python3 -m venv $(VENV)
@@ -40,6 +40,12 @@ test: $(SETUP)
 # On a GPU machine: GPU tests must run, not skip.
 test-gpu: $(SETUP)
 	GPUBFS_REQUIRE_GPU=1 $(PYTHON) -m pytest -q -m gpu $(PYTEST_ARGS)
+
+# Mutation testing of the core modules (minutes; not part of `make test`): survivors go to
+# build/mutants.md, and docs/testing.md says why each one is left.
+MUTANTS_ARGS ?=
+mutants: $(SETUP)
+	$(PYTHON) scripts/mutants.py $(MUTANTS_ARGS)
 
 lint: $(SETUP)
 	$(PYTHON) -m ruff check gpubfs_cli tests scripts
