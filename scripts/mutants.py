@@ -158,8 +158,8 @@ def sample(all_sites: list[Site], cap: int) -> list[Site]:
 
 
 def copy_tree(dest: Path) -> None:
-    ignore = shutil.ignore_patterns(".git", ".venv", "__pycache__", ".pytest_cache", ".hypothesis",
-                                    "datasets", "results", "build", "*.egg-info", ".ruff_cache")
+    # Only the named folders are copied (not the dataset cache, results or build/).
+    ignore = shutil.ignore_patterns("__pycache__", ".pytest_cache", ".hypothesis", ".ruff_cache")
     for name in ("gpubfs_cli", "tests", "configs", "docs", "pyproject.toml"):
         src = ROOT / name
         if src.is_dir():
@@ -168,7 +168,7 @@ def copy_tree(dest: Path) -> None:
             shutil.copy2(src, dest / name)
 
 
-def run_tests(tree: Path, tests: list[str], timeout: float) -> tuple[str, float]:
+def run_tests(tree: Path, tests: list[str], timeout: float) -> tuple[str, float, str]:
     env = dict(os.environ, NUMBA_CACHE_DIR=str(tree / ".numba"), PYTHONDONTWRITEBYTECODE="1",
                CI="true", HYPOTHESIS_PROFILE=os.environ.get("HYPOTHESIS_PROFILE", "default"))
     t0 = time.perf_counter()
@@ -176,9 +176,10 @@ def run_tests(tree: Path, tests: list[str], timeout: float) -> tuple[str, float]
     try:
         r = subprocess.run(cmd, cwd=tree, env=env, capture_output=True, timeout=timeout)
     except subprocess.TimeoutExpired:
-        return "timeout", time.perf_counter() - t0
+        return "timeout", time.perf_counter() - t0, ""
     # Any non-zero exit is noticed: failed tests, or a mutant that no longer imports.
-    return ("passed" if r.returncode == 0 else "failed"), time.perf_counter() - t0
+    tail = (r.stdout + r.stderr).decode(errors="replace")[-2000:]
+    return ("passed" if r.returncode == 0 else "failed"), time.perf_counter() - t0, tail
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -204,9 +205,9 @@ def main(argv: list[str] | None = None) -> int:
         # The unmutated tests must pass first; their time sets each mutant's limit.
         limits = {}
         for m in modules:
-            status, took = run_tests(trees[0], TARGETS[m], timeout=900)
+            status, took, tail = run_tests(trees[0], TARGETS[m], timeout=900)
             if status != "passed":
-                print(f"mutants: the tests of {m} fail without any mutant ({status}): fix them first",
+                print(f"{tail}\nmutants: the tests of {m} fail without any mutant ({status}): fix them first",
                       file=sys.stderr)
                 return 1
             limits[m] = 3 * took + 30
@@ -220,7 +221,7 @@ def main(argv: list[str] | None = None) -> int:
             original = path.read_text()
             try:
                 path.write_text(mutated_source(site))
-                status, took = run_tests(tree, TARGETS[site.module], limits[site.module])
+                status, took, _ = run_tests(tree, TARGETS[site.module], limits[site.module])
             finally:
                 path.write_text(original)
                 free.append(tree)
