@@ -130,3 +130,14 @@ def test_relaxation_is_the_same_in_any_block_size(block):
     assert relaxation_failures(g, 0, d, block=block) == [
         "relax: 1 edges would shorten a distance (first: 0 at 0 -> 3 at 3, weight 1)"
     ]
+
+
+def test_vertices_at_distance_zero_are_checked_like_any_other():
+    # zero-weight arcs 0 -> 1 and 0 -> 2: every distance is 0, and 2 claiming parent 1
+    # (a chain that reaches the source, but 1 -> 2 is no edge) must fail tree-edge
+    # (a survivor of `make mutants`: `distances >= 0` made `>= 1` skipped these vertices)
+    g = weighted(3, [(0, 1, 0), (0, 2, 0)])
+    d = np.array([0, 0, 0])
+    assert parent_failures(g, 0, d, np.array([0, 0, 0])) == []
+    got = parent_failures(g, 0, d, np.array([0, 0, 1]))
+    assert names(got) == ["tree-edge"] and "(first: 1 -> 2)" in got[0]
