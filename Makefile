@@ -31,7 +31,7 @@ SMOKE_PCT ?= 200
 # Labels only (not the exit status): whole smoke runs drift by up to ~1.5x on a loaded 2-core host.
 SMOKE_MIN_CHANGE ?= 50
 
-.PHONY: run test test-gpu test-gpu-sanitize smoke lint bench clean-venv chromium
+.PHONY: run test test-gpu test-gpu-sanitize smoke lint bench clean-venv chromium mutants
 
 $(VENV)/.installed: pyproject.toml
 	python3 -m venv $(VENV)
@@ -71,6 +71,12 @@ smoke: $(SETUP)
 # compute-sanitizer --tool memcheck (one sanitizer process; scripts/sanitize.py).
 test-gpu-sanitize: $(SETUP)
 	$(PYTHON) scripts/sanitize.py
+
+# Mutation testing of the core modules (minutes; not part of `make test`): survivors go to
+# build/mutants.md, and docs/testing.md says why each one is left.
+MUTANTS_ARGS ?=
+mutants: $(SETUP)
+	$(PYTHON) scripts/mutants.py $(MUTANTS_ARGS)
 
 lint: $(SETUP)
 	$(PYTHON) -m ruff check gpubfs_cli tests scripts
