@@ -38,14 +38,22 @@ P
   step 500 sanitize make test-gpu-sanitize PYTHON=python3
   tail -30 logs/sanitize.log
   ;;
-R)
+P)  # the peer and the L2 modes
   step 60 peer-test env GPUBFS_REQUIRE_GPU=1 python3 -m pytest -q -p no:cacheprovider -rfE tests/algorithms/bfs/test_peer_gunrock.py
   step 150 peer-run python3 -m gpubfs_cli run -d g500-s20-ef16 -d uniform-n21-e26 -s cpu.sequential \
     -s merrill.hybrid -s peer.gunrock --sources 20 --out results/peer.json
   step 30 peer-report python3 -m gpubfs_cli report results/peer.json --format md
   cat logs/peer-report.log | head -40
+  step 90 l2-warm python3 -m gpubfs_cli run -d g500-s20-ef16 -d grid5pt.5000 -s cpu.sequential -s merrill.hybrid \
+    -s lbbfs.hybrid --sources 10 --out results/l2-warm.json
+  step 90 l2-cold python3 -m gpubfs_cli run -d g500-s20-ef16 -d grid5pt.5000 -s cpu.sequential -s merrill.hybrid \
+    -s lbbfs.hybrid --sources 10 --l2 cold --out results/l2-cold.json
+  step 30 l2-compare python3 -m gpubfs_cli report --compare results/l2-warm.json results/l2-cold.json --format md
+  cat logs/l2-compare.log | head -40
+  ;;
+R)
   step 30 reproduce-dry python3 -m gpubfs_cli reproduce luo --dry-run
-  step 330 reproduce-luo python3 -m gpubfs_cli reproduce luo
+  step 520 reproduce-luo python3 -m gpubfs_cli reproduce luo
   cp -r results/reproduce logs/ 2>/dev/null; tar czf "$OUT/session.tgz" logs results 2>/dev/null
   tail -60 logs/reproduce-luo.log
   ;;
