@@ -81,7 +81,9 @@ def table_width(rt: RichTable, console: Console) -> int:
     measure = console.measure(rt, options=console.options.update_width(1 << 16))
     if not console.is_terminal:
         return measure.maximum
-    return max(console.width, measure.minimum)
+    # Past the terminal's width, the natural width: rich's minimum for a wide table with
+    # many columns still folded bracketed spreads ("[158.6-183." / "1]") in Merrill's Table 2.
+    return console.width if measure.minimum <= console.width else measure.maximum
 
 
 def print_rich(doc: Document, console: Console) -> None:

@@ -25,7 +25,6 @@ from tests.gpu import emulated_cupy as ec
 LUO = ec.Family(hierarchical.KERNELS, "luo_driver.cpp", (hierarchical,))
 SMALL = {"BLOCK_THREADS": 64, "LEVEL_THREADS": 64}
 BASE = {"grid_block_size": 64, "block_threshold": 4}
-eb.GRAPHS.setdefault("star5000", lambda: ts.star(5000))
 
 
 @pytest.fixture(scope="module")
@@ -99,6 +98,7 @@ def test_auto_uses_all_three_layers(monkeypatch, emulation):
 @pytest.mark.parametrize("mode", ["block", "cooperative", "level"])
 def test_shared_frontier_overflow(monkeypatch, emulation, mode):
     """5000 discoveries in one level: more than a block's shared queue holds."""
+    monkeypatch.setitem(eb.GRAPHS, "star5000", lambda: ts.star(5000))  # this test's graph only
     run(monkeypatch, emulation, {"mode": mode}, ["star5000"])
 
 
