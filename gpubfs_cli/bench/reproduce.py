@@ -30,8 +30,9 @@ from pathlib import Path
 from gpubfs_cli.bench.config import DatasetSpec, RunConfig, Variant, load_config
 from gpubfs_cli.bench.groups import group_samples
 from gpubfs_cli.bench.results import Sample, load_results
+from gpubfs_cli.bench.runner import make_variant
 from gpubfs_cli.core.problem import get_problem
-from gpubfs_cli.core.strategy import knobs_dict, make_knobs, registry
+from gpubfs_cli.core.strategy import knobs_dict, registry
 from gpubfs_cli.errors import UserError, unknown_name
 from gpubfs_cli.files import parse_yaml, read_text_file
 
@@ -79,13 +80,8 @@ def cell_key(config: str, dataset: str, problem: str, strategy: str, knobs: dict
 
 
 def variant_knobs(cfg: RunConfig, variant: Variant) -> dict:
-    """Every knob value the variant's samples record (defaults included), as the runner
-    makes them (cpu.networkx takes the config's networkx_max_edges unless told)."""
-    cls = registry()[variant.problem][variant.strategy]
-    overrides = dict(variant.overrides)
-    if variant.strategy == "cpu.networkx" and "max_edges" not in overrides:
-        overrides["max_edges"] = cfg.networkx_max_edges
-    return knobs_dict(make_knobs(cls, overrides))
+    """Every knob value the variant's samples record (defaults included), as the runner makes them."""
+    return knobs_dict(make_variant(cfg, variant)[1])
 
 
 def finished_cells(folder: Path) -> set[tuple]:

@@ -312,11 +312,7 @@ class Runner:
 
     # ------------------------------------------------------------------ one variant
     def _make(self, variant: Variant) -> tuple[type[Strategy], object]:
-        cls = self.registry[variant.problem][variant.strategy]
-        overrides = dict(variant.overrides)
-        if variant.strategy == "cpu.networkx" and "max_edges" not in overrides:
-            overrides["max_edges"] = self.config.networkx_max_edges
-        return cls, make_knobs(cls, overrides)
+        return make_variant(self.config, variant, self.registry)
 
     def _run_variant(self, name: str, pp: _PerProblem, sources, variant: Variant, info: dict) -> bool:
         """Every mode and source of one variant on one graph; True if the graph went to a GPU."""
@@ -514,6 +510,16 @@ def _json(d: dict) -> str:
     import json
 
     return json.dumps(d, sort_keys=True)
+
+
+def make_variant(config: RunConfig, variant: Variant, registry: Registry | None = None) -> tuple[type[Strategy], object]:
+    """The variant's strategy class and knobs as a run makes them (cpu.networkx takes the
+    config's networkx_max_edges unless told)."""
+    cls = (registry if registry is not None else all_registered())[variant.problem][variant.strategy]
+    overrides = dict(variant.overrides)
+    if variant.strategy == "cpu.networkx" and "max_edges" not in overrides:
+        overrides["max_edges"] = config.networkx_max_edges
+    return cls, make_knobs(cls, overrides)
 
 
 def _now() -> str:

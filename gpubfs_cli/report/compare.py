@@ -32,6 +32,8 @@ from gpubfs_cli.report.table import Cell, fmt_number
 MIN_SAMPLES = 3
 MIN_CHANGE = 0.10  # ratios within 10% of 1 are SAME whatever the interval says
 VERDICTS = ("SAME", "FASTER", "SLOWER")
+
+
 def compare_note(min_change: float) -> str:
     return (f"FASTER / SLOWER: the whole {BOOTSTRAP_LEVEL:.0%} bootstrap interval of the ratio (paired "
             "by source when both ran the same sources, else of the two medians) lies beyond 1 +- "

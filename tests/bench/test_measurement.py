@@ -28,6 +28,7 @@ from gpubfs_cli.report.build import overview
 from gpubfs_cli.report.load import load_many
 from gpubfs_cli.report.render import render
 from tests.bench.test_runner import grid
+from tests.test_cli_run import _one_line
 
 LOG: list = []
 
@@ -234,15 +235,6 @@ def test_l2_key_and_flag():
     for bad in ("hot", True, 1, None, ["cold"]):
         with pytest.raises(UserError, match=r"^f\.yaml: l2: unknown value"):
             build_config({"datasets": ["g"], "l2": bad}, where="f.yaml", **check)
-
-
-def _one_line(result, *parts):
-    assert result.exit_code == 2, result.output
-    assert isinstance(result.exception, SystemExit), result.exception  # not a traceback
-    lines = result.stderr.strip().splitlines()
-    assert len(lines) == 1 and lines[0].startswith("error: "), result.stderr
-    for p in parts:
-        assert p in lines[0], lines[0]
 
 
 def test_bad_l2_is_one_line_and_nothing_runs(tmp_path, monkeypatch):
