@@ -103,6 +103,7 @@ def bfs_rank(ops, comm, view: RankView, source: int, predecessors: bool,
         else:
             ids, pars = ops.expand(frontier, predecessors)
             ids, pars, counts = ex.bucket_by_owner(xp, ids, pars, view.owner, size)
+            ids = ids.astype(xp.int32)  # ids < 2^31 on the wire: half the bytes
             matrix = comm.host(comm.allgather(counts)).reshape(size, size)
             if direction is None and not matrix.any():
                 break

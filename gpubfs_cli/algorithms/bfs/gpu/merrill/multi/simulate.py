@@ -40,5 +40,5 @@ def simulate(graph, ranks: int, source: int, *, partition: str = "stripe", prede
         raise errors[0]
     dist = gather(part, [r.dist for r in results])
     parents = gather(part, [r.parent for r in results]) if predecessors else None
-    counters = merge_counters([vars(r) for r in results], 8 * (2 if predecessors else 1), part.stride)
+    counters = merge_counters([vars(r) for r in results], 4 * (2 if predecessors else 1), part.stride)
     return dist, parents, counters
