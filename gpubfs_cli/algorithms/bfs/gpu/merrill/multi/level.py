@@ -124,7 +124,8 @@ def bfs_rank(ops, comm, view: RankView, source: int, predecessors: bool,
 def merge_counters(results: list[dict], bytes_per_id: int, stride: int) -> dict:
     """Counters of one traversal from every rank's {sent, frontier, bottom_up} lists:
     per level the global frontier, the ids crossing between ranks and the bytes moved
-    (ids for top-down levels, p x (p-1) bitmap segments for bottom-up ones)."""
+    (ids for top-down levels, p x (p-1) bitmap segments for bottom-up ones); levels
+    counts the non-empty frontiers."""
     size = len(results)
     levels = max(len(r["frontier"]) for r in results)
 
@@ -138,5 +139,9 @@ def merge_counters(results: list[dict], bytes_per_id: int, stride: int) -> dict:
     up = np.pad(up, (0, levels - len(up)))
     sent = total("sent")
     moved = np.where(up == 1, size * (size - 1) * (stride // 8), sent * bytes_per_id)
-    return {"levels": levels, "ranks": size, "frontier_vertices": total("frontier"),
+    frontier = total("frontier")
+    # A level whose received ids were all labelled already leaves an empty frontier
+    # behind it (its traffic is real and stays in the exchange series).
+    depth = int(np.flatnonzero(frontier).max()) + 1
+    return {"levels": depth, "ranks": size, "frontier_vertices": frontier[:depth],
             "exchanged_ids": sent, "exchanged_bytes": moved, "bottom_up_levels": int(up.sum())}
