@@ -320,6 +320,7 @@ def run(
              "require_gpu: true anyway (its CPU rows run, GPU rows are unavailable)."),
     problem: str = typer.Option(None, "--problem", help="bfs or sssp (default: what the strategy names imply, else bfs)."),
     l2: str = typer.Option(None, "--l2", help="warm (default) or cold: evict the GPU's L2 before each timed sample, untimed."),
+    gpus: int = typer.Option(None, "--gpus", help="GPUs a multi-GPU strategy (merrill.multi_gpu*) spans (default 1)."),
 ) -> None:
     """Run strategies x datasets x sources; write the results file; print the summary.
 
@@ -338,6 +339,7 @@ def run(
         config, datasets=datasets, strategies=strategies, sources=sources, seed=seed,
         fixed_sources=fixed, out=out, data_dir=directory, warmup=warmup, time_limit_s=time_limit,
         predecessors=predecessors, validate=validate, require_gpu=require_gpu, problem=problem, l2=l2,
+        gpus=gpus,
     )
     progress = RunProgress(err_console) if err_console.is_terminal else NullProgress(err_console)
     runner = Runner(cfg, progress=progress)

@@ -22,6 +22,8 @@ Keys (all optional except datasets):
   require_gpu:   true: a machine without a usable GPU is an error
   l2:            warm | cold: cold evicts the GPU's L2 before each timed sample,
                  outside the timed region (gpu/l2.py); warm (default) does not
+  gpus:          GPUs a multi-GPU strategy (one with a `gpus` knob) spans unless its
+                 knobs say otherwise (merrill.multi_gpu*; default: its knob's 1)
 Every mistake is one UserError naming the file and key, with the closest valid names.
 """
 
@@ -42,7 +44,7 @@ from gpubfs_cli.files import parse_yaml, read_text_file
 KEYS = (
     "name", "datasets", "problem", "strategies", "sources", "seed", "fixed_sources", "validate",
     "predecessors", "time_limit_s", "warmup", "networkx_max_edges", "out", "data_dir",
-    "require_gpu", "l2",
+    "require_gpu", "l2", "gpus",
 )
 PREDECESSOR_MODES = ("false", "true", "both")
 VALIDATE_MODES = ("all", "none")
@@ -88,6 +90,7 @@ class RunConfig:
     data_dir: str | None = None
     require_gpu: bool = False
     l2: str = "warm"
+    gpus: int | None = None
     path: str | None = None  # the YAML file, when there was one
     require_gpu_from: str | None = None  # "command line" or the YAML file that set it
 
@@ -185,6 +188,7 @@ def build_config(
         data_dir=_optional_str(at("data_dir"), "data_dir", get("data_dir")),
         require_gpu=_typed(at("require_gpu"), "require_gpu", get("require_gpu", False), bool),
         l2=_choice(at("l2"), "l2", get("l2", "warm"), L2_MODES),
+        gpus=None if get("gpus") is None else _positive(at("gpus"), "gpus", get("gpus")),
         path=None if where == "command line" else where,
     )
     cfg.require_gpu_from = at("require_gpu") if cfg.require_gpu else None
@@ -422,6 +426,7 @@ def config_from_cli(
     require_gpu: bool | None = None,
     problem: str | None = None,
     l2: str | None = None,
+    gpus: int | None = None,
     dataset_check: DatasetCheck | None = None,
     registry: Registry | None = None,
 ) -> RunConfig:
@@ -441,6 +446,7 @@ def config_from_cli(
         "require_gpu": require_gpu,  # None: the file decides; False: --no-require-gpu
         "problem": problem,
         "l2": l2,
+        "gpus": gpus,
     }
     if path is not None:
         return load_config(path, overrides, dataset_check=dataset_check, registry=registry)

@@ -33,6 +33,8 @@ bare `gpubfs report` skips.
 
 from __future__ import annotations
 
+import dataclasses
+
 import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
@@ -514,11 +516,13 @@ def _json(d: dict) -> str:
 
 def make_variant(config: RunConfig, variant: Variant, registry: Registry | None = None) -> tuple[type[Strategy], object]:
     """The variant's strategy class and knobs as a run makes them (cpu.networkx takes the
-    config's networkx_max_edges unless told)."""
+    config's networkx_max_edges unless told, a multi-GPU strategy the config's gpus)."""
     cls = (registry if registry is not None else all_registered())[variant.problem][variant.strategy]
     overrides = dict(variant.overrides)
     if variant.strategy == "cpu.networkx" and "max_edges" not in overrides:
         overrides["max_edges"] = config.networkx_max_edges
+    if config.gpus is not None and "gpus" in {f.name for f in dataclasses.fields(cls.Knobs)} and "gpus" not in overrides:
+        overrides["gpus"] = config.gpus
     return cls, make_knobs(cls, overrides)
 
 

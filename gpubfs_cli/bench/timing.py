@@ -49,6 +49,7 @@ def timed_call(fn: Callable[[], Any], devices: Sequence[Device] = ()) -> tuple[f
 
 
 def timed_traverse(strategy: Strategy, source: int, predecessors: bool = False) -> tuple[float, Answer]:
-    """(milliseconds, host answer) for one traversal; a peer's own time where it timed itself."""
+    """(milliseconds, host answer) for one traversal; the strategy's own time where it
+    timed itself (a peer; a multi-GPU strategy whose slowest rank's events count)."""
     ms, answer = timed_call(lambda: strategy.traverse(source, predecessors), strategy.devices)
-    return (answer.time_ms if answer.timed_by is not None else ms), answer.to_host()
+    return (answer.time_ms if answer.time_ms is not None else ms), answer.to_host()
