@@ -34,7 +34,6 @@ bare `gpubfs report` skips.
 from __future__ import annotations
 
 import dataclasses
-
 import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
