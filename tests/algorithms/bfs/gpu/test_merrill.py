@@ -153,7 +153,7 @@ def test_imports_and_registers_without_cupy():
     )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     lines = out.stdout.splitlines()
-    assert lines[0] == str(sorted(NAMES))
+    assert lines[0] == str(sorted(NAMES + ["merrill.multi_gpu", "merrill.multi_gpu_do"]))
     assert "CuPy" in lines[1]
     assert lines[2] == "warp label 4096"
     assert lines[3].startswith("UserError") and "gather must be one of serial" in lines[3]
