@@ -1,7 +1,8 @@
 """Mutation testing of the core modules: plant one small bug at a time, run the tests
 that should notice it, and list the bugs nobody noticed (the survivors).
 
-Usage: python scripts/mutants.py [--max-per-module N] [--jobs J] [--report PATH] [MODULE ...]
+Usage: python scripts/mutants.py [--max-per-module N] [--jobs J] [--report PATH]
+                                 [--only MODULE:LINE[:EDIT] ...] [MODULE ...]
 
 Each mutant is one AST edit of one module (see MUTATORS: a comparison made strict or
 loose, == and != swapped, + and - swapped, `and`/`or` swapped, an integer constant off
@@ -10,11 +11,13 @@ in a temporary copy of the tree (the worktree is never edited): the module is wr
 mutated, its mapped tests run with -x and a time limit, and the original is put back.
 A mutant is `killed` when the tests fail, `timeout` when they run past the limit (an
 infinite loop counts as noticed), `survived` when they pass. Sites are sampled evenly
-and deterministically, at most N per module, so a run takes minutes, not hours.
+and deterministically, at most N per module (0: every site), so a run takes minutes,
+not hours. `--only` runs just the named sites (every edit on that line, or the one edit
+named), to check that a new test kills a survivor.
 
-The report (markdown, default build/mutants.md) lists every survivor with its module,
-line and edit; docs/testing.md says for each one why it is equivalent or which test
-now kills it.
+The report (markdown, default build/mutants.md) is rewritten after every mutant, so a run
+stopped part way keeps what it found; it lists every survivor with its module, line and
+edit, and docs/testing.md says for each one why it is equivalent or which test now kills it.
 """
 
 from __future__ import annotations
@@ -26,6 +29,7 @@ import shutil
 import subprocess
 import sys
 import tempfile
+import threading
 import time
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
@@ -150,11 +154,23 @@ def mutated_source(site: Site) -> str:
 
 
 def sample(all_sites: list[Site], cap: int) -> list[Site]:
-    """At most `cap` sites, spread evenly over the module (the same ones every run)."""
-    if len(all_sites) <= cap:
+    """At most `cap` sites (0: all), spread evenly over the module (the same ones every run)."""
+    if cap <= 0 or len(all_sites) <= cap:
         return all_sites
     step = len(all_sites) / cap
     return [all_sites[int(i * step)] for i in range(cap)]
+
+
+def pick(spec: str) -> list[Site]:
+    """The sites that `MODULE:LINE` or `MODULE:LINE:EDIT` names; ValueError when none."""
+    module, _, rest = spec.partition(":")
+    line, _, edit = rest.partition(":")
+    if module not in TARGETS or not line.isdigit():
+        raise ValueError(f"{spec}: expected MODULE:LINE[:EDIT] with MODULE one of the targets")
+    found = [s for s in sites(module) if s.line == int(line) and (not edit or s.edit == edit)]
+    if not found:
+        raise ValueError(f"{spec}: no mutable site there")
+    return found
 
 
 def copy_tree(dest: Path) -> None:
@@ -185,16 +201,27 @@ def run_tests(tree: Path, tests: list[str], timeout: float) -> tuple[str, float,
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("modules", nargs="*", help="modules to mutate (default: every one in TARGETS)")
-    ap.add_argument("--max-per-module", type=int, default=10)
+    ap.add_argument("--max-per-module", type=int, default=10, help="0: every site")
     ap.add_argument("--jobs", type=int, default=2)
     ap.add_argument("--report", default=str(ROOT / "build" / "mutants.md"))
+    ap.add_argument("--only", action="append", default=[], metavar="MODULE:LINE[:EDIT]",
+                    help="run just these sites (repeatable)")
     args = ap.parse_args(argv)
     modules = args.modules or list(TARGETS)
     for m in modules:
         if m not in TARGETS:
             print(f"mutants: {m}: not a target (one of: {', '.join(TARGETS)})", file=sys.stderr)
             return 2
-    chosen = [s for m in modules for s in sample(sites(m), args.max_per_module)]
+    if args.only:
+        try:
+            chosen = [s for spec in args.only for s in pick(spec)]
+        except ValueError as e:
+            print(f"mutants: --only {e}", file=sys.stderr)
+            return 2
+        modules = list(dict.fromkeys(s.module for s in chosen))
+    else:
+        chosen = [s for m in modules for s in sample(sites(m), args.max_per_module)]
+    generated = {m: len(sites(m)) for m in modules}
     work = Path(tempfile.mkdtemp(prefix="gpubfs-mutants-"))
     try:
         trees = []
@@ -214,8 +241,9 @@ def main(argv: list[str] | None = None) -> int:
             print(f"baseline {m}: {took:.1f} s", flush=True)
         free = list(trees)
         outcomes: list[Outcome] = []
+        done = threading.Lock()
 
-        def one(site: Site) -> Outcome:
+        def one(site: Site) -> None:
             tree = free.pop()
             path = tree / site.module
             original = path.read_text()
@@ -226,32 +254,37 @@ def main(argv: list[str] | None = None) -> int:
                 path.write_text(original)
                 free.append(tree)
             verdict = {"passed": "survived", "failed": "killed", "timeout": "timeout"}[status]
-            print(f"{verdict:9s} {site.module}:{site.line} {site.edit} ({took:.0f} s)", flush=True)
-            return Outcome(site, verdict, took)
+            print(f"{verdict:9s} {site.module}:{site.line}:{site.edit} ({took:.0f} s)", flush=True)
+            with done:  # the report on disk always holds every mutant finished so far
+                outcomes.append(Outcome(site, verdict, took))
+                write_report(Path(args.report), outcomes, generated, len(chosen))
 
         with ThreadPoolExecutor(max_workers=len(trees)) as pool:
-            outcomes = list(pool.map(one, chosen))
+            list(pool.map(one, chosen))
     finally:
         shutil.rmtree(work, ignore_errors=True)
-    write_report(Path(args.report), outcomes, args.max_per_module)
-    survived = [o for o in outcomes if o.status == "survived"]
-    print(f"{len(outcomes)} mutants: {len(outcomes) - len(survived)} noticed, {len(survived)} survived; "
-          f"report: {args.report}")
+    count = {s: sum(o.status == s for o in outcomes) for s in ("killed", "timeout", "survived")}
+    print(f"{sum(generated.values())} sites, {len(outcomes)} mutants run: {count['killed']} killed, "
+          f"{count['timeout']} timed out, {count['survived']} survived; report: {args.report}")
     return 0
 
 
-def write_report(path: Path, outcomes: list[Outcome], cap: int) -> None:
+def write_report(path: Path, outcomes: list[Outcome], generated: dict[str, int], planned: int) -> None:
+    """Counts per module (sites that could be mutated, mutants run and their verdicts) and
+    the survivors, in the order of the modules and lines."""
     path.parent.mkdir(parents=True, exist_ok=True)
     lines = ["# Mutation testing report (scripts/mutants.py)", "",
-             f"At most {cap} mutants per module; {len(outcomes)} in all.", "",
-             "| module | mutants | killed | timeout | survived |", "|---|---:|---:|---:|---:|"]
-    for m in dict.fromkeys(o.site.module for o in outcomes):
+             f"{len(outcomes)} of {planned} planned mutants finished "
+             f"({sum(generated.values())} sites in the modules).", "",
+             "| module | sites | run | killed | timeout | survived |", "|---|---:|---:|---:|---:|---:|"]
+    for m, n in generated.items():
         mine = [o for o in outcomes if o.site.module == m]
         count = {s: sum(o.status == s for o in mine) for s in ("killed", "timeout", "survived")}
-        lines.append(f"| {m} | {len(mine)} | {count['killed']} | {count['timeout']} | {count['survived']} |")
+        lines.append(f"| {m} | {n} | {len(mine)} | {count['killed']} | {count['timeout']} | {count['survived']} |")
     lines += ["", "## Survivors", ""]
-    survivors = [o for o in outcomes if o.status == "survived"]
-    lines += [f"- {o.site.module}:{o.site.line}: {o.site.edit}" for o in survivors] or ["none"]
+    survivors = sorted((o for o in outcomes if o.status == "survived"),
+                       key=lambda o: (list(generated).index(o.site.module), o.site.line, o.site.index))
+    lines += [f"- {o.site.module}:{o.site.line}:{o.site.edit}" for o in survivors] or ["none"]
     path.write_text("\n".join(lines) + "\n")
 
 
