@@ -2,7 +2,7 @@
 that should notice it, and list the bugs nobody noticed (the survivors).
 
 Usage: python scripts/mutants.py [--max-per-module N] [--jobs J] [--report PATH]
-                                 [--only MODULE:LINE[:EDIT] ...] [MODULE ...]
+                                 [--only MODULE:LINE[:EDIT] | MODULE#SITE ...] [MODULE ...]
 
 Each mutant is one AST edit of one module (see MUTATORS: a comparison made strict or
 loose, == and != swapped, + and - swapped, `and`/`or` swapped, an integer constant off
@@ -12,8 +12,9 @@ mutated, its mapped tests run with -x and a time limit, and the original is put 
 A mutant is `killed` when the tests fail, `timeout` when they run past the limit (an
 infinite loop counts as noticed), `survived` when they pass. Sites are sampled evenly
 and deterministically, at most N per module (0: every site), so a run takes minutes,
-not hours. `--only` runs just the named sites (every edit on that line, or the one edit
-named), to check that a new test kills a survivor.
+not hours. `--only` runs just the named sites (every edit on that line, the one edit
+named, or site number SITE as the report prints it), to check that a new test kills a
+survivor.
 
 The report (markdown, default build/mutants.md) is rewritten after every mutant, so a run
 stopped part way keeps what it found; it lists every survivor with its module, line and
@@ -162,12 +163,21 @@ def sample(all_sites: list[Site], cap: int) -> list[Site]:
 
 
 def pick(spec: str) -> list[Site]:
-    """The sites that `MODULE:LINE` or `MODULE:LINE:EDIT` names; ValueError when none."""
-    module, _, rest = spec.partition(":")
-    line, _, edit = rest.partition(":")
-    if module not in TARGETS or not line.isdigit():
-        raise ValueError(f"{spec}: expected MODULE:LINE[:EDIT] with MODULE one of the targets")
-    found = [s for s in sites(module) if s.line == int(line) and (not edit or s.edit == edit)]
+    """The sites that `MODULE:LINE`, `MODULE:LINE:EDIT` or `MODULE#SITE` names (a line can
+    hold two sites with the same edit: `0 -> 1` of either constant); ValueError when none."""
+    if "#" in spec:
+        module, _, number = spec.partition("#")
+        line, edit = "0", ""
+    else:
+        module, _, rest = spec.partition(":")
+        line, _, edit = rest.partition(":")
+        number = "0"
+    if module not in TARGETS or not line.isdigit() or not number.isdigit():
+        raise ValueError(f"{spec}: expected MODULE:LINE[:EDIT] or MODULE#SITE with MODULE one of the targets")
+    if "#" in spec:
+        found = [s for s in sites(module) if s.index == int(number)]
+    else:
+        found = [s for s in sites(module) if s.line == int(line) and (not edit or s.edit == edit)]
     if not found:
         raise ValueError(f"{spec}: no mutable site there")
     return found
@@ -254,7 +264,7 @@ def main(argv: list[str] | None = None) -> int:
                 path.write_text(original)
                 free.append(tree)
             verdict = {"passed": "survived", "failed": "killed", "timeout": "timeout"}[status]
-            print(f"{verdict:9s} {site.module}:{site.line}:{site.edit} ({took:.0f} s)", flush=True)
+            print(f"{verdict:9s} {site.module}:{site.line}:{site.edit} #{site.index} ({took:.0f} s)", flush=True)
             with done:  # the report on disk always holds every mutant finished so far
                 outcomes.append(Outcome(site, verdict, took))
                 write_report(Path(args.report), outcomes, generated, len(chosen))
@@ -284,7 +294,7 @@ def write_report(path: Path, outcomes: list[Outcome], generated: dict[str, int],
     lines += ["", "## Survivors", ""]
     survivors = sorted((o for o in outcomes if o.status == "survived"),
                        key=lambda o: (list(generated).index(o.site.module), o.site.line, o.site.index))
-    lines += [f"- {o.site.module}:{o.site.line}:{o.site.edit}" for o in survivors] or ["none"]
+    lines += [f"- {o.site.module}:{o.site.line}:{o.site.edit} #{o.site.index}" for o in survivors] or ["none"]
     path.write_text("\n".join(lines) + "\n")
 
 

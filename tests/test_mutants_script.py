@@ -55,7 +55,9 @@ def test_only_picks_the_sites_of_one_line_or_one_edit():
     assert whole_line and {s.line for s in whole_line} == {18}
     one = mutants.pick(f"{status}:18:tuple of names reversed")
     assert [s.edit for s in one] == ["tuple of names reversed"]
-    for bad in (f"{status}:99999", "gpubfs_cli/cli.py:1", f"{status}:x", f"{status}:18:no such edit"):
+    assert mutants.pick(f"{status}#{one[0].index}") == one
+    for bad in (f"{status}:99999", "gpubfs_cli/cli.py:1", f"{status}:x", f"{status}:18:no such edit",
+                f"{status}#99999", f"{status}#x"):
         try:
             mutants.pick(bad)
         except ValueError as e:
@@ -85,3 +87,4 @@ def test_the_report_counts_sites_run_and_verdicts_and_lists_survivors(tmp_path):
     assert f"| {checks} | 45 | 1 | 0 | 1 | 0 |" in text
     survivors = text.split("## Survivors")[1].split()
     assert survivors.index(f"{status}:10:0") < survivors.index(f"{status}:30:Eq")
+    assert f"- {status}:10:0 -> 1 #1" in text
