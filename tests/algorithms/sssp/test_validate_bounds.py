@@ -123,6 +123,12 @@ def test_component_needs_a_reached_tail():
     assert names(got) == ["component"] and "(first: 0 -> 1" in got[0]
 
 
+def test_an_edge_back_into_the_source_does_not_leave_the_reached_set():
+    # the head's distance 0 is a distance (`dv < 0` made `<= 0` called it unreached)
+    g = weighted(2, [(0, 1, 1), (1, 0, 1)])
+    assert relaxation_failures(g, 0, np.array([0, 1])) == []
+
+
 @pytest.mark.parametrize("block", [1, 2, 3, 1 << 24])
 def test_relaxation_is_the_same_in_any_block_size(block):
     g = weighted(4, [(0, 1, 1), (1, 2, 1), (2, 3, 1), (0, 3, 1)])
