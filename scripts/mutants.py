@@ -19,6 +19,8 @@ survivor.
 The report (markdown, default build/mutants.md) is rewritten after every mutant, so a run
 stopped part way keeps what it found; it lists every survivor with its module, line and
 edit, and docs/testing.md says for each one why it is equivalent or which test now kills it.
+SIGTERM or Ctrl-C stops the run: the tests under way are killed (their mutants are not
+counted), the temporary trees are removed, and the exit status is 130.
 """
 
 from __future__ import annotations
@@ -27,6 +29,7 @@ import argparse
 import ast
 import os
 import shutil
+import signal
 import subprocess
 import sys
 import tempfile
@@ -60,6 +63,10 @@ SWAP_COMPARE = {ast.Lt: ast.LtE, ast.LtE: ast.Lt, ast.Gt: ast.GtE, ast.GtE: ast.
                 ast.In: ast.NotIn, ast.NotIn: ast.In}
 SWAP_BINOP = {ast.Add: ast.Sub, ast.Sub: ast.Add}
 SWAP_BOOL = {ast.And: ast.Or, ast.Or: ast.And}
+
+# The test runs under way, so that a stop can end them (they would outlive the script).
+RUNNING: set[subprocess.Popen] = set()
+STOP = threading.Event()
 
 
 @dataclass
@@ -199,13 +206,27 @@ def run_tests(tree: Path, tests: list[str], timeout: float) -> tuple[str, float,
                CI="true", HYPOTHESIS_PROFILE=os.environ.get("HYPOTHESIS_PROFILE", "default"))
     t0 = time.perf_counter()
     cmd = [sys.executable, "-m", "pytest", "-x", "-q", "-p", "no:cacheprovider", "-m", "not gpu", *tests]
+    proc = subprocess.Popen(cmd, cwd=tree, env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT)
+    RUNNING.add(proc)
+    if STOP.is_set():  # the stop came while this one was starting
+        proc.kill()
     try:
-        r = subprocess.run(cmd, cwd=tree, env=env, capture_output=True, timeout=timeout)
+        out, _ = proc.communicate(timeout=timeout)
     except subprocess.TimeoutExpired:
+        proc.kill()
+        proc.communicate()
         return "timeout", time.perf_counter() - t0, ""
+    finally:
+        RUNNING.discard(proc)
     # Any non-zero exit is noticed: failed tests, or a mutant that no longer imports.
-    tail = (r.stdout + r.stderr).decode(errors="replace")[-2000:]
-    return ("passed" if r.returncode == 0 else "failed"), time.perf_counter() - t0, tail
+    tail = out.decode(errors="replace")[-2000:]
+    return ("passed" if proc.returncode == 0 else "failed"), time.perf_counter() - t0, tail
+
+
+def _stop(signum, frame) -> None:
+    STOP.set()
+    for proc in list(RUNNING):
+        proc.kill()
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -233,6 +254,8 @@ def main(argv: list[str] | None = None) -> int:
         chosen = [s for m in modules for s in sample(sites(m), args.max_per_module)]
     generated = {m: len(sites(m)) for m in modules}
     work = Path(tempfile.mkdtemp(prefix="gpubfs-mutants-"))
+    for sig in (signal.SIGTERM, signal.SIGINT):
+        signal.signal(sig, _stop)
     try:
         trees = []
         for j in range(max(1, args.jobs)):
@@ -243,6 +266,8 @@ def main(argv: list[str] | None = None) -> int:
         limits = {}
         for m in modules:
             status, took, tail = run_tests(trees[0], TARGETS[m], timeout=900)
+            if STOP.is_set():
+                return 130
             if status != "passed":
                 print(f"{tail}\nmutants: the tests of {m} fail without any mutant ({status}): fix them first",
                       file=sys.stderr)
@@ -254,6 +279,8 @@ def main(argv: list[str] | None = None) -> int:
         done = threading.Lock()
 
         def one(site: Site) -> None:
+            if STOP.is_set():
+                return
             tree = free.pop()
             path = tree / site.module
             original = path.read_text()
@@ -263,6 +290,8 @@ def main(argv: list[str] | None = None) -> int:
             finally:
                 path.write_text(original)
                 free.append(tree)
+            if STOP.is_set():  # killed by the stop, not by the mutant
+                return
             verdict = {"passed": "survived", "failed": "killed", "timeout": "timeout"}[status]
             print(f"{verdict:9s} {site.module}:{site.line}:{site.edit} #{site.index} ({took:.0f} s)", flush=True)
             with done:  # the report on disk always holds every mutant finished so far
@@ -273,6 +302,10 @@ def main(argv: list[str] | None = None) -> int:
             list(pool.map(one, chosen))
     finally:
         shutil.rmtree(work, ignore_errors=True)
+    if STOP.is_set():
+        print(f"mutants: stopped after {len(outcomes)} of {len(chosen)} mutants; report: {args.report}",
+              file=sys.stderr)
+        return 130
     count = {s: sum(o.status == s for o in outcomes) for s in ("killed", "timeout", "survived")}
     print(f"{sum(generated.values())} sites, {len(outcomes)} mutants run: {count['killed']} killed, "
           f"{count['timeout']} timed out, {count['survived']} survived; report: {args.report}")

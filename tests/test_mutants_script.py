@@ -88,3 +88,36 @@ def test_the_report_counts_sites_run_and_verdicts_and_lists_survivors(tmp_path):
     survivors = text.split("## Survivors")[1].split()
     assert survivors.index(f"{status}:10:0") < survivors.index(f"{status}:30:Eq")
     assert f"- {status}:10:0 -> 1 #1" in text
+
+
+def test_sigterm_stops_the_run_and_leaves_no_tests_or_trees_behind(tmp_path):
+    import os
+    import signal
+    import subprocess
+    import time
+
+    env = dict(os.environ, TMPDIR=str(tmp_path))
+    proc = subprocess.Popen([sys.executable, str(ROOT / "scripts" / "mutants.py"), "--jobs", "1",
+                             "--report", str(tmp_path / "r.md"), "--only", "gpubfs_cli/bench/status.py:18"],
+                            cwd=ROOT, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+
+    def tests_running():  # processes working in one of the script's trees
+        found = []
+        for pid in filter(str.isdigit, os.listdir("/proc")):
+            try:
+                if os.readlink(f"/proc/{pid}/cwd").startswith(str(tmp_path)):
+                    found.append(int(pid))
+            except OSError:
+                pass
+        return found
+
+    deadline = time.monotonic() + 60
+    while not tests_running() and proc.poll() is None and time.monotonic() < deadline:
+        time.sleep(0.1)
+    assert tests_running(), "the baseline tests never started"
+    proc.send_signal(signal.SIGTERM)
+    _, err = proc.communicate(timeout=30)
+    assert proc.returncode == 130, err
+    time.sleep(0.5)
+    assert tests_running() == []
+    assert list(tmp_path.glob("gpubfs-mutants-*")) == []
