@@ -1,7 +1,8 @@
 """Mutation testing of the core modules: plant one small bug at a time, run the tests
 that should notice it, and list the bugs nobody noticed (the survivors).
 
-Usage: python scripts/mutants.py [--max-per-module N] [--jobs J] [--report PATH] [MODULE ...]
+Usage: python scripts/mutants.py [--max-per-module N] [--jobs J] [--report PATH]
+                                 [--only MODULE:LINE[:EDIT] | MODULE#SITE ...] [MODULE ...]
 
 Each mutant is one AST edit of one module (see MUTATORS: a comparison made strict or
 loose, == and != swapped, + and - swapped, `and`/`or` swapped, an integer constant off
@@ -10,11 +11,16 @@ in a temporary copy of the tree (the worktree is never edited): the module is wr
 mutated, its mapped tests run with -x and a time limit, and the original is put back.
 A mutant is `killed` when the tests fail, `timeout` when they run past the limit (an
 infinite loop counts as noticed), `survived` when they pass. Sites are sampled evenly
-and deterministically, at most N per module, so a run takes minutes, not hours.
+and deterministically, at most N per module (0: every site), so a run takes minutes,
+not hours. `--only` runs just the named sites (every edit on that line, the one edit
+named, or site number SITE as the report prints it), to check that a new test kills a
+survivor.
 
-The report (markdown, default build/mutants.md) lists every survivor with its module,
-line and edit; docs/testing.md says for each one why it is equivalent or which test
-now kills it.
+The report (markdown, default build/mutants.md) is rewritten after every mutant, so a run
+stopped part way keeps what it found; it lists every survivor with its module, line and
+edit, and docs/testing.md says for each one why it is equivalent or which test now kills it.
+SIGTERM or Ctrl-C stops the run: the tests under way are killed (their mutants are not
+counted), the temporary trees are removed, and the exit status is 130.
 """
 
 from __future__ import annotations
@@ -23,9 +29,11 @@ import argparse
 import ast
 import os
 import shutil
+import signal
 import subprocess
 import sys
 import tempfile
+import threading
 import time
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
@@ -55,6 +63,10 @@ SWAP_COMPARE = {ast.Lt: ast.LtE, ast.LtE: ast.Lt, ast.Gt: ast.GtE, ast.GtE: ast.
                 ast.In: ast.NotIn, ast.NotIn: ast.In}
 SWAP_BINOP = {ast.Add: ast.Sub, ast.Sub: ast.Add}
 SWAP_BOOL = {ast.And: ast.Or, ast.Or: ast.And}
+
+# The test runs under way, so that a stop can end them (they would outlive the script).
+RUNNING: set[subprocess.Popen] = set()
+STOP = threading.Event()
 
 
 @dataclass
@@ -150,11 +162,32 @@ def mutated_source(site: Site) -> str:
 
 
 def sample(all_sites: list[Site], cap: int) -> list[Site]:
-    """At most `cap` sites, spread evenly over the module (the same ones every run)."""
-    if len(all_sites) <= cap:
+    """At most `cap` sites (0: all), spread evenly over the module (the same ones every run)."""
+    if cap <= 0 or len(all_sites) <= cap:
         return all_sites
     step = len(all_sites) / cap
     return [all_sites[int(i * step)] for i in range(cap)]
+
+
+def pick(spec: str) -> list[Site]:
+    """The sites that `MODULE:LINE`, `MODULE:LINE:EDIT` or `MODULE#SITE` names (a line can
+    hold two sites with the same edit: `0 -> 1` of either constant); ValueError when none."""
+    if "#" in spec:
+        module, _, number = spec.partition("#")
+        line, edit = "0", ""
+    else:
+        module, _, rest = spec.partition(":")
+        line, _, edit = rest.partition(":")
+        number = "0"
+    if module not in TARGETS or not line.isdigit() or not number.isdigit():
+        raise ValueError(f"{spec}: expected MODULE:LINE[:EDIT] or MODULE#SITE with MODULE one of the targets")
+    if "#" in spec:
+        found = [s for s in sites(module) if s.index == int(number)]
+    else:
+        found = [s for s in sites(module) if s.line == int(line) and (not edit or s.edit == edit)]
+    if not found:
+        raise ValueError(f"{spec}: no mutable site there")
+    return found
 
 
 def copy_tree(dest: Path) -> None:
@@ -173,29 +206,56 @@ def run_tests(tree: Path, tests: list[str], timeout: float) -> tuple[str, float,
                CI="true", HYPOTHESIS_PROFILE=os.environ.get("HYPOTHESIS_PROFILE", "default"))
     t0 = time.perf_counter()
     cmd = [sys.executable, "-m", "pytest", "-x", "-q", "-p", "no:cacheprovider", "-m", "not gpu", *tests]
+    proc = subprocess.Popen(cmd, cwd=tree, env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT)
+    RUNNING.add(proc)
+    if STOP.is_set():  # the stop came while this one was starting
+        proc.kill()
     try:
-        r = subprocess.run(cmd, cwd=tree, env=env, capture_output=True, timeout=timeout)
+        out, _ = proc.communicate(timeout=timeout)
     except subprocess.TimeoutExpired:
+        proc.kill()
+        proc.communicate()
         return "timeout", time.perf_counter() - t0, ""
+    finally:
+        RUNNING.discard(proc)
     # Any non-zero exit is noticed: failed tests, or a mutant that no longer imports.
-    tail = (r.stdout + r.stderr).decode(errors="replace")[-2000:]
-    return ("passed" if r.returncode == 0 else "failed"), time.perf_counter() - t0, tail
+    tail = out.decode(errors="replace")[-2000:]
+    return ("passed" if proc.returncode == 0 else "failed"), time.perf_counter() - t0, tail
+
+
+def _stop(signum, frame) -> None:
+    STOP.set()
+    for proc in list(RUNNING):
+        proc.kill()
 
 
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("modules", nargs="*", help="modules to mutate (default: every one in TARGETS)")
-    ap.add_argument("--max-per-module", type=int, default=10)
+    ap.add_argument("--max-per-module", type=int, default=10, help="0: every site")
     ap.add_argument("--jobs", type=int, default=2)
     ap.add_argument("--report", default=str(ROOT / "build" / "mutants.md"))
+    ap.add_argument("--only", action="append", default=[], metavar="MODULE:LINE[:EDIT]",
+                    help="run just these sites (repeatable)")
     args = ap.parse_args(argv)
     modules = args.modules or list(TARGETS)
     for m in modules:
         if m not in TARGETS:
             print(f"mutants: {m}: not a target (one of: {', '.join(TARGETS)})", file=sys.stderr)
             return 2
-    chosen = [s for m in modules for s in sample(sites(m), args.max_per_module)]
+    if args.only:
+        try:
+            chosen = [s for spec in args.only for s in pick(spec)]
+        except ValueError as e:
+            print(f"mutants: --only {e}", file=sys.stderr)
+            return 2
+        modules = list(dict.fromkeys(s.module for s in chosen))
+    else:
+        chosen = [s for m in modules for s in sample(sites(m), args.max_per_module)]
+    generated = {m: len(sites(m)) for m in modules}
     work = Path(tempfile.mkdtemp(prefix="gpubfs-mutants-"))
+    for sig in (signal.SIGTERM, signal.SIGINT):
+        signal.signal(sig, _stop)
     try:
         trees = []
         for j in range(max(1, args.jobs)):
@@ -206,6 +266,8 @@ def main(argv: list[str] | None = None) -> int:
         limits = {}
         for m in modules:
             status, took, tail = run_tests(trees[0], TARGETS[m], timeout=900)
+            if STOP.is_set():
+                return 130
             if status != "passed":
                 print(f"{tail}\nmutants: the tests of {m} fail without any mutant ({status}): fix them first",
                       file=sys.stderr)
@@ -214,8 +276,11 @@ def main(argv: list[str] | None = None) -> int:
             print(f"baseline {m}: {took:.1f} s", flush=True)
         free = list(trees)
         outcomes: list[Outcome] = []
+        done = threading.Lock()
 
-        def one(site: Site) -> Outcome:
+        def one(site: Site) -> None:
+            if STOP.is_set():
+                return
             tree = free.pop()
             path = tree / site.module
             original = path.read_text()
@@ -225,33 +290,44 @@ def main(argv: list[str] | None = None) -> int:
             finally:
                 path.write_text(original)
                 free.append(tree)
+            if STOP.is_set():  # killed by the stop, not by the mutant
+                return
             verdict = {"passed": "survived", "failed": "killed", "timeout": "timeout"}[status]
-            print(f"{verdict:9s} {site.module}:{site.line} {site.edit} ({took:.0f} s)", flush=True)
-            return Outcome(site, verdict, took)
+            print(f"{verdict:9s} {site.module}:{site.line}:{site.edit} #{site.index} ({took:.0f} s)", flush=True)
+            with done:  # the report on disk always holds every mutant finished so far
+                outcomes.append(Outcome(site, verdict, took))
+                write_report(Path(args.report), outcomes, generated, len(chosen))
 
         with ThreadPoolExecutor(max_workers=len(trees)) as pool:
-            outcomes = list(pool.map(one, chosen))
+            list(pool.map(one, chosen))
     finally:
         shutil.rmtree(work, ignore_errors=True)
-    write_report(Path(args.report), outcomes, args.max_per_module)
-    survived = [o for o in outcomes if o.status == "survived"]
-    print(f"{len(outcomes)} mutants: {len(outcomes) - len(survived)} noticed, {len(survived)} survived; "
-          f"report: {args.report}")
+    if STOP.is_set():
+        print(f"mutants: stopped after {len(outcomes)} of {len(chosen)} mutants; report: {args.report}",
+              file=sys.stderr)
+        return 130
+    count = {s: sum(o.status == s for o in outcomes) for s in ("killed", "timeout", "survived")}
+    print(f"{sum(generated.values())} sites, {len(outcomes)} mutants run: {count['killed']} killed, "
+          f"{count['timeout']} timed out, {count['survived']} survived; report: {args.report}")
     return 0
 
 
-def write_report(path: Path, outcomes: list[Outcome], cap: int) -> None:
+def write_report(path: Path, outcomes: list[Outcome], generated: dict[str, int], planned: int) -> None:
+    """Counts per module (sites that could be mutated, mutants run and their verdicts) and
+    the survivors, in the order of the modules and lines."""
     path.parent.mkdir(parents=True, exist_ok=True)
     lines = ["# Mutation testing report (scripts/mutants.py)", "",
-             f"At most {cap} mutants per module; {len(outcomes)} in all.", "",
-             "| module | mutants | killed | timeout | survived |", "|---|---:|---:|---:|---:|"]
-    for m in dict.fromkeys(o.site.module for o in outcomes):
+             f"{len(outcomes)} of {planned} planned mutants finished "
+             f"({sum(generated.values())} sites in the modules).", "",
+             "| module | sites | run | killed | timeout | survived |", "|---|---:|---:|---:|---:|---:|"]
+    for m, n in generated.items():
         mine = [o for o in outcomes if o.site.module == m]
         count = {s: sum(o.status == s for o in mine) for s in ("killed", "timeout", "survived")}
-        lines.append(f"| {m} | {len(mine)} | {count['killed']} | {count['timeout']} | {count['survived']} |")
+        lines.append(f"| {m} | {n} | {len(mine)} | {count['killed']} | {count['timeout']} | {count['survived']} |")
     lines += ["", "## Survivors", ""]
-    survivors = [o for o in outcomes if o.status == "survived"]
-    lines += [f"- {o.site.module}:{o.site.line}: {o.site.edit}" for o in survivors] or ["none"]
+    survivors = sorted((o for o in outcomes if o.status == "survived"),
+                       key=lambda o: (list(generated).index(o.site.module), o.site.line, o.site.index))
+    lines += [f"- {o.site.module}:{o.site.line}:{o.site.edit} #{o.site.index}" for o in survivors] or ["none"]
     path.write_text("\n".join(lines) + "\n")
 
 

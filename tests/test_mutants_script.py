@@ -43,3 +43,81 @@ def test_sampling_is_even_and_capped():
     sites = list(range(20))
     assert mutants.sample(sites, 5) == [0, 4, 8, 12, 16]
     assert mutants.sample(sites[:3], 5) == [0, 1, 2]
+
+
+def test_a_cap_of_zero_runs_every_site():
+    assert mutants.sample(list(range(20)), 0) == list(range(20))
+
+
+def test_only_picks_the_sites_of_one_line_or_one_edit():
+    status = "gpubfs_cli/bench/status.py"
+    whole_line = mutants.pick(f"{status}:18")
+    assert whole_line and {s.line for s in whole_line} == {18}
+    one = mutants.pick(f"{status}:18:tuple of names reversed")
+    assert [s.edit for s in one] == ["tuple of names reversed"]
+    assert mutants.pick(f"{status}#{one[0].index}") == one
+    for bad in (f"{status}:99999", "gpubfs_cli/cli.py:1", f"{status}:x", f"{status}:18:no such edit",
+                f"{status}#99999", f"{status}#x"):
+        try:
+            mutants.pick(bad)
+        except ValueError as e:
+            assert bad in str(e)
+        else:
+            raise AssertionError(f"{bad} picked a site")
+
+
+def test_only_with_a_bad_site_is_one_line_and_exit_2(capsys):
+    assert mutants.main(["--only", "gpubfs_cli/bench/status.py:99999"]) == 2
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 1 and "no mutable site" in err[0]
+
+
+def test_the_report_counts_sites_run_and_verdicts_and_lists_survivors(tmp_path):
+    status, checks = "gpubfs_cli/bench/status.py", "gpubfs_cli/core/checks.py"
+    a, b, c = (mutants.Site(status, 3, 30, "Eq -> NotEq"), mutants.Site(status, 1, 10, "0 -> 1"),
+               mutants.Site(checks, 5, 7, "Add -> Sub"))
+    outcomes = [mutants.Outcome(a, "survived", 1.0), mutants.Outcome(c, "timeout", 9.0),
+                mutants.Outcome(b, "survived", 1.0)]
+    report = tmp_path / "r.md"
+    # A run stopped after 3 of 5 planned mutants: the report says so.
+    mutants.write_report(report, outcomes, {status: 19, checks: 45}, planned=5)
+    text = report.read_text()
+    assert "3 of 5 planned mutants finished (64 sites in the modules)" in text
+    assert f"| {status} | 19 | 2 | 0 | 0 | 2 |" in text
+    assert f"| {checks} | 45 | 1 | 0 | 1 | 0 |" in text
+    survivors = text.split("## Survivors")[1].split()
+    assert survivors.index(f"{status}:10:0") < survivors.index(f"{status}:30:Eq")
+    assert f"- {status}:10:0 -> 1 #1" in text
+
+
+def test_sigterm_stops_the_run_and_leaves_no_tests_or_trees_behind(tmp_path):
+    import os
+    import signal
+    import subprocess
+    import time
+
+    env = dict(os.environ, TMPDIR=str(tmp_path))
+    proc = subprocess.Popen([sys.executable, str(ROOT / "scripts" / "mutants.py"), "--jobs", "1",
+                             "--report", str(tmp_path / "r.md"), "--only", "gpubfs_cli/bench/status.py:18"],
+                            cwd=ROOT, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+
+    def tests_running():  # processes working in one of the script's trees
+        found = []
+        for pid in filter(str.isdigit, os.listdir("/proc")):
+            try:
+                if os.readlink(f"/proc/{pid}/cwd").startswith(str(tmp_path)):
+                    found.append(int(pid))
+            except OSError:
+                pass
+        return found
+
+    deadline = time.monotonic() + 60
+    while not tests_running() and proc.poll() is None and time.monotonic() < deadline:
+        time.sleep(0.1)
+    assert tests_running(), "the baseline tests never started"
+    proc.send_signal(signal.SIGTERM)
+    _, err = proc.communicate(timeout=30)
+    assert proc.returncode == 130, err
+    time.sleep(0.5)
+    assert tests_running() == []
+    assert list(tmp_path.glob("gpubfs-mutants-*")) == []

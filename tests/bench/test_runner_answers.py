@@ -308,3 +308,50 @@ def test_the_most_serious_failure_decides_the_cell_in_any_order(statuses):
     assert severity("wrong-answer") < severity("error") < severity("out-of-memory") < severity("out-of-time")
     assert severity("out-of-time") < severity("unavailable") < severity("missing") < severity("ok")
     assert set(RUN_FAILURES) == {"wrong-answer", "error"}
+
+
+# ------------------------------------------------------------------ References on its own
+class CountingProblem:
+    """BFS, counting how often the baseline runs."""
+
+    def __init__(self):
+        from gpubfs_cli.core.problem import get_problem
+
+        self.inner = get_problem("bfs")
+        self.distance_dtype = self.inner.distance_dtype
+        self.calls = 0
+
+    def reference(self, graph, source):
+        self.calls += 1
+        return self.inner.reference(graph, source)
+
+    def check(self, *args):
+        return self.inner.check(*args)
+
+
+def test_a_right_answer_in_digest_mode_costs_no_second_baseline():
+    # the digest of a right answer matches: no recomputation (a wrong one recomputes its
+    # source to say where it differs); the verdicts are those of array mode
+    g, problem = bfs_graph(), CountingProblem()
+    refs = References(problem, g, [0, 5], budget_bytes=0)
+    assert not refs.keep_arrays and problem.calls == 2
+    right = Answer(distances=sequential_bfs(g, 5).distances)
+    assert refs.check(1, right, predecessors=False) is None and problem.calls == 2
+    wrong = Answer(distances=right.distances + 1)
+    assert refs.check(1, wrong, predecessors=False) is not None and problem.calls == 3
+
+
+def test_on_source_is_told_each_finished_source_and_may_be_left_out():
+    g, seen = bfs_graph(), []
+    References(CountingProblem(), g, [0, 5, 7], on_source=seen.append)
+    assert seen == [0, 1, 2]
+    assert References(CountingProblem(), g, [0]).reaches == [NX + NY - 2]
+
+
+@pytest.mark.parametrize(("pages", "expected"), [(1 << 30, (1 << 30) * 4096 // 4), (1, 2 << 30)])
+def test_the_default_budget_is_a_quarter_of_memory_but_at_least_2_gib(monkeypatch, pages, expected):
+    from gpubfs_cli.bench import references
+
+    sizes = {"SC_PAGE_SIZE": 4096, "SC_PHYS_PAGES": pages}
+    monkeypatch.setattr(references.os, "sysconf", sizes.__getitem__)
+    assert references._default_budget() == expected

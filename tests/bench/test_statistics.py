@@ -70,3 +70,20 @@ def test_relative_noise_ignores_one_outlier():
     assert relative_noise([1.0] * 7 + [40.0]) == 0.0
     assert relative_noise([0.9, 1.0, 1.1, 1.0]) == pytest.approx((1.025 - 0.975) / 1.349)
     assert ratio_noise([2.0, 4.0, 6.0], [1.0, 2.0, 3.0], paired=True) == 0.0  # a constant 2x
+
+
+def test_a_source_that_traversed_no_edge_is_left_out_of_the_harmonic_mean():
+    # its rate is 0; counted, 1 / 0 would drag the harmonic mean to 0
+    s = summarize([1.0, 1.0], [0, 2_000_000])
+    assert s["gteps_hmean"] == pytest.approx(2.0)
+
+
+def test_a_zero_level_interval_is_one_point():
+    # level 0: both ends are the bootstrap's median (the tails are half the
+    # distribution each), so a wrong tail width shows as a gap
+    a, b = [1.0, 2.0, 3.0, 4.0, 9.0], [1.0, 1.5, 2.0, 2.5, 3.0]
+    for paired in (True, False):
+        _, lo, hi = bootstrap_ratio(a, b, paired, level=0.0)
+        assert lo == hi
+        _, lo95, hi95 = bootstrap_ratio(a, b, paired)
+        assert lo95 < lo < hi95

@@ -273,3 +273,16 @@ def test_a_peer_gets_a_speedup_table_of_its_own(tmp_path):
     assert any("timed by the peer itself" in f for f in doc.tables[0].footnotes)
     alone = overview(load_many([write(tmp_path, "q.json", document(s, entry))]), "ms")
     assert [t.id for t in alone.tables] == ["overview"]
+
+
+def test_an_ok_sample_that_failed_validation_fails_its_cell(tmp_path):
+    # a hand-edited file: status "ok" but valid false is a wrong answer, and decides the
+    # cell although the other samples are fine (an ok sample without a time never gets
+    # this far: the loader rejects it)
+    ds = {"g": dataset_entry(100, 400)}
+    s = [sample("g", "cpu.sequential", src, 1.0) for src in SOURCES]
+    s += [sample("g", "classic.harish", src, 1.0) for src in SOURCES[1:]]
+    s.append(sample("g", "classic.harish", SOURCES[0], 1.0, valid=False))
+    agg = Aggregate(load_many([write(tmp_path, "edited.json", document(s, ds))]))
+    assert agg.cell("g", "classic.harish", "ms").status == "wrong-answer"
+    assert agg.cell("g", "cpu.sequential", "ms").status == "ok"

@@ -15,6 +15,7 @@ from gpubfs_cli.algorithms.sssp.validate import (
     relaxation_failures,
 )
 from gpubfs_cli.graph import EdgeList, build_csr
+from gpubfs_cli.graph.csr import CSRGraph
 
 
 def weighted(n, triples, duplicates="drop", self_loops="drop"):
@@ -46,6 +47,17 @@ def test_the_lightest_of_parallel_edges_decides_tightness():
     assert parent_failures(g, 0, np.array([0, 3]), par) == []
     got = parent_failures(g, 0, np.array([0, 7]), par)
     assert names(got) == ["tight"] and "of weight 3" in got[0]
+
+
+@pytest.mark.parametrize("weights", [(2, 5, 7), (5, 7, 2), (7, 2, 5)])
+def test_every_one_of_three_parallel_edges_is_read(weights):
+    # build_csr puts the lightest parallel arc first, but the check must not rely on it:
+    # a CSR made any other way may hold them in any order (a scan of the run that
+    # stepped by 2 missed the third arc, the lightest in one of these orders)
+    g = CSRGraph(np.array([0, 3, 3]), np.array([1, 1, 1], dtype=np.int32), True, np.array(weights))
+    par = np.array([0, 0])
+    assert parent_failures(g, 0, np.array([0, 2]), par) == []
+    assert names(parent_failures(g, 0, np.array([0, 5]), par)) == ["tight"]
 
 
 def test_parallel_edges_are_not_read_past_the_end_of_the_list():
@@ -121,6 +133,12 @@ def test_component_needs_a_reached_tail():
     assert relaxation_failures(g, 0, np.array([0, 1, -1])) == []
     got = relaxation_failures(g, 0, np.array([0, -1, -1]))  # 0 -> 1 leaves the reached set
     assert names(got) == ["component"] and "(first: 0 -> 1" in got[0]
+
+
+def test_an_edge_back_into_the_source_does_not_leave_the_reached_set():
+    # the head's distance 0 is a distance (`dv < 0` made `<= 0` called it unreached)
+    g = weighted(2, [(0, 1, 1), (1, 0, 1)])
+    assert relaxation_failures(g, 0, np.array([0, 1])) == []
 
 
 @pytest.mark.parametrize("block", [1, 2, 3, 1 << 24])
