@@ -27,7 +27,7 @@ import numpy as np
 from gpubfs_cli.algorithms.bfs.cpu import parallel_kernels as kernels
 from gpubfs_cli.core.answer import Answer
 from gpubfs_cli.core.strategy import Strategy, StrategyUnavailable, register
-from gpubfs_cli.graph import EdgeList, build_csr
+from gpubfs_cli.graph.build import reverse_csr
 from gpubfs_cli.graph.csr import unsigned_views
 
 
@@ -58,17 +58,6 @@ class DirectionKnobs:
             raise ValueError(f"beta: expected a number > 0, got {self.beta}")
 
 
-def in_edges(graph):
-    """(in_offsets, in_cols) as unsigned views: the CSR itself for an undirected graph,
-    else its transpose (built by build_csr from the reversed edges, every edge kept)."""
-    if not graph.directed:
-        return unsigned_views(graph)
-    src = np.repeat(np.arange(graph.n, dtype=np.int64), np.diff(graph.row_offsets))
-    rev = build_csr(EdgeList(np.asarray(graph.col_indices), src, graph.n, True),
-                    self_loops="keep", duplicates="keep")
-    return unsigned_views(rev)
-
-
 class ParallelBfs(Strategy):
     """What both strategies share: the arrays, the thread count, the call."""
 
@@ -86,7 +75,9 @@ class ParallelBfs(Strategy):
         n = graph.n
         self.offsets, self.cols = unsigned_views(graph)
         bottom_up = getattr(self.knobs, "alpha", self.alpha) > 0
-        self.in_offsets, self.in_cols = in_edges(graph) if bottom_up else (self.offsets, self.cols)
+        # bottom-up reads in-edges: the CSR itself unless the graph is directed
+        self.in_offsets, self.in_cols = (unsigned_views(reverse_csr(graph)) if bottom_up and graph.directed
+                                         else (self.offsets, self.cols))
         vid = self.cols.dtype
         words = (n + 63) // 64
         self.arrays = {
