@@ -49,7 +49,7 @@ def test_sg_holds_the_csr_and_the_in_edges(tmp_path, kind):
         # every edge u -> v appears as v's in-edge from u
         rows = np.repeat(np.arange(g.n), np.diff(g.row_offsets))
         in_rows = np.repeat(np.arange(g.n), np.diff(inn.row_offsets))
-        assert sorted(zip(rows, g.col_indices)) == sorted(zip(inn.col_indices, in_rows))
+        assert sorted(zip(rows, g.col_indices, strict=True)) == sorted(zip(inn.col_indices, in_rows, strict=True))
 
 
 def test_sg_refuses_ids_gapbs_cannot_hold(tmp_path):
