@@ -204,12 +204,13 @@ def list_datasets(
 def export(
     name: str = typer.Argument(..., help="A cached dataset."),
     path: str = typer.Argument(..., help="File to write."),
-    fmt: str = typer.Option("mtx", "--format", help="mtx (Matrix Market pattern) or el (0-based edge list)."),
+    fmt: str = typer.Option("mtx", "--format", help="mtx (Matrix Market pattern), el (0-based edge list) or sg (gapbs's binary graph)."),
     directory: str = DIR_OPTION,
 ) -> None:
     """Write a cached graph as Matrix Market or an edge list (to run another BFS on it).
 
-    mtx loads in Gunrock and scipy; el (bare `u v` lines, 0-based) in gapbs."""
+    mtx loads in Gunrock and scipy; el (bare `u v` lines, 0-based) and sg (its serialized
+    CSR, loaded in a fraction of a second) in gapbs."""
     from gpubfs_cli.datasets.export import EXPORT_FORMATS, export_graph, needs_tail_loop
     from gpubfs_cli.datasets.store import load_graph
     from gpubfs_cli.errors import unknown_name
@@ -223,7 +224,8 @@ def export(
     lines = export_graph(graph, path, fmt, comment=f"gpubfs export of dataset {graph.name}: n={graph.n} m={graph.m}")
     loop = f"; the last, {graph.n - 1} {graph.n - 1}, keeps n for readers that drop self-loops" if (
         fmt == "el" and needs_tail_loop(graph)) else ""
-    console.print(f"wrote {path}: {lines:,} edge lines ({fmt}{loop})", markup=False, soft_wrap=True)
+    what = "edges" if fmt == "sg" else "edge lines"
+    console.print(f"wrote {path}: {lines:,} {what} ({fmt}{loop})", markup=False, soft_wrap=True)
 
 
 # ---------------------------------------------------------------- report

@@ -115,7 +115,7 @@ def test_smoke_config_runs_end_to_end(tmp_path, no_gpu):
     assert statuses <= {"ok", "unavailable"}
     assert doc["sources"]["smoke-grid"] == [doc["datasets"]["smoke-grid"]["meta"]["input_info"]["center"]]
     cpu_ok = [s for s in doc["samples"] if s["strategy"].startswith("cpu.") and s["status"] == "ok"]
-    assert len(cpu_ok) == 3 * 2 * (8 + 8 + 1)  # 3 CPU rows x 2 modes x (8 + 8 + 1 sources)
+    assert len(cpu_ok) == 5 * 2 * (8 + 8 + 1)  # 5 CPU rows (3 + parallel_td, parallel_do) x 2 modes x 17 sources
     assert all(s["valid"] for s in cpu_ok)
 
 

@@ -18,6 +18,10 @@ rules (tests/datasets/test_export_peers.py):
   last vertices have no edges a self-loop `n-1 n-1` is appended: gapbs (and gpubfs's
   SNAP reader, which drops self-loops too) then see all n vertices and the same m.
   Ids must fit gapbs's 32-bit vertex ids.
+- sg (gapbs `bfs -f G.sg`): gapbs's serialized graph, the CSR as it is (what gapbs's
+  `converter -b` writes, which takes minutes on an edge list of 10^8 edges): a byte
+  `directed`, int64 m, int64 n, int64 offsets[n+1], int32 neighbours[m], and for a
+  directed graph the in-edges the same way. gapbs loads it in a fraction of a second.
 Weights are not written.
 """
 
@@ -32,9 +36,10 @@ from numba import njit
 
 from gpubfs_cli.errors import UserError
 from gpubfs_cli.files import check_output_path
+from gpubfs_cli.graph.build import reverse_csr
 from gpubfs_cli.graph.csr import CSRGraph
 
-EXPORT_FORMATS = ("mtx", "el")
+EXPORT_FORMATS = ("mtx", "el", "sg")
 BLOCK_EDGES = 1 << 22  # pairs formatted per block: about 90 MB of text
 GAPBS_MAX_ID = 2**31 - 1  # gapbs reads ids as int32
 
@@ -96,11 +101,51 @@ def needs_tail_loop(graph: CSRGraph) -> bool:
     return not (len(cols) and int(cols.max()) == n - 1)
 
 
-def export_graph(graph: CSRGraph, path: str | Path, fmt: str = "mtx", *, comment: str = "") -> int:
-    """Write `graph` to `path` in `fmt` (mtx | el); returns the number of lines of edges
-    (for el, the appended self-loop of the last vertex included, when there is one).
+def _write_text(graph: CSRGraph, f, fmt: str, comment: str) -> int:
+    """mtx or el lines (see the module docstring); returns the lines of edges written."""
+    symmetric = fmt == "mtx" and not graph.directed
+    blocks = list(_row_blocks(np.asarray(graph.row_offsets), BLOCK_EDGES))
+    if symmetric:
+        count = sum(len(_pairs(graph, a, b, True)[0]) for a, b in blocks)
+    else:
+        count = graph.m
+    tail_loop = fmt == "el" and needs_tail_loop(graph)
+    per_pair = 2 * len(str(graph.n + 1)) + 2  # widest line: two ids, a space, a newline
+    buf = np.empty(BLOCK_EDGES * per_pair, dtype=np.uint8)
+    if fmt == "mtx":
+        f.write(f"%%MatrixMarket matrix coordinate pattern {'symmetric' if symmetric else 'general'}\n".encode())
+        for line in comment.splitlines():
+            # mmio reads lines of up to 1024 bytes: a longer comment would spill
+            f.write(f"% {' '.join(line.split())[:1000]}\n".encode())
+        f.write(f"{graph.n} {graph.n} {count}\n".encode())
+    base = 1 if fmt == "mtx" else 0
+    for a, b in blocks:
+        src, dst = _pairs(graph, a, b, symmetric)
+        need = len(src) * per_pair
+        if need > len(buf):
+            buf = np.empty(need, dtype=np.uint8)
+        used = _format_pairs(src, dst, base, buf)
+        f.write(memoryview(buf[:used]))
+    if tail_loop:
+        f.write(f"{graph.n - 1} {graph.n - 1}\n".encode())
+    return count + int(tail_loop)
 
-    `comment` goes into the Matrix Market file as `%` lines; an edge list has none."""
+
+def _write_sg(graph: CSRGraph, f) -> None:
+    """gapbs's serialized graph (its builder's layout; see the module docstring)."""
+    f.write(np.array([graph.directed], dtype=np.uint8).tobytes())
+    f.write(np.array([graph.m, graph.n], dtype=np.int64).tobytes())
+    for csr in (graph, reverse_csr(graph)) if graph.directed else (graph,):
+        f.write(memoryview(np.ascontiguousarray(csr.row_offsets, dtype=np.int64)))
+        f.write(memoryview(np.ascontiguousarray(csr.col_indices, dtype=np.int32)))
+
+
+def export_graph(graph: CSRGraph, path: str | Path, fmt: str = "mtx", *, comment: str = "") -> int:
+    """Write `graph` to `path` in `fmt` (mtx | el | sg); returns the number of edges
+    written (lines for mtx and el: for el the appended self-loop of the last vertex
+    included, when there is one; m for sg).
+
+    `comment` goes into the Matrix Market file as `%` lines; el and sg have none."""
     if fmt not in EXPORT_FORMATS:
         from gpubfs_cli.errors import unknown_name
 
@@ -109,36 +154,16 @@ def export_graph(graph: CSRGraph, path: str | Path, fmt: str = "mtx", *, comment
     if not path.parent.is_dir():
         raise UserError(f"{path.parent}: no such folder")
     check_output_path(path, "export")
-    if fmt == "el" and graph.n - 1 > GAPBS_MAX_ID:
-        raise UserError(f"{path}: {graph.n:,} vertices: an edge list for gapbs holds ids below 2^31; use --format mtx")
-    symmetric = fmt == "mtx" and not graph.directed
-    blocks = list(_row_blocks(np.asarray(graph.row_offsets), BLOCK_EDGES))
-    if symmetric:
-        count = sum(len(_pairs(graph, a, b, True)[0]) for a, b in blocks)
-    else:
-        count = graph.m
-    tail_loop = fmt == "el" and needs_tail_loop(graph)
+    if fmt in ("el", "sg") and graph.n - 1 > GAPBS_MAX_ID:
+        raise UserError(f"{path}: {graph.n:,} vertices: gapbs holds ids below 2^31; use --format mtx")
     tmp = path.with_name(f".{path.name}.{uuid.uuid4().hex[:8]}.tmp")
-    per_pair = 2 * len(str(graph.n + 1)) + 2  # widest line: two ids, a space, a newline
-    buf = np.empty(BLOCK_EDGES * per_pair, dtype=np.uint8)
     try:
         with open(tmp, "wb") as f:
-            if fmt == "mtx":
-                f.write(f"%%MatrixMarket matrix coordinate pattern {'symmetric' if symmetric else 'general'}\n".encode())
-                for line in comment.splitlines():
-                    # mmio reads lines of up to 1024 bytes: a longer comment would spill
-                    f.write(f"% {' '.join(line.split())[:1000]}\n".encode())
-                f.write(f"{graph.n} {graph.n} {count}\n".encode())
-            base = 1 if fmt == "mtx" else 0
-            for a, b in blocks:
-                src, dst = _pairs(graph, a, b, symmetric)
-                need = len(src) * per_pair
-                if need > len(buf):
-                    buf = np.empty(need, dtype=np.uint8)
-                used = _format_pairs(src, dst, base, buf)
-                f.write(memoryview(buf[:used]))
-            if tail_loop:
-                f.write(f"{graph.n - 1} {graph.n - 1}\n".encode())
+            if fmt == "sg":
+                _write_sg(graph, f)
+                count = graph.m
+            else:
+                count = _write_text(graph, f, fmt, comment)
         os.replace(tmp, path)
     except OSError as exc:
         tmp.unlink(missing_ok=True)
@@ -146,4 +171,4 @@ def export_graph(graph: CSRGraph, path: str | Path, fmt: str = "mtx", *, comment
     except BaseException:
         tmp.unlink(missing_ok=True)
         raise
-    return int(count) + int(tail_loop)
+    return int(count)

@@ -101,3 +101,13 @@ def build_csr(
         weights=None if w is None else to_numpy(w),
         name=name,
     )
+
+
+def reverse_csr(graph: CSRGraph) -> CSRGraph:
+    """The transpose (in-edges as a CSR, each list sorted): every edge reversed and kept,
+    self-loops and parallel edges included. An undirected graph is its own transpose."""
+    if not graph.directed:
+        return graph
+    src = np.repeat(np.arange(graph.n, dtype=np.int64), np.diff(graph.row_offsets))
+    return build_csr(EdgeList(np.asarray(graph.col_indices), src, graph.n, True),
+                     self_loops="keep", duplicates="keep", name=graph.name)

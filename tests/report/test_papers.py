@@ -67,6 +67,7 @@ def _results(tmp_path):
         s.append(sample("europe.osm", "merrill.hybrid", src, 125.0, edges=EUROPE_M, predecessors=True,
                         knobs=ADAPTED))
         s.append(sample("europe.osm", "merrill.hybrid", src, 400.0, edges=EUROPE_M, knobs=FAITHFUL))
+        s.append(sample("europe.osm", "cpu.parallel_do", src, 250.0, edges=EUROPE_M, depth=19000))
         for w, t in ((1, 300.0), (4, 200.0)):
             s.append(sample("europe.osm", "classic.vwarp", src, t, edges=EUROPE_M, knobs={"W": w}))
         s.append(sample("kron_g500-logn20-gen", "merrill.hybrid", src, 10.0, edges=10**8, knobs=ADAPTED))
@@ -123,9 +124,14 @@ def test_merrill_layout(tmp_path):
     assert c["CPU sequential"].published == "~0.028" and c["CPU sequential"].value == pytest.approx(0.1081, rel=1e-3)
     assert c["GPU quadratic [18] distance"].published == "0.00014"
     assert c["GPU quadratic [18] distance"].knob == "W4"
-    assert (c["CPU parallel distance [21]"].text, c["CPU parallel distance [21]"].status) == ("-", "n/a")
+    # the CPU parallel columns: measured here by cpu.parallel_do, the cited rates beside
+    cpu_dist, cpu_pred = "CPU parallel distance [21] (measured here: cpu.parallel_do)", \
+        "CPU parallel predecessor [3] (measured here: cpu.parallel_do)"
+    assert c[cpu_dist].value == pytest.approx(EUROPE_M / 250.0 / 1e6)
+    assert c[cpu_pred].text == "missing"  # no predecessor samples in these results
     grid = _cells(t2, "grid7pt.300")
-    assert grid["CPU parallel distance [21]"].published == "0.12"
+    assert grid[cpu_dist].published == "0.12"
+    assert _cells(t2, "rmat.2Mv.128Me")[cpu_pred].published == "0.70"
     assert grid["hybrid distance (adapted)"].text == "missing"
     kron = _cells(t2, "kron_g500-logn20")
     assert kron["hybrid distance (adapted)"].value == pytest.approx(10.0)

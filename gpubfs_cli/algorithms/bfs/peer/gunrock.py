@@ -29,6 +29,7 @@ import tempfile
 from dataclasses import dataclass
 from pathlib import Path
 
+from gpubfs_cli.algorithms.bfs.peer import binaries
 from gpubfs_cli.core.answer import Answer
 from gpubfs_cli.core.strategy import Strategy, StrategyUnavailable, register
 
@@ -49,13 +50,7 @@ class GunrockKnobs:
 
 def find_binary(path: str = "") -> tuple[Path | None, str]:
     """(the binary, '') or (None, why not)."""
-    given = path or os.environ.get(ENV, "")
-    if not given:
-        return None, f"no Gunrock BFS binary: set {ENV} or the knob binary (../shared/peers/gunrock/bfs)"
-    found = shutil.which(given)
-    if found is None:
-        return None, f"Gunrock BFS binary {given} is not an executable file"
-    return Path(found), ""
+    return binaries.find_binary(path, ENV, "Gunrock BFS", "../shared/peers/gunrock/bfs")
 
 
 @register

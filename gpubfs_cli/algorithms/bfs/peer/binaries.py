@@ -1,0 +1,22 @@
+"""Where a peer's binary is: a knob, else an environment variable, else a default path."""
+
+from __future__ import annotations
+
+import os
+import shutil
+from pathlib import Path
+
+
+def find_binary(path: str, env: str, what: str, hint: str, defaults: tuple[Path, ...] = ()) -> tuple[Path | None, str]:
+    """(the binary, '') or (None, why not). `path` (a knob) wins, then $env, then the
+    first of `defaults` that is executable; `hint` ends the message when none is."""
+    given = path or os.environ.get(env, "")
+    if not given:
+        found = next((p for p in defaults if os.access(p, os.X_OK)), None)
+        if found is None:
+            return None, f"no {what} binary: set {env} or the knob binary ({hint})"
+        return found, ""
+    found = shutil.which(given)
+    if found is None:
+        return None, f"{what} binary {given} is not an executable file"
+    return Path(found), ""
