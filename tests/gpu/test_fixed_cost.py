@@ -87,3 +87,26 @@ def test_warm_traverse_allocates_no_device_memory(problem, name):
                     assert sizes == [], f"{where} allocated {len(sizes)} device arrays: {sizes[:8]} bytes"
     finally:
         strategy.release()
+
+
+def test_arg_template_fills_its_slots_in_order():
+    from gpubfs_cli.gpu.launch import SLOT, ArgTemplate, i32
+
+    buf = np.zeros(3)
+    t = ArgTemplate(i32(5), SLOT, buf, SLOT)
+    a = t(i32(7), None)
+    assert a[0] == 5 and a[1] == 7 and a[2] is buf and a[3] is None and isinstance(a, tuple)
+    b = t(i32(8), i32(9))
+    assert b[1] == 8 and b[3] == 9 and a[1] == 7  # each call its own tuple, the template unchanged
+    with pytest.raises(TypeError):
+        t(i32(1))
+
+
+def test_release_drops_derived_views():
+    from gpubfs_cli.algorithms.bfs.gpu.classic.harish import HarishBfs
+
+    s = HarishBfs(make_knobs(HarishBfs, {}))
+    s._buffers, s._pinned, s._derived = {}, {}, []
+    s.derived("views", (np.zeros(2), np.zeros(2)))
+    s.release()
+    assert s.views is None and s._derived == []
