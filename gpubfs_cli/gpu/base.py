@@ -22,6 +22,9 @@ class GpuStrategy(Strategy):
     """
 
     device_kind = "gpu"
+    # Why traverse() allocates device memory, where a library call it is built on does
+    # (the allocation test holds every other GPU strategy to none); "" = it does not.
+    traverse_allocates = ""
 
     @classmethod
     def unavailable_reason(cls) -> str | None:
@@ -38,6 +41,7 @@ class GpuStrategy(Strategy):
         super().prepare(graph)
         self._buffers: dict[str, Any] = {}
         self._pinned: dict[str, Any] = {}
+        self._derived: list[str] = []
         self.dgraph = DeviceGraph.of(graph, self.device, weights=self._needs_weights())
 
     def cupy(self):
@@ -58,6 +62,14 @@ class GpuStrategy(Strategy):
         """Set attribute `name` to a per-graph value prepare() built otherwise (a cupy
         expression, a list of arrays, a sparse matrix): counted and dropped the same way."""
         self._buffers[name] = value
+        setattr(self, name, value)
+        return value
+
+    def derived(self, name: str, value):
+        """Set attribute `name` to something prepare() built from the buffers that
+        traverse() reuses (views, argument templates): dropped by release, not counted
+        (its memory is the buffers')."""
+        self._derived.append(name)
         setattr(self, name, value)
         return value
 
@@ -96,5 +108,8 @@ class GpuStrategy(Strategy):
         for name in getattr(self, "_pinned", {}):
             setattr(self, name, None)
         self._pinned = {}
+        for name in getattr(self, "_derived", ()):
+            setattr(self, name, None)
+        self._derived = []
         self.dgraph = None
         super().release()

@@ -23,6 +23,30 @@ def i64(x: int) -> np.int64:
     return np.int64(x)
 
 
+SLOT = object()  # an ArgTemplate position filled at each launch
+
+
+class ArgTemplate:
+    """A kernel's argument tuple built once in prepare(): the buffers, views and sizes
+    that stay, and SLOT where a value changes per launch (the source, the level).
+    Calling it with those values, in order, gives the tuple: no view of a buffer is
+    made per traversal (each costs microseconds in CuPy)."""
+
+    __slots__ = ("_args", "_slots")
+
+    def __init__(self, *args):
+        self._args = list(args)
+        self._slots = [i for i, a in enumerate(args) if a is SLOT]
+
+    def __call__(self, *values) -> tuple:
+        if len(values) != len(self._slots):
+            raise TypeError(f"{len(values)} values for {len(self._slots)} slots")
+        args = self._args.copy()
+        for i, v in zip(self._slots, values, strict=True):
+            args[i] = v
+        return tuple(args)
+
+
 def sm_count(device: Device | None = None) -> int:
     from gpubfs_cli.gpu.backend import device_properties
 

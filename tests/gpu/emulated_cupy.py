@@ -101,10 +101,15 @@ def build_libraries(family: Family, out_dir: Path) -> dict[tuple, Path]:
 
 
 class DeviceArray(np.ndarray):
-    """A numpy array standing in for a cupy one: get() copies it to the host."""
+    """A numpy array standing in for a cupy one: get() copies it to the host (into
+    `out`, a pinned host array, when given)."""
 
-    def get(self):
-        return np.array(self)
+    def get(self, stream=None, order="C", out=None, blocking=True):
+        if out is None:
+            return np.array(self)
+        assert out.shape == self.shape and out.dtype == self.dtype, (out.shape, out.dtype, self.shape, self.dtype)
+        out[...] = self
+        return out
 
 
 def _dev(x):
@@ -171,6 +176,7 @@ def fake_cupyx() -> dict[str, types.ModuleType]:
     sp.csr_matrix = lambda *a, **k: sparse.csr_matrix(*(np.asarray(x) if isinstance(x, np.ndarray) else x
                                                         for x in a), **k)
     root.scipy, sci.sparse = sci, sp
+    root.empty_pinned = lambda shape, dtype=float, order="C": np.empty(shape, dtype=dtype, order=order)
     return {"cupyx": root, "cupyx.scipy": sci, "cupyx.scipy.sparse": sp}
 
 

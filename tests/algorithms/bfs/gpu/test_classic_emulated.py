@@ -18,6 +18,7 @@ import pytest
 from gpubfs_cli.algorithms.bfs.gpu.classic import edge_coo, harish, levels, vwarp
 from tests.algorithms.bfs.gpu import emulated_bfs as eb
 from tests.gpu import emulated_cupy as ec
+from tests.gpu import fixed_cost as fc
 
 CLASSIC = ec.Family(levels.KERNELS, "classic_driver.cpp", (levels, harish, vwarp, edge_coo))
 
@@ -97,3 +98,9 @@ def test_more_thread_interleavings(monkeypatch, emulation, seed):
     for name, knobs in [("classic.harish", {"block_size": 32}), ("classic.vwarp", {"W": 2, "block_size": 32}),
                         ("classic.edge_coo", {"block_size": 32})]:
         eb.run(monkeypatch, emulation, name, knobs, ["loops_dups", "rmat"], seed=seed)
+
+
+@pytest.mark.parametrize("variant", DEFAULTS, ids=[_id(v) for v in DEFAULTS])
+def test_traverse_has_no_fixed_cost_leaks(monkeypatch, emulation, variant):
+    """No device allocation and no pageable read inside traverse() (issue 14, section 3)."""
+    fc.check_fixed_cost(monkeypatch, emulation, "bfs", *variant)

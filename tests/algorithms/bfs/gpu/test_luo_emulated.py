@@ -21,6 +21,7 @@ from gpubfs_cli.algorithms.bfs.gpu.luo import hierarchical
 from tests.algorithms.bfs.gpu import emulated_bfs as eb
 from tests.algorithms.bfs.gpu import test_strategies as ts
 from tests.gpu import emulated_cupy as ec
+from tests.gpu import fixed_cost as fc
 
 LUO = ec.Family(hierarchical.KERNELS, "luo_driver.cpp", (hierarchical,))
 SMALL = {"BLOCK_THREADS": 64, "LEVEL_THREADS": 64}
@@ -106,3 +107,11 @@ def test_shared_frontier_overflow(monkeypatch, emulation, mode):
 def test_more_thread_interleavings(monkeypatch, emulation, seed):
     for knobs in ({"mode": "cooperative"}, {"mode": "level", "split_degree": 2}, {}):
         run(monkeypatch, emulation, knobs, ["loops_dups", "rmat"], seed=seed)
+
+
+@pytest.mark.parametrize("mode", ["auto", "level"])
+def test_traverse_has_no_fixed_cost_leaks(monkeypatch, emulation, mode):
+    """No device allocation and no pageable read inside traverse() (issue 14, section 3);
+    auto visits every layer on the grid, level the batched per-level kernels."""
+    fc.check_fixed_cost(monkeypatch, emulation, "bfs", "luo.hierarchical", {**BASE, "mode": mode},
+                        patches=SMALL, sms=2, resident=2)

@@ -27,6 +27,7 @@ from gpubfs_cli.core.strategy import all_strategies, make_knobs
 from tests.algorithms.bfs.gpu import test_strategies as bfs_graphs
 from tests.algorithms.sssp.gpu import weighted_graphs as wg
 from tests.gpu import emulated_cupy as ec
+from tests.gpu import fixed_cost as fc
 
 BLOCK = 32
 RAVAL = ec.Family(raval_base.KERNELS, "raval_driver.cpp", (raval_base,), raval_base.KERNEL_DEFINES)
@@ -222,3 +223,13 @@ def test_more_thread_interleavings(monkeypatch, emulation, seed):
     for name, knobs in [("raval.ep", {"chunk_edges": 2}), ("raval.wd", {"threads": 9}),
                         ("raval.ns", {"mdt": 2}), ("raval.hp", {"wd_threshold": 0, "mdt": 3})]:
         run(monkeypatch, emulation, "sssp", name, knobs, ["hub", "zero_cycles", "loops_dups"], seed=seed)
+
+
+@pytest.mark.parametrize("problem", ["bfs", "sssp"])
+@pytest.mark.parametrize("name", ["raval.bs", "raval.ep", "raval.wd", "raval.ns", "raval.hp"])
+def test_traverse_has_no_fixed_cost_leaks(monkeypatch, emulation, problem, name):
+    """No device allocation and no pageable read inside traverse() (issue 14, section 3);
+    HP with a small wd_threshold runs sub-iterations on the grid, NS with mdt=1 splits."""
+    knobs = {"block_size": BLOCK, **({"wd_threshold": 2, "mdt": 1} if name == "raval.hp" else {}),
+             **({"mdt": 1} if name == "raval.ns" else {})}
+    fc.check_fixed_cost(monkeypatch, emulation, problem, name, knobs, patches=SMALL_UTIL)

@@ -100,7 +100,15 @@ import numpy as np
 from gpubfs_cli.core.answer import Answer, to_host
 from gpubfs_cli.core.strategy import StrategyUnavailable, register
 from gpubfs_cli.gpu.base import GpuStrategy
-from gpubfs_cli.gpu.launch import blocks_for, blocks_per_sm, i32, require_int32_ids, sm_count
+from gpubfs_cli.gpu.launch import (
+    SLOT,
+    ArgTemplate,
+    blocks_for,
+    blocks_per_sm,
+    i32,
+    require_int32_ids,
+    sm_count,
+)
 from gpubfs_cli.gpu.modules import header_constants, load_module
 from gpubfs_cli.graph.csr import CSRGraph
 
@@ -339,9 +347,19 @@ class Bfs4k(GpuStrategy):
         self.buffer("q1", max(n, 1), cp.int32)
         self.buffer("status", C["ST_WORDS"], cp.int32, fill=0)
         self.buffer("counters", C["CNT_WORDS"], cp.int32, fill=0)
+        self.pinned("status_host", C["ST_WORDS"], np.int32)
         self._program = program(k)
         if not single_threshold(k):  # K5 = 0: no frontier is ever the single block's
             self._program = self._program.replace("S", "")
+        # Arguments and views made once: (kernel arguments, init's with the source a SLOT).
+        args = {}
+        for pred in (False, True):
+            a = (self.params, self.dgraph.row_offsets, self.dgraph.col_indices, self.dist,
+                 self.parent if pred else None, self.bitmask, self.q0, self.q1, self.status,
+                 self.counters)
+            args[pred] = (a, ArgTemplate(*a, SLOT))
+        self.derived("args", args)
+        self.derived("answer_views", (self.dist[:n], self.parent[:n]))
 
     def _geometry(self, cp, k6: int, child) -> Geometry:
         """Grid sizes, shared-memory sizes and hash tables for this device."""
@@ -405,11 +423,8 @@ class Bfs4k(GpuStrategy):
         n = self.graph.n
         if not 0 <= source < n:
             raise ValueError(f"source {source} out of range [0, {n})")
-        parent = self.parent if predecessors else None
-        dg = self.dgraph
-        args = (self.params, dg.row_offsets, dg.col_indices, self.dist, parent, self.bitmask,
-                self.q0, self.q1, self.status, self.counters)
-        self._init((self._init_grid,), (INIT_BLOCK,), args + (i32(source),))
+        args, init = self.args[predecessors]
+        self._init((self._init_grid,), (INIT_BLOCK,), init(i32(source)))
         launches, syncs = 1, 0
         slot = C["ST_SLOTS"]
         while True:
@@ -418,15 +433,16 @@ class Bfs4k(GpuStrategy):
                                     shared_mem=self._shared[kind])
                 launches += 1
             syncs += 1
-            status = self.status.get()
+            status = self.read_back(self.status, self.status_host)
             level = int(status[C["ST_LEVEL"]])
             if int(status[slot + (level % 3) * C["SLOT_WORDS"] + C["SLOT_COUNT"]]) == 0:
                 break
             if syncs > n + 2:
                 raise RuntimeError(f"{self.name}: no progress at level {level}")
+        dist, parent = self.answer_views
         return Bfs4kAnswer(
-            distances=self.dist[:n],
-            parents=parent[:n] if parent is not None else None,
+            distances=dist,
+            parents=parent if predecessors else None,
             counters={"levels": level, "kernel_launches": launches, "host_syncs": syncs},
             raw_counters=self.counters,
         )

@@ -23,11 +23,13 @@ from __future__ import annotations
 
 import dataclasses
 
+import numpy as np
+
 from gpubfs_cli.algorithms.bfs.gpu.classic.levels import classic_module, run_batched_levels
 from gpubfs_cli.core.answer import Answer
 from gpubfs_cli.core.strategy import register
 from gpubfs_cli.gpu.base import GpuStrategy
-from gpubfs_cli.gpu.launch import blocks_for, i32, i64, require_int32_ids
+from gpubfs_cli.gpu.launch import SLOT, ArgTemplate, blocks_for, i32, i64, require_int32_ids
 from gpubfs_cli.graph.csr import CSRGraph
 
 
@@ -70,24 +72,33 @@ class EdgeParallelBfs(GpuStrategy):
         self.buffer("dist", n, cp.int32)
         self.buffer("parent", n, cp.int32)
         self.buffer("state", 1, cp.int32, fill=0)
+        self.pinned("state_host", 1, np.int32)
+        k = self.knobs
+        self.init_grid = (blocks_for(n, 256, device=self.device),)
+        self.grid = (blocks_for(m, k.block_size, device=self.device),)
+        args = {}
+        for pred in (False, True):  # init(source), level(level)
+            parent = self.parent if pred else None
+            args[pred] = (
+                ArgTemplate(i32(n), SLOT, self.dist, parent, self.state),
+                ArgTemplate(i64(m), SLOT, self.src, self.dgraph.col_indices, self.dist, parent, self.state),
+            )  # fmt: skip
+        self.derived("args", args)
 
     def traverse(self, source: int, predecessors: bool = False) -> Answer:
-        n, m = self.graph.n, self.graph.m
+        m = self.graph.m
         k = self.knobs
-        parent = self.parent if predecessors else None
-        self.k_init((blocks_for(n, 256, device=self.device),), (256,),
-                    (i32(n), i32(source), self.dist, parent, self.state))
-        grid = (blocks_for(m, k.block_size, device=self.device),)
-        dst = self.dgraph.col_indices
+        init, level_args = self.args[predecessors]
+        self.k_init(self.init_grid, (256,), init(i32(source)))
+        grid, block = self.grid, (k.block_size,)
 
         def launch(level: int) -> None:
-            self.k_level(grid, (k.block_size,), (i64(m), i32(level), self.src, dst, self.dist,
-                                                 parent, self.state))
+            self.k_level(grid, block, level_args(i32(level)))
 
-        levels, launches = run_batched_levels(launch, self.state, k.levels_per_check)
+        levels, launches = run_batched_levels(launch, self, k.levels_per_check)
         return Answer(
             distances=self.dist,
-            parents=parent,
+            parents=self.parent if predecessors else None,
             counters={"levels": levels, "kernel_launches": launches + 1,
                       "edges_inspected": m * levels},
         )

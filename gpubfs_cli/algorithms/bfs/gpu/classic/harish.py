@@ -20,11 +20,13 @@ from __future__ import annotations
 
 import dataclasses
 
+import numpy as np
+
 from gpubfs_cli.algorithms.bfs.gpu.classic.levels import classic_module
 from gpubfs_cli.core.answer import Answer
 from gpubfs_cli.core.strategy import register
 from gpubfs_cli.gpu.base import GpuStrategy
-from gpubfs_cli.gpu.launch import i32, require_int32_ids
+from gpubfs_cli.gpu.launch import SLOT, ArgTemplate, i32, require_int32_ids
 from gpubfs_cli.graph.csr import CSRGraph
 
 
@@ -57,32 +59,41 @@ class HarishBfs(GpuStrategy):
         self.buffer("parent", n, cp.int32)
         self.buffer("masks", (3, n), cp.uint8)  # frontier, visited, updating
         self.buffer("changed", 1, cp.int32, fill=0)
+        self.pinned("changed_host", 1, np.int32)
         module = classic_module(self.device)
         self.k_init = module.get_function("harish_init")
         self.k_expand = module.get_function("harish_expand")
         self.k_commit = module.get_function("harish_commit")
-
-    def traverse(self, source: int, predecessors: bool = False) -> Answer:
-        n = self.graph.n
         block = self.knobs.block_size
-        grid = (-(-n // block),)
-        parent = self.parent if predecessors else None
+        self.grid, self.block = (-(-n // block),), (block,)
         frontier, visited, updating = self.masks
         dg = self.dgraph
-        self.k_init(grid, (block,), (i32(n), i32(source), self.dist, parent, frontier, visited, updating))
+        args = {}
+        for pred in (False, True):  # init(source), expand(level), commit
+            parent = self.parent if pred else None
+            args[pred] = (
+                ArgTemplate(i32(n), SLOT, self.dist, parent, frontier, visited, updating),
+                ArgTemplate(i32(n), SLOT, dg.row_offsets, dg.col_indices, self.dist, parent,
+                            frontier, visited, updating, self.changed),
+                (i32(n), frontier, visited, updating, self.changed),
+            )  # fmt: skip
+        self.derived("args", args)
+
+    def traverse(self, source: int, predecessors: bool = False) -> Answer:
+        grid, block = self.grid, self.block
+        init, expand, commit = self.args[predecessors]
+        self.k_init(grid, block, init(i32(source)))
         launches = 1
         level = 0
         while True:
-            self.k_expand(grid, (block,), (i32(n), i32(level), dg.row_offsets, dg.col_indices,
-                                           self.dist, parent, frontier, visited, updating,
-                                           self.changed))
-            self.k_commit(grid, (block,), (i32(n), frontier, visited, updating, self.changed))
+            self.k_expand(grid, block, expand(i32(level)))
+            self.k_commit(grid, block, commit)
             launches += 2
             level += 1
-            if not int(self.changed.get()[0]):  # the per-level host round trip
+            if not self.read_back(self.changed, self.changed_host)[0]:  # the per-level host round trip
                 break
         return Answer(
             distances=self.dist,
-            parents=parent,
+            parents=self.parent if predecessors else None,
             counters={"levels": level, "kernel_launches": launches},
         )

@@ -18,10 +18,11 @@ def classic_module(device: Device | None = None):
     return load_module(KERNELS, name_expressions=_NAME_EXPRESSIONS, device=device)
 
 
-def run_batched_levels(launch_level, state, levels_per_check: int) -> tuple[int, int]:
-    """Launch level kernels `levels_per_check` at a time and read state[0] (the last
-    level that received a vertex) once per batch; a kernel whose previous level found
-    nothing returns at once. Returns (levels, launches)."""
+def run_batched_levels(launch_level, strategy, levels_per_check: int) -> tuple[int, int]:
+    """Launch level kernels `levels_per_check` at a time and read the strategy's
+    state[0] (the last level that received a vertex) into its pinned state_host once
+    per batch; a kernel whose previous level found nothing returns at once. Returns
+    (levels, launches)."""
     level = 0
     launches = 0
     while True:
@@ -29,6 +30,6 @@ def run_batched_levels(launch_level, state, levels_per_check: int) -> tuple[int,
             launch_level(level)
             level += 1
             launches += 1
-        last = int(state.get()[0])
+        last = int(strategy.read_back(strategy.state, strategy.state_host)[0])
         if last < level:
             return last + 1, launches

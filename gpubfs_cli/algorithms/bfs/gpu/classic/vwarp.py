@@ -31,6 +31,8 @@ from __future__ import annotations
 
 import dataclasses
 
+import numpy as np
+
 from gpubfs_cli.algorithms.bfs.gpu.classic.levels import (
     VWARP_WIDTHS,
     classic_module,
@@ -39,7 +41,7 @@ from gpubfs_cli.algorithms.bfs.gpu.classic.levels import (
 from gpubfs_cli.core.answer import Answer
 from gpubfs_cli.core.strategy import register
 from gpubfs_cli.gpu.base import GpuStrategy
-from gpubfs_cli.gpu.launch import blocks_for, i32, require_int32_ids
+from gpubfs_cli.gpu.launch import SLOT, ArgTemplate, blocks_for, i32, require_int32_ids
 from gpubfs_cli.graph.csr import CSRGraph
 
 
@@ -76,26 +78,34 @@ class VirtualWarpBfs(GpuStrategy):
         self.buffer("dist", graph.n, cp.int32)
         self.buffer("parent", graph.n, cp.int32)
         self.buffer("state", 1, cp.int32, fill=0)
+        self.pinned("state_host", 1, np.int32)
         module = classic_module(self.device)
         self.k_init = module.get_function("classic_init")
         self.k_level = module.get_function(f"vwarp_level<{self.knobs.W}>")
+        n, k, dg = graph.n, self.knobs, self.dgraph
+        self.init_grid = (blocks_for(n, 256, device=self.device),)
+        self.grid = (blocks_for(n * k.W, k.block_size, device=self.device),)
+        args = {}
+        for pred in (False, True):  # init(source), level(level)
+            parent = self.parent if pred else None
+            args[pred] = (
+                ArgTemplate(i32(n), SLOT, self.dist, parent, self.state),
+                ArgTemplate(i32(n), SLOT, dg.row_offsets, dg.col_indices, self.dist, parent, self.state),
+            )  # fmt: skip
+        self.derived("args", args)
 
     def traverse(self, source: int, predecessors: bool = False) -> Answer:
-        n = self.graph.n
         k = self.knobs
-        parent = self.parent if predecessors else None
-        dg = self.dgraph
-        self.k_init((blocks_for(n, 256, device=self.device),), (256,),
-                    (i32(n), i32(source), self.dist, parent, self.state))
-        grid = (blocks_for(n * k.W, k.block_size, device=self.device),)
+        init, level_args = self.args[predecessors]
+        self.k_init(self.init_grid, (256,), init(i32(source)))
+        grid, block = self.grid, (k.block_size,)
 
         def launch(level: int) -> None:
-            self.k_level(grid, (k.block_size,), (i32(n), i32(level), dg.row_offsets,
-                                                 dg.col_indices, self.dist, parent, self.state))
+            self.k_level(grid, block, level_args(i32(level)))
 
-        levels, launches = run_batched_levels(launch, self.state, k.levels_per_check)
+        levels, launches = run_batched_levels(launch, self, k.levels_per_check)
         return Answer(
             distances=self.dist,
-            parents=parent,
+            parents=self.parent if predecessors else None,
             counters={"levels": levels, "kernel_launches": launches + 1},
         )

@@ -97,7 +97,15 @@ from gpubfs_cli.core.answer import Answer, to_host
 from gpubfs_cli.core.device import Device
 from gpubfs_cli.core.strategy import StrategyUnavailable, register
 from gpubfs_cli.gpu.base import GpuStrategy
-from gpubfs_cli.gpu.launch import INT32_MAX, blocks_per_sm, i32, require_int32_ids, sm_count
+from gpubfs_cli.gpu.launch import (
+    INT32_MAX,
+    SLOT,
+    ArgTemplate,
+    blocks_per_sm,
+    i32,
+    require_int32_ids,
+    sm_count,
+)
 from gpubfs_cli.gpu.modules import header_constants, load_module
 from gpubfs_cli.graph.csr import CSRGraph
 
@@ -261,6 +269,20 @@ class _Lbbfs(GpuStrategy):
         self.buffer("_fv", n + 1, cp.int32)
         self.buffer("_fe", n + 1, cp.int64)
         self.buffer("_prof", PROF_WORDS, cp.uint64, fill=0)
+        self.derived("_args", self._arg_template())
+
+    def _arg_template(self) -> ArgTemplate:
+        """The kernel's arguments (both builds take the same), the source a SLOT: the
+        queue views are made once, here, not per traversal."""
+        g = self.graph
+        row = self.dgraph.row_offsets if self._wide else self.dgraph.row_offsets32
+        return ArgTemplate(
+            row, self.dgraph.col_indices, i32(g.n), SLOT, i32(self.code),
+            np.float64(self._f0()), i32(self._shift), self._dist, self._parent, self._bitmask,
+            self._qs[0], self._qs[1], self._qb[0], self._qb[1], self._qv[0], self._qv[1],
+            self._loc, self._locpar, self._ctl, self._fv, self._fe,
+            self._prof if self.knobs.profile else np.uint64(0),
+        )  # fmt: skip
 
     def _grid_size(self, kernel) -> int:
         fit = blocks_per_sm(kernel, self._cta)
@@ -279,15 +301,7 @@ class _Lbbfs(GpuStrategy):
         kernel = self._kernels[predecessors]
         grid = self._grid[predecessors]
         profile = bool(self.knobs.profile)
-        row = self.dgraph.row_offsets if self._wide else self.dgraph.row_offsets32
-        args = (
-            row, self.dgraph.col_indices, i32(g.n), i32(source), i32(self.code),
-            np.float64(self._f0()), i32(self._shift), self._dist, self._parent, self._bitmask,
-            self._qs[0], self._qs[1], self._qb[0], self._qb[1], self._qv[0], self._qv[1],
-            self._loc, self._locpar, self._ctl, self._fv, self._fe,
-            self._prof if profile else np.uint64(0),
-        )  # fmt: skip
-        kernel((grid,), (self._cta,), args)
+        kernel((grid,), (self._cta,), self._args(i32(source)))
         return LbbfsResult(
             distances=self._dist,
             parents=self._parent if predecessors else None,

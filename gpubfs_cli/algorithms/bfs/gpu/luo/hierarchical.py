@@ -71,11 +71,15 @@ from __future__ import annotations
 import dataclasses
 from pathlib import Path
 
+import numpy as np
+
 from gpubfs_cli.core.answer import Answer
 from gpubfs_cli.core.strategy import StrategyUnavailable, register
 from gpubfs_cli.gpu.base import GpuStrategy
 from gpubfs_cli.gpu.launch import (
     INT32_MAX,
+    SLOT,
+    ArgTemplate,
     blocks_for,
     i32,
     require_int32_ids,
@@ -169,6 +173,36 @@ class LuoHierarchical(GpuStrategy):
         self.level_blocks = max(1, resident_blocks(self.k_level, LEVEL_THREADS, device=self.device))
         self.t_block = k.block_threshold
         self.t_grid = k.grid_threshold or self.grid_blocks * k.grid_block_size
+        self.pinned("status", _C["ST_WORDS"], np.int32)
+        self.init_grid = (blocks_for(max(n, self.words, self._max_source_items()), 256, device=self.device),)
+        self.derived("args", {pred: self._arg_templates(pred) for pred in (False, True)})
+
+    def _arg_templates(self, predecessors: bool) -> dict[str, ArgTemplate]:
+        """Each kernel's arguments; SLOTs: init (source), block (level), cooperative
+        (level), level (level, epoch). A forced mode runs its layer to the end."""
+        dg = self.dgraph
+        q0, q1 = self.queues
+        g = (dg.row_offsets, dg.col_indices, self.piece_begin, self.piece_owner, self.vpiece,
+             self.dist, self.parent if predecessors else None, self.visited)
+        forced = self.knobs.mode != "auto"
+        top = i32(INT32_MAX)
+        block_hi = top if forced else i32(self.t_block)
+        grid_lo, grid_hi = (i32(0), top) if forced else (i32(self.t_block // 2), i32(self.t_grid))
+        level_lo = i32(0) if forced else i32(self.t_grid // 2)
+        qcap = i32(self.qcap)
+        return {
+            "init": ArgTemplate(*g, i32(self.graph.n), SLOT, i32(self.words), q0, self.state),
+            "block": ArgTemplate(*g, SLOT, block_hi, q0, q1, self.state),
+            "cooperative": ArgTemplate(*g, SLOT, grid_lo, grid_hi, qcap, q0, q1, self.state),
+            "level": ArgTemplate(*g, SLOT, level_lo, top, SLOT, qcap, q0, q1, self.state),
+        }  # fmt: skip
+
+    def _max_source_items(self) -> int:
+        """The most work items a source can have (its pieces), for the init grid."""
+        if not self.split:
+            return 1
+        degrees = self.graph.out_degrees()
+        return max(1, -(-int(degrees.max(initial=0)) // self.knobs.split_degree))
 
     def _split_pieces(self, cp, split: int) -> int:
         """Pieces of at most `split` edges per vertex (one empty piece for degree 0)."""
@@ -207,41 +241,27 @@ class LuoHierarchical(GpuStrategy):
         return "level"
 
     def traverse(self, source: int, predecessors: bool = False) -> Answer:
-        n = self.graph.n
         k = self.knobs
-        forced = k.mode != "auto"
-        parent = self.parent if predecessors else None
-        dg = self.dgraph
-        q0, q1 = self.queues
-        gargs = (dg.row_offsets, dg.col_indices, self.piece_begin, self.piece_owner, self.vpiece,
-                 self.dist, parent, self.visited)
+        args = self.args[predecessors]
         size = self._source_items(source)
-        init_work = max(n, self.words, size)
-        self.k_init((blocks_for(init_work, 256, device=self.device),), (256,),
-                    (*gargs, i32(n), i32(source), i32(self.words), q0, self.state))
+        self.k_init(self.init_grid, (256,), args["init"](i32(source)))
         launches, switches, epoch, level, enqueued = 1, 0, 0, 0, size
         per_layer = {"block": 0, "cooperative": 0, "level": 0}
         while size > 0:
             layer = self._layer(size)
             if layer == "block":
-                hi = INT32_MAX if forced else self.t_block
-                self.k_block((1,), (BLOCK_THREADS,), (*gargs, i32(level), i32(hi), q0, q1, self.state))
+                self.k_block((1,), (BLOCK_THREADS,), args["block"](i32(level)))
                 launches += 1
             elif layer == "cooperative":
-                lo, hi = (0, INT32_MAX) if forced else (self.t_block // 2, self.t_grid)
-                self.k_grid((self.grid_blocks,), (k.grid_block_size,),
-                            (*gargs, i32(level), i32(lo), i32(hi), i32(self.qcap), q0, q1,
-                             self.state))
+                self.k_grid((self.grid_blocks,), (k.grid_block_size,), args["cooperative"](i32(level)))
                 launches += 1
             else:
-                lo = 0 if forced else self.t_grid // 2
                 for i in range(k.levels_per_check):
                     self.k_level((self.level_blocks,), (LEVEL_THREADS,),
-                                 (*gargs, i32(level + i), i32(lo), i32(INT32_MAX), i32(epoch),
-                                  i32(self.qcap), q0, q1, self.state))
+                                 args["level"](i32(level + i), i32(epoch)))
                 launches += k.levels_per_check
                 epoch += 1
-            status = self.state.get()  # one small read per layer switch
+            status = self.read_back(self.state, self.status)  # one small read per layer switch
             switches += 1
             new_level = int(status[ST_LEVEL])
             if new_level <= level:
@@ -252,7 +272,7 @@ class LuoHierarchical(GpuStrategy):
             enqueued = int(status[ST_ENQ])
         return Answer(
             distances=self.dist,
-            parents=parent,
+            parents=self.parent if predecessors else None,
             counters={
                 "levels": level,
                 "kernel_launches": launches,

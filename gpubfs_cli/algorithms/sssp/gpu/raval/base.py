@@ -73,6 +73,8 @@ KERNEL_DEFINES = [{"RAVAL_SSSP": 0}, {"RAVAL_SSSP": 1, "RAVAL_WEIGHT64": 0},
 UTIL_BLOCK = 256
 UTIL_BLOCKS_PER_SM = 8
 RELAX_KERNELS = ("raval_node_relax", "raval_ep_relax", "raval_wd_relax", "raval_hp_sub")
+# The (2, n) worklist buffers the rounds alternate between (whichever a strategy has).
+PAIRED = ("items", "counts", "edges", "sub_items", "sub_skip", "sub_counts")
 OTHER_KERNELS = ("raval_init", "raval_ns_propagate", "raval_coo_src", "raval_wd_offsets",
                  "raval_parents_init", "raval_parents_tight")
 
@@ -206,11 +208,23 @@ class RavalStrategy(GpuStrategy):
             self.keep("anchor", None)
         self.buffer("parent", n, cp.int32)
         self.buffer("ctl", C["CTL_WORDS"], cp.int32, fill=0)
-        self.ctl_out = (self.ctl[CTL_OUT:CTL_OUT + 2], self.ctl[CTL_OUT + 2:CTL_OUT + 4])
-        self.ctl_sub = (self.ctl[CTL_SUB:CTL_SUB + 1], self.ctl[CTL_SUB + 1:CTL_SUB + 2])
-        self.ctl_parents = self.ctl[CTL_REACHED:CTL_ANCHORED + 1]
-        self.ctl_anchored = self.ctl[CTL_ANCHORED:CTL_ANCHORED + 1]
-        self.relax_args = (dg.row_offsets, dg.col_indices, self.weights, self.dist, self.stamp, self.ctl)
+        # Views, argument tuples and pinned status words made once: traverse() makes no
+        # view of a buffer (each costs microseconds in CuPy) and reads into page-locked memory.
+        ctl = self.ctl
+        self.derived("ctl_out", (ctl[CTL_OUT:CTL_OUT + 2], ctl[CTL_OUT + 2:CTL_OUT + 4]))
+        self.derived("ctl_sub", (ctl[CTL_SUB:CTL_SUB + 1], ctl[CTL_SUB + 1:CTL_SUB + 2]))
+        self.derived("ctl_parents", ctl[CTL_REACHED:CTL_ANCHORED + 1])
+        self.derived("ctl_anchored", ctl[CTL_ANCHORED:CTL_ANCHORED + 1])
+        self.pinned("out_host", 2, np.int32)
+        self.pinned("sub_host", 1, np.int32)
+        self.pinned("parents_host", 2, np.int32)
+        self.pinned("anchored_host", 1, np.int32)
+        for name in PAIRED:  # a (2, n) worklist buffer, as its two rows
+            if name in self._buffers:
+                rows = self._buffers[name]
+                self.derived(name, (rows[0], rows[1]))
+        self.derived("dist_n", self.dist[:n])
+        self.derived("relax_args", (dg.row_offsets, dg.col_indices, self.weights, self.dist, self.stamp, self.ctl))
         self.timer = PhaseTimer(cp) if self.knobs.phase_timing else _NoTimer()
 
     def _prepare_work(self, cp) -> None:
@@ -218,8 +232,6 @@ class RavalStrategy(GpuStrategy):
         raise NotImplementedError
 
     def release(self) -> None:
-        # Views and argument tuples that hold the buffers (not counted in prepared_bytes).
-        self.relax_args = self.ctl_out = self.ctl_sub = self.ctl_parents = self.ctl_anchored = None
         self.weights = None
         super().release()
 
@@ -241,7 +253,7 @@ class RavalStrategy(GpuStrategy):
 
     def _read_out(self, r: int) -> int:
         """The size of round r's output worklist (one device read)."""
-        size = int(self.ctl_out[r & 1].get().sum())
+        size = int(self.read_back(self.ctl_out[r & 1], self.out_host).sum())
         self.timer.flush()
         return size
 
@@ -280,7 +292,7 @@ class RavalStrategy(GpuStrategy):
         counters = {"iterations": rounds, **self._counters()}
         counters.update(self.timer.end())
         counters["kernel_launches"] = self.launches
-        return Answer(distances=self.dist[:n], parents=parent, counters=counters)
+        return Answer(distances=self.dist_n, parents=parent, counters=counters)
 
     def _parents(self, source: int):
         n = self.graph.n
@@ -295,12 +307,12 @@ class RavalStrategy(GpuStrategy):
 
         tight(0)
         if self.sssp:  # zero-weight edges may leave vertices for later rounds
-            reached, anchored = (int(x) for x in self.ctl_parents.get())
+            reached, anchored = (int(x) for x in self.read_back(self.ctl_parents, self.parents_host))
             r = 0
             while anchored < reached - 1:
                 r += 1
                 tight(r)
-                before, anchored = anchored, int(self.ctl_anchored.get()[0])
+                before, anchored = anchored, int(self.read_back(self.ctl_anchored, self.anchored_host)[0])
                 if anchored == before:
                     raise RuntimeError(f"{self.name}: {reached - 1 - anchored} reached vertices found no parent")
         return self.parent
@@ -310,6 +322,8 @@ class WorkloadDecomposition:
     """WD's round over any worklist of (node, edges done, edges left) entries: the scan,
     find_offsets and the relaxation (section III-A, Fig. 4). Shared by raval.wd and
     raval.hp (which switches to it for small lists)."""
+
+    traverse_allocates = "cupy.cumsum (CUB's scan, the paper's library scan) allocates its workspace each pass"
 
     def _prepare_wd(self, cp, capacity: int) -> None:
         self.buffer("scan", max(capacity, 1), cp.int64)

@@ -293,7 +293,7 @@ class RavalHp(WorkloadDecomposition, RavalStrategy):
                         (i32(r), i32(self.sub), i32(left), items, skip, i64(self.mdt), self.sub_items[s],
                          self.sub_skip[s], self.sub_counts[s], *out, *self.relax_args))
             self.sub += 1
-            left = int(self.ctl_sub[s].get()[0])  # the sublist's size sizes the next kernel
+            left = int(self.read_back(self.ctl_sub[s], self.sub_host)[0])  # sizes the next kernel
             self.timer.flush()
             if left == 0:
                 break

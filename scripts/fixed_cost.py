@@ -1,0 +1,123 @@
+"""The fixed cost of one traversal, per GPU strategy (issue 14, section 3): every
+registered GPU strategy (BFS and SSSP), default knobs, on a small grid plus one disjoint
+edge (tests/gpu/fixed_cost.py's pair_graph), traversed from one end of that edge: one
+vertex reached in one level, so the time is what a traversal costs whatever the graph
+(launches, status reads, host bookkeeping). Timed through the runner's one timing path
+(bench/timing.timed_traverse: CUDA events around traverse(), the copy-back after them),
+WARMUP untimed traversals first, then the median of SAMPLES. The target: 30 us.
+
+    python scripts/fixed_cost.py [--samples 50] [--json PATH] [--only NAME ...]
+
+Prints one row per strategy (median, fastest, slowest sample in microseconds, and
+whether the median meets the target) and a summary line; exit status 1 when a traversal
+gave a wrong answer or a strategy failed, 0 otherwise (a strategy over the target is
+reported, not an error: the target is for strategies whose algorithm allows it).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import statistics
+import sys
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+if str(ROOT) not in sys.path:
+    sys.path.insert(0, str(ROOT))
+
+TARGET_US = 30.0
+WARMUP = 5
+
+
+def gpu_strategies(only: list[str]) -> list[tuple[str, str]]:
+    """(problem, name) of every registered GPU strategy, or of those named in `only`."""
+    from gpubfs_cli.core.strategy import registry
+    from gpubfs_cli.gpu.base import GpuStrategy
+
+    out = [(p, n) for p, names in registry().items() for n, cls in names.items() if issubclass(cls, GpuStrategy)]
+    return [(p, n) for p, n in out if not only or n in only]
+
+
+def measure(problem: str, name: str, samples: int) -> dict:
+    """{'us': [...]} for a strategy that ran and answered right, else {'error': why} or
+    {'unavailable': why}."""
+    import numpy as np
+
+    from gpubfs_cli.bench.timing import timed_traverse
+    from gpubfs_cli.core.strategy import StrategyUnavailable, all_strategies, make_knobs
+    from tests.gpu.fixed_cost import PAIR_SOURCE, pair_graph
+
+    cls = all_strategies(problem)[name]
+    reason = cls.unavailable_reason()
+    if reason is not None:
+        return {"unavailable": reason}
+    graph = pair_graph(problem)
+    strategy = cls(make_knobs(cls, {}))
+    try:
+        strategy.upload(graph)
+        strategy.prepare(graph)
+        for _ in range(WARMUP):
+            strategy.traverse(PAIR_SOURCE).to_host()
+        times = []
+        for _ in range(samples):
+            ms, answer = timed_traverse(strategy, PAIR_SOURCE)
+            dist = np.asarray(answer.distances)
+            reached = np.flatnonzero(dist >= 0).tolist()
+            if reached != [PAIR_SOURCE, PAIR_SOURCE + 1] or dist[PAIR_SOURCE] != 0:
+                return {"error": f"wrong answer from {PAIR_SOURCE}: reached {reached[:8]}"}
+            times.append(ms * 1000.0)
+        return {"us": times}
+    except StrategyUnavailable as exc:
+        return {"unavailable": str(exc)}
+    except Exception as exc:  # noqa: BLE001 - one strategy's failure is its row, not the run's end
+        return {"error": f"{type(exc).__name__}: {exc}"}
+    finally:
+        strategy.release()
+
+
+def row(problem: str, name: str, result: dict) -> str:
+    label = f"{problem:<5} {name:<34}"
+    if "us" not in result:
+        kind = "unavailable" if "unavailable" in result else "ERROR"
+        return f"{label} {kind}: {result.get('unavailable') or result.get('error')}"
+    us = result["us"]
+    med = statistics.median(us)
+    verdict = "ok" if med <= TARGET_US else f"over ({med / TARGET_US:.1f}x)"
+    return f"{label} {med:>9.1f} {min(us):>9.1f} {max(us):>9.1f}   {verdict}"
+
+
+def main(argv: list[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("--samples", type=int, default=50, help="timed traversals per strategy (median)")
+    ap.add_argument("--json", type=Path, help="also write the samples here")
+    ap.add_argument("--only", nargs="*", default=[], help="strategy names to measure (default: all)")
+    args = ap.parse_args(argv)
+    if args.samples < 1:
+        print("--samples must be >= 1", file=sys.stderr)
+        return 2
+    cases = gpu_strategies(args.only)
+    if not cases:
+        print(f"no GPU strategy named {', '.join(args.only)}", file=sys.stderr)
+        return 2
+    print(f"fixed cost per traversal from a 2-vertex component, median of {args.samples} "
+          f"(us; target {TARGET_US:g} us)")
+    print(f"{'':<5} {'strategy':<34} {'median':>9} {'fastest':>9} {'slowest':>9}")
+    results, failed, met, timed = {}, 0, 0, 0
+    for problem, name in cases:
+        result = measure(problem, name, args.samples)
+        results[f"{problem}/{name}"] = result
+        print(row(problem, name, result), flush=True)
+        if "error" in result:
+            failed += 1
+        elif "us" in result:
+            timed += 1
+            met += statistics.median(result["us"]) <= TARGET_US
+    print(f"{met} of {timed} timed strategies within {TARGET_US:g} us; {failed} failed")
+    if args.json:
+        args.json.write_text(json.dumps({"target_us": TARGET_US, "results": results}, indent=1))
+    return 1 if failed else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
