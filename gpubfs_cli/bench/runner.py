@@ -166,6 +166,7 @@ class Runner:
             "datasets": {},
             "sources": {},
             "problems": {p: get_problem(p).describe() for p in dict.fromkeys(v.problem for v in config.variants)},
+            "equivalent_teps": equivalent_teps(config.variants),
             "prepares": [],
             "samples": [],
             "summaries": [],
@@ -520,6 +521,13 @@ def make_variant(config: RunConfig, variant: Variant, registry: Registry | None 
     if variant.strategy == "cpu.networkx" and "max_edges" not in overrides:
         overrides["max_edges"] = config.networkx_max_edges
     return cls, make_knobs(cls, overrides)
+
+
+def equivalent_teps(variants: Sequence[Variant]) -> list[str]:
+    """The strategies whose rates are equivalent GTEPS (Strategy.teps), for the report."""
+    reg = all_registered()
+    return sorted({v.strategy for v in variants
+                   if getattr(reg.get(v.problem, {}).get(v.strategy), "teps", "traversed") == "equivalent"})
 
 
 def _now() -> str:
