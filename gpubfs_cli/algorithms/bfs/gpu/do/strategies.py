@@ -195,7 +195,7 @@ class DirectionOptimizing(GpuStrategy):
         stats = bool(k.counters or k.profile)
         module = compiled_module(int(k.cta_size), self.device)
         self._kernels = {p: module.get_function(kernel_name(p, stats)) for p in (False, True)}
-        fit = blocks_per_sm(self._kernels[True], int(k.cta_size))
+        fit = min(blocks_per_sm(kern, int(k.cta_size)) for kern in self._kernels.values())
         if fit < 1:
             raise StrategyUnavailable(f"{self.name}: no CTA of {k.cta_size} threads fits an SM")
         self._grid = min(int(k.blocks_per_sm) or fit, fit) * sm_count(self.device)
