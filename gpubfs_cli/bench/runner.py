@@ -167,6 +167,7 @@ class Runner:
             "datasets": {},
             "sources": {},
             "problems": {p: get_problem(p).describe() for p in dict.fromkeys(v.problem for v in config.variants)},
+            "equivalent_teps": equivalent_teps(config.variants),
             "prepares": [],
             "samples": [],
             "summaries": [],
@@ -523,6 +524,13 @@ def make_variant(config: RunConfig, variant: Variant, registry: Registry | None 
     if config.gpus is not None and "gpus" in {f.name for f in dataclasses.fields(cls.Knobs)} and "gpus" not in overrides:
         overrides["gpus"] = config.gpus
     return cls, make_knobs(cls, overrides)
+
+
+def equivalent_teps(variants: Sequence[Variant]) -> list[str]:
+    """The strategies whose rates are equivalent GTEPS (Strategy.teps), for the report."""
+    reg = all_registered()
+    return sorted({v.strategy for v in variants
+                   if getattr(reg.get(v.problem, {}).get(v.strategy), "teps", "traversed") == "equivalent"})
 
 
 def _now() -> str:

@@ -60,6 +60,10 @@ class Strategy:
     gpus: ClassVar[int] = 1  # GPUs one instance spans (GPU strategies)
     Knobs: ClassVar[type] = NoKnobs
     supports_predecessors: ClassVar[bool] = True
+    # What its GTEPS count: "traversed" (the edges a top-down BFS looks at, the papers'
+    # convention) or "equivalent" (a strategy that skips edges, as direction-optimizing
+    # BFS does, over the same edge count: every table labels its rates so).
+    teps: ClassVar[str] = "traversed"
 
     def __init__(self, knobs: Any | None = None, devices: tuple[Device, ...] | None = None):
         self.knobs = knobs if knobs is not None else self.Knobs()

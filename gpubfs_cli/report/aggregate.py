@@ -47,6 +47,9 @@ REASON_WIDTH = 20  # terminal tables only: CSV, JSON, md and html keep the whole
 TEPS = ("edges", "graph500")
 TEPS_TITLE = {"edges": "TEPS: directed edges of the reached vertices",
               "graph500": "TEPS: Graph500, undirected input edges of the reached component"}
+EQUIVALENT = "equivalent GTEPS"
+EQUIVALENT_NOTE = (f"{EQUIVALENT}: the edge count of the top-down strategies over this strategy's time; "
+                   "it examines fewer edges (direction-optimizing: bottom-up levels stop at the first parent)")
 NO_GRAPH500_COUNT = "these samples carry no Graph500 edge count"
 
 __all__ = ["ALL_LOW_REACH", "FAILURES", "Aggregate", "Group", "METRICS", "metric_title"]

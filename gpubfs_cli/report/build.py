@@ -8,6 +8,8 @@ from gpubfs_cli.bench.status import RUN_FAILURES
 from gpubfs_cli.errors import UserError, unknown_name
 from gpubfs_cli.report.aggregate import (
     COUNTER_PREFIX,
+    EQUIVALENT,
+    EQUIVALENT_NOTE,
     LOW_REACH_NOTE,
     METRICS,
     TEPS,
@@ -104,8 +106,12 @@ def overview_table(results: Results, problem: str, metric: str,
     table = Table(
         id=table_id or ("overview" if problem == "bfs" else f"overview-{problem}"),
         title=problem_heading(results, problem) + metric_title(metric, agg.baseline_name, problem, agg.teps),
-        columns=["dataset"] + [column_title(s, p, agg.option_label) for s, p in cols],
+        columns=["dataset"] + [column_title(s, p, agg.option_label)
+                               + (f" ({EQUIVALENT})" if metric == "gteps" and s in results.equivalent_teps else "")
+                               for s, p in cols],
     )
+    if metric == "gteps" and any(s in results.equivalent_teps for s, _ in cols):
+        table.footnotes.append(EQUIVALENT_NOTE)
     for ds in agg.datasets():
         row = [label(ds)]
         for strategy, pred in cols:
@@ -161,16 +167,19 @@ def run_summary(results: Results, name: str) -> Document:
         ms, agg = overview_table(results, problem, "ms")
         rates, _ = overview_table(results, problem, "gteps", agg)
         no_rate: dict[str, list[str]] = {}
+        cols = agg.columns()
         for row_ms, row_rate in zip(ms.rows, rates.rows, strict=True):
             for i, (a, b) in enumerate(zip(row_ms[1:], row_rate[1:], strict=True), start=1):
                 if a.status != "ok":
                     continue
-                rate = f"{b.text} GTEPS"
+                rate = f"{b.text} {EQUIVALENT if cols[i - 1][0] in results.equivalent_teps else 'GTEPS'}"
                 if b.status != "ok":  # no rate: say so here, and why under the table
                     rate = "n/a GTEPS"
                     no_rate.setdefault(b.reason or "no rate", []).append(f"{ms.columns[i]} on {row_ms[0].text}")
                 row_ms[i] = Cell(f"{a.text} ms\n{rate}", value=a.value, knob=a.knob, low_reach=a.low_reach)
         ms.footnotes += [f"n/a GTEPS ({why}): {', '.join(where)}" for why, where in no_rate.items()]
+        if any(s in results.equivalent_teps for s, _ in cols):
+            ms.footnotes.append(EQUIVALENT_NOTE)
         ms.title = problem_heading(results, problem).rstrip(": ")
         doc.tables.append(transpose(shorten_reasons_table(ms), "strategy"))
         failed += [g.to_dict() for g in agg.groups if g.status in RUN_FAILURES]

@@ -19,6 +19,7 @@ import numpy as np
 from gpubfs_cli.bench.config import L2_MODES
 from gpubfs_cli.bench.results import Sample, load_results
 from gpubfs_cli.bench.status import STATUSES
+from gpubfs_cli.core.strategy import canonical_name
 from gpubfs_cli.errors import UserError, unknown_name
 from gpubfs_cli.report.conditions import conditions_text, file_conditions, mixed_l2_note
 
@@ -38,6 +39,7 @@ class Results:
     environments: list[dict] = field(default_factory=list)  # per file
     problems: dict[str, dict] = field(default_factory=dict)  # key -> Problem.describe()
     conditions: list[dict] = field(default_factory=list)  # per file: L2 mode, clocks
+    equivalent_teps: set[str] = field(default_factory=set)  # strategies whose GTEPS are equivalent
 
     def problem_info(self, key: str) -> dict:
         """What the files say about a problem (baseline, option label...); files from
@@ -271,6 +273,10 @@ def add_doc(results: Results, doc: dict, path: str) -> Results:
             for k, v in info.items():
                 _check(v is None or isinstance(v, str), path, f"problems.{key}.{k}", "a string", v)
             results.problems.setdefault(key, info)
+    equivalent = doc.get("equivalent_teps") or []
+    _check(isinstance(equivalent, list) and all(isinstance(x, str) for x in equivalent), path,
+           "equivalent_teps", "a list of strategy names", equivalent)
+    results.equivalent_teps.update(canonical_name(x) for x in equivalent)
     _check_sample_problems(results, path, len(results.samples) - len(doc["samples"]))
     return results
 

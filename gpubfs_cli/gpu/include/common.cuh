@@ -113,3 +113,11 @@ __device__ __forceinline__ bool bitmask_test_and_set(uint32_t* mask, int v) {
     uint32_t bit = 1u << (v & 31);
     return (atomicOr(&mask[v >> 5], bit) & bit) == 0;
 }
+
+// Butterfly sum for any integer type (64-bit counts of edges).
+template <class T>
+__device__ __forceinline__ T warp_sum_t(T x) {
+#pragma unroll
+    for (int d = 16; d > 0; d >>= 1) x += __shfl_xor_sync(GPUBFS_FULL_MASK, x, d);
+    return x;
+}

@@ -170,6 +170,12 @@ def _variants() -> list[tuple[str, dict]]:
             ("luo.hierarchical", {"mode": "cooperative", "grid_block_size": 1024}),
             ("luo.hierarchical", {"mode": "cooperative", "grid_block_size": 96, "grid_blocks_per_sm": 3}),
         ]
+    if "do.bfs" in gpu:
+        out += [
+            ("do.bfs", {"alpha": 1e9, "beta": 1e9}),  # bottom-up from the first level
+            ("do.bfs", {"alpha": 2.0, "beta": 8.0, "cta_size": 1024}),  # many switches
+            ("do.bfs", {"counters": True, "cta_size": 128, "blocks_per_sm": 1}),
+        ]
     return out
 
 

@@ -1,0 +1,361 @@
+// Direction-optimizing BFS (after Beamer, Asanovic, Patterson, SC'12) in one persistent
+// cooperative kernel per traversal: CTAs meet at a grid barrier after each level, read
+// the level's counts (frontier vertices n_f, edges out of the frontier m_f, edges into
+// it) and all take the same decision, so no level costs a launch or a host read-back.
+//
+//   top-down   vertex queue -> load-balanced gathering (gpu/include/expand.cuh) ->
+//              exact test-and-set on the visited bitmap -> next vertex queue
+//   bottom-up  frontier bitmap -> one warp per 32 vertices (one bitmap word): each
+//              unvisited vertex scans its in-neighbours until one is in the frontier
+//              (the bitmap is n/8 bytes, read with __ldcg: it stays in L2) -> next
+//              frontier bitmap and visited word written whole by the warp (ballot)
+//
+// Switch (Beamer's heuristic, decided on the device from the counts): top-down ->
+// bottom-up when m_f * alpha > m_u (m_u: in-edges of the vertices not yet visited),
+// bottom-up -> top-down when n_f * beta < n. A switch converts the frontier inside the
+// kernel (queue -> bitmap from the distance labels, bitmap -> queue by ballots) at the
+// cost of one more grid barrier.
+//
+// Vertex ids and edge offsets are 32-bit (the host checks m < 2^31). Every queue entry
+// is a vertex this kernel labelled (exact atomics), so a queue never holds more than n.
+#include "do.cuh"
+#include "expand.cuh"
+
+namespace dobfs {
+
+constexpr int BLOCK = DO_BLOCK;
+constexpr int WARPS = BLOCK / 32;
+static_assert(BLOCK % 32 == 0 && WARPS <= 32, "CTAs of 32 to 1024 threads");
+
+struct Shared {
+    GatherShared<BLOCK> g;
+    unsigned long long red[WARPS][4];  // per-CTA sums of the per-thread counts
+    unsigned long long ctl[3];         // the level's slot, read once per CTA
+};
+
+struct State {
+    const int* __restrict__ row;
+    const int* __restrict__ col;
+    const int* __restrict__ in_row;
+    const int* __restrict__ in_col;
+    int n;
+    int* dist;
+    int* parent;
+    unsigned int* visited;
+    unsigned int* front0;
+    unsigned int* front1;
+    int* q0;
+    int* q1;
+    unsigned long long* ctl;
+    unsigned long long* counters;  // null unless STATS
+    int counter_cap;
+    unsigned long long* prof;  // null: no profile
+    int prof_cap;
+
+    __device__ unsigned long long* slot(int L) const { return ctl + (L % 3) * SLOT_WORDS; }
+    __device__ unsigned int* front(int L) const { return (L & 1) ? front1 : front0; }
+    __device__ int* queue(int L) const { return (L & 1) ? q1 : q0; }
+    __device__ int out_degree(int v) const { return row[v + 1] - row[v]; }
+    __device__ int in_degree(int v) const { return in_row[v + 1] - in_row[v]; }
+    __device__ void stamp(int L, int word, unsigned long long value) const {
+        if (prof && L < prof_cap && blockIdx.x == 0 && threadIdx.x == 0)
+            prof[(size_t)L * PROF_WORDS + word] = value;
+    }
+};
+
+// What a thread found in one level: summed per CTA, then added to the slot of the
+// next level (and to the per-level counters in STATS builds).
+struct Counts {
+    unsigned long long nf = 0, mf = 0, inf = 0, vertices = 0, edges = 0;
+    __device__ void found(const State& S, int v) {
+        ++nf;
+        mf += S.out_degree(v);
+        inf += S.in_degree(v);
+    }
+};
+
+// Sums the CTA's counts; thread 0 adds them to slot L + 1 (n_f only when `add_nf`:
+// top-down reserves queue positions on that word directly) and to level L's counters.
+template <bool STATS>
+__device__ void flush(const State& S, Shared& sh, int L, Counts c, bool add_nf) {
+    const int lane = lane_id(), warp = threadIdx.x >> 5;
+    unsigned long long v[4] = {c.nf, c.mf, c.inf, 0};
+    v[0] = warp_sum_t(v[0]);
+    v[1] = warp_sum_t(v[1]);
+    v[2] = warp_sum_t(v[2]);
+    unsigned long long ve = 0, ed = 0;
+    if (STATS) {
+        ve = warp_sum_t(c.vertices);
+        ed = warp_sum_t(c.edges);
+    }
+    __syncthreads();  // red may still be read by a previous flush
+    if (lane == 0) {
+        sh.red[warp][0] = v[0];
+        sh.red[warp][1] = v[1];
+        sh.red[warp][2] = v[2];
+        sh.red[warp][3] = 0;
+    }
+    __syncthreads();
+    if (threadIdx.x == 0) {
+        unsigned long long t[3] = {0, 0, 0};
+        for (int w = 0; w < WARPS; ++w)
+            for (int k = 0; k < 3; ++k) t[k] += sh.red[w][k];
+        unsigned long long* next = S.slot(L + 1);
+        if (add_nf && t[0]) atomicAdd(next + SLOT_NF, t[0]);
+        if (t[1]) atomicAdd(next + SLOT_MF, t[1]);
+        if (t[2]) atomicAdd(next + SLOT_INF, t[2]);
+    }
+    if (STATS) {
+        __syncthreads();
+        if (lane == 0) {
+            sh.red[warp][0] = ve;
+            sh.red[warp][1] = ed;
+        }
+        __syncthreads();
+        if (threadIdx.x == 0 && L < S.counter_cap) {
+            unsigned long long t[2] = {0, 0};
+            for (int w = 0; w < WARPS; ++w)
+                for (int k = 0; k < 2; ++k) t[k] += sh.red[w][k];
+            const int cap = S.counter_cap;
+            if (t[0]) atomicAdd(S.counters + CNT_VERTICES * cap + L, t[0]);
+            if (t[1]) atomicAdd(S.counters + CNT_EDGES * cap + L, t[1]);
+        }
+    }
+}
+
+// Top-down sink: a neighbour not yet visited is claimed with an exact test-and-set
+// (after a cheap L2 lookup), labelled L + 1 and appended to the next queue (one
+// reservation per warp, on the next slot's n_f word).
+template <bool PRED, bool STATS>
+struct TopDownSink {
+    const State* S;
+    int* queue;
+    unsigned long long* nf;
+    int label;
+    Counts* c;
+    __device__ void emit(int v, int u, bool active) {
+        bool mine = false;
+        if (active) {
+            if (STATS) ++c->edges;
+            const unsigned int bit = 1u << (v & 31);
+            unsigned int* w = S->visited + (v >> 5);
+            if (!(__ldcg(w) & bit)) mine = (atomicOr(w, bit) & bit) == 0;
+        }
+        if (mine) {
+            S->dist[v] = label;
+            if (PRED) S->parent[v] = u;
+            c->mf += S->out_degree(v);
+            c->inf += S->in_degree(v);
+        }
+        const unsigned int m = __ballot_sync(GPUBFS_FULL_MASK, mine);
+        if (m) {
+            const int lane = lane_id(), leader = __ffs(m) - 1;
+            unsigned long long base = 0;
+            if (lane == leader) base = atomicAdd(nf, (unsigned long long)__popc(m));
+            base = __shfl_sync(GPUBFS_FULL_MASK, base, leader);
+            if (mine) queue[base + __popc(m & ((1u << lane) - 1u))] = v;
+        }
+    }
+};
+
+template <bool PRED, bool STATS>
+__device__ void top_down(const State& S, Shared& sh, int L, int nf) {
+    Counts c;
+    TopDownSink<PRED, STATS> sink{&S, S.queue(L + 1), S.slot(L + 1) + SLOT_NF, L + 1, &c};
+    const int* in = S.queue(L);
+    const int ntiles = (nf + BLOCK - 1) / BLOCK;
+    for (int t = blockIdx.x; t < ntiles; t += gridDim.x) {
+        const int i = t * BLOCK + threadIdx.x;
+        int u = -1, start = 0, len = 0;
+        if (i < nf) {
+            u = __ldcg(in + i);
+            start = S.row[u];
+            len = S.row[u + 1] - start;
+            if (STATS) ++c.vertices;
+        }
+        gather_lists<BLOCK>(sh.g, S.col, u, start, len, sink);
+    }
+    flush<STATS>(S, sh, L, c, false);
+}
+
+// Bottom-up: warp w owns bitmap word w (vertices 32w .. 32w+31). The visited and next
+// frontier words are written whole by lane 0, so no atomics and no clearing pass.
+template <bool PRED, bool STATS>
+__device__ void bottom_up(const State& S, Shared& sh, int L) {
+    Counts c;
+    const unsigned int* front = S.front(L);
+    unsigned int* next = S.front(L + 1);
+    const int lane = lane_id();
+    const int words = (S.n + 31) >> 5;
+    const int gwarp = (blockIdx.x * BLOCK + threadIdx.x) >> 5, nwarps = (gridDim.x * BLOCK) >> 5;
+    for (int w = gwarp; w < words; w += nwarps) {
+        const unsigned int seen = __ldcg(S.visited + w);
+        const int v = (w << 5) + lane;
+        bool hit = false;
+        if (v < S.n && !((seen >> lane) & 1u)) {
+            const int s = S.in_row[v], e = S.in_row[v + 1];
+            int k = s;
+            for (; k < e; ++k) {
+                const int u = S.in_col[k];
+                if ((__ldcg(front + (u >> 5)) >> (u & 31)) & 1u) {
+                    hit = true;
+                    if (PRED) S.parent[v] = u;
+                    break;
+                }
+            }
+            if (STATS) {
+                ++c.vertices;
+                c.edges += (unsigned long long)(k - s) + (hit ? 1 : 0);
+            }
+        }
+        const unsigned int got = __ballot_sync(GPUBFS_FULL_MASK, hit);
+        if (lane == 0) {
+            next[w] = got;
+            if (got) S.visited[w] = seen | got;
+        }
+        if (hit) {
+            S.dist[v] = L + 1;
+            c.found(S, v);
+        }
+    }
+    flush<STATS>(S, sh, L, c, true);
+}
+
+// Queue -> bitmap for a switch to bottom-up at level L: the frontier is the vertices
+// labelled L (every bitmap word written whole).
+__device__ void to_bitmap(const State& S, int L) {
+    unsigned int* front = S.front(L);
+    const int lane = lane_id();
+    const int words = (S.n + 31) >> 5;
+    const int gwarp = (blockIdx.x * BLOCK + threadIdx.x) >> 5, nwarps = (gridDim.x * BLOCK) >> 5;
+    for (int w = gwarp; w < words; w += nwarps) {
+        const int v = (w << 5) + lane;
+        const bool in = v < S.n && __ldcg(S.dist + v) == L;
+        const unsigned int bits = __ballot_sync(GPUBFS_FULL_MASK, in);
+        if (lane == 0) front[w] = bits;
+    }
+}
+
+// Bitmap -> queue for a switch to top-down at level L.
+__device__ void to_queue(const State& S, int L) {
+    const unsigned int* front = S.front(L);
+    int* queue = S.queue(L);
+    unsigned long long* count = S.slot(L) + SLOT_CONV;
+    const int lane = lane_id();
+    const int words = (S.n + 31) >> 5;
+    const int gwarp = (blockIdx.x * BLOCK + threadIdx.x) >> 5, nwarps = (gridDim.x * BLOCK) >> 5;
+    for (int w = gwarp; w < words; w += nwarps) {
+        const unsigned int bits = __ldcg(front + w);
+        if (!bits) continue;  // warp-uniform
+        unsigned long long base = 0;
+        if (lane == 0) base = atomicAdd(count, (unsigned long long)__popc(bits));
+        base = __shfl_sync(GPUBFS_FULL_MASK, base, 0);
+        if ((bits >> lane) & 1u) queue[base + __popc(bits & ((1u << lane) - 1u))] = (w << 5) + lane;
+    }
+}
+
+template <bool PRED, bool STATS>
+__device__ void bfs(const State& S, int src, long long m_in, long long alpha_milli,
+                    long long beta_milli, int allow_bottom_up) {
+    DO_SHARED(Shared, sh);
+    const int gtid = blockIdx.x * BLOCK + threadIdx.x, gstride = gridDim.x * BLOCK;
+    for (int i = gtid; i < S.n; i += gstride) {
+        S.dist[i] = i == src ? 0 : -1;
+        if (PRED) S.parent[i] = i == src ? src : -1;
+    }
+    const int words = (S.n + 31) >> 5;
+    for (int w = gtid; w < words; w += gstride)
+        S.visited[w] = w == (src >> 5) ? (1u << (src & 31)) : 0u;
+    if (gtid == 0) {
+        for (int k = 0; k < CTL_WORDS; ++k) S.ctl[k] = 0;
+        S.ctl[SLOT_NF] = 1;
+        S.ctl[SLOT_MF] = (unsigned long long)S.out_degree(src);
+        S.ctl[SLOT_INF] = (unsigned long long)S.in_degree(src);
+        S.q0[0] = src;
+        if (STATS)
+            for (int k = 0; k < CNT_KINDS; ++k)
+                if (S.counter_cap > 0) S.counters[k * S.counter_cap] = 0;
+    }
+    DO_GRID_SYNC();
+
+    long long m_u = m_in;  // in-edges of the vertices not yet visited
+    bool bu = false;
+    int L = 0, bu_levels = 0, switches = 0;
+    for (;; ++L) {
+        if (threadIdx.x == 0) {
+            const volatile unsigned long long* slot = S.slot(L);
+            sh.ctl[0] = slot[SLOT_NF];
+            sh.ctl[1] = slot[SLOT_MF];
+            sh.ctl[2] = slot[SLOT_INF];
+        }
+        __syncthreads();
+        const long long nf = (long long)sh.ctl[0], mf = (long long)sh.ctl[1];
+        m_u -= (long long)sh.ctl[2];
+        __syncthreads();  // sh.ctl is rewritten next level
+        if (nf == 0) break;
+        // Every CTA computes the same decision from the same words.
+        const bool was = bu;
+        if (allow_bottom_up) {
+            if (!bu && (double)mf * (double)alpha_milli > (double)m_u * DO_MILLI) bu = true;
+            else if (bu && (double)nf * (double)beta_milli < (double)S.n * DO_MILLI) bu = false;
+        }
+        if (gtid == 0) {
+            unsigned long long* clear = S.slot(L + 2);
+            for (int k = 0; k < SLOT_WORDS; ++k) clear[k] = 0;
+            if (STATS && L + 1 < S.counter_cap)
+                for (int k = 0; k < CNT_KINDS; ++k) S.counters[k * S.counter_cap + L + 1] = 0;
+            if (STATS && L < S.counter_cap) S.counters[CNT_DIR * S.counter_cap + L] = bu ? 1 : 0;
+        }
+        const unsigned long long t0 = S.prof ? DO_NOW() : 0;
+        S.stamp(L, PROF_START, t0);
+        S.stamp(L, PROF_DIR, bu ? DIR_BOTTOM_UP : DIR_TOP_DOWN);
+        S.stamp(L, PROF_FRONTIER, (unsigned long long)nf);
+        if (bu != was) {
+            ++switches;
+            if (bu) to_bitmap(S, L);
+            else to_queue(S, L);
+            DO_GRID_SYNC();
+        }
+        S.stamp(L, PROF_STEP, bu != was && S.prof ? DO_NOW() : t0);
+        if (bu) {
+            ++bu_levels;
+            bottom_up<PRED, STATS>(S, sh, L);
+        } else {
+            top_down<PRED, STATS>(S, sh, L, (int)nf);
+        }
+        DO_GRID_SYNC();
+    }
+    if (gtid == 0) {
+        S.ctl[CTL_LEVELS] = (unsigned long long)L;
+        S.ctl[CTL_BU_LEVELS] = (unsigned long long)bu_levels;
+        S.ctl[CTL_SWITCHES] = (unsigned long long)switches;
+    }
+    S.stamp(L, PROF_START, S.prof ? DO_NOW() : 0);
+}
+
+}  // namespace dobfs
+
+// One BFS from `src`, launched cooperatively with at most the resident number of CTAs
+// of DO_BLOCK threads. Buffers are sized by the host (strategies.py); m_in is the
+// number of in-edges (m), alpha and beta are in thousandths (DO_MILLI).
+#define DO_BFS_PARAMS                                                                          \
+    const int *__restrict__ row, const int *__restrict__ col, const int *__restrict__ in_row,  \
+        const int *__restrict__ in_col, int n, int src, long long m_in, long long alpha_milli, \
+        long long beta_milli, int allow_bottom_up, int *dist, int *parent,                     \
+        unsigned int *visited, unsigned int *front0, unsigned int *front1, int *q0, int *q1,   \
+        unsigned long long *ctl, unsigned long long *counters, int counter_cap,                \
+        unsigned long long *prof, int prof_cap
+
+template <bool PRED, bool STATS>
+__global__ void __launch_bounds__(DO_BLOCK, DO_MIN_BLOCKS) do_bfs(DO_BFS_PARAMS) {
+    dobfs::State S{row,   col,   in_row, in_col, n,   dist,     parent,      visited, front0,
+                   front1, q0,   q1,     ctl,    counters, counter_cap, prof, prof_cap};
+    dobfs::bfs<PRED, STATS>(S, src, m_in, alpha_milli, beta_milli, allow_bottom_up);
+}
+
+// Every instantiation, so that a plain nvcc compile checks them all.
+#define DO_INSTANTIATE(P, C) template __global__ void do_bfs<P, C>(DO_BFS_PARAMS);
+DO_INSTANTIATE(false, false)
+DO_INSTANTIATE(true, false)
+DO_INSTANTIATE(false, true)
+DO_INSTANTIATE(true, true)

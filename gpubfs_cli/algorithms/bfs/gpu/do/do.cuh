@@ -1,0 +1,62 @@
+// Direction-optimizing BFS (do.*): constants and shims shared by do.cu, its launcher
+// (strategies.py reads the #defines with header_constants) and the CPU emulation
+// harness (tests/gpu/emu/do_driver.cpp, which compiles do.cu with -DGPUBFS_EMULATE).
+#pragma once
+
+#include "common.cuh"
+
+#ifdef GPUBFS_EMULATE
+#define DO_SHARED(T, name) T& name = *emu_block_shared<T>()
+#define DO_GRID_SYNC() emu_grid_sync()
+#define DO_NOW() emu_clock()
+#else
+#include <cooperative_groups.h>
+#define DO_SHARED(T, name) __shared__ T name
+#define DO_GRID_SYNC() cooperative_groups::this_grid().sync()
+__device__ __forceinline__ unsigned long long do_now() {
+    unsigned long long t;
+    asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(t));
+    return t;
+}
+#define DO_NOW() do_now()
+#endif
+
+#ifndef DO_BLOCK
+#define DO_BLOCK 256  // threads per CTA (a multiple of 32)
+#endif
+#ifndef DO_MIN_BLOCKS
+#define DO_MIN_BLOCKS 4  // launch bound: registers capped so 1024 threads fit an SM
+#endif
+
+// alpha and beta reach the kernel in thousandths (integer kernel arguments).
+#define DO_MILLI 1000
+
+// ctl[] words (64-bit). Three rotating slots: level L reads slot L%3, fills slot
+// (L+1)%3 and clears slot (L+2)%3, so one grid barrier per level is enough.
+#define SLOT_NF 0    // frontier vertices (top-down: also the queue's reservation counter)
+#define SLOT_MF 1    // edges out of the frontier (sum of out-degrees)
+#define SLOT_INF 2   // edges into the frontier (sum of in-degrees: leaves m_u)
+#define SLOT_CONV 3  // bitmap -> queue conversion: reservation counter
+#define SLOT_WORDS 4
+#define CTL_LEVELS 12     // levels run (the last one found nothing)
+#define CTL_BU_LEVELS 13  // of which bottom-up
+#define CTL_SWITCHES 14   // direction changes
+#define CTL_WORDS 16
+
+// Per-level counters (counters and profile builds only): counters[k * cap + level].
+#define CNT_VERTICES 0  // top-down: frontier vertices expanded; bottom-up: unvisited vertices checked
+#define CNT_EDGES 1     // top-down: neighbours gathered; bottom-up: in-edges looked at
+#define CNT_DIR 2       // 0 top-down, 1 bottom-up
+#define CNT_KINDS 3
+
+// Profile (profile build): PROF_WORDS per level, stamped by thread 0 of CTA 0 after
+// the grid barrier: start ns, ns after the frontier conversion (= start without one),
+// direction, frontier size. The end time follows the last level's words.
+#define PROF_WORDS 4
+#define PROF_START 0
+#define PROF_STEP 1
+#define PROF_DIR 2
+#define PROF_FRONTIER 3
+
+#define DIR_TOP_DOWN 0
+#define DIR_BOTTOM_UP 1

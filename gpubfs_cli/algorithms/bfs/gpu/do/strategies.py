@@ -1,0 +1,266 @@
+"""Direction-optimizing BFS on the GPU: ``do.bfs`` (and ``do.top_down``, the same
+kernel held to top-down steps, for comparison). Not one of the five papers: the family
+is gpubfs's own (paper key ``beyond``), so the paper tables stay faithful.
+
+What it implements. Beamer, Asanovic, Patterson, "Direction-Optimizing Breadth-First
+Search" (SC'12): a level is expanded either top-down (the frontier's out-edges are
+gathered and unvisited neighbours claimed) or bottom-up (every unvisited vertex looks
+through its in-edges for a parent in the frontier and stops at the first one). When the
+frontier's out-edges outnumber what the unvisited vertices would check, bottom-up does
+far less work: on Kronecker and uniform random graphs the two or three middle levels
+hold most of the edges and almost every unvisited vertex finds a parent at once.
+
+The heuristic (section 4 of the paper), evaluated after every level from counts the CTAs
+accumulate (n_f frontier vertices, m_f edges out of the frontier, m_u in-edges of the
+vertices not yet visited):
+
+- top-down -> bottom-up when ``m_f * alpha > m_u``;
+- bottom-up -> top-down when ``n_f * beta < n``.
+
+Beamer's alpha = 14 and beta = 24 are the defaults; they were tuned for a CPU's cost of
+an edge check in each direction. On the GPU the lead tunes them with
+``scripts/device/do_sweep.sh`` (alpha x beta grid on the three target graphs); the
+values measured there belong in this docstring.
+
+What was adapted for a GPU, and why:
+
+- One persistent cooperative kernel per BFS (do.cu). CTAs meet at a grid barrier
+  after each level, read the level's counts from one of three rotating control slots
+  and all take the same decision: the switch costs no host round trip. A switch
+  converts the frontier inside the kernel (queue -> bitmap from the distance labels,
+  bitmap -> queue by warp ballots), one extra grid barrier.
+- Top-down steps use gpubfs's load-balanced gathering (gpu/include/expand.cuh: the
+  CTA, warp and scan gathering of Merrill et al.) and claim neighbours with an exact
+  atomic test-and-set on the visited bitmap, so queues never overflow (at most n).
+- Bottom-up steps give one warp to each 32-bit bitmap word: a lane per vertex scans its
+  in-edges with an early exit, probing the frontier bitmap (n/8 bytes, read through L2
+  with ld.global.cg); the warp writes the next frontier word and the visited word
+  whole from a ballot (no atomics, no clearing pass). Directed graphs get the transpose
+  (CSR of in-edges) built in prepare (DeviceGraph.with_in_edges, vectorised);
+  undirected graphs use the CSR itself.
+- No fixed cost per traversal: every buffer is allocated in prepare, the argument
+  tuple is built there (traverse puts in the source), and nothing is read back during
+  the traversal (exact claims: no overflow to check). Per-level counters are compiled
+  out unless ``counters`` or ``profile`` asks for them.
+
+Rates. A bottom-up level does not look at every edge, so its "traversed edges" are not
+the edges it examined. Its GTEPS are reported as equivalent GTEPS (``teps =
+"equivalent"``): the same edge count as the top-down strategies (the out-degrees of
+the reached vertices) over its time; every table says so.
+
+Knobs:
+
+- ``alpha``, ``beta``: the switch thresholds above (>= 0; read in thousandths).
+  ``alpha = 0`` never goes bottom-up; a huge alpha and a huge beta go bottom-up from
+  the first level and stay there.
+- ``bottom_up``: False holds every level top-down (the ``do.top_down`` variant).
+- ``cta_size``: threads per CTA (128 to 1024; compiled per size).
+- ``blocks_per_sm``: CTAs per SM of the persistent grid (0 = as many as fit).
+- ``counters``: per-level counters (direction, vertices and edges examined) in the
+  answer's counters; off for timings.
+- ``profile``: as ``counters``, plus %globaltimer stamps per level (start, after the
+  frontier conversion) in counters["profile"]: PROF_WORDS words per level (start ns,
+  step ns, direction, frontier size; do.cuh), the end time after the last level.
+  ``profile_rows`` turns one into a per-level table (scripts/device/do_profile.py).
+
+Counters (always): ``levels``, ``bottom_up_levels``, ``switches`` (device scalars, read
+after timing). With ``counters``/``profile``: ``direction`` (0 top-down, 1 bottom-up),
+``vertices_examined``, ``edges_examined`` per level.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+from typing import ClassVar
+
+import numpy as np
+
+from gpubfs_cli.core.answer import Answer
+from gpubfs_cli.core.device import Device
+from gpubfs_cli.core.strategy import StrategyUnavailable, register
+from gpubfs_cli.gpu.base import GpuStrategy
+from gpubfs_cli.gpu.launch import blocks_per_sm, i32, i64, require_int32_ids, sm_count
+from gpubfs_cli.gpu.modules import header_constants, load_module
+from gpubfs_cli.graph.csr import CSRGraph
+
+KERNELS = Path(__file__).with_name("do.cu")
+C = header_constants(Path(__file__).with_name("do.cuh"))
+CTA_SIZES = (128, 256, 512, 1024)
+MILLI = C["DO_MILLI"]
+CTL_WORDS, CTL_LEVELS, CTL_BU_LEVELS, CTL_SWITCHES = (
+    C["CTL_WORDS"], C["CTL_LEVELS"], C["CTL_BU_LEVELS"], C["CTL_SWITCHES"])
+CNT_VERTICES, CNT_EDGES, CNT_DIR, CNT_KINDS = C["CNT_VERTICES"], C["CNT_EDGES"], C["CNT_DIR"], C["CNT_KINDS"]
+PROF_WORDS = C["PROF_WORDS"]
+EDGE_LIMIT = 2**31  # edge offsets are 32-bit
+MAX_LEVELS = 1 << 20  # per-level counter and profile rows kept (a longer BFS keeps the first)
+
+
+def kernel_defines(cta_size: int) -> dict[str, int]:
+    """The -D defines of the build for CTAs of `cta_size` threads."""
+    return {"DO_BLOCK": cta_size, "DO_MIN_BLOCKS": max(1, 1024 // cta_size)}
+
+
+KERNEL_DEFINES = [kernel_defines(c) for c in CTA_SIZES]  # every build, for the compile test
+
+
+def kernel_name(predecessors: bool, stats: bool) -> str:
+    return f"do_bfs<{'true' if predecessors else 'false'}, {'true' if stats else 'false'}>"
+
+
+KERNEL_NAMES = tuple(kernel_name(p, s) for s in (False, True) for p in (False, True))
+
+
+@dataclass(frozen=True)
+class DoKnobs:
+    alpha: float = 14.0
+    beta: float = 24.0
+    bottom_up: bool = True
+    cta_size: int = 256
+    blocks_per_sm: int = 0
+    counters: bool = False
+    profile: bool = False
+
+    def __post_init__(self) -> None:
+        for key in ("alpha", "beta"):
+            value = getattr(self, key)
+            if isinstance(value, bool) or not isinstance(value, (int, float)) or not 0 <= value < 2**53 / MILLI:
+                raise ValueError(f"{key} must be a number >= 0, not {value!r}")
+        for key in ("bottom_up", "counters", "profile"):
+            if not isinstance(getattr(self, key), bool):
+                raise ValueError(f"{key} must be true or false, not {getattr(self, key)!r}")
+        if self.cta_size not in CTA_SIZES:
+            raise ValueError(f"cta_size must be one of {', '.join(map(str, CTA_SIZES))}")
+        if isinstance(self.blocks_per_sm, bool) or not isinstance(self.blocks_per_sm, int) or self.blocks_per_sm < 0:
+            raise ValueError("blocks_per_sm must be an integer >= 0 (0 = as many as fit)")
+
+
+@dataclass(frozen=True)
+class TopDownKnobs(DoKnobs):
+    bottom_up: bool = False
+
+
+def profile_rows(profile, counters: dict) -> list[dict]:
+    """Per level of a profiled traversal (host arrays): direction, frontier size,
+    microseconds of the frontier conversion and of the step, vertices and edges
+    examined. `profile` is counters["profile"]; `counters` the same answer's counters."""
+    prof = np.asarray(profile, dtype=np.int64)
+    levels = min(int(counters["levels"]), len(prof) // PROF_WORDS - 1)
+    rows = []
+    for L in range(levels):
+        start, step, direction, frontier = (int(x) for x in prof[L * PROF_WORDS: (L + 1) * PROF_WORDS])
+        end = int(prof[(L + 1) * PROF_WORDS])
+        rows.append({
+            "level": L, "direction": "bottom-up" if direction else "top-down", "frontier": frontier,
+            "convert_us": (step - start) / 1e3, "step_us": (end - step) / 1e3,
+            "vertices_examined": int(np.asarray(counters["vertices_examined"])[L]),
+            "edges_examined": int(np.asarray(counters["edges_examined"])[L]),
+        })
+    return rows
+
+
+def compiled_module(cta_size: int, device: Device | None = None):
+    return load_module(KERNELS, defines=kernel_defines(cta_size), cooperative=True,
+                       name_expressions=KERNEL_NAMES, device=device)
+
+
+@register
+class DirectionOptimizing(GpuStrategy):
+    name = "do.bfs"
+    paper = "beyond"
+    section = "beyond the papers: direction-optimizing BFS (Beamer et al., SC'12), one persistent kernel"
+    summary = "top-down and bottom-up levels, switched on the device by Beamer's alpha/beta heuristic"
+    caveats = (
+        "not one of the five papers: gpubfs's own direction-optimizing BFS",
+        "rates are equivalent GTEPS: the top-down edge count over its time (bottom-up levels examine fewer edges)",
+        "alpha and beta are Beamer's CPU values until tuned on the GPU (scripts/device/do_sweep.sh)",
+    )
+    teps = "equivalent"
+    Knobs: ClassVar[type] = DoKnobs
+
+    def prepare(self, graph: CSRGraph) -> None:
+        require_int32_ids(graph, self.name)
+        if graph.m >= EDGE_LIMIT:
+            raise StrategyUnavailable(f"{self.name} keeps edge offsets in 32 bits (m < 2^31)")
+        super().prepare(graph)
+        cp = self.cupy()
+        k = self.knobs
+        n = graph.n
+        dg = self.dgraph.with_in_edges()
+        row = dg.row_offsets32
+        if dg.in_offsets is dg.row_offsets:  # undirected: the CSR is its own transpose
+            in_row, in_col = row, dg.col_indices
+        else:
+            in_row, in_col = self.keep("_in_row", dg.in_offsets.astype(cp.int32)), dg.in_indices
+        stats = bool(k.counters or k.profile)
+        module = compiled_module(int(k.cta_size), self.device)
+        self._kernels = {p: module.get_function(kernel_name(p, stats)) for p in (False, True)}
+        fit = min(blocks_per_sm(kern, int(k.cta_size)) for kern in self._kernels.values())
+        if fit < 1:
+            raise StrategyUnavailable(f"{self.name}: no CTA of {k.cta_size} threads fits an SM")
+        self._grid = min(int(k.blocks_per_sm) or fit, fit) * sm_count(self.device)
+        words = (n + 31) // 32
+        dist = self.buffer("_dist", n, cp.int32)
+        parent = self.buffer("_parent", n, cp.int32)
+        visited = self.buffer("_visited", words, cp.uint32)
+        fronts = [self.buffer(f"_front{i}", words, cp.uint32) for i in (0, 1)]
+        queues = [self.buffer(f"_queue{i}", n, cp.int32) for i in (0, 1)]
+        ctl = self.buffer("_ctl", CTL_WORDS, cp.uint64)
+        cap = min(n + 2, MAX_LEVELS)
+        counters = self.buffer("_counters", CNT_KINDS * cap, cp.uint64, fill=0) if stats else self.keep("_counters", None)
+        prof = self.buffer("_prof", PROF_WORDS * (cap + 1), cp.uint64, fill=0) if k.profile else self.keep("_prof", None)
+        self._cap = cap
+        head = (row, dg.col_indices, in_row, in_col, i32(n))
+        tail = (
+            i64(graph.m), i64(round(float(k.alpha) * MILLI)), i64(round(float(k.beta) * MILLI)),
+            i32(1 if k.bottom_up else 0), dist,
+        )
+        rest = (visited, fronts[0], fronts[1], queues[0], queues[1], ctl, counters,
+                i32(cap if stats else 0), prof, i32(cap + 1 if prof is not None else 0))
+        # Built once: traverse() only puts in the source.
+        self._args = {p: (head, tail + ((parent if p else None),) + rest) for p in (False, True)}
+
+    def traverse(self, source: int, predecessors: bool = False) -> Answer:
+        n = self.graph.n
+        if not 0 <= source < n:
+            raise ValueError(f"source {source} out of range [0, {n})")
+        head, tail = self._args[predecessors]
+        self._kernels[predecessors]((self._grid,), (int(self.knobs.cta_size),), head + (i32(source),) + tail)
+        ctl = self._ctl
+        counters = {"levels": ctl[CTL_LEVELS], "bottom_up_levels": ctl[CTL_BU_LEVELS],
+                    "switches": ctl[CTL_SWITCHES]}
+        if self._counters is not None:
+            cap = self._cap
+            counters["direction"] = self._counters[CNT_DIR * cap: (CNT_DIR + 1) * cap]
+            counters["vertices_examined"] = self._counters[CNT_VERTICES * cap: (CNT_VERTICES + 1) * cap]
+            counters["edges_examined"] = self._counters[CNT_EDGES * cap: (CNT_EDGES + 1) * cap]
+        if self._prof is not None:
+            counters["profile"] = self._prof
+        return DoAnswer(self._dist, self._parent if predecessors else None, counters)
+
+
+@dataclass
+class DoAnswer(Answer):
+    """Per-level series are cut to the levels run in to_host(), after the timer."""
+
+    def to_host(self) -> Answer:
+        host = super().to_host()
+        c = host.counters
+        levels = c["levels"] = int(c["levels"])
+        c["bottom_up_levels"], c["switches"] = int(c["bottom_up_levels"]), int(c["switches"])
+        for key in ("direction", "vertices_examined", "edges_examined"):
+            if key in c:
+                c[key] = np.asarray(c[key], dtype=np.int64)[:levels]
+        if "profile" in c:
+            c["profile"] = np.asarray(c["profile"], dtype=np.int64)[: PROF_WORDS * (levels + 1)]
+        return host
+
+
+@register
+class TopDownOnly(DirectionOptimizing):
+    name = "do.top_down"
+    section = "beyond the papers: do.bfs's kernel held to top-down levels (for comparison)"
+    summary = "the direction-optimizing kernel with bottom-up steps off: top-down every level"
+    caveats = ("not one of the five papers: do.bfs with bottom_up off",)
+    teps = "traversed"
+    Knobs = TopDownKnobs

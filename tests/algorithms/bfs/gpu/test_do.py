@@ -1,0 +1,104 @@
+"""do.bfs / do.top_down: knob checks (CPU) and the direction-specific GPU checks the
+generic suite (test_strategies.py, which runs both on every graph) does not make:
+forced directions, the transpose of directed graphs, parents, no per-traversal
+allocation. The kernel logic itself is checked on the CPU by test_do_emulated.py."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from gpubfs_cli.core.strategy import all_strategies, make_knobs
+from gpubfs_cli.errors import UserError
+from tests.algorithms.bfs.gpu import test_strategies as ts
+
+FORCED_BU = {"alpha": 1e9, "beta": 1e9}
+
+
+def _do(name: str = "do.bfs", **knobs):
+    cls = all_strategies()[name]
+    return cls(make_knobs(cls, knobs))
+
+
+@pytest.mark.parametrize("knobs, what", [
+    ({"alpha": -1.0}, "alpha"), ({"beta": "x"}, "beta"), ({"cta_size": 96}, "cta_size"),
+    ({"blocks_per_sm": -1}, "blocks_per_sm"), ({"profile": 1}, "profile"),
+])
+def test_bad_knobs_are_one_clear_error(knobs, what):
+    with pytest.raises(UserError, match=what):
+        _do(**knobs)
+
+
+def test_family_is_not_a_paper():
+    for name in ("do.bfs", "do.top_down"):
+        cls = all_strategies()[name]
+        assert cls.paper == "beyond" and cls.device_kind == "gpu"
+    assert all_strategies()["do.top_down"].Knobs().bottom_up is False
+
+
+def _check(strategy, graph_name, sources, predecessors=False):
+    g = ts.graph(graph_name)
+    strategy.prepare(g)
+    out = []
+    for s in sources:
+        got = strategy.traverse(s, predecessors).to_host()
+        ref = ts.reference(graph_name, s)
+        np.testing.assert_array_equal(got.distances, ref.distances, err_msg=f"{graph_name} from {s}")
+        assert got.counters["levels"] == ref.counters["levels"]
+        if predecessors:
+            ts.check_parents(g, s, got.distances, got.parents)
+        out.append((s, got))
+    strategy.release()
+    return out
+
+
+@pytest.mark.gpu
+@pytest.mark.parametrize("graph_name", ["kronecker", "grid60x60", "directed", "disconnected"])
+def test_forced_top_down(graph_name):
+    for name, knobs in (("do.top_down", {}), ("do.bfs", {"alpha": 0.0})):
+        for _, got in _check(_do(name, counters=True, **knobs), graph_name, ts.sources(graph_name)[:4]):
+            c = got.counters
+            assert c["bottom_up_levels"] == 0 and c["switches"] == 0 and not c["direction"].any()
+
+
+@pytest.mark.gpu
+@pytest.mark.parametrize("graph_name", ["kronecker", "grid60x60", "directed", "star100k"])
+def test_forced_bottom_up_from_level_1(graph_name):
+    """Every level after the source's is found bottom-up (the source has out-edges)."""
+    g = ts.graph(graph_name)
+    srcs = [s for s in ts.sources(graph_name) if g.out_degrees()[s] > 0][:4]
+    for _, got in _check(_do(counters=True, **FORCED_BU), graph_name, srcs, predecessors=True):
+        c = got.counters
+        assert c["bottom_up_levels"] == c["levels"] and c["switches"] == 1 and c["direction"].all()
+
+
+@pytest.mark.gpu
+def test_directed_graph_uses_the_transpose():
+    """On a directed graph bottom-up must scan in-edges: with out-edges it would find
+    parents that cannot reach the vertex."""
+    assert ts.graph("directed").directed
+    for knobs in (FORCED_BU, {"alpha": 2.0, "beta": 8.0}, {}):
+        _check(_do(**knobs), "directed", ts.sources("directed"), predecessors=True)
+
+
+@pytest.mark.gpu
+def test_automatic_switch_goes_both_ways_on_kronecker():
+    got = _check(_do(counters=True), "kronecker", ts.sources("kronecker"), predecessors=True)
+    assert any(g.counters["switches"] >= 2 for _, g in got), [g.counters for _, g in got]
+
+
+@pytest.mark.gpu
+def test_traverse_allocates_nothing():
+    """Every buffer comes from prepare: the pool's used bytes do not grow in traverse."""
+    import cupy as cp
+
+    strategy = _do()
+    strategy.prepare(ts.graph("kronecker"))
+    strategy.traverse(0, True)
+    cp.cuda.Device().synchronize()
+    pool = cp.get_default_memory_pool()
+    before = pool.used_bytes()
+    for s in ts.sources("kronecker"):
+        strategy.traverse(s, predecessors=bool(s % 2))
+    assert pool.used_bytes() == before
+    strategy.release()

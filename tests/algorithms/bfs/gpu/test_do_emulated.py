@@ -1,0 +1,119 @@
+"""do.bfs and do.top_down run end to end on the CPU: the real launcher with numpy in
+place of CuPy, do.cu (compiled unchanged) under the CUDA emulator
+(tests/gpu/emu/do_driver.cpp, tests/gpu/emulated_cupy.py). No GPU needed, only g++.
+
+Scaled down: CTAs of 128 threads, 2 SMs with 2 resident CTAs each (4 CTAs, 16 warps),
+so the CTA-wide, warp and scan gathering of top-down steps and the warp-per-word
+bottom-up steps all run on graphs of a few hundred vertices; fibers switch at atomics
+and __ldcg at random (seeded), so CTAs race for the visited bits. Each traversal is
+checked against cpu.sequential (distances, a BFS tree of parents, the level count).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from gpubfs_cli.algorithms.bfs.cpu.sequential import sequential_bfs
+from gpubfs_cli.algorithms.bfs.gpu.do import strategies as do
+from tests.algorithms.bfs.gpu import emulated_bfs as eb
+from tests.gpu import emulated_cupy as ec
+
+DO = ec.Family(do.KERNELS, "do_driver.cpp", (do,), defines=[do.kernel_defines(128)])
+BASE = {"cta_size": 128}
+PATCHES = {"blocks_per_sm": lambda kernel, block, shared_mem=0: 2}
+FORCED_BU = {"alpha": 1e9, "beta": 1e9}  # bottom-up from the first level, never back
+
+
+@pytest.fixture(scope="module")
+def emulation(tmp_path_factory) -> ec.Emulation:
+    return ec.Emulation(DO, ec.build_libraries(DO, tmp_path_factory.mktemp("do_emu")))
+
+
+def check_counters(strategy, g, s, got):
+    """Directions as the knobs force them; with counters, what each level examined is
+    exactly what its direction must examine."""
+    c = got.counters
+    levels = int(c["levels"])
+    bu, switches = int(c["bottom_up_levels"]), int(c["switches"])
+    k = strategy.knobs
+    if not k.bottom_up or k.alpha == 0:
+        assert (bu, switches) == (0, 0), c
+    if k.bottom_up and (k.alpha, k.beta) == (FORCED_BU["alpha"], FORCED_BU["beta"]):
+        # a source without out-edges has nothing to go bottom-up for (m_f = 0)
+        assert (bu, switches) == ((levels, 1) if g.out_degrees()[s] else (0, 0)), c
+    if not k.counters:
+        return
+    ref = sequential_bfs(g, s).distances
+    deg = g.out_degrees()
+    in_deg = np.bincount(g.col_indices, minlength=g.n)
+    direction = np.asarray(c["direction"])[:levels]
+    assert int(direction.sum()) == bu
+    for L in range(levels):
+        frontier = ref == L
+        if direction[L]:
+            unvisited = (ref < 0) | (ref > L)
+            assert c["vertices_examined"][L] == unvisited.sum(), (L, c)
+            # early exit: at most the in-edges of the unvisited, at least one per discovery
+            assert (ref == L + 1).sum() <= c["edges_examined"][L] <= in_deg[unvisited].sum(), (L, c)
+        else:
+            assert c["vertices_examined"][L] == frontier.sum(), (L, c)
+            assert c["edges_examined"][L] == deg[frontier].sum(), (L, c)
+
+
+def run(monkeypatch, emulation, knobs: dict, graphs, name: str = "do.bfs", **kw):
+    return eb.run(monkeypatch, emulation, name, {**BASE, **knobs}, graphs, patches=PATCHES, sms=2,
+                  resident=2, check=check_counters, **kw)
+
+
+VARIANTS = [
+    {},
+    {"counters": True},
+    {**FORCED_BU, "counters": True},
+    {"bottom_up": False, "counters": True},
+    {"alpha": 0.5, "beta": 2.0, "counters": True},
+    {"profile": True},
+]
+
+
+def _id(knobs) -> str:
+    return "-".join(f"{k}={v}" for k, v in knobs.items()) or "defaults"
+
+
+@pytest.mark.parametrize("knobs", VARIANTS, ids=[_id(k) for k in VARIANTS])
+def test_every_graph(monkeypatch, emulation, knobs):
+    run(monkeypatch, emulation, knobs, list(eb.GRAPHS))
+
+
+def test_top_down_variant(monkeypatch, emulation):
+    run(monkeypatch, emulation, {"counters": True}, eb.HARD, name="do.top_down")
+
+
+def test_automatic_switch_goes_both_ways(monkeypatch, emulation):
+    """Beamer's thresholds on the R-MAT graph and the broom: some traversal goes
+    bottom-up and comes back (two switches), and they still match the reference."""
+    answers = run(monkeypatch, emulation, {"alpha": 2.0, "beta": 8.0}, ["rmat", "broom", "directed"])
+    assert any(a.counters["switches"] >= 2 for a in answers), [a.counters for a in answers]
+
+
+def check_profile(strategy, g, s, got):
+    """One row per level, in the kernel's direction, with the logical frontier sizes
+    (checked as each traversal ends: the arrays are the strategy's buffers)."""
+    check_counters(strategy, g, s, got)
+    host = do.DoAnswer(got.distances, got.parents, got.counters).to_host()
+    rows = do.profile_rows(host.counters["profile"], host.counters)
+    assert len(rows) == host.counters["levels"]
+    assert [r["direction"] == "bottom-up" for r in rows] == list(host.counters["direction"] == 1)
+    assert [r["frontier"] for r in rows] == list(np.bincount(got.distances[got.distances >= 0]))
+    assert all(r["convert_us"] >= 0 and r["step_us"] >= 0 for r in rows)
+
+
+def test_profile_rows(monkeypatch, emulation):
+    eb.run(monkeypatch, emulation, "do.bfs", {**BASE, "profile": True, "alpha": 2.0}, ["rmat", "broom"],
+           patches=PATCHES, sms=2, resident=2, check=check_profile)
+
+
+@pytest.mark.parametrize("seed", [2, 3])
+def test_more_thread_interleavings(monkeypatch, emulation, seed):
+    for knobs in ({}, FORCED_BU, {"alpha": 2.0, "beta": 8.0}):
+        run(monkeypatch, emulation, knobs, ["loops_dups", "rmat", "directed"], seed=seed)
