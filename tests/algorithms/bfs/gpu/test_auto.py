@@ -329,3 +329,20 @@ def test_catalogue_config_runs_every_gpu_strategy_but_auto():
     assert gpu - {"auto.bfs"} <= names
     assert not any(n.startswith(("auto.", "cpu.", "peer.")) for n in names)
     assert cfg.validate == "all"  # the table needs each graph's depth
+
+
+@pytest.mark.gpu
+def test_auto_on_the_gpu_runs_the_shipped_tables_choice():
+    from gpubfs_cli.core.device import gpu
+
+    graph = star_graph(5000, "star5000")
+    auto = AutoBfs()
+    auto.upload(graph)
+    auto.prepare(graph)
+    assert auto.delegate.device_kind == "gpu" and auto.devices == (gpu(0),)
+    got = auto.traverse(7).to_host()
+    assert np.array_equal(got.distances, sequential_bfs(graph, 7).distances)
+    assert got.counters["auto.choice"] == auto.delegate.name
+    assert got.counters["auto.l2_ratio"] > 0  # this GPU's L2, not the table's
+    auto.release()
+    assert auto.delegate is None

@@ -23,7 +23,13 @@ import time
 from dataclasses import dataclass
 
 from gpubfs_cli.core.answer import Answer
-from gpubfs_cli.core.strategy import Strategy, StrategyUnavailable, all_strategies, make_knobs, register
+from gpubfs_cli.core.strategy import (
+    Strategy,
+    StrategyUnavailable,
+    all_strategies,
+    make_knobs,
+    register,
+)
 from gpubfs_cli.gpu import backend
 
 

@@ -23,7 +23,12 @@ from typing import Any
 
 import numpy as np
 
-from gpubfs_cli.algorithms.bfs.gpu.auto.features import DISTANCE_FEATURES, Features, recorded_features, vector_of
+from gpubfs_cli.algorithms.bfs.gpu.auto.features import (
+    DISTANCE_FEATURES,
+    Features,
+    recorded_features,
+    vector_of,
+)
 from gpubfs_cli.errors import UserError
 
 SHIPPED_TABLE = Path(__file__).resolve().parents[2] / "auto_table.yaml"
