@@ -1,0 +1,78 @@
+"""Build auto.bfs's decision table from results files, or check auto against the fastest.
+
+    python scripts/build_auto_table.py RESULTS.json...            write the table
+        [--out PATH]      (default gpubfs_cli/algorithms/bfs/auto_table.yaml)
+    python scripts/build_auto_table.py --check RESULTS.json...    per graph: auto's choice,
+        [--table PATH]    the fastest strategy and the ratio; exit 1 when auto trails the
+                          fastest by more than 10% anywhere
+
+The results files are those of a catalogue run (configs/experiments/catalogue-gpu.yaml:
+every GPU strategy on every generated catalogue graph, validated, so each graph's depth
+is recorded). Each graph's fastest strategy is the lowest median; the rules and the pool
+of candidates are described in gpubfs_cli/algorithms/bfs/gpu/auto/table.py. --check uses
+auto.bfs's own samples where the files have them (a run of auto.bfs beside the others),
+else the table's choice as measured in the files.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+if str(ROOT) not in sys.path:
+    sys.path.insert(0, str(ROOT))
+
+from gpubfs_cli.algorithms.bfs.gpu.auto import table as auto_table  # noqa: E402
+from gpubfs_cli.errors import UserError  # noqa: E402
+
+
+def build(paths: list[str], out: Path) -> int:
+    from gpubfs_cli.files import write_text_atomic
+
+    doc = auto_table.build_table(auto_table.measured(paths))
+    write_text_atomic(out, auto_table.table_text(doc), "decision table")
+    auto_table.load_table(out)  # what was written must read back
+    print(f"{out}: {len(doc['rules'])} rules from {len(paths)} results files ({doc['machine']['gpu']})")
+    for rule in doc["rules"]:
+        runner = rule["runner_up"]
+        behind = f"{runner['strategy']} {runner['ms']:.4g} ms" if runner else "-"
+        print(f"  {rule['graph']:<26} {rule['strategy']:<30} {rule['ms']:>9.4g} ms   runner-up {behind}")
+    return 0
+
+
+def check(paths: list[str], table_path: str | None, tolerance: float) -> int:
+    table = auto_table.load_table(table_path)
+    verdicts = auto_table.check(auto_table.measured(paths), table, tolerance)
+    print(f"{'graph':<26} {'from':<9} {'auto chose':<44} {'fastest':<38} ratio  verdict")
+    for v in verdicts:
+        ratio = f"{v.ratio:.3f}" if v.ratio is not None else "-"
+        verdict = "ok" if v.ok else "FAIL"
+        print(f"{v.graph:<26} {v.how:<9} {v.choice:<44} {v.fastest:<38} {ratio:>5}  {verdict}"
+              + (f" ({v.note})" if v.note else ""))
+    failed = [v for v in verdicts if not v.ok]
+    print(f"{len(verdicts) - len(failed)} of {len(verdicts)} graphs within {tolerance:.0%} of the fastest"
+          f" (table {table.path})")
+    return 1 if failed else 0
+
+
+def main(argv: list[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("results", nargs="+", help="results files of a catalogue run")
+    ap.add_argument("--check", action="store_true", help="compare auto with the fastest instead of building")
+    ap.add_argument("--out", type=Path, default=auto_table.SHIPPED_TABLE, help="the table to write")
+    ap.add_argument("--table", default=None, help="the table --check looks choices up in (default: shipped)")
+    ap.add_argument("--tolerance", type=float, default=auto_table.TOLERANCE, help="allowed share behind (0.10)")
+    args = ap.parse_args(argv)
+    try:
+        if args.check:
+            return check(args.results, args.table, args.tolerance)
+        return build(args.results, args.out)
+    except UserError as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return 2
+
+
+if __name__ == "__main__":
+    sys.exit(main())

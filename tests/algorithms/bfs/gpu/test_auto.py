@@ -1,0 +1,348 @@
+"""auto.bfs without a GPU: its features, the decision table (lookup, bad tables), the
+builder and --check on results files written by the real writer, auto delegating to a
+CPU strategy (alone and through the runner), the shipped table and the catalogue config."""
+
+from __future__ import annotations
+
+import json
+import math
+import sys
+from pathlib import Path
+
+import numpy as np
+import pytest
+import yaml
+
+from gpubfs_cli.algorithms.bfs.cpu.scipy_ref import ScipyBfs
+from gpubfs_cli.algorithms.bfs.cpu.sequential import SequentialBfs, sequential_bfs
+from gpubfs_cli.algorithms.bfs.gpu.auto import table as auto_table
+from gpubfs_cli.algorithms.bfs.gpu.auto.features import (
+    DISTANCE_FEATURES,
+    graph_features,
+    make_features,
+    recorded_features,
+    top_share,
+)
+from gpubfs_cli.algorithms.bfs.gpu.auto.strategy import AutoBfs, AutoKnobs
+from gpubfs_cli.bench.results import SCHEMA_VERSION, Prepare, Sample, write_results
+from gpubfs_cli.core.device import CPU
+from gpubfs_cli.errors import UserError
+from gpubfs_cli.graph import EdgeList, build_csr
+
+ROOT = Path(__file__).resolve().parents[4]
+sys.path.insert(0, str(ROOT / "scripts"))
+import build_auto_table  # noqa: E402
+
+
+def path_graph(n: int, name: str = "path"):
+    v = np.arange(n - 1)
+    return build_csr(EdgeList(v, v + 1, n, directed=False), name=name)
+
+
+def star_graph(leaves: int, name: str = "star"):
+    return build_csr(EdgeList(np.zeros(leaves, dtype=np.int64), np.arange(1, leaves + 1), leaves + 1,
+                              directed=False), name=name)
+
+
+# ------------------------------------------------------------------ features
+def test_features_of_a_path_are_exact():
+    f, probe_ms = graph_features(path_graph(5), l2_bytes=160)
+    # degrees 1 2 2 2 1: the probe starts at vertex 1 (the first of highest degree), 3 levels deep
+    assert (f.n, f.m, f.directed, f.max_degree) == (5, 8, False, 2)
+    assert f.mean_degree == 1.6 and f.degree_skew == 1.25 and f.depth == 3
+    assert f.top1_share == 0.25  # one vertex (1% of 5, at least one) holds 2 of 8 edges
+    assert f.csr_bytes == 8 * 6 + 4 * 8 and f.l2_ratio == 0.5
+    assert probe_ms >= 0
+    assert f.vector().tolist() == [math.log2(2.6), math.log2(2.25), 2.0, math.log2(1.5), 0.0]
+
+
+def test_features_of_a_directed_graph_and_of_one_vertex():
+    g = build_csr(EdgeList(np.array([0, 0, 0, 3]), np.array([1, 2, 3, 4]), 5, directed=True), name="d")
+    f, _ = graph_features(g, l2_bytes=1000)
+    assert (f.directed, f.max_degree, f.depth, f.mean_degree) == (True, 3, 2, 0.8)
+    assert f.degree_skew == 3.75 and f.top1_share == 0.75
+    assert f.vector()[-1] == 1.0
+    lone, _ = graph_features(build_csr(EdgeList(np.array([], dtype=np.int64), np.array([], dtype=np.int64), 1,
+                                                directed=False), name="one"), l2_bytes=1000)
+    assert (lone.mean_degree, lone.degree_skew, lone.depth, lone.top1_share) == (0.0, 0.0, 0.0, 0.0)
+
+
+def test_top_share_takes_at_least_one_vertex():
+    degrees = np.array([5] + [1] * 9)
+    assert top_share(degrees) == 5 / 14
+    assert top_share(degrees, 0.2) == 6 / 14
+    assert top_share(np.zeros(4, dtype=np.int64)) == 0.0
+
+
+def test_recorded_features_match_the_graph_definition():
+    info = {"status": "ok", "n": 5, "m": 8, "directed": False, "stats": {"max_degree": 2}, "depth_avg": 3.0}
+    assert recorded_features(info, 160) == make_features(5, 8, False, 2, 3.0, 160)
+    assert recorded_features(info, 160).to_dict() == {
+        **graph_features(path_graph(5), 160)[0].to_dict(), "top1_share": None}
+    assert recorded_features({**info, "depth_avg": None}, 160) is None  # a run without validation
+    assert recorded_features({"status": "error", "reason": "x"}, 160) is None
+
+
+# ------------------------------------------------------------------ tables
+def rule(graph, strategy, ms=1.0, knobs=None, **features):
+    feats = {"mean_degree": 4.0, "degree_skew": 1.0, "depth": 10.0, "l2_ratio": 1.0, "directed": False, **features}
+    return {"graph": graph, "features": feats, "strategy": strategy, "knobs": knobs or {}, "ms": ms,
+            "runner_up": None}
+
+
+def write_table(path: Path, rules, **top) -> Path:
+    doc = {"version": 1, "machine": {"gpu": "Test GPU", "l2_bytes": 1 << 20},
+           "distance": list(DISTANCE_FEATURES), "rules": rules, **top}
+    path.write_text(yaml.safe_dump(doc, sort_keys=False))
+    return path
+
+
+DEEP_SHALLOW = [rule("deep", "cpu.sequential", depth=1000.0, degree_skew=1.0),
+                rule("shallow", "cpu.scipy", depth=2.0, degree_skew=100.0)]
+
+
+def test_lookup_picks_the_nearest_rule_and_says_how_far(tmp_path):
+    table = auto_table.load_table(write_table(tmp_path / "t.yaml", DEEP_SHALLOW))
+    near_deep = make_features(1000, 4000, False, 4, 500.0, 1 << 20)
+    got, distance = table.nearest(near_deep)
+    assert got.graph == "deep" and got.strategy == "cpu.sequential"
+    assert distance == pytest.approx(float(np.linalg.norm(near_deep.vector() - got.vector)))
+    star_like = make_features(1000, 4000, False, 400, 2.0, 1 << 20)
+    assert table.nearest(star_like)[0].graph == "shallow"
+    twins = auto_table.load_table(write_table(tmp_path / "twins.yaml", [rule("a", "cpu.scipy"), rule("b", "cpu.sequential")]))
+    assert twins.nearest(make_features(10, 40, False, 4, 10.0, 1 << 20))[0].graph == "a"  # first of equals
+
+
+BAD_TABLES = [
+    ("not a mapping", "[1, 2]\n", "expected a mapping"),
+    ("wrong version", {"version": 2}, "version: expected 1"),
+    ("other distance", {"distance": ["depth"]}, "distance: expected"),
+    ("no machine", {"machine": None}, "machine: expected a mapping"),
+    ("no rules", {"rules": []}, "rules: expected a non-empty list"),
+    ("rule not a mapping", {"rules": ["x"]}, "rules[0]: expected a mapping"),
+    ("rule without strategy", {"rules": [{k: v for k, v in rule("g", "x").items() if k != "strategy"}]},
+     "rules[0]: missing 'strategy'"),
+    ("unknown strategy", {"rules": [rule("g", "merrill.hybird")]}, "rules[0].strategy: unknown bfs strategy"),
+    ("unknown knob", {"rules": [rule("g", "cpu.networkx", knobs={"max_edgez": 3})]}, "rules[0].knobs"),
+    ("negative feature", {"rules": [rule("g", "cpu.scipy", depth=-1)]}, "rules[0].features.depth: expected a number >= 0"),
+    ("directed not bool", {"rules": [rule("g", "cpu.scipy", directed="yes")]}, "rules[0].features.directed"),
+    ("ms not a number", {"rules": [{**rule("g", "cpu.scipy"), "ms": "fast"}]}, "rules[0].ms"),
+    ("YAML syntax", "rules: [\n", "not valid YAML"),
+]
+
+
+@pytest.mark.parametrize("case, change, expected", BAD_TABLES, ids=[c[0] for c in BAD_TABLES])
+def test_a_bad_table_is_one_clear_line(tmp_path, case, change, expected):
+    change = dict(change) if isinstance(change, dict) else change
+    path = tmp_path / "t.yaml"
+    if isinstance(change, str):
+        path.write_text(change)
+    else:
+        write_table(path, change.pop("rules", DEEP_SHALLOW), **change)
+    with pytest.raises(UserError) as err:
+        auto_table.load_table(path)
+    text = str(err.value)
+    assert text.startswith(str(path)) and expected in text and "\n" not in text
+
+
+def test_a_missing_table_is_one_clear_line(tmp_path):
+    with pytest.raises(UserError, match="no such decision table"):
+        auto_table.load_table(tmp_path / "none.yaml")
+
+
+def test_auto_prepare_with_a_bad_table_fails_with_its_line(tmp_path):
+    bad = write_table(tmp_path / "bad.yaml", [rule("g", "nope.nope")])
+    auto = AutoBfs(AutoKnobs(table=str(bad)), devices=(CPU,))
+    with pytest.raises(UserError, match=r"rules\[0\]\.strategy"):
+        auto.prepare(path_graph(10))
+
+
+# ------------------------------------------------------------------ auto delegating (CPU)
+def test_auto_delegates_to_the_cpu_strategy_the_table_names(tmp_path):
+    table = write_table(tmp_path / "t.yaml", DEEP_SHALLOW)
+    for graph, chosen, cls in ((path_graph(300), "cpu.sequential", SequentialBfs),
+                               (star_graph(300), "cpu.scipy", ScipyBfs)):
+        auto = AutoBfs(AutoKnobs(table=str(table)), devices=(CPU,))
+        auto.upload(graph)
+        auto.prepare(graph)
+        assert isinstance(auto.delegate, cls) and auto.devices == (CPU,)
+        for predecessors in (False, True):
+            got = auto.traverse(3, predecessors)
+            want = sequential_bfs(graph, 3, predecessors)
+            assert np.array_equal(got.distances, want.distances)
+            if predecessors:
+                assert got.parents[3] == 3 and (got.parents >= 0).all()
+        assert got.counters["auto.choice"] == chosen
+        assert got.counters["auto.rule"] == ("deep" if chosen == "cpu.sequential" else "shallow")
+        assert json.loads(got.counters["auto.knobs"]) == {}
+        assert got.counters["auto.depth"] == (298 if chosen == "cpu.sequential" else 1)
+        assert got.counters["auto.probe_ms"] >= 0 and got.counters["auto.distance"] >= 0
+        assert auto.prepared_bytes() == auto.delegate.prepared_bytes()  # scipy's matrix; 0 for sequential
+        auto.release()
+        assert auto.delegate is None and auto.graph is None
+
+
+def test_auto_through_the_runner_records_its_choice(tmp_path):
+    from gpubfs_cli.bench.config import build_config
+    from gpubfs_cli.bench.results import load_results
+    from gpubfs_cli.bench.runner import Runner
+
+    class HostAuto(AutoBfs):  # the runner would call the GPU auto.bfs unavailable here
+        device_kind = "cpu"
+
+        @classmethod
+        def unavailable_reason(cls):
+            return None
+
+    registry = {"bfs": {"cpu.sequential": SequentialBfs, "cpu.scipy": ScipyBfs, "auto.bfs": HostAuto}}
+    table = write_table(tmp_path / "t.yaml", DEEP_SHALLOW)
+    graph = path_graph(200, "p200")
+    cfg = build_config({"name": "t", "datasets": ["p200"], "sources": 3,
+                        "strategies": [{"name": "auto.bfs", "knobs": {"table": str(table)}}]},
+                       dataset_check=lambda name: None, registry=registry)
+    outcome = Runner(cfg, load_graph=lambda spec, d, p: (graph, {}), out_path=tmp_path / "r.json",
+                     environment={}, registry=registry).run()
+    doc = load_results(outcome.path)
+    samples = [s for s in doc["samples"] if s["strategy"] == "auto.bfs"]
+    assert len(samples) == 3 and all(s["status"] == "ok" and s["valid"] for s in samples)
+    assert {s["counters"]["auto.choice"] for s in samples} == {"cpu.sequential"}
+    assert doc["prepares"][0]["status"] == "ok" and doc["prepares"][0]["time_ms"] > 0
+
+
+# ------------------------------------------------------------------ results files
+def results_file(path: Path, groups, datasets, gpu="Test GPU", created="2026-01-01T00:00:00+00:00"):
+    """A results file through the real writer. groups: (graph, strategy, [ms...], device,
+    status, counters)."""
+    samples, prepares = [], []
+    for graph, strategy, times, device, status, counters in groups:
+        prepares.append(Prepare(graph, strategy, {}, 1.0, devices=[device]).to_dict())
+        for i, ms in enumerate(times):
+            samples.append(Sample(graph, strategy, {}, i, ms, 10, 10, status == "ok", status=status,
+                                  counters=dict(counters)).to_dict())
+    doc = {"schema_version": SCHEMA_VERSION, "created": created,
+           "environment": {"gpu": {"name": gpu, "l2_bytes": 1 << 20}},
+           "datasets": datasets, "sources": {g: [0, 1, 2] for g in datasets}, "prepares": prepares,
+           "samples": samples}
+    write_results(path, doc)
+    return path
+
+
+def info(n=1000, m=4000, depth=10.0, max_degree=8, directed=False):
+    return {"status": "ok", "n": n, "m": m, "directed": directed, "stats": {"max_degree": max_degree},
+            "depth_avg": depth}
+
+
+def ok(graph, strategy, times, device="gpu:0", counters=()):
+    return (graph, strategy, times, device, "ok", dict(counters))
+
+
+def test_builder_picks_each_graphs_fastest_gpu_strategy(tmp_path):
+    older = results_file(tmp_path / "old.json", [
+        ok("g1", "merrill.hybrid", [2.0, 2.2, 1.8]),
+        ok("g1", "lbbfs.hybrid", [1.0, 1.1, 0.9]),
+        ok("g1", "cpu.sequential", [0.1, 0.1, 0.1], device="cpu"),  # not a GPU strategy
+        ok("g1", "auto.bfs", [0.05, 0.05, 0.05]),  # auto itself is never a candidate
+        ("g1", "luo.hierarchical", [0.2, 0.2], "gpu:0", "wrong-answer", {}),  # a wrong answer never wins
+        ok("g2", "merrill.hybrid", [1.0]),  # no depth recorded: no rule
+    ], {"g1": info(), "g2": {**info(), "depth_avg": None}})
+    newer = results_file(tmp_path / "new.json", [ok("g1", "merrill.hybrid", [0.5, 0.6, 0.4])], {"g1": info()},
+                         created="2026-02-01T00:00:00+00:00")
+    doc = auto_table.build_table(auto_table.measured([newer, older]))
+    assert [r["graph"] for r in doc["rules"]] == ["g1"]
+    (r,) = doc["rules"]
+    assert (r["strategy"], r["ms"], r["from"]) == ("merrill.hybrid", 0.5, str(newer))  # the newer file counts
+    assert (r["runner_up"]["strategy"], r["runner_up"]["ms"], r["candidates"]) == ("lbbfs.hybrid", 1.0, 2)
+    assert r["features"]["depth"] == 10.0 and r["features"]["l2_ratio"] == pytest.approx(24008 / (1 << 20), rel=1e-3)
+    assert doc["machine"] == {"gpu": "Test GPU", "l2_bytes": 1 << 20}
+
+    out = tmp_path / "table.yaml"
+    assert build_auto_table.main([str(older), str(newer), "--out", str(out)]) == 0
+    table = auto_table.load_table(out)
+    assert [(x.graph, x.strategy) for x in table.rules] == [("g1", "merrill.hybrid")]
+    assert out.read_text().startswith("# auto.bfs's decision table")
+
+
+def test_builder_refuses_two_gpu_models_and_bad_files(tmp_path, capsys):
+    a = results_file(tmp_path / "a.json", [ok("g1", "merrill.hybrid", [1.0])], {"g1": info()})
+    b = results_file(tmp_path / "b.json", [ok("g1", "merrill.hybrid", [1.0])], {"g1": info()}, gpu="Other GPU")
+    with pytest.raises(UserError, match="a table is built from one GPU model"):
+        auto_table.measured([a, b])
+    out = tmp_path / "t.yaml"
+    junk = tmp_path / "junk.json"
+    junk.write_text("{not json")
+    for argv in ([str(a), str(b)], [str(junk)], [str(tmp_path / "none.json")]):
+        assert build_auto_table.main([*argv, "--out", str(out)]) == 2
+        err = capsys.readouterr().err
+        assert err.startswith("error: ") and err.count("\n") == 1 and "Traceback" not in err
+    assert not out.exists()  # nothing half-written
+    nothing = results_file(tmp_path / "n.json", [ok("g1", "merrill.hybrid", [1.0])], {"g1": {**info(), "depth_avg": None}})
+    assert build_auto_table.main([str(nothing), "--out", str(out)]) == 2 and not out.exists()
+
+
+def test_check_verdicts(tmp_path, capsys):
+    chose = {"auto.choice": "merrill.hybrid", "auto.knobs": "{}"}
+    groups = [
+        ok("close", "merrill.hybrid", [1.0]), ok("close", "auto.bfs", [1.05], counters=chose),  # 5% behind: ok
+        ok("slow", "lbbfs.hybrid", [1.0]), ok("slow", "auto.bfs", [1.2], counters=chose),  # 20% behind
+        ok("broken", "merrill.hybrid", [1.0]), ("broken", "auto.bfs", [None], "gpu:0", "error", {}),
+        ok("deep", "merrill.hybrid", [1.0]), ok("deep", "lbbfs.hybrid", [3.0]),  # no auto run: the table's choice
+        ok("shallow", "merrill.hybrid", [1.0]),  # the table's choice (lbbfs.hybrid) was not measured here
+    ]
+    results = results_file(tmp_path / "r.json", groups, {
+        "close": info(), "slow": info(), "broken": info(),
+        "deep": info(depth=1000.0), "shallow": info(depth=2.0, max_degree=800)})
+    table = write_table(tmp_path / "t.yaml", [rule("deep", "merrill.hybrid", depth=1000.0),
+                                              rule("shallow", "lbbfs.hybrid", depth=2.0, degree_skew=200.0)])
+    verdicts = {v.graph: v for v in auto_table.check(auto_table.measured([results]), auto_table.load_table(table))}
+    assert verdicts["close"].ok and verdicts["close"].ratio == pytest.approx(1.05)
+    assert verdicts["close"].how == "auto run" and verdicts["close"].choice == "merrill.hybrid {}"
+    assert not verdicts["slow"].ok and verdicts["slow"].ratio == pytest.approx(1.2)
+    assert not verdicts["broken"].ok and "auto.bfs error" in verdicts["broken"].note
+    assert verdicts["deep"].ok and verdicts["deep"].how == "table" and verdicts["deep"].ratio == 1.0
+    assert not verdicts["shallow"].ok and "not measured" in verdicts["shallow"].note
+
+    assert build_auto_table.main(["--check", str(results), "--table", str(table)]) == 1
+    text = capsys.readouterr().out
+    assert "2 of 5 graphs within 10% of the fastest" in text
+    assert any(line.startswith("slow") and line.endswith("FAIL") for line in text.splitlines())
+    fine = results_file(tmp_path / "fine.json", groups[:2], {"close": info()})
+    assert build_auto_table.main(["--check", str(fine), "--table", str(table)]) == 0
+
+
+# ------------------------------------------------------------------ what ships
+def test_the_shipped_table_loads_and_each_graph_finds_its_own_winner():
+    table = auto_table.load_table()  # every rule names a registered strategy with valid knobs
+    assert table.l2_bytes > 0 and len(table.rules) >= 10
+    for r in table.rules:
+        got, _ = table.nearest(make_features(r.features["n"], r.features["m"], r.features["directed"],
+                                             r.features["max_degree"], r.features["depth"], table.l2_bytes))
+        assert (got.strategy, got.knobs) == (r.strategy, r.knobs), r.graph
+
+
+def test_catalogue_config_runs_every_gpu_strategy_but_auto():
+    from gpubfs_cli.bench.config import load_config
+    from gpubfs_cli.core.strategy import all_strategies
+
+    cfg = load_config(ROOT / "configs" / "experiments" / "catalogue-gpu.yaml")  # real catalogue and registry
+    names = {v.strategy for v in cfg.variants}
+    gpu = {n for n, cls in all_strategies("bfs").items() if cls.device_kind == "gpu" and cls.gpus == 1}
+    assert gpu - {"auto.bfs"} <= names
+    assert not any(n.startswith(("auto.", "cpu.", "peer.")) for n in names)
+    assert cfg.validate == "all"  # the table needs each graph's depth
+
+
+@pytest.mark.gpu
+def test_auto_on_the_gpu_runs_the_shipped_tables_choice():
+    from gpubfs_cli.core.device import gpu
+
+    graph = star_graph(5000, "star5000")
+    auto = AutoBfs()
+    auto.upload(graph)
+    auto.prepare(graph)
+    assert auto.delegate.device_kind == "gpu" and auto.devices == (gpu(0),)
+    got = auto.traverse(7).to_host()
+    assert np.array_equal(got.distances, sequential_bfs(graph, 7).distances)
+    assert got.counters["auto.choice"] == auto.delegate.name
+    assert got.counters["auto.l2_ratio"] > 0  # this GPU's L2, not the table's
+    auto.release()
+    assert auto.delegate is None
