@@ -277,6 +277,9 @@ inline T* emu_block_shared() {
 }
 
 inline void emu_grid_sync() { emu::wait(emu::grid()->grid_bar); }
+// A spinning thread (small_frontier.cuh's park loop) lets the others run; it makes no
+// progress itself, so a grid where every thread spins is reported as a deadlock.
+inline void emu_spin_pause() { emu::yield(); }
 inline unsigned long long emu_clock() {
     static unsigned long long t = 0;
     return t += 1000;
@@ -374,6 +377,7 @@ inline T __ldg(const T* p) {
     return *p;
 }
 inline void __threadfence() {}
+inline void __nanosleep(unsigned int) {}
 
 template <class T>
 inline T emu_atomic(T* p, T v, T (*op)(T, T)) {

@@ -5,10 +5,10 @@
 // usage: merrill_driver IN OUT
 // IN  (int32 words): n m nsrc strategy gather culling pred grid_threshold
 //     switch_threshold blocks seed yield_permille vq_cap eq_cap big_cap counter_cap
-//     claim_threshold,
+//     claim_threshold small_threshold count,
 //     then row[n+1], col[m], sources[nsrc]
 // OUT (int32 words) per source: iterations launches dist[n] parent[n]
-//     counters[3 * counter_cap]
+//     counters[3 * counter_cap] (as the kernel left them: garbage when count is 0)
 #include "cuda_emu.hpp"
 #include "merrill.cu"
 
@@ -31,10 +31,10 @@ std::vector<int> read_ints(const char* path) {
     return out;
 }
 
-template <int G, bool P>
+template <int G, bool P, bool C>
 void launch(int blocks, uint64_t seed, double yp, const int* row, const int* col, int n, int src,
             int strategy, int culling, int grid_threshold, int claim_threshold,
-            long long switch_threshold, int* dist, int* parent, unsigned int* bitmask,
+            long long switch_threshold, int small_threshold, int* dist, int* parent, unsigned int* bitmask,
             unsigned int* claimed, int* vq0, int* vq1, int* eq0, int* eq1, int* ep0,
             int* ep1, int4* big0, int4* big1, int vq_cap, int eq_cap, int big_cap, int* ctl,
             unsigned long long* big_ctl, int* counters, int counter_cap, unsigned long long* prof,
@@ -42,8 +42,8 @@ void launch(int blocks, uint64_t seed, double yp, const int* row, const int* col
     emu::launch(
         blocks, MERRILL_BLOCK,
         [&] {
-            merrill_bfs<G, P>(row, col, n, src, strategy, culling, grid_threshold, claim_threshold,
-                              switch_threshold, dist, parent, bitmask, claimed, vq0, vq1, eq0, eq1, ep0, ep1, big0, big1,
+            merrill_bfs<G, P, C>(row, col, n, src, strategy, culling, grid_threshold,
+                                 claim_threshold, switch_threshold, small_threshold, dist, parent, bitmask, claimed, vq0, vq1, eq0, eq1, ep0, ep1, big0, big1,
                               vq_cap, eq_cap, big_cap, ctl, big_ctl, counters, counter_cap, prof,
                               prof_cap);
         },
@@ -61,8 +61,9 @@ int main(int argc, char** argv) {
     const int n = in[0], m = in[1], nsrc = in[2], strategy = in[3], gather = in[4],
               culling = in[5], pred = in[6], grid_threshold = in[7], switch_threshold = in[8],
               blocks = in[9], seed = in[10], yield_permille = in[11], vq_cap = in[12],
-              eq_cap = in[13], big_cap = in[14], counter_cap = in[15], claim_threshold = in[16];
-    const int* row = &in[17];
+              eq_cap = in[13], big_cap = in[14], counter_cap = in[15], claim_threshold = in[16],
+              small_threshold = in[17], count = in[18];
+    const int* row = &in[19];
     const int* col = row + n + 1;
     const int* sources = col + m;
     FILE* out = std::fopen(argv[2], "wb");
@@ -83,21 +84,20 @@ int main(int argc, char** argv) {
             counters.assign((size_t)CNT_KINDS * counter_cap, 0x5A5A5A5A);
             std::vector<unsigned long long> prof((size_t)PROF_WORDS * (n + 2), 0);
             ++launches;
-#define EMU_CASE(G, P)                                                                           \
-    if (gather == G && (pred != 0) == P)                                                         \
-        launch<G, P>(blocks, seed + s * 7919 + launches, yp, row, col, n, sources[s], strategy,  \
-                     cull, grid_threshold, claim_threshold, switch_threshold, dist.data(),       \
+#define EMU_CASE(G, P, C)                                                                        \
+    if (gather == G && (pred != 0) == P && (count != 0) == C)                                    \
+        launch<G, P, C>(blocks, seed + s * 7919 + launches, yp, row, col, n, sources[s], strategy, \
+                     cull, grid_threshold, claim_threshold, switch_threshold, small_threshold,   \
+                     dist.data(),                                                                \
                      parent.data(), bitmask.data(), claimed.data(), vq0.data(), vq1.data(), eq0.data(), eq1.data(), ep0.data(), \
                      ep1.data(), big0.data(), big1.data(), vq_cap, eq_cap, big_cap, ctl.data(),  \
                      big_ctl.data(), counters.data(), counter_cap, prof.data(), n + 2);
-            EMU_CASE(0, false)
-            EMU_CASE(1, false)
-            EMU_CASE(2, false)
-            EMU_CASE(3, false)
-            EMU_CASE(0, true)
-            EMU_CASE(1, true)
-            EMU_CASE(2, true)
-            EMU_CASE(3, true)
+            EMU_CASE(0, false, false) EMU_CASE(1, false, false) EMU_CASE(2, false, false)
+            EMU_CASE(3, false, false) EMU_CASE(0, true, false) EMU_CASE(1, true, false)
+            EMU_CASE(2, true, false) EMU_CASE(3, true, false) EMU_CASE(0, false, true)
+            EMU_CASE(1, false, true) EMU_CASE(2, false, true) EMU_CASE(3, false, true)
+            EMU_CASE(0, true, true) EMU_CASE(1, true, true) EMU_CASE(2, true, true)
+            EMU_CASE(3, true, true)
             if (!ctl[CTL_OVERFLOW] || cull == CULL_ATOMIC) break;
             cull = CULL_ATOMIC;
         }

@@ -72,7 +72,7 @@ def test_cta_sizes(cta_size):
 @pytest.mark.parametrize("name", NAMES)
 def test_counters(name):
     g = mg.grid()
-    for _, r, ref in run(name, g, [0, 100], predecessors=True):
+    for _, r, ref in run(name, g, [0, 100], {"counters": True}, predecessors=True):
         c = r.counters
         d = ref.distances
         levels = int(d.max()) + 1
@@ -91,10 +91,34 @@ def test_counters(name):
 
 
 @pytest.mark.gpu
+@pytest.mark.parametrize("name", NAMES)
+@pytest.mark.parametrize("small", [1, 64, merrill.SMALL_CAP])
+def test_small_frontier(name, small):
+    """Small-frontier mode on: CTA 0 runs the levels whose frontier fits, the grid the
+    others (hand-offs both ways on the lattice, the stars and R-MAT); exact distances,
+    valid parents, and counters that still bound the logical frontier."""
+    for g in GRAPHS:
+        for pred in (False, True):
+            knobs = {"small_frontier": small, "counters": True, "claim_threshold": 4 if pred else 0}
+            for _, r, ref in run(name, g, mg.some_sources(g, 2), knobs, pred):
+                d = ref.distances
+                assert np.all(r.counters["vertices_enqueued"] >= np.bincount(d[d >= 0]))
+
+
+@pytest.mark.gpu
+@pytest.mark.parametrize("name", NAMES)
+def test_counters_off_reports_logical_frontiers_only(name):
+    g = mg.grid()
+    for _, r, _ in run(name, g, [0], {"small_frontier": 32}):
+        assert "vertices_enqueued" not in r.counters and "redundant_expansion" not in r.counters
+        assert r.counters["levels"] == len(r.counters["frontier_vertices"])
+
+
+@pytest.mark.gpu
 def test_counters_atomic_culling_are_exact():
     """Exact culling: actual counts equal the logical ones, level by level."""
     g = mg.rmat(12, 16)
-    for _, r, _ in run("merrill.hybrid", g, [0, 5], {"culling": "atomic"}):
+    for _, r, _ in run("merrill.hybrid", g, [0, 5], {"culling": "atomic", "counters": True}):
         c = r.counters
         np.testing.assert_array_equal(c["vertices_enqueued"], c["frontier_vertices"])
         np.testing.assert_array_equal(c["edges_expanded"], c["frontier_edges"])
@@ -109,7 +133,7 @@ def test_redundant_expansion_below_1_05(name):
     vertices and 2^24 arcs. (On graphs so small that a whole level is in flight at once,
     e.g. 2^16 vertices, contract-expand measured 1.16 on an H200.)"""
     g = mg.uniform(1 << 20, 1 << 23)
-    factors = [r.counters["redundant_expansion"] for _, r, _ in run(name, g, [0, 1, 2])]
+    factors = [r.counters["redundant_expansion"] for _, r, _ in run(name, g, [0, 1, 2], {"counters": True})]
     assert max(factors) < 1.05, factors
 
 
@@ -191,3 +215,66 @@ def test_prepare_refuses_before_allocating(n, m, knobs, why):
     s = cls(make_knobs(cls, knobs))
     with pytest.raises(StrategyUnavailable, match=why):
         s.prepare(_huge_graph(n, m))
+
+
+def test_traverse_allocates_nothing(monkeypatch):
+    """No fixed cost per traversal: after prepare (and the first predecessor BFS, which
+    allocates the parent queues), traverse() creates no device array; it patches the
+    source into the argument list built in prepare and reads the control words back
+    into the pinned buffer. CuPy is numpy here (tests/gpu/emulated_cupy.py) and the
+    kernel a stand-in that records its arguments and finishes in one iteration."""
+    import types
+
+    from tests.gpu import emulated_cupy as ec
+
+    calls: list = []
+
+    def kernel(grid, block, args):
+        assert isinstance(args, tuple) and len(args) == 31
+        calls.append(args)
+        ctl = args[25]
+        ctl[:] = 0
+        ctl[merrill.CTL_ITERS] = 1
+
+    module = types.SimpleNamespace(get_function=lambda name: kernel)
+    stub = types.SimpleNamespace(family=types.SimpleNamespace(modules=(merrill,)),
+                                 configure=lambda *a: None, launches=[],
+                                 load_module=lambda *a, **k: module)  # fmt: skip
+    monkeypatch.setattr(ec.DeviceArray, "get", lambda self, out=None: np.copyto(out, self) or out
+                        if out is not None else np.array(self), raising=False)  # fmt: skip
+    allocated: list = []
+    with ec.emulated(monkeypatch, stub, patches={"blocks_per_sm": lambda k, b: 2}) as fake:
+        import sys
+
+        monkeypatch.setattr(sys.modules["cupyx"], "empty_pinned", np.empty, raising=False)
+        for name in ("empty", "zeros", "full", "ones", "array", "asarray", "diff", "arange",
+                     "empty_like", "zeros_like", "full_like", "concatenate", "copy"):  # fmt: skip
+            f = getattr(fake, name)
+            monkeypatch.setattr(fake, name, lambda *a, _f=f, _n=name, **k: allocated.append(_n) or _f(*a, **k),
+                                raising=False)  # fmt: skip
+        g = mg.grid()
+        for name in NAMES:
+            cls = get_strategy(name)
+            s = cls(make_knobs(cls, {"small_frontier": 64}))
+            s.prepare(g)
+            s.traverse(0, True)
+            allocated.clear()
+            for src, pred in ((5, False), (7, True), (9, False)):
+                r = s.traverse(src, pred)
+                assert int(calls[-1][3]) == src and type(calls[-1][3]) is np.int32
+                assert r.distances is s._dist and r.counters["iterations"] == 1
+            assert allocated == [], f"{name}: traverse allocated {allocated}"
+            assert calls[-1] is not calls[-2] and calls[-1][10] is calls[-3][10]  # same buffers
+            s.release()
+
+
+@pytest.mark.parametrize("bad", [-1, merrill.SMALL_CAP + 1])
+def test_small_frontier_knob_range(bad):
+    """The small-frontier queues live in shared memory: a threshold past their capacity
+    (or negative) is a knob error, not a kernel that overruns them."""
+    from gpubfs_cli.errors import UserError
+
+    cls = get_strategy("merrill.hybrid")
+    with pytest.raises(UserError, match="small_frontier must be between 0"):
+        make_knobs(cls, {"small_frontier": bad})
+    assert make_knobs(cls, {"small_frontier": merrill.SMALL_CAP}).small_frontier == merrill.SMALL_CAP

@@ -28,11 +28,13 @@ MERRILL_DIR = Path(merrill_strategies.__file__).parent
 EMU_BLOCK = 64
 EMU_BLOCKS = 3
 CNT_KINDS = 3
+EMU_SMALL_CAP = 256  # small-frontier queue entries (the history table is only 64 here)
 
 
 def build_driver(out: Path, *flags: str) -> Path:
     gxx = require_tool("g++")
     cmd = [gxx, "-std=c++17", "-O1", "-U_FORTIFY_SOURCE", f"-DMERRILL_BLOCK={EMU_BLOCK}", "-DMERRILL_HISTORY=64",
+           f"-DMERRILL_SMALL_CAP={EMU_SMALL_CAP}",
            *flags, "-I", str(MERRILL_DIR), "-I", str(INCLUDE_DIR), "-I", str(EMU_DIR), "-o", str(out),
            str(EMU_DIR / "merrill_driver.cpp")]  # fmt: skip
     proc = subprocess.run(cmd, capture_output=True, text=True)
@@ -57,13 +59,13 @@ def asan_driver(tmp_path_factory) -> Path:
 def run_emulated(driver: Path, g, sources, tmp_path: Path, *, strategy: str, gather: str,
                  culling: str, pred: bool, grid_threshold: int = 100, switch_factor: float = 1.0,
                  seed: int = 1, yield_permille: int = 100, caps=None,
-                 claim_threshold: int = 40) -> list[dict]:  # fmt: skip
+                 claim_threshold: int = 40, small: int = 0, count: bool = True) -> list[dict]:  # fmt: skip
     caps = caps or buffer_caps(g.n, g.m, grid_threshold if gather == "scan_warp_cta" else 0)
     switch = int(switch_factor * EMU_BLOCKS * EMU_BLOCK)
     header = [g.n, g.m, len(sources), STRATEGY[strategy], GATHER[gather], CULLING[culling],
               int(pred), grid_threshold if gather == "scan_warp_cta" else 0, switch, EMU_BLOCKS,
               seed, yield_permille, caps.vq, caps.eq, caps.big, caps.counters,
-              claim_threshold]  # fmt: skip
+              claim_threshold, small, int(count)]  # fmt: skip
     words = np.concatenate([
         np.asarray(header, np.int32), g.row_offsets.astype(np.int32),
         g.col_indices.astype(np.int32), np.asarray(sources, np.int32)])  # fmt: skip
@@ -193,3 +195,63 @@ def test_huge_list_overflow_without_claims(asan_driver, tmp_path):
                        caps=tight)  # fmt: skip
     check(g, sources, res, pred=True)
     assert max(r["launches"] for r in res) == 2, "no overflow happened: the test tests nothing"
+
+
+# Small-frontier mode: 0 (off), tiny (a path's 1 or 2 vertices fit, a lattice's wavefront
+# does not: hand-offs back and forth), and the whole capacity (most levels run by CTA 0).
+SMALL = [0, 3, EMU_SMALL_CAP]
+
+
+@pytest.mark.parametrize("strategy", list(STRATEGY))
+@pytest.mark.parametrize("small", SMALL)
+def test_small_frontier_mode(driver, tmp_path, strategy, small):
+    """CTA 0 iterates levels alone while the frontier fits, the others parked; the
+    hand-back to the grid (EC: a vertex queue; the others: a vertex queue the grid
+    expands) keeps distances, parents and the per-level counters exact."""
+    for name in ("path100", "grid23x17", "stars", "disconnected", "rmat10"):
+        g = GRAPHS[name]
+        sources = emu_sources(g)
+        for pred in (False, True):
+            res = run_emulated(driver, g, sources, tmp_path, strategy=strategy,
+                               gather="scan_warp_cta", culling="history", pred=pred,
+                               small=small, yield_permille=300)  # fmt: skip
+            check(g, sources, res, pred=pred)
+
+
+@pytest.mark.parametrize("strategy", list(STRATEGY))
+def test_small_frontier_counters_on_a_path(driver, tmp_path, strategy):
+    """A path from one end, every level in small-frontier mode: one vertex enqueued and
+    expanded per level, the edges of its list gathered, as in the grid's phases."""
+    g = mg.path(50)
+    (r,) = run_emulated(driver, g, [0], tmp_path, strategy=strategy, gather="scan",
+                        culling="history", pred=False, small=EMU_SMALL_CAP)  # fmt: skip
+    c = r["counters"]
+    np.testing.assert_array_equal(c[0][:50], np.ones(50))  # enqueued
+    np.testing.assert_array_equal(c[1][:50], np.ones(50))  # expanded
+    np.testing.assert_array_equal(c[2][:50], np.r_[1, np.full(48, 2), 1])  # edges
+    assert r["iterations"] == 50
+
+
+def test_small_frontier_star_hands_back(driver, tmp_path):
+    """From a leaf of the stars graph the frontier is 1 vertex, then its hub's 700
+    neighbours: more than the threshold, so CTA 0 hands the hub back to the grid
+    after one level, and takes over again when the frontier shrinks."""
+    g = GRAPHS["stars"]
+    sources = [3, 5, g.n - 1]
+    for strategy in STRATEGY:
+        res = run_emulated(driver, g, sources, tmp_path, strategy=strategy, gather="scan_warp_cta",
+                           culling="bitmask", pred=True, small=16, yield_permille=500)  # fmt: skip
+        check(g, sources, res, pred=True)
+
+
+def test_counters_compiled_out(driver, tmp_path):
+    """count 0: the build without per-level counters leaves the counter buffer as the
+    driver filled it (0x5A5A5A5A), and the answer is the same."""
+    g = GRAPHS["grid23x17"]
+    for small in (0, 8):
+        (r,) = run_emulated(driver, g, [0], tmp_path, strategy="hybrid", gather="scan_warp_cta",
+                            culling="history", pred=True, small=small, count=False)  # fmt: skip
+        check_distances = sequential_bfs(g, 0).distances
+        np.testing.assert_array_equal(r["dist"], check_distances)
+        mg.check_parents(g, r["dist"], r["parent"], 0)
+        assert np.all(r["counters"] == 0x5A5A5A5A)

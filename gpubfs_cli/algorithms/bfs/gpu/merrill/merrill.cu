@@ -31,6 +31,7 @@ namespace merrill {
 constexpr int BLOCK = MERRILL_BLOCK;
 constexpr int WARPS = BLOCK / 32;
 constexpr int HISTORY = MERRILL_HISTORY;
+constexpr int SMALL_CAP = MERRILL_SMALL_CAP;
 static_assert(BLOCK % 32 == 0 && WARPS <= 32, "CTAs of 32 to 1024 threads");
 
 struct Shared {
@@ -40,7 +41,16 @@ struct Shared {
     int red[WARPS * 4];         // counter reduction
     int window_src[BLOCK];      // scan gathering: column-index offsets
     int window_par[BLOCK];      // scan gathering: the vertex each offset came from
-    int history[HISTORY];       // history culling
+    union {
+        int history[HISTORY];   // history culling
+        // Small-frontier mode (CTA 0 alone; history is reset when it ends): two
+        // queues of (vertex, list start, list length, offset of the list among the
+        // queue's lists), alternating by level.
+        struct {
+            int v[2][SMALL_CAP], start[2][SMALL_CAP], len[2][SMALL_CAP], ex[2][SMALL_CAP];
+        } sq;
+    };
+    unsigned long long sf_packed[3];  // small queue totals by level % 3 (sf_pack)
     int ctl_ovf, ctl_vcount, ctl_ecount, ctl_big_ovf;  // control words, read once per CTA
     unsigned long long ctl_big;
 };
@@ -441,8 +451,11 @@ __device__ __forceinline__ void fetch_edge(const State& S, int h, int ecount, in
 }
 
 // Sums per-thread counts over the block; thread 0 adds them to counters at `level`.
+// Builds without per-level counters (COUNT false) skip it, barriers included.
+template <bool COUNT>
 __device__ void flush_counts(const State& S, Shared& sh, int level, int enq_level, int enq,
                              int expanded, int edges, int enq2) {
+    if (!COUNT) return;
     const int lane = lane_id(), warp = threadIdx.x >> 5;
     enq = warp_sum(enq);
     expanded = warp_sum(expanded);
@@ -496,7 +509,7 @@ __device__ __forceinline__ Control read_control(const State& S, Shared& sh, int 
 // EC: expand the vertex queue of iteration L (labelled L), culling gathered
 // neighbours in-core and labelling survivors L + 1. Huge lists are left in this
 // iteration's huge list for phase_contract_huge.
-template <int GATHER, bool PRED>
+template <int GATHER, bool PRED, bool COUNT>
 __device__ void phase_expand_contract(const State& S, Shared& sh, int L, int vcount) {
     const int h = L & 1, tid = threadIdx.x;
     CullSink<PRED> sink{&S, &sh, S.vq(h ^ 1), S.slot(L + 1) + CTL_VCOUNT, L + 1, L + 1, 0};
@@ -514,12 +527,12 @@ __device__ void phase_expand_contract(const State& S, Shared& sh, int L, int vco
         }
         gather_tile<GATHER, PRED>(S, sh, sink, L, u, start, len);
     }
-    if (blockIdx.x < ntiles) flush_counts(S, sh, L, L + 1, sink.enqueued, expanded, edges, 0);
+    if (blockIdx.x < ntiles) flush_counts<COUNT>(S, sh, L, L + 1, sink.enqueued, expanded, edges, 0);
 }
 
 // EC, second phase of an iteration that met huge lists: the whole grid culls their
 // neighbours straight from the column indices into the next vertex queue.
-template <bool PRED>
+template <bool PRED, bool COUNT>
 __device__ void phase_contract_huge(const State& S, Shared& sh, int L, int bigcount,
                                     int bigtotal) {
     const int h = L & 1, tid = threadIdx.x;
@@ -532,13 +545,13 @@ __device__ void phase_contract_huge(const State& S, Shared& sh, int L, int bigco
         if (active) fetch_edge<false>(S, h, 0, bigcount, i, v, p);
         sink.emit(v, p, 0, active);
     }
-    if (blockIdx.x < ntiles) flush_counts(S, sh, L, L + 1, sink.enqueued, 0, 0, 0);
+    if (blockIdx.x < ntiles) flush_counts<COUNT>(S, sh, L, L + 1, sink.enqueued, 0, 0, 0);
 }
 
 // CE: cull iteration L's edge frontier, label survivors L, gather their lists into
 // the next edge queue. Latency matters here (small frontiers): the labels come with
 // the bitmask words, and the row offsets are fetched while the lookup is in flight.
-template <int GATHER, bool PRED>
+template <int GATHER, bool PRED, bool COUNT>
 __device__ void phase_contract_expand(const State& S, Shared& sh, int L, int ecount, int bigcount,
                                       int bigtotal) {
     const int h = L & 1, tid = threadIdx.x;
@@ -569,7 +582,7 @@ __device__ void phase_contract_expand(const State& S, Shared& sh, int L, int eco
         }
         gather_tile<GATHER, PRED>(S, sh, sink, L + 1, keep[0] ? v[0] : -1, start, len);
     }
-    if (blockIdx.x < ntiles) flush_counts(S, sh, L, L, enq, expanded, edges, 0);
+    if (blockIdx.x < ntiles) flush_counts<COUNT>(S, sh, L, L, enq, expanded, edges, 0);
 }
 
 // Two-phase contraction: cull iteration L's edge frontier into the vertex queue (slot
@@ -578,7 +591,7 @@ __device__ void phase_contract_expand(const State& S, Shared& sh, int L, int eco
 #ifndef MERRILL_CONTRACT_ITEMS
 #define MERRILL_CONTRACT_ITEMS 4
 #endif
-template <bool PRED>
+template <bool PRED, bool COUNT>
 __device__ void phase_contract(const State& S, Shared& sh, int L, int ecount, int bigcount,
                                int bigtotal) {
     constexpr int K = MERRILL_CONTRACT_ITEMS;
@@ -621,14 +634,14 @@ __device__ void phase_contract(const State& S, Shared& sh, int L, int ecount, in
             }
         }
     }
-    if (blockIdx.x < ntiles) flush_counts(S, sh, L, L, enq, 0, 0, 0);
+    if (blockIdx.x < ntiles) flush_counts<COUNT>(S, sh, L, L, enq, 0, 0, 0);
 }
 
 // Two-phase expansion: gather the lists of the vertex queue into the next edge queue.
 // Every list is claimed here (the queue is bandwidth-bound, an atomic per vertex is
 // cheap): a duplicate in the vertex queue is never expanded twice, which would
 // otherwise compound level after level on low-degree lattices.
-template <int GATHER, bool PRED>
+template <int GATHER, bool PRED, bool COUNT>
 __device__ void phase_expand(const State& S, Shared& sh, int L) {
     const int h = L & 1, tid = threadIdx.x;
     // A wrapped (negative) count is an overflow: nothing to expand, the loop stops.
@@ -648,11 +661,191 @@ __device__ void phase_expand(const State& S, Shared& sh, int L) {
         }
         gather_tile<GATHER, PRED>(S, sh, sink, L + 1, u, start, len);
     }
-    if (blockIdx.x < ntiles) flush_counts(S, sh, L, L, 0, expanded, edges, 0);
+    if (blockIdx.x < ntiles) flush_counts<COUNT>(S, sh, L, L, 0, expanded, edges, 0);
 }
 
-template <int GATHER, bool PRED>
-__device__ void bfs(const State& S, int src, int strategy, long long switch_threshold) {
+// ---- Small-frontier mode (small_frontier.cuh): CTA 0 runs levels alone ----------------
+// While a frontier has at most `threshold` items, CTA 0 iterates levels with block
+// barriers and shared-memory queues while the other CTAs park: one __syncthreads per
+// level instead of one or two grid barriers. Culling is exact (one CTA: a returned
+// atomicOr), and each discovered vertex's row offsets are loaded while its bitmask
+// atomic is in flight, so a level's dependent chain is: column index, then bitmask word
+// and row offsets together, then a shared-memory append.
+
+// Queue totals, one 64-bit shared word per level % 3: entries << 42 | entries with a
+// non-empty list << 21 | edges (lists clamped at SMALL_CAP + 1, so that 512 lists never
+// carry into the other fields; a clamped total is past any threshold).
+constexpr int SF_FIELD = 21;
+constexpr unsigned long long SF_MASK = (1ull << SF_FIELD) - 1;
+__device__ __forceinline__ int sf_entries(unsigned long long p) { return (int)(p >> (2 * SF_FIELD)); }
+__device__ __forceinline__ int sf_nonempty(unsigned long long p) { return (int)((p >> SF_FIELD) & SF_MASK); }
+__device__ __forceinline__ int sf_edges(unsigned long long p) { return (int)(p & SF_MASK); }
+
+// Appends the lanes' kept vertices with their lists to small queue b (warp-converged):
+// one shared atomic per warp reserves the positions and the lists' offsets at once, so
+// offsets grow with positions (what the gather's binary search needs).
+__device__ __forceinline__ void sf_append(Shared& sh, int b, int level, bool keep, int v,
+                                          int start, int len) {
+    const unsigned int m = __ballot_sync(GPUBFS_FULL_MASK, keep);
+    if (!m) return;
+    const int lane = lane_id(), leader = __ffs(m) - 1;
+    const int clamped = keep ? min(len, SMALL_CAP + 1) : 0;
+    int wedges;
+    const int ex = warp_exclusive_scan(clamped, &wedges);
+    const unsigned int nonempty = __ballot_sync(GPUBFS_FULL_MASK, keep && len > 0);
+    unsigned long long base = 0;
+    if (lane == leader)
+        base = atomicAdd(&sh.sf_packed[level % 3],
+                         ((unsigned long long)__popc(m) << (2 * SF_FIELD)) |
+                             ((unsigned long long)__popc(nonempty) << SF_FIELD) | (unsigned long long)wedges);
+    base = __shfl_sync(GPUBFS_FULL_MASK, base, leader);
+    if (keep) {
+        const int pos = sf_entries(base) + __popc(m & ((1u << lane) - 1));
+        sh.sq.v[b][pos] = v;
+        sh.sq.start[b][pos] = start;
+        sh.sq.len[b][pos] = len;
+        sh.sq.ex[b][pos] = sf_edges(base) + ex;
+    }
+}
+
+// Exact lookup of v (one CTA runs: a returned atomicOr decides), with v's row offsets
+// fetched while the atomic is in flight.
+__device__ __forceinline__ bool sf_discover(const State& S, int v, int& start, int& len) {
+    start = S.row[v];
+    const int end = S.row[v + 1];
+    const unsigned int bit = 1u << (v & 31);
+    const bool fresh = !(atomicOr(S.bitmask + (v >> 5), bit) & bit);
+    len = end - start;
+    return fresh;
+}
+
+// Gathers level D's queue (buffer b: cnt entries, `edges` neighbours) into buffer b ^ 1,
+// labelling the new vertices D + 1.
+template <bool PRED>
+__device__ void sf_expand(const State& S, Shared& sh, int D, int b, int cnt, int edges) {
+    for (int e0 = 0; e0 < edges; e0 += BLOCK) {
+        const int e = e0 + threadIdx.x;
+        bool keep = false;
+        int v = -1, start = 0, len = 0;
+        if (e < edges) {
+            int lo = 0, hi = cnt - 1;  // the last entry whose lists start at or before e
+            while (lo < hi) {
+                const int mid = (lo + hi + 1) >> 1;
+                if (sh.sq.ex[b][mid] <= e) lo = mid;
+                else hi = mid - 1;
+            }
+            const int u = sh.sq.v[b][lo];
+            v = S.col[sh.sq.start[b][lo] + (e - sh.sq.ex[b][lo])];
+            keep = sf_discover(S, v, start, len);
+            if (keep) {
+                S.dist[v] = D + 1;
+                if (PRED) S.parent[v] = u;
+            }
+        }
+        sf_append(sh, b ^ 1, D + 1, keep, v, start, len);
+    }
+}
+
+// CTA 0 from iteration L (frontier of at most `threshold` items, no overflow) while the
+// others park. Returns the resume word it released: the level whose labelled vertices it
+// handed back (EC: in the vertex queue of that level; the others: in vq0 with slot L's
+// vertex count, for the grid to expand), or ~iterations when the search is over.
+template <bool PRED, bool COUNT>
+__device__ int sf_lead(const State& S, Shared& sh, int L, bool vertex_first, int vcount,
+                       int ecount, int bigcount, int bigtotal, int threshold, int epoch) {
+    const int tid = threadIdx.x, h = L & 1;
+    if (tid < 3) sh.sf_packed[tid] = 0;
+    __syncthreads();
+    // The entry frontier into buffer 0, labelled L: EC's vertex queue as it is, the
+    // others' edge queue (and huge lists) culled.
+    const int items = vertex_first ? vcount : ecount + bigtotal;
+    for (int i0 = 0; i0 < items; i0 += BLOCK) {
+        const int i = i0 + tid;
+        bool keep = false;
+        int v = -1, p = -1, start = 0, len = 0;
+        if (i < items) {
+            if (vertex_first) {
+                v = __ldcg(S.vq(h) + i);
+                keep = true;
+                start = S.row[v];
+                len = S.row[v + 1] - start;
+            } else {
+                fetch_edge<PRED>(S, h, ecount, bigcount, i, v, p);
+                keep = sf_discover(S, v, start, len);
+                if (keep) {
+                    S.dist[v] = L;
+                    if (PRED) S.parent[v] = p;
+                }
+            }
+        }
+        sf_append(sh, 0, L, keep, v, start, len);
+    }
+    __syncthreads();
+    int D = L, b = 0, resume;
+    for (;; ++D, b ^= 1) {
+        const unsigned long long packed = sh.sf_packed[D % 3];
+        const int cnt = sf_entries(packed), edges = sf_edges(packed);
+        if (cnt == 0) {
+            resume = ~D;  // level D is empty: D iterations
+            break;
+        }
+        if (tid == 0) {
+            sh.sf_packed[(D + 2) % 3] = 0;  // last read at level D - 1, next filled at D + 1
+            if (COUNT) {
+                const int cap = S.counter_cap;
+                if (D + 2 < cap)
+                    for (int k = 0; k < CNT_KINDS; ++k) S.counters[k * cap + D + 2] = 0;
+                if (D < cap && !(vertex_first && D == L)) S.counters[CNT_ENQUEUED * cap + D] += cnt;
+            }
+        }
+        if (cnt > threshold || edges > threshold) {
+            resume = D;  // hand level D back to the grid, unexpanded
+            break;
+        }
+        S.stamp(D, 0, MERRILL_NOW());
+        S.stamp(D, 2, (unsigned long long)cnt);
+        S.stamp(D, 3, KIND_SMALL);
+        if (COUNT && tid == 0 && D < S.counter_cap) {
+            S.counters[CNT_EXPANDED * S.counter_cap + D] += sf_nonempty(packed);
+            S.counters[CNT_EDGES * S.counter_cap + D] += edges;
+        }
+        sf_expand<PRED>(S, sh, D, b, cnt, edges);
+        __syncthreads();
+    }
+    if (resume >= 0) {
+        // Control words of level D as the grid expects them; parked CTAs read slot L
+        // before parking, so wait for them before writing over it.
+        sf_wait_parked(S.ctl + CTL_SF, epoch);
+        const int cnt = sf_entries(sh.sf_packed[D % 3]);
+        int* out = vertex_first ? S.vq(D & 1) : S.vq0;
+        for (int i = tid; i < cnt; i += BLOCK) out[i] = sh.sq.v[b][i];
+        if (tid == 0) {
+            int* slot = S.slot(D);
+            slot[CTL_VCOUNT] = cnt;
+            if (D != L) {  // level L's edge count and huge list stay as the others read them
+                slot[CTL_ECOUNT] = 0;
+                slot[CTL_OVF] = 0;
+                slot[CTL_BIG_OVF] = 0;
+                S.big_ctl[D % 3] = 0;
+            }
+            // The next two slots start clean, as the grid's iteration D would leave
+            // them (the others skip it: the grid expands level D, then runs D + 1).
+            for (int d = 1; d <= 2; ++d) {
+                int* next = S.slot(D + d);
+                for (int k = 0; k < CTL_SLOT; ++k) next[k] = 0;
+                S.big_ctl[(D + d) % 3] = 0;
+            }
+        }
+    }
+    sf_release(S.ctl + CTL_SF, epoch, resume);
+    __syncthreads();
+    for (int i = tid; i < HISTORY; i += BLOCK) sh.history[i] = -1;  // the queues overwrote it
+    return resume;
+}
+
+template <int GATHER, bool PRED, bool COUNT>
+__device__ void bfs(const State& S, int src, int strategy, long long switch_threshold,
+                    int small_threshold) {
     MERRILL_SHARED(Shared, sh);
     const int tid = threadIdx.x;
     const int gtid = blockIdx.x * BLOCK + tid;
@@ -674,12 +867,13 @@ __device__ void bfs(const State& S, int src, int strategy, long long switch_thre
     if (gtid == 0) {
         for (int k = 0; k < CTL_WORDS; ++k) S.ctl[k] = 0;
         for (int k = 0; k < 3; ++k) S.big_ctl[k] = 0;
-        for (int k = 0; k < CNT_KINDS; ++k)
-            for (int d = 0; d < 2 && d < S.counter_cap; ++d) S.counters[k * S.counter_cap + d] = 0;
+        if (COUNT)
+            for (int k = 0; k < CNT_KINDS; ++k)
+                for (int d = 0; d < 2 && d < S.counter_cap; ++d) S.counters[k * S.counter_cap + d] = 0;
         if (vertex_first) {
             S.vq0[0] = src;
             S.ctl[CTL_VCOUNT] = 1;
-            S.counters[CNT_ENQUEUED * S.counter_cap] = 1;
+            if (COUNT) S.counters[CNT_ENQUEUED * S.counter_cap] = 1;
         } else {
             S.eq0[0] = src;
             if (PRED) S.ep0[0] = src;
@@ -689,8 +883,9 @@ __device__ void bfs(const State& S, int src, int strategy, long long switch_thre
     __syncthreads();
     MERRILL_GRID_SYNC();
 
-    int L = 0;
-    for (;; ++L) {
+    int L = 0, epoch = 0;
+    int handed_back = -1;  // EC: the level CTA 0 last handed back runs on the grid
+    for (;;) {
         const Control c = read_control(S, sh, L);
         if (c.ovf) break;
         const int vcount = c.vcount;
@@ -702,8 +897,33 @@ __device__ void bfs(const State& S, int src, int strategy, long long switch_thre
             int* clear = S.slot(L + 2);
             for (int k = 0; k < CTL_SLOT; ++k) clear[k] = 0;
             S.big_ctl[(L + 2) % 3] = 0;
-            if (L + 2 < S.counter_cap)
+            if (COUNT && L + 2 < S.counter_cap)
                 for (int k = 0; k < CNT_KINDS; ++k) S.counters[k * S.counter_cap + L + 2] = 0;
+        }
+        if (frontier <= small_threshold && L != handed_back) {
+            // Every CTA read the same words after the barrier: all enter together.
+            ++epoch;
+            const int resume =
+                blockIdx.x == 0
+                    ? sf_lead<PRED, COUNT>(S, sh, L, vertex_first, vcount, ecount, big.count,
+                                           big.total, small_threshold, epoch)
+                    : sf_park(S.ctl + CTL_SF, epoch, &sh.bcast[6]);
+            if (resume < 0) {
+                L = ~resume;
+                break;
+            }
+            L = resume;
+            handed_back = L;
+            if (!vertex_first) {
+                // Level L's labelled vertices came back in vq0: expand them into
+                // iteration L + 1's edge queue, as two-phase's second phase does.
+                S.stamp(L, 0, MERRILL_NOW());
+                S.stamp(L, 3, KIND_SMALL);
+                phase_expand<GATHER, PRED, COUNT>(S, sh, L);
+                MERRILL_GRID_SYNC();
+                ++L;
+            }
+            continue;
         }
         const bool contract_expand =
             strategy == STRAT_CONTRACT_EXPAND ||
@@ -712,7 +932,7 @@ __device__ void bfs(const State& S, int src, int strategy, long long switch_thre
         S.stamp(L, 2, (unsigned long long)frontier);
         S.stamp(L, 3, vertex_first ? KIND_EC : contract_expand ? KIND_CE : KIND_TWO_PHASE);
         if (vertex_first) {
-            phase_expand_contract<GATHER, PRED>(S, sh, L, vcount);
+            phase_expand_contract<GATHER, PRED, COUNT>(S, sh, L, vcount);
             MERRILL_GRID_SYNC();
             // The huge list's words are final after the barrier (nothing defers in the
             // huge phase), so every CTA takes the same branch. An overflowed list is
@@ -722,20 +942,22 @@ __device__ void bfs(const State& S, int src, int strategy, long long switch_thre
             if (huge.total > 0) {
                 S.stamp(L, 1, MERRILL_NOW());
                 S.stamp(L, 3, KIND_EC_HUGE);
-                phase_contract_huge<PRED>(S, sh, L, huge.count, huge.total);
+                phase_contract_huge<PRED, COUNT>(S, sh, L, huge.count, huge.total);
                 MERRILL_GRID_SYNC();
             }
+            ++L;
             continue;
         }
         if (contract_expand) {
-            phase_contract_expand<GATHER, PRED>(S, sh, L, ecount, big.count, big.total);
+            phase_contract_expand<GATHER, PRED, COUNT>(S, sh, L, ecount, big.count, big.total);
         } else {
-            phase_contract<PRED>(S, sh, L, ecount, big.count, big.total);
+            phase_contract<PRED, COUNT>(S, sh, L, ecount, big.count, big.total);
             MERRILL_GRID_SYNC();
             S.stamp(L, 1, MERRILL_NOW());
-            phase_expand<GATHER, PRED>(S, sh, L);
+            phase_expand<GATHER, PRED, COUNT>(S, sh, L);
         }
         MERRILL_GRID_SYNC();
+        ++L;
     }
     if (gtid == 0) S.ctl[CTL_ITERS] = L;
     S.stamp(L, 0, MERRILL_NOW());
@@ -744,32 +966,35 @@ __device__ void bfs(const State& S, int src, int strategy, long long switch_thre
 }  // namespace merrill
 
 // One BFS from `src`. Launched cooperatively with at most the resident number of
-// CTAs of MERRILL_BLOCK threads. Buffers are sized by the host (merrill.py).
+// CTAs of MERRILL_BLOCK threads. Buffers are sized by the host (strategies.py).
+// small_threshold: small-frontier mode while a frontier has at most this many items
+// (0: off; at most MERRILL_SMALL_CAP). COUNT: per-level counters (off: compiled out).
 #define MERRILL_BFS_PARAMS                                                                   \
     const int *__restrict__ row, const int *__restrict__ col, int n, int src, int strategy,  \
         int culling, int grid_threshold, int claim_threshold, long long switch_threshold,     \
-        int *dist, int *parent, unsigned int *bitmask, unsigned int *claimed, int *vq0, int *vq1, int *eq0, int *eq1, int *ep0, int *ep1,  \
+        int small_threshold, int *dist, int *parent, unsigned int *bitmask,                   \
+        unsigned int *claimed, int *vq0, int *vq1, int *eq0, int *eq1, int *ep0, int *ep1,    \
         int4 *big0, int4 *big1, int vq_cap, int eq_cap, int big_cap, int *ctl,              \
         unsigned long long *big_ctl, int *counters, int counter_cap, unsigned long long *prof,   \
         int prof_cap
 
-template <int GATHER, bool PRED>
+template <int GATHER, bool PRED, bool COUNT>
 __global__ void __launch_bounds__(MERRILL_BLOCK, MERRILL_MIN_BLOCKS)
 merrill_bfs(MERRILL_BFS_PARAMS) {
     merrill::State S{row,     col,     n,       dist,   parent,  bitmask,  vq0,     vq1,
                      eq0,     eq1,     ep0,     ep1,    big0,    big1,     vq_cap,  eq_cap,
                      big_cap, ctl,     big_ctl, counters, counter_cap, culling, grid_threshold,
                      claim_threshold, claimed, prof, prof_cap};
-    merrill::bfs<GATHER, PRED>(S, src, strategy, switch_threshold);
+    merrill::bfs<GATHER, PRED, COUNT>(S, src, strategy, switch_threshold, small_threshold);
 }
 
 // Every instantiation, so that a plain nvcc compile checks them all.
-#define MERRILL_INSTANTIATE(G, P) template __global__ void merrill_bfs<G, P>(MERRILL_BFS_PARAMS);
-MERRILL_INSTANTIATE(0, false)
-MERRILL_INSTANTIATE(1, false)
-MERRILL_INSTANTIATE(2, false)
-MERRILL_INSTANTIATE(3, false)
-MERRILL_INSTANTIATE(0, true)
-MERRILL_INSTANTIATE(1, true)
-MERRILL_INSTANTIATE(2, true)
-MERRILL_INSTANTIATE(3, true)
+#define MERRILL_INSTANTIATE(G, P, C) \
+    template __global__ void merrill_bfs<G, P, C>(MERRILL_BFS_PARAMS);
+#define MERRILL_INSTANTIATE_G(P, C) \
+    MERRILL_INSTANTIATE(0, P, C) MERRILL_INSTANTIATE(1, P, C) MERRILL_INSTANTIATE(2, P, C) \
+    MERRILL_INSTANTIATE(3, P, C)
+MERRILL_INSTANTIATE_G(false, false)
+MERRILL_INSTANTIATE_G(true, false)
+MERRILL_INSTANTIATE_G(false, true)
+MERRILL_INSTANTIATE_G(true, true)

@@ -4,6 +4,7 @@
 #pragma once
 
 #include "common.cuh"
+#include "small_frontier.cuh"
 
 #ifdef GPUBFS_EMULATE
 // The harness supplies per-block shared storage, a grid barrier and a clock.
@@ -30,6 +31,11 @@ __device__ __forceinline__ unsigned long long merrill_now() {
 #endif
 #ifndef MERRILL_HISTORY
 #define MERRILL_HISTORY 4096  // history-culling hash entries per CTA (power of two)
+#endif
+#ifndef MERRILL_SMALL_CAP
+// Small-frontier mode: the largest threshold (frontier items). Its queues (8 ints an
+// entry) share the history table's shared memory: 512 entries fill its 16 KB.
+#define MERRILL_SMALL_CAP 512
 #endif
 
 // Knob codes (the Python side mirrors them).
@@ -59,7 +65,8 @@ __device__ __forceinline__ unsigned long long merrill_now() {
 #define CTL_SLOT 4      // words per slot
 #define CTL_OVERFLOW 12 // sticky: some queue overflowed (the host reruns with CULL_ATOMIC)
 #define CTL_ITERS 13    // iterations run
-#define CTL_WORDS 16
+#define CTL_SF 16       // SF_WORDS words of the small-frontier protocol (small_frontier.cuh)
+#define CTL_WORDS 20
 
 // Per-level counters, counters[k * cap + level].
 #define CNT_ENQUEUED 0  // vertices that passed culling and were labelled at this level
@@ -75,6 +82,7 @@ __device__ __forceinline__ unsigned long long merrill_now() {
 #define KIND_EC_HUGE 1
 #define KIND_CE 2
 #define KIND_TWO_PHASE 3
+#define KIND_SMALL 4  // run by CTA 0 alone (small-frontier mode)
 
 // Huge-list entries (grid-wide gathering): packed count and edge total per slot. An
 // add past big_cap entries or past an INT_MAX total sets CTL_BIG_OVF, so a slot whose

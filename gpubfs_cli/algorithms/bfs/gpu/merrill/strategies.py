@@ -44,6 +44,17 @@ behaviour; the Merrill run configs measure both and the paper tables label them
 - ``profile``: thread 0 stamps %globaltimer at every phase boundary; the first
   sample's counters["profile"] then holds PROF_WORDS words per iteration (start ns,
   mid-iteration ns, frontier size, phase kind; see merrill.cuh). Off for timings.
+- ``counters``: the per-level counters below (Fig. 7 and 8's measures). Off, they are
+  compiled out of the kernel (no reductions, barriers or atomics for them) and only the
+  logical frontiers, levels and iterations are reported; ``profile`` turns them on.
+- ``small_frontier`` (not in the paper; 0 = off, the paper configs keep it off): while
+  a frontier has at most this many items (vertex queue for expand-contract, edge queue
+  for the others; at most MERRILL_SMALL_CAP), CTA 0 alone iterates levels with block
+  barriers and shared-memory queues while the other CTAs park on a flag
+  (gpu/include/small_frontier.cuh), with exact culling. A frontier over the threshold
+  is handed back to the grid (expand-contract: as its vertex queue; the others: as a
+  vertex queue the grid expands, as two-phase's second phase does). For
+  high-diameter graphs, where the grid barrier is the whole cost of a level.
 
 What changed for today's GPUs (C2050 -> H100/H200):
 
@@ -74,6 +85,11 @@ What changed for today's GPUs (C2050 -> H100/H200):
   claims every list: there the cost is one atomic per vertex-queue entry, and without
   it duplicates compound level after level on lattices (measured 4x to 9x redundant
   expansion on grid7pt.300 and grid5pt.5000).
+- No fixed cost per traversal: every buffer, and the launch's argument tuple, is made
+  in prepare (the source and culling are patched per call); the control words come
+  back into page-locked memory; counters are sliced after the timer (to_host). The
+  parent queues are the exception: allocated on the first predecessor BFS, as only
+  predecessor runs need them (m words each).
 - Control words (queue lengths) are read once per CTA after each grid barrier and
   shared through shared memory, not by every warp.
 - Lookups batch their global loads (bitmask words, then labels, for several items per
@@ -124,6 +140,7 @@ STRATEGY = {"expand_contract": C["STRAT_EXPAND_CONTRACT"], "contract_expand": C[
             "two_phase": C["STRAT_TWO_PHASE"], "hybrid": C["STRAT_HYBRID"]}
 
 CTL_OVERFLOW, CTL_ITERS, CTL_WORDS = C["CTL_OVERFLOW"], C["CTL_ITERS"], C["CTL_WORDS"]
+SMALL_CAP = C["MERRILL_SMALL_CAP"]  # the largest small_frontier threshold
 CNT_ENQUEUED, CNT_EXPANDED, CNT_EDGES, CNT_KINDS = (
     C["CNT_ENQUEUED"], C["CNT_EXPANDED"], C["CNT_EDGES"], C["CNT_KINDS"])
 PROF_WORDS = C["PROF_WORDS"]  # per iteration: start ns, mid-iteration ns, frontier size, phase kind
@@ -147,10 +164,13 @@ def compiled_module(cta_size: int, device: Device | None = None):
                        name_expressions=kernel_names(), device=device)
 
 
+def kernel_name(gather: int, predecessors: bool, counters: bool) -> str:
+    b = {False: "false", True: "true"}
+    return f"merrill_bfs<{gather}, {b[predecessors]}, {b[counters]}>"
+
+
 def kernel_names() -> tuple[str, ...]:
-    return tuple(
-        f"merrill_bfs<{g}, {'true' if p else 'false'}>" for p in (False, True) for g in range(4)
-    )
+    return tuple(kernel_name(g, p, c) for c in (False, True) for p in (False, True) for g in range(4))
 
 
 @dataclass(frozen=True)
@@ -200,6 +220,8 @@ class MerrillKnobs:
     blocks_per_sm: int = 0
     cta_size: int = BLOCK
     profile: bool = False
+    counters: bool = False
+    small_frontier: int = 0
 
     def __post_init__(self) -> None:
         if self.gather not in GATHER:
@@ -214,6 +236,8 @@ class MerrillKnobs:
             raise ValueError(f"cta_size must be one of {', '.join(map(str, CTA_SIZES))}")
         if int(self.blocks_per_sm) < 0:
             raise ValueError("blocks_per_sm must be >= 0 (0 = as many as fit)")
+        if not 0 <= int(self.small_frontier) <= SMALL_CAP:
+            raise ValueError(f"small_frontier must be between 0 (off) and {SMALL_CAP}")
 
 
 @dataclass(frozen=True)
@@ -232,10 +256,13 @@ class MerrillResult(Answer):
     runner has stopped its timer (they need the final distances)."""
 
     degrees: Any = None
+    level_counts: Any = None  # the kernel's counter buffer (CNT_KINDS x cap), None when compiled out
+    profile: Any = None  # the profile buffer, None when off
 
     def to_host(self) -> Answer:
         dist = self.distances
         counters = dict(self.counters)
+        iterations = int(counters["iterations"])
         if hasattr(dist, "get") and not isinstance(dist, np.ndarray):
             import cupy as cp
 
@@ -250,24 +277,35 @@ class MerrillResult(Answer):
             fv = np.bincount(reached, minlength=levels)
             fe = np.bincount(reached, weights=np.asarray(self.degrees)[dist >= 0], minlength=levels)
         fe = np.rint(fe).astype(np.int64)
-        for key in ("vertices_enqueued", "vertices_expanded", "edges_expanded"):
-            v = counters[key]
-            v = np.asarray(v.get() if hasattr(v, "get") else v, dtype=np.int64)[:levels]
-            counters[key] = np.pad(v, (0, levels - len(v)))
         counters["frontier_vertices"] = fv.astype(np.int64)
         counters["frontier_edges"] = fe
+        counters["levels"] = levels
+        if self.profile is not None:
+            prof = _host(self.profile)
+            counters["profile"] = prof[: PROF_WORDS * (min(iterations + 1, len(prof) // PROF_WORDS - 1) + 1)]
+        if self.level_counts is None:
+            return _answer(dist, self.parents, counters)
+        raw = _host(self.level_counts).reshape(CNT_KINDS, -1)
+        for key, kind in (("vertices_enqueued", CNT_ENQUEUED), ("vertices_expanded", CNT_EXPANDED),
+                          ("edges_expanded", CNT_EDGES)):  # fmt: skip
+            v = raw[kind, : min(levels, iterations + 1)].astype(np.int64)
+            counters[key] = np.pad(v, (0, levels - len(v)))
         counters["duplicates"] = counters["vertices_enqueued"] - counters["frontier_vertices"]
         counters["false_negatives"] = int(counters["duplicates"].sum())
         logical = int(fe.sum())
         counters["redundant_expansion"] = (
             float(counters["edges_expanded"].sum()) / logical if logical else 1.0
         )
-        counters["levels"] = levels
-        host = Answer(dist, None, counters).to_host()
-        parents = self.parents
-        if parents is not None and hasattr(parents, "get") and not isinstance(parents, np.ndarray):
-            parents = parents.get()
-        return Answer(host.distances, parents, host.counters)
+        return _answer(dist, self.parents, counters)
+
+
+def _host(a) -> np.ndarray:
+    return a.get() if hasattr(a, "get") and not isinstance(a, np.ndarray) else np.asarray(a)
+
+
+def _answer(dist, parents, counters) -> Answer:
+    host = Answer(dist, None, counters).to_host()
+    return Answer(host.distances, None if parents is None else _host(parents), host.counters)
 
 
 class _Merrill(GpuStrategy):
@@ -291,27 +329,39 @@ class _Merrill(GpuStrategy):
         self._gather = GATHER[k.gather]
         self._culling = CULLING[k.culling]
         self._grid_threshold = grid_threshold
+        self._counting = bool(k.counters or k.profile)
         n = graph.n
         self._caps = caps
         module = compiled_module(self._block, self.device)
         self._kernels = {
-            p: module.get_function(f"merrill_bfs<{self._gather}, {'true' if p else 'false'}>")
-            for p in (False, True)
+            p: module.get_function(kernel_name(self._gather, p, self._counting)) for p in (False, True)
         }
         self._grid = {p: self._grid_size(kern) for p, kern in self._kernels.items()}
-        vertex_queues = 2 if self.code == STRATEGY["expand_contract"] else (
-            0 if self.code == STRATEGY["contract_expand"] else 1
-        )
+        small = int(k.small_frontier)
         one = self.buffer("_dummy", 4, cp.int32, fill=0)
+        if self.code == STRATEGY["expand_contract"]:
+            vq = [cp.empty(caps.vq, cp.int32) for _ in range(2)]
+        elif self.code == STRATEGY["contract_expand"]:
+            # No vertex queue, except where small-frontier mode hands levels back in one.
+            vq = [cp.empty(small, cp.int32) if small else one, one]
+        else:
+            vq = [cp.empty(caps.vq, cp.int32), one]
+        self.keep("_vq", vq)
         self.buffer("_bitmask", (n + 31) // 32, cp.uint32, fill=0)
         self.buffer("_claimed", (n + 31) // 32, cp.uint32, fill=0)
-        self.keep("_vq", [cp.empty(caps.vq, cp.int32) if i < vertex_queues else one for i in range(2)])
         edge_queues = self.code != STRATEGY["expand_contract"]
         self.keep("_eq", [cp.empty(caps.eq, cp.int32) if edge_queues else one for _ in range(2)])
         self.keep("_ep", None)  # parent queues, allocated on the first predecessor BFS
         self.keep("_big", [cp.empty(caps.big * 4, cp.int32) for _ in range(2)])
         self.buffer("_big_ctl", 3, cp.uint64, fill=0)
+        self.buffer("_dist", n, cp.int32)
+        self.buffer("_parent", n, cp.int32)
+        self.buffer("_ctl", CTL_WORDS, cp.int32, fill=0)
+        self.pinned("_ctl_host", CTL_WORDS, np.int32)
+        self.buffer("_counts", CNT_KINDS * caps.counters if self._counting else 4, cp.int32, fill=0)
+        self.buffer("_prof", PROF_WORDS * (caps.counters + 1) if k.profile else 4, cp.uint64, fill=0)
         self.keep("_degrees", cp.diff(self.dgraph.row_offsets32))
+        self._args = {False: self._launch_args(False)}  # predecessors: on the first such BFS
 
     def _grid_size(self, kernel) -> int:
         block = self._block
@@ -324,67 +374,63 @@ class _Merrill(GpuStrategy):
     def _switch_threshold(self, grid: int) -> int:
         return 0
 
-    def _parent_queues(self):
-        if self._ep is None:
+    def _launch_args(self, predecessors: bool) -> list:
+        """The kernel's arguments for one kind of BFS; traverse patches the source (3)
+        and the culling (5). Predecessor BFSs get the parent queues (m words each) on
+        their first call."""
+        caps, dg, n = self._caps, self.dgraph, self.graph.n
+        if predecessors:
             cp = self.cupy()
             edge_queues = self.code != STRATEGY["expand_contract"]
-            self.keep("_ep", [
-                cp.empty(self._caps.eq, cp.int32) if edge_queues else self._dummy for _ in range(2)
-            ])
-        return self._ep
+            ep = self.keep("_ep", [cp.empty(caps.eq, cp.int32) if edge_queues else self._dummy
+                                   for _ in range(2)])  # fmt: skip
+        else:
+            ep = [self._dummy, self._dummy]
+        profile = bool(self.knobs.profile)
+        return [
+            dg.row_offsets32, dg.col_indices, i32(n), i32(0), i32(self.code), i32(self._culling),
+            i32(self._grid_threshold), i32(self.knobs.claim_threshold),
+            i64(self._switch_threshold(self._grid[predecessors])), i32(self.knobs.small_frontier),
+            self._dist, self._parent if predecessors else self._dummy, self._bitmask, self._claimed,
+            self._vq[0], self._vq[1], self._eq[0], self._eq[1], ep[0], ep[1],
+            self._big[0], self._big[1], i32(caps.vq), i32(caps.eq), i32(caps.big),
+            self._ctl, self._big_ctl, self._counts, i32(caps.counters),
+            self._prof if profile else np.uint64(0), i32(caps.counters if profile else 0),
+        ]  # fmt: skip
 
     def traverse(self, source: int, predecessors: bool = False) -> Answer:
-        cp = self.cupy()
-        g = self.graph
-        n, caps = g.n, self._caps
+        n = self.graph.n
         if not 0 <= source < n:
             raise ValueError(f"source {source} out of range [0, {n})")
-        kernel = self._kernels[predecessors]
-        grid = self._grid[predecessors]
-        dist = cp.empty(n, cp.int32)
-        parent = cp.empty(n, cp.int32) if predecessors else self._dummy
-        ep = self._parent_queues() if predecessors else [self._dummy, self._dummy]
-        ctl = cp.empty(CTL_WORDS, cp.int32)
-        counters = cp.empty(CNT_KINDS * caps.counters, cp.int32)
-        prof = cp.zeros(PROF_WORDS * (caps.counters + 1), cp.uint64) if self.knobs.profile else None
+        if predecessors not in self._args:
+            self._args[predecessors] = self._launch_args(predecessors)
+        args = self._args[predecessors]
+        args[ARG_SOURCE] = i32(source)
+        kernel, grid = self._kernels[predecessors], self._grid[predecessors]
         culling = self._culling
         launches = 0
         while True:
-            args = (
-                self.dgraph.row_offsets32, self.dgraph.col_indices, i32(n), i32(source),
-                i32(self.code), i32(culling), i32(self._grid_threshold),
-                i32(self.knobs.claim_threshold), i64(self._switch_threshold(grid)), dist, parent,
-                self._bitmask, self._claimed,
-                self._vq[0], self._vq[1], self._eq[0], self._eq[1], ep[0], ep[1],
-                self._big[0], self._big[1], i32(caps.vq), i32(caps.eq), i32(caps.big),
-                ctl, self._big_ctl, counters, i32(caps.counters),
-                np.uint64(0) if prof is None else prof, i32(0 if prof is None else caps.counters),
-            )  # fmt: skip
-            kernel((grid,), (self._block,), args)
+            args[ARG_CULLING] = i32(culling)
+            kernel((grid,), (self._block,), tuple(args))
             launches += 1
-            overflow, iterations = (int(x) for x in ctl[CTL_OVERFLOW : CTL_ITERS + 1].get())
+            ctl = self.read_back(self._ctl, self._ctl_host)
+            overflow, iterations = int(ctl[CTL_OVERFLOW]), int(ctl[CTL_ITERS])
             if not overflow or culling == CULLING["atomic"]:
                 break
             culling = CULLING["atomic"]
         if overflow:
             raise RuntimeError(f"{self.name}: queues overflowed even with exact culling")
-        cap = caps.counters
-        keep = min(iterations + 1, cap)
-        extra = {} if prof is None else {"profile": prof[: PROF_WORDS * (keep + 1)]}
         return MerrillResult(
-            distances=dist,
-            parents=parent if predecessors else None,
-            counters={
-                **extra,
-                "iterations": iterations,
-                "kernel_launches": launches,
-                "exact_rerun": launches - 1,
-                "vertices_enqueued": counters[CNT_ENQUEUED * cap : CNT_ENQUEUED * cap + keep],
-                "vertices_expanded": counters[CNT_EXPANDED * cap : CNT_EXPANDED * cap + keep],
-                "edges_expanded": counters[CNT_EDGES * cap : CNT_EDGES * cap + keep],
-            },
+            distances=self._dist,
+            parents=self._parent if predecessors else None,
+            counters={"iterations": iterations, "kernel_launches": launches, "exact_rerun": launches - 1},
             degrees=self._degrees,
+            level_counts=self._counts if self._counting else None,
+            profile=self._prof if self.knobs.profile else None,
         )
+
+
+ARG_SOURCE, ARG_CULLING = 3, 5  # positions in _launch_args
 
 
 @register
