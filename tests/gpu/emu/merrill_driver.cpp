@@ -31,7 +31,7 @@ std::vector<int> read_ints(const char* path) {
     return out;
 }
 
-template <int G, bool P, bool C>
+template <int G, bool P, bool C, bool S>
 void launch(int blocks, uint64_t seed, double yp, const int* row, const int* col, int n, int src,
             int strategy, int culling, int grid_threshold, int claim_threshold,
             long long switch_threshold, int small_threshold, int* dist, int* parent, unsigned int* bitmask,
@@ -42,7 +42,7 @@ void launch(int blocks, uint64_t seed, double yp, const int* row, const int* col
     emu::launch(
         blocks, MERRILL_BLOCK,
         [&] {
-            merrill_bfs<G, P, C>(row, col, n, src, strategy, culling, grid_threshold,
+            merrill_bfs<G, P, C, S>(row, col, n, src, strategy, culling, grid_threshold,
                                  claim_threshold, switch_threshold, small_threshold, dist, parent, bitmask, claimed, vq0, vq1, eq0, eq1, ep0, ep1, big0, big1,
                               vq_cap, eq_cap, big_cap, ctl, big_ctl, counters, counter_cap, prof,
                               prof_cap);
@@ -84,9 +84,10 @@ int main(int argc, char** argv) {
             counters.assign((size_t)CNT_KINDS * counter_cap, 0x5A5A5A5A);
             std::vector<unsigned long long> prof((size_t)PROF_WORDS * (n + 2), 0);
             ++launches;
-#define EMU_CASE(G, P, C)                                                                        \
-    if (gather == G && (pred != 0) == P && (count != 0) == C)                                    \
-        launch<G, P, C>(blocks, seed + s * 7919 + launches, yp, row, col, n, sources[s], strategy, \
+#define EMU_CASE(G, P, C) EMU_CASE_S(G, P, C, true) EMU_CASE_S(G, P, C, false)
+#define EMU_CASE_S(G, P, C, S)                                                                   \
+    if (gather == G && (pred != 0) == P && (count != 0) == C && (small_threshold > 0) == S)      \
+        launch<G, P, C, S>(blocks, seed + s * 7919 + launches, yp, row, col, n, sources[s], strategy, \
                      cull, grid_threshold, claim_threshold, switch_threshold, small_threshold,   \
                      dist.data(),                                                                \
                      parent.data(), bitmask.data(), claimed.data(), vq0.data(), vq1.data(), eq0.data(), eq1.data(), ep0.data(), \

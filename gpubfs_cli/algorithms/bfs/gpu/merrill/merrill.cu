@@ -843,7 +843,7 @@ __device__ int sf_lead(const State& S, Shared& sh, int L, bool vertex_first, int
     return resume;
 }
 
-template <int GATHER, bool PRED, bool COUNT>
+template <int GATHER, bool PRED, bool COUNT, bool SMALL>
 __device__ void bfs(const State& S, int src, int strategy, long long switch_threshold,
                     int small_threshold) {
     MERRILL_SHARED(Shared, sh);
@@ -900,7 +900,7 @@ __device__ void bfs(const State& S, int src, int strategy, long long switch_thre
             if (COUNT && L + 2 < S.counter_cap)
                 for (int k = 0; k < CNT_KINDS; ++k) S.counters[k * S.counter_cap + L + 2] = 0;
         }
-        if (frontier <= small_threshold && L != handed_back) {
+        if (SMALL && frontier <= small_threshold && L != handed_back) {
             // Every CTA read the same words after the barrier: all enter together.
             ++epoch;
             const int resume =
@@ -968,7 +968,8 @@ __device__ void bfs(const State& S, int src, int strategy, long long switch_thre
 // One BFS from `src`. Launched cooperatively with at most the resident number of
 // CTAs of MERRILL_BLOCK threads. Buffers are sized by the host (strategies.py).
 // small_threshold: small-frontier mode while a frontier has at most this many items
-// (0: off; at most MERRILL_SMALL_CAP). COUNT: per-level counters (off: compiled out).
+// (0: off; at most MERRILL_SMALL_CAP). COUNT: per-level counters, SMALL: the small-frontier
+// mode (each compiled out when off: builds without them keep the registers of the paper's kernel).
 #define MERRILL_BFS_PARAMS                                                                   \
     const int *__restrict__ row, const int *__restrict__ col, int n, int src, int strategy,  \
         int culling, int grid_threshold, int claim_threshold, long long switch_threshold,     \
@@ -978,23 +979,24 @@ __device__ void bfs(const State& S, int src, int strategy, long long switch_thre
         unsigned long long *big_ctl, int *counters, int counter_cap, unsigned long long *prof,   \
         int prof_cap
 
-template <int GATHER, bool PRED, bool COUNT>
+template <int GATHER, bool PRED, bool COUNT, bool SMALL>
 __global__ void __launch_bounds__(MERRILL_BLOCK, MERRILL_MIN_BLOCKS)
 merrill_bfs(MERRILL_BFS_PARAMS) {
     merrill::State S{row,     col,     n,       dist,   parent,  bitmask,  vq0,     vq1,
                      eq0,     eq1,     ep0,     ep1,    big0,    big1,     vq_cap,  eq_cap,
                      big_cap, ctl,     big_ctl, counters, counter_cap, culling, grid_threshold,
                      claim_threshold, claimed, prof, prof_cap};
-    merrill::bfs<GATHER, PRED, COUNT>(S, src, strategy, switch_threshold, small_threshold);
+    merrill::bfs<GATHER, PRED, COUNT, SMALL>(S, src, strategy, switch_threshold, small_threshold);
 }
 
 // Every instantiation, so that a plain nvcc compile checks them all.
-#define MERRILL_INSTANTIATE(G, P, C) \
-    template __global__ void merrill_bfs<G, P, C>(MERRILL_BFS_PARAMS);
-#define MERRILL_INSTANTIATE_G(P, C) \
-    MERRILL_INSTANTIATE(0, P, C) MERRILL_INSTANTIATE(1, P, C) MERRILL_INSTANTIATE(2, P, C) \
-    MERRILL_INSTANTIATE(3, P, C)
-MERRILL_INSTANTIATE_G(false, false)
-MERRILL_INSTANTIATE_G(true, false)
-MERRILL_INSTANTIATE_G(false, true)
-MERRILL_INSTANTIATE_G(true, true)
+#define MERRILL_INSTANTIATE(G, P, C, S) \
+    template __global__ void merrill_bfs<G, P, C, S>(MERRILL_BFS_PARAMS);
+#define MERRILL_INSTANTIATE_G(P, C, S) \
+    MERRILL_INSTANTIATE(0, P, C, S) MERRILL_INSTANTIATE(1, P, C, S) \
+    MERRILL_INSTANTIATE(2, P, C, S) MERRILL_INSTANTIATE(3, P, C, S)
+#define MERRILL_INSTANTIATE_PC(S) \
+    MERRILL_INSTANTIATE_G(false, false, S) MERRILL_INSTANTIATE_G(true, false, S) \
+    MERRILL_INSTANTIATE_G(false, true, S) MERRILL_INSTANTIATE_G(true, true, S)
+MERRILL_INSTANTIATE_PC(false)
+MERRILL_INSTANTIATE_PC(true)

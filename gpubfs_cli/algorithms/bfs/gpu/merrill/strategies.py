@@ -164,13 +164,14 @@ def compiled_module(cta_size: int, device: Device | None = None):
                        name_expressions=kernel_names(), device=device)
 
 
-def kernel_name(gather: int, predecessors: bool, counters: bool) -> str:
+def kernel_name(gather: int, predecessors: bool, counters: bool, small: bool) -> str:
     b = {False: "false", True: "true"}
-    return f"merrill_bfs<{gather}, {b[predecessors]}, {b[counters]}>"
+    return f"merrill_bfs<{gather}, {b[predecessors]}, {b[counters]}, {b[small]}>"
 
 
 def kernel_names() -> tuple[str, ...]:
-    return tuple(kernel_name(g, p, c) for c in (False, True) for p in (False, True) for g in range(4))
+    tf = (False, True)
+    return tuple(kernel_name(g, p, c, s) for s in tf for c in tf for p in tf for g in range(4))
 
 
 @dataclass(frozen=True)
@@ -332,12 +333,13 @@ class _Merrill(GpuStrategy):
         self._counting = bool(k.counters or k.profile)
         n = graph.n
         self._caps = caps
+        small = int(k.small_frontier)
         module = compiled_module(self._block, self.device)
         self._kernels = {
-            p: module.get_function(kernel_name(self._gather, p, self._counting)) for p in (False, True)
+            p: module.get_function(kernel_name(self._gather, p, self._counting, small > 0))
+            for p in (False, True)
         }
         self._grid = {p: self._grid_size(kern) for p, kern in self._kernels.items()}
-        small = int(k.small_frontier)
         one = self.buffer("_dummy", 4, cp.int32, fill=0)
         if self.code == STRATEGY["expand_contract"]:
             vq = [cp.empty(caps.vq, cp.int32) for _ in range(2)]
