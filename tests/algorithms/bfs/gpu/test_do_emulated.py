@@ -73,6 +73,8 @@ VARIANTS = [
     {"bottom_up": False, "counters": True},
     {"alpha": 0.5, "beta": 2.0, "counters": True},
     {"profile": True},
+    {"spread_edges": 0, "counters": True},  # every small top-down level spread over the grid
+    {"spread_edges": -1, "bottom_up": False, "counters": True},
 ]
 
 

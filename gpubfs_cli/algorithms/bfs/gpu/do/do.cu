@@ -4,7 +4,9 @@
 // it) and all take the same decision, so no level costs a launch or a host read-back.
 //
 //   top-down   vertex queue -> load-balanced gathering (gpu/include/expand.cuh) ->
-//              exact test-and-set on the visited bitmap -> next vertex queue
+//              exact test-and-set on the visited bitmap -> next vertex queue; a small
+//              frontier with many out-edges (a hub near the source) spreads its edges
+//              over every warp of the grid instead (top_down_spread)
 //   bottom-up  frontier bitmap -> one warp per 32 vertices (one bitmap word): each
 //              unvisited vertex scans its in-neighbours until one is in the frontier
 //              (the bitmap is n/8 bytes, read with __ldcg: it stays in L2) -> next
@@ -29,6 +31,8 @@ static_assert(BLOCK % 32 == 0 && WARPS <= 32, "CTAs of 32 to 1024 threads");
 
 struct Shared {
     GatherShared<BLOCK> g;
+    int spread_off[DO_SPREAD + 1];     // top_down_spread: the frontier's edge offsets
+    int spread_v[DO_SPREAD];           // ... and its vertices
     unsigned long long red[WARPS][4];  // per-CTA sums of the per-thread counts
     unsigned long long ctl[3];         // the level's slot, read once per CTA
 };
@@ -178,6 +182,55 @@ __device__ void top_down(const State& S, Shared& sh, int L, int nf) {
     flush<STATS>(S, sh, L, c, false);
 }
 
+// Top-down for a frontier of at most DO_SPREAD vertices: every CTA scans the frontier's
+// out-degrees into shared memory, then each warp of the grid takes 32 consecutive edges
+// of the concatenated lists per round and finds each edge's vertex by binary search.
+// Tiling by vertices would leave such a level to one CTA however long its lists are
+// (g500-s20-ef16: 44 vertices and 131,709 edges at level 1, 836 us on one CTA).
+template <bool PRED, bool STATS>
+__device__ void top_down_spread(const State& S, Shared& sh, int L, int nf) {
+    Counts c;
+    TopDownSink<PRED, STATS> sink{&S, S.queue(L + 1), S.slot(L + 1) + SLOT_NF, L + 1, &c};
+    const int* in = S.queue(L);
+    int carry = 0;
+    for (int base = 0; base < nf; base += BLOCK) {
+        const int i = base + threadIdx.x;
+        int u = -1, len = 0;
+        if (i < nf) {
+            u = __ldcg(in + i);
+            len = S.out_degree(u);
+        }
+        int total;
+        const int ex = block_exclusive_scan(len, sh.g.scratch, &total);
+        if (i < nf) {
+            sh.spread_off[i] = carry + ex;
+            sh.spread_v[i] = u;
+            if (STATS && blockIdx.x == 0) ++c.vertices;
+        }
+        carry += total;
+        __syncthreads();  // block_exclusive_scan's scratch is reused next round
+    }
+    const int lane = lane_id();
+    const int gwarp = (blockIdx.x * BLOCK + threadIdx.x) >> 5, nwarps = (gridDim.x * BLOCK) >> 5;
+    for (int b = gwarp << 5; b < carry; b += nwarps << 5) {  // warp-uniform bounds
+        const int e = b + lane;
+        const bool a = e < carry;
+        int v = -1, u = -1;
+        if (a) {
+            int lo = 0, hi = nf - 1;  // the last list starting at or before e owns it
+            while (lo < hi) {
+                const int mid = (lo + hi + 1) >> 1;
+                if (sh.spread_off[mid] <= e) lo = mid;
+                else hi = mid - 1;
+            }
+            u = sh.spread_v[lo];
+            v = S.col[S.row[u] + (e - sh.spread_off[lo])];
+        }
+        sink.emit(v, u, a);
+    }
+    flush<STATS>(S, sh, L, c, false);
+}
+
 // Bottom-up: warp w owns bitmap word w (vertices 32w .. 32w+31). The visited and next
 // frontier words are written whole by lane 0, so no atomics and no clearing pass.
 template <bool PRED, bool STATS>
@@ -256,7 +309,7 @@ __device__ void to_queue(const State& S, int L) {
 
 template <bool PRED, bool STATS>
 __device__ void bfs(const State& S, int src, long long m_in, long long alpha_milli,
-                    long long beta_milli, int allow_bottom_up) {
+                    long long beta_milli, int allow_bottom_up, long long spread_edges) {
     DO_SHARED(Shared, sh);
     const int gtid = blockIdx.x * BLOCK + threadIdx.x, gstride = gridDim.x * BLOCK;
     for (int i = gtid; i < S.n; i += gstride) {
@@ -320,6 +373,8 @@ __device__ void bfs(const State& S, int src, long long m_in, long long alpha_mil
         if (bu) {
             ++bu_levels;
             bottom_up<PRED, STATS>(S, sh, L);
+        } else if (spread_edges >= 0 && nf <= DO_SPREAD && mf >= spread_edges) {
+            top_down_spread<PRED, STATS>(S, sh, L, (int)nf);
         } else {
             top_down<PRED, STATS>(S, sh, L, (int)nf);
         }
@@ -337,11 +392,14 @@ __device__ void bfs(const State& S, int src, long long m_in, long long alpha_mil
 
 // One BFS from `src`, launched cooperatively with at most the resident number of CTAs
 // of DO_BLOCK threads. Buffers are sized by the host (strategies.py); m_in is the
-// number of in-edges (m), alpha and beta are in thousandths (DO_MILLI).
+// number of in-edges (m), alpha and beta are in thousandths (DO_MILLI); top-down levels of
+// at most DO_SPREAD vertices and at least spread_edges out-edges spread them over the
+// grid (spread_edges < 0: never).
 #define DO_BFS_PARAMS                                                                          \
     const int *__restrict__ row, const int *__restrict__ col, const int *__restrict__ in_row,  \
         const int *__restrict__ in_col, int n, int src, long long m_in, long long alpha_milli, \
-        long long beta_milli, int allow_bottom_up, int *dist, int *parent,                     \
+        long long beta_milli, int allow_bottom_up, long long spread_edges, int *dist,          \
+        int *parent,                                                                           \
         unsigned int *visited, unsigned int *front0, unsigned int *front1, int *q0, int *q1,   \
         unsigned long long *ctl, unsigned long long *counters, int counter_cap,                \
         unsigned long long *prof, int prof_cap
@@ -350,7 +408,7 @@ template <bool PRED, bool STATS>
 __global__ void __launch_bounds__(DO_BLOCK, DO_MIN_BLOCKS) do_bfs(DO_BFS_PARAMS) {
     dobfs::State S{row,   col,   in_row, in_col, n,   dist,     parent,      visited, front0,
                    front1, q0,   q1,     ctl,    counters, counter_cap, prof, prof_cap};
-    dobfs::bfs<PRED, STATS>(S, src, m_in, alpha_milli, beta_milli, allow_bottom_up);
+    dobfs::bfs<PRED, STATS>(S, src, m_in, alpha_milli, beta_milli, allow_bottom_up, spread_edges);
 }
 
 // Every instantiation, so that a plain nvcc compile checks them all.

@@ -28,6 +28,10 @@ __device__ __forceinline__ unsigned long long do_now() {
 #define DO_MIN_BLOCKS 4  // launch bound: registers capped so 1024 threads fit an SM
 #endif
 
+#ifndef DO_SPREAD
+#define DO_SPREAD 1024  // the largest frontier whose edges a top-down step may spread over the grid
+#endif
+
 // alpha and beta reach the kernel in thousandths (integer kernel arguments).
 #define DO_MILLI 1000
 

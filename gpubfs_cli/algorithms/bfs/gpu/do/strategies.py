@@ -17,10 +17,13 @@ vertices not yet visited):
 - top-down -> bottom-up when ``m_f * alpha > m_u``;
 - bottom-up -> top-down when ``n_f * beta < n``.
 
-Beamer's alpha = 14 and beta = 24 are the defaults; they were tuned for a CPU's cost of
-an edge check in each direction. On the GPU the lead tunes them with
-``scripts/device/do_sweep.sh`` (alpha x beta grid on the three target graphs); the
-values measured there belong in this docstring.
+Beamer's alpha = 14 and beta = 24 were tuned for a CPU's cost of an edge check in each
+direction. Here alpha = 48, beta = 24: ``scripts/device/do_sweep.sh`` on the H100
+(session 7, 16 sources, alpha in {4, 14, 48} x beta in {6, 24, 96}) found alpha = 48
+fastest on g500-s20-ef16 (0.35 ms against 0.38 ms at 14) and kron_g500-logn20-gen
+(0.73 against 1.04 ms) and equal on uniform-n21-e26 (0.75 ms): a GPU's bottom-up step
+is cheap next to a top-down one (no atomics, bitmap in L2), so it pays to switch
+earlier. beta moved every time by under 3%, within the noise: Beamer's 24 is kept.
 
 What was adapted for a GPU, and why:
 
@@ -56,6 +59,11 @@ Knobs:
 - ``bottom_up``: False holds every level top-down (the ``do.top_down`` variant).
 - ``cta_size``: threads per CTA (128 to 1024; compiled per size).
 - ``blocks_per_sm``: CTAs per SM of the persistent grid (0 = as many as fit).
+- ``spread_edges``: a top-down level whose frontier has at most DO_SPREAD (1024)
+  vertices and at least this many out-edges spreads the edges over every warp of the
+  grid (each CTA scans the frontier's degrees; a warp takes 32 consecutive edges and
+  finds their vertex by binary search), instead of tiling vertices over CTAs, which
+  leaves a hub near the source to one CTA. 0: every small frontier; -1: never.
 - ``counters``: per-level counters (direction, vertices and edges examined) in the
   answer's counters; off for timings.
 - ``profile``: as ``counters``, plus %globaltimer stamps per level (start, after the
@@ -113,11 +121,12 @@ KERNEL_NAMES = tuple(kernel_name(p, s) for s in (False, True) for p in (False, T
 
 @dataclass(frozen=True)
 class DoKnobs:
-    alpha: float = 14.0
+    alpha: float = 48.0
     beta: float = 24.0
     bottom_up: bool = True
     cta_size: int = 256
     blocks_per_sm: int = 0
+    spread_edges: int = 1024
     counters: bool = False
     profile: bool = False
 
@@ -133,6 +142,8 @@ class DoKnobs:
             raise ValueError(f"cta_size must be one of {', '.join(map(str, CTA_SIZES))}")
         if isinstance(self.blocks_per_sm, bool) or not isinstance(self.blocks_per_sm, int) or self.blocks_per_sm < 0:
             raise ValueError("blocks_per_sm must be an integer >= 0 (0 = as many as fit)")
+        if isinstance(self.spread_edges, bool) or not isinstance(self.spread_edges, int) or self.spread_edges < -1:
+            raise ValueError("spread_edges must be an integer >= -1 (-1 = never spread)")
 
 
 @dataclass(frozen=True)
@@ -173,7 +184,7 @@ class DirectionOptimizing(GpuStrategy):
     caveats = (
         "not one of the five papers: gpubfs's own direction-optimizing BFS",
         "rates are equivalent GTEPS: the top-down edge count over its time (bottom-up levels examine fewer edges)",
-        "alpha and beta are Beamer's CPU values until tuned on the GPU (scripts/device/do_sweep.sh)",
+        "alpha = 48 (tuned on the H100, scripts/device/do_sweep.sh), beta = 24 (Beamer's)",
     )
     teps = "equivalent"
     Knobs: ClassVar[type] = DoKnobs
@@ -213,7 +224,7 @@ class DirectionOptimizing(GpuStrategy):
         head = (row, dg.col_indices, in_row, in_col, i32(n))
         tail = (
             i64(graph.m), i64(round(float(k.alpha) * MILLI)), i64(round(float(k.beta) * MILLI)),
-            i32(1 if k.bottom_up else 0), dist,
+            i32(1 if k.bottom_up else 0), i64(k.spread_edges), dist,
         )
         rest = (visited, fronts[0], fronts[1], queues[0], queues[1], ctl, counters,
                 i32(cap if stats else 0), prof, i32(cap + 1 if prof is not None else 0))

@@ -103,6 +103,8 @@ class _MultiGpu(GpuStrategy):
         "per-level kernels are small generic ones (warp per frontier vertex, atomic bitmask filter), not merrill.cu's persistent kernel",
         "the time is the slowest rank's event-timed level loop; labels are gathered to rank 0 afterwards, untimed",
     )
+    traverse_allocates = ("the per-rank level loop builds its exchange bins and bottom-up bitmaps as CuPy arrays "
+                          "each level (rank-local, freed when the traversal ends)")
 
     def __init__(self, knobs=None, devices=None):
         super().__init__(knobs, devices)
