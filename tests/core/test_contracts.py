@@ -95,7 +95,7 @@ def test_kernel_constants_come_from_the_headers():
     from gpubfs_cli.gpu.modules import header_constants
 
     c = header_constants(merrill.KERNELS.with_name("merrill.cuh"))
-    assert (merrill.CTL_OVERFLOW, merrill.CTL_ITERS, merrill.CTL_WORDS) == (12, 13, 16)
+    assert (merrill.CTL_OVERFLOW, merrill.CTL_ITERS, merrill.CTL_WORDS) == (12, 13, 20)
     assert merrill.CULLING["atomic"] == c["CULL_ATOMIC"] == 4
     assert merrill.BLOCK == 256 and luo.BLOCK_THREADS == 1024 and luo.ST_ENQ == 5
 

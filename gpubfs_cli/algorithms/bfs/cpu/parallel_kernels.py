@@ -64,7 +64,10 @@ def _td_step(offsets, cols, queue, nf, nxt, dist, parent, with_parents, level, s
             degree += np.int64(offsets[u + ONE] - offsets[u])
         region[c] = degree
     edges = _exclusive_scan(region, chunks)
-    scout = 0
+    # Per-chunk sums, added after the loop: a prange reduction over a variable the inner
+    # while loop updates trips numba's reduction analysis on Python 3.12 bytecode
+    # ("unexpected cycle in lookup()").
+    scouts = np.empty(chunks, np.int64)
     for c in prange(chunks):
         pos = region[c]
         start = pos
@@ -83,7 +86,8 @@ def _td_step(offsets, cols, queue, nf, nxt, dist, parent, with_parents, level, s
                     pos += 1
                     claimed_degree += np.int64(offsets[v + ONE] - offsets[v])
         found[c] = pos - start
-        scout += claimed_degree
+        scouts[c] = claimed_degree
+    scout = scouts.sum()
     queued = _exclusive_scan(found, chunks)
     for c in prange(chunks):
         src = region[c]
