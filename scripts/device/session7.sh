@@ -6,7 +6,7 @@
 #      target graphs, 100 sources, warm and cold L2; every GPU strategy's fixed cost
 #   L  time per level on the high-diameter graphs (small-frontier mode); the multicore
 #      CPU BFS against gapbs (16 cores)
-#   C  the auto catalogue's first half
+#   C  the multicore CPU tests and runs again (Python 3.12's numba), the auto catalogue's first half
 #   A  the auto catalogue's second half (auto.bfs in the same run as every candidate)
 #   T  make test-gpu in full (two halves) after the last GPU change
 source "$(dirname "$0")/lib.sh"
@@ -53,7 +53,12 @@ L)
   tail -30 logs/cpu-parallel.log
   ;;
 C)
-  catalogue 560 1 "$AUTO1"
+  (nproc; lscpu | head -20) > logs/cpu.txt 2>&1
+  step 120 cpu-tests python3 -m pytest -q -rs -p no:cacheprovider tests/algorithms/bfs/cpu tests/algorithms/bfs/test_peer_gapbs.py
+  tail -4 logs/cpu-tests.log
+  step 150 cpu-parallel python3 -m gpubfs_cli run configs/experiments/cpu-parallel.yaml --out results/cpu-parallel.json
+  tail -24 logs/cpu-parallel.log
+  catalogue 330 1 "$AUTO1"
   ;;
 A)
   catalogue 560 2 "$AUTO2"
