@@ -21,7 +21,8 @@ AUTO1=smoke-rmat,smoke-gnm,smoke-grid,default-rmat,default-uniform,default-grid,
 AUTO2=lbbfs-rmat-d8,lbbfs-rmat-d16,lbbfs-rmat-d32,luo-grid-1M,luo-grid-2M,luo-grid-5M,luo-grid-7M,luo-grid-9M,luo-grid-10M,luo-scalefree-1M,luo-scalefree-5M,luo-scalefree-10M,random.2Mv.128Me,rmat.2Mv.128Me,kron_g500-logn20-gen,uniform-n21-e26,grid7pt.300,grid5pt.5000,graph500-s24-ef20-seed1
 # auto.bfs (the shipped table) beside every candidate of catalogue-gpu.yaml, 5 sources.
 catalogue() { sed '/^  - classic\.\*$/a\  - auto.bfs' configs/experiments/catalogue-gpu.yaml > /tmp/catalogue-auto.yaml
-  step "$1" "catalogue-$2" python3 -m gpubfs_cli run /tmp/catalogue-auto.yaml -d "$3" --sources 5 \
+  # SIGINT a little before the step's limit: the runner then writes what it measured.
+  step "$1" "catalogue-$2" timeout -s INT $(( $1 - 20 )) python3 -m gpubfs_cli run /tmp/catalogue-auto.yaml -d "$3" --sources 5 \
     --out "results/catalogue-$2.json"
   tail -4 "logs/catalogue-$2.log"; }
 case "$part" in
@@ -61,7 +62,7 @@ C)
   catalogue 330 1 "$AUTO1"
   ;;
 A)
-  catalogue 560 2 "$AUTO2"
+  catalogue 340 2 "$AUTO2"
   ;;
 T)
   step 200 test-gpu-1 make test-gpu PYTHON=python3 PYTEST_ARGS="$T1_ARGS"
