@@ -8,7 +8,7 @@
 #      CPU BFS against gapbs (16 cores)
 #   C  the multicore CPU tests and runs again (Python 3.12's numba), the auto catalogue's first half
 #   A  the auto catalogue's second half (auto.bfs in the same run as every candidate)
-#   T  make test-gpu in full (two halves) after the last GPU change
+#   T1 T2  make test-gpu in full (two halves, one call each) after the last GPU change
 source "$(dirname "$0")/lib.sh"
 part=${1:-G}
 export GPUBFS_GUNROCK_BFS=$PWD/.peers/gunrock/bfs GPUBFS_GAPBS_BFS=$PWD/.peers/gapbs/bfs GPUBFS_PEERS=$PWD/.peers
@@ -64,12 +64,14 @@ C)
 A)
   catalogue 340 2 "$AUTO2"
   ;;
-T)
-  step 200 test-gpu-1 make test-gpu PYTHON=python3 PYTEST_ARGS="$T1_ARGS"
-  tail -6 logs/test-gpu-1.log
-  step 370 test-gpu-2 make test-gpu PYTHON=python3 PYTEST_ARGS="$T2_ARGS"
-  tail -6 logs/test-gpu-2.log
+T1)
+  step 400 test-gpu-1 make test-gpu PYTHON=python3 PYTEST_ARGS="$T1_ARGS"
+  tail -8 logs/test-gpu-1.log
   ;;
-*) echo "unknown part $part (G D C A T)"; exit 2;;
+T2)
+  step 420 test-gpu-2 make test-gpu PYTHON=python3 PYTEST_ARGS="$T2_ARGS"
+  tail -8 logs/test-gpu-2.log
+  ;;
+*) echo "unknown part $part (G D L C A T1 T2)"; exit 2;;
 esac
 cat logs/steps.txt
