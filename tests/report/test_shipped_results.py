@@ -20,6 +20,8 @@ SHIPPED = sorted(RESULTS.glob("*/*.json"))
 FAMILIES = sorted((RESULTS / "h100-2026-11-23-s5").glob("*.json"))
 # Session 6 (H100): `gpubfs reproduce luo`, the Gunrock peer, warm/cold L2, Merrill's knobs.
 SESSION6 = sorted((RESULTS / "h100-2026-11-23-s6").glob("*.json"))
+# Session 7 (H100): the catalogue run behind auto.bfs's table (do.* included), rendered apart.
+SESSION7 = sorted((RESULTS / "h100-2026-11-23-s7").glob("*.json"))
 PAPERS = ("merrill", "luo", "bfs4k", "raval", "lbbfs")
 
 
@@ -35,7 +37,7 @@ def _render(files) -> dict[str, str]:
 
 @pytest.fixture(scope="module")
 def rendered() -> dict[str, str]:
-    return _render([p for p in SHIPPED if p not in FAMILIES and p not in SESSION6])
+    return _render([p for p in SHIPPED if p not in FAMILIES and p not in SESSION6 and p not in SESSION7])
 
 
 @pytest.fixture(scope="module")
@@ -52,6 +54,14 @@ def test_session6_figures_unchanged(rendered_session6):
     # Luo Table 3 the paper's way (H100): UIUC-BFS split 0.487 ms on the 1M scale-free graph
     # beside IIIT-BFS 2.493, the unsplit variant 5.060
     assert "| 1M | 161.5 \\| 2.493 | 52.8 \\| 57.58 | 100.7 \\| 0.487 | - \\| 5.060 |" in rendered_session6["luo"]
+
+
+def test_session7_catalogue_figures_unchanged():
+    # do.bfs on g500-s20-ef16 in the catalogue run: 0.136 ms median over 5 sources
+    r = CliRunner().invoke(app, ["report", "--format", "md", "--metric", "ms", str(SESSION7[0])])
+    assert r.exit_code == 0, r.output
+    row = next(line for line in r.stdout.splitlines() if line.startswith("| do.bfs |"))
+    assert "| 0.136 |" in row
 
 
 def test_shipped_files_exist():
