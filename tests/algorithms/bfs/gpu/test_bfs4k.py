@@ -13,7 +13,13 @@ from gpubfs_cli.algorithms.bfs.gpu.bfs4k import bfs4k
 from gpubfs_cli.algorithms.bfs.gpu.bfs4k.bfs4k import Bfs4kKnobs
 from gpubfs_cli.core.strategy import get_strategy, make_knobs
 from gpubfs_cli.errors import UserError
-from tests.algorithms.bfs.gpu.test_strategies import GRAPHS, check_parents, graph, reference, sources
+from tests.algorithms.bfs.gpu.test_strategies import (
+    GRAPHS,
+    check_parents,
+    graph,
+    reference,
+    sources,
+)
 
 NAME = "bfs4k.bfs4k"
 
@@ -106,7 +112,7 @@ def test_child_kernels_take_the_hub():
     s = make({})
     s.prepare(g)
     try:
-        for src, level in ((0, 0), (5, 1)):
+        for src, _level in ((0, 0), (5, 1)):
             got = s.traverse(src, predecessors=True).to_host()
             np.testing.assert_array_equal(got.distances, reference("star100k", src).distances)
             check_parents(g, src, got.distances, got.parents)

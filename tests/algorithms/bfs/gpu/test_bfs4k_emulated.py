@@ -22,7 +22,7 @@ import pytest
 
 from gpubfs_cli.algorithms.bfs.cpu.sequential import sequential_bfs
 from gpubfs_cli.algorithms.bfs.gpu.bfs4k import bfs4k
-from gpubfs_cli.algorithms.bfs.gpu.bfs4k.bfs4k import C, MODE, Bfs4kKnobs, Geometry, kernel_params
+from gpubfs_cli.algorithms.bfs.gpu.bfs4k.bfs4k import MODE, Bfs4kKnobs, C, Geometry, kernel_params
 from gpubfs_cli.gpu.modules import INCLUDE_DIR
 from tests.algorithms.bfs.gpu import merrill_graphs as mg
 from tests.algorithms.bfs.gpu import test_strategies as ts

@@ -8,7 +8,6 @@ the frontier whose bit was clear, once, with one of its frontier parents, bit no
 
 from __future__ import annotations
 
-
 import numpy as np
 
 from gpubfs_cli.algorithms.bfs.gpu.merrill.multi import exchange as ex

@@ -10,9 +10,18 @@ import threading
 import numpy as np
 
 from gpubfs_cli.algorithms.bfs.gpu.merrill.multi.comm import ThreadGroup
-from gpubfs_cli.algorithms.bfs.gpu.merrill.multi.level import Direction, RankView, bfs_rank, merge_counters
+from gpubfs_cli.algorithms.bfs.gpu.merrill.multi.level import (
+    Direction,
+    RankView,
+    bfs_rank,
+    merge_counters,
+)
 from gpubfs_cli.algorithms.bfs.gpu.merrill.multi.ops import HostOps
-from gpubfs_cli.algorithms.bfs.gpu.merrill.multi.partition import gather, make_partition, rank_arrays
+from gpubfs_cli.algorithms.bfs.gpu.merrill.multi.partition import (
+    gather,
+    make_partition,
+    rank_arrays,
+)
 
 
 def simulate(graph, ranks: int, source: int, *, partition: str = "stripe", predecessors: bool = False,

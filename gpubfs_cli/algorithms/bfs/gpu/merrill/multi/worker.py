@@ -69,9 +69,9 @@ def main_local(conn, rank: int) -> None:
 
 def main_mpi() -> None:
     """Entry point under mpirun: orders from world rank 0 through MPI, device = local rank."""
-    from gpubfs_cli.algorithms.bfs.gpu.merrill.multi.ranks import MpiChannel, mpi_local_rank
-
     from mpi4py import MPI
+
+    from gpubfs_cli.algorithms.bfs.gpu.merrill.multi.ranks import MpiChannel, mpi_local_rank
 
     rank = MPI.COMM_WORLD.Get_rank()
     serve(MpiChannel(MPI.COMM_WORLD, 0), rank, mpi_local_rank(), alive=lambda: True)
