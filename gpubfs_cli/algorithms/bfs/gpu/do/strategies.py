@@ -88,7 +88,7 @@ from gpubfs_cli.core.answer import Answer
 from gpubfs_cli.core.device import Device
 from gpubfs_cli.core.strategy import StrategyUnavailable, register
 from gpubfs_cli.gpu.base import GpuStrategy
-from gpubfs_cli.gpu.launch import blocks_per_sm, i32, i64, require_int32_ids, sm_count
+from gpubfs_cli.gpu.launch import SLOT, ArgTemplate, blocks_per_sm, i32, i64, require_int32_ids, sm_count
 from gpubfs_cli.gpu.modules import header_constants, load_module
 from gpubfs_cli.graph.csr import CSRGraph
 
@@ -229,14 +229,14 @@ class DirectionOptimizing(GpuStrategy):
         rest = (visited, fronts[0], fronts[1], queues[0], queues[1], ctl, counters,
                 i32(cap if stats else 0), prof, i32(cap + 1 if prof is not None else 0))
         # Built once: traverse() only puts in the source.
-        self._args = {p: (head, tail + ((parent if p else None),) + rest) for p in (False, True)}
+        self._args = {p: ArgTemplate(*head, SLOT, *tail, parent if p else None, *rest) for p in (False, True)}
 
     def traverse(self, source: int, predecessors: bool = False) -> Answer:
         n = self.graph.n
         if not 0 <= source < n:
             raise ValueError(f"source {source} out of range [0, {n})")
-        head, tail = self._args[predecessors]
-        self._kernels[predecessors]((self._grid,), (int(self.knobs.cta_size),), head + (i32(source),) + tail)
+        args = self._args[predecessors](i32(source))
+        self._kernels[predecessors]((self._grid,), (int(self.knobs.cta_size),), args)
         ctl = self._ctl
         counters = {"levels": ctl[CTL_LEVELS], "bottom_up_levels": ctl[CTL_BU_LEVELS],
                     "switches": ctl[CTL_SWITCHES]}

@@ -123,7 +123,7 @@ from gpubfs_cli.core.answer import Answer
 from gpubfs_cli.core.device import Device
 from gpubfs_cli.core.strategy import StrategyUnavailable, register
 from gpubfs_cli.gpu.base import GpuStrategy
-from gpubfs_cli.gpu.launch import INT32_MAX, blocks_per_sm, i32, i64, require_int32_ids, sm_count
+from gpubfs_cli.gpu.launch import INT32_MAX, SLOT, ArgTemplate, blocks_per_sm, i32, i64, require_int32_ids, sm_count
 from gpubfs_cli.gpu.modules import header_constants, load_module
 from gpubfs_cli.graph.csr import CSRGraph
 
@@ -376,10 +376,10 @@ class _Merrill(GpuStrategy):
     def _switch_threshold(self, grid: int) -> int:
         return 0
 
-    def _launch_args(self, predecessors: bool) -> list:
-        """The kernel's arguments for one kind of BFS; traverse patches the source (3)
-        and the culling (5). Predecessor BFSs get the parent queues (m words each) on
-        their first call."""
+    def _launch_args(self, predecessors: bool) -> ArgTemplate:
+        """The kernel's arguments for one kind of BFS; traverse fills in the source and
+        the culling. Predecessor BFSs get the parent queues (m words each) on their
+        first call."""
         caps, dg, n = self._caps, self.dgraph, self.graph.n
         if predecessors:
             cp = self.cupy()
@@ -389,8 +389,8 @@ class _Merrill(GpuStrategy):
         else:
             ep = [self._dummy, self._dummy]
         profile = bool(self.knobs.profile)
-        return [
-            dg.row_offsets32, dg.col_indices, i32(n), i32(0), i32(self.code), i32(self._culling),
+        return ArgTemplate(
+            dg.row_offsets32, dg.col_indices, i32(n), SLOT, i32(self.code), SLOT,
             i32(self._grid_threshold), i32(self.knobs.claim_threshold),
             i64(self._switch_threshold(self._grid[predecessors])), i32(self.knobs.small_frontier),
             self._dist, self._parent if predecessors else self._dummy, self._bitmask, self._claimed,
@@ -398,7 +398,7 @@ class _Merrill(GpuStrategy):
             self._big[0], self._big[1], i32(caps.vq), i32(caps.eq), i32(caps.big),
             self._ctl, self._big_ctl, self._counts, i32(caps.counters),
             self._prof if profile else np.uint64(0), i32(caps.counters if profile else 0),
-        ]  # fmt: skip
+        )  # fmt: skip
 
     def traverse(self, source: int, predecessors: bool = False) -> Answer:
         n = self.graph.n
@@ -407,13 +407,11 @@ class _Merrill(GpuStrategy):
         if predecessors not in self._args:
             self._args[predecessors] = self._launch_args(predecessors)
         args = self._args[predecessors]
-        args[ARG_SOURCE] = i32(source)
         kernel, grid = self._kernels[predecessors], self._grid[predecessors]
         culling = self._culling
         launches = 0
         while True:
-            args[ARG_CULLING] = i32(culling)
-            kernel((grid,), (self._block,), tuple(args))
+            kernel((grid,), (self._block,), args(i32(source), i32(culling)))
             launches += 1
             ctl = self.read_back(self._ctl, self._ctl_host)
             overflow, iterations = int(ctl[CTL_OVERFLOW]), int(ctl[CTL_ITERS])
@@ -432,7 +430,6 @@ class _Merrill(GpuStrategy):
         )
 
 
-ARG_SOURCE, ARG_CULLING = 3, 5  # positions in _launch_args
 
 
 @register
