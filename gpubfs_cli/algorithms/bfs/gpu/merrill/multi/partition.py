@@ -13,6 +13,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from gpubfs_cli.graph.build import reverse_csr
+
 KINDS = ("stripe", "degree")
 
 
@@ -85,14 +87,8 @@ def make_partition(kind: str, graph, ranks: int) -> Partition:
 def in_edges(graph) -> tuple[np.ndarray, np.ndarray]:
     """(in_offsets, in_indices): the transpose, for bottom-up levels; the CSR itself
     for undirected graphs (every edge is stored both ways)."""
-    if not graph.directed:
-        return np.asarray(graph.row_offsets, np.int64), graph.col_indices
-    cols = np.asarray(graph.col_indices)
-    rows = np.repeat(np.arange(graph.n, dtype=cols.dtype), np.diff(graph.row_offsets))
-    order = np.argsort(cols, kind="stable")
-    offsets = np.zeros(graph.n + 1, np.int64)
-    np.cumsum(np.bincount(cols, minlength=graph.n), out=offsets[1:])
-    return offsets, rows[order]
+    t = reverse_csr(graph)
+    return np.asarray(t.row_offsets, np.int64), t.col_indices
 
 
 def rank_arrays(part: Partition, graph, rank: int, bottom_up: bool) -> dict:
