@@ -53,4 +53,4 @@ $PY -m gpubfs_cli run "$pcfg" --out "$prof"
 $PY scripts/device/do_profile.py "$prof"
 
 # Fixed cost per traversal (target <= 30 us from a vertex of a 2-vertex component).
-$PY scripts/device/do_fixed_cost.py
+$PY scripts/fixed_cost.py --only do.bfs do.top_down
