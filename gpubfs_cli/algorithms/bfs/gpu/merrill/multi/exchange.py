@@ -61,16 +61,12 @@ def bucket_by_owner(xp, ids, parents, owner, ranks: int):
 def recv_plan(matrix: np.ndarray, rank: int) -> tuple[np.ndarray, np.ndarray]:
     """(recv_counts, recv_displacements) of `rank` from the all-gathered count matrix."""
     counts = np.asarray(matrix, np.int64)[:, rank]
-    displ = np.zeros(len(counts) + 1, np.int64)
-    np.cumsum(counts, out=displ[1:])
-    return counts, displ
+    return counts, exclusive_sum(np, counts)
 
 
 def send_plan(counts: np.ndarray) -> np.ndarray:
     """Send displacements of the owner-bucketed ids."""
-    displ = np.zeros(len(counts) + 1, np.int64)
-    np.cumsum(np.asarray(counts, np.int64), out=displ[1:])
-    return displ
+    return exclusive_sum(np, counts)
 
 
 def first_of_runs(xp, keys):

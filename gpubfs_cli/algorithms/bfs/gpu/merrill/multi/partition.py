@@ -13,6 +13,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from gpubfs_cli.algorithms.bfs.gpu.merrill.multi.exchange import exclusive_sum
 from gpubfs_cli.graph.build import reverse_csr
 
 KINDS = ("stripe", "degree")
@@ -45,8 +46,7 @@ class Partition:
             return np.asarray(row_offsets, np.int64), col_indices
         starts = row_offsets[ids].astype(np.int64)
         lens = row_offsets[ids + 1].astype(np.int64) - starts
-        offsets = np.zeros(len(ids) + 1, np.int64)
-        np.cumsum(lens, out=offsets[1:])
+        offsets = exclusive_sum(np, lens)
         where = np.repeat(starts - offsets[:-1], lens) + np.arange(offsets[-1], dtype=np.int64)
         return offsets, col_indices[where]
 
