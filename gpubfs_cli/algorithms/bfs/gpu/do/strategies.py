@@ -88,7 +88,15 @@ from gpubfs_cli.core.answer import Answer
 from gpubfs_cli.core.device import Device
 from gpubfs_cli.core.strategy import StrategyUnavailable, register
 from gpubfs_cli.gpu.base import GpuStrategy
-from gpubfs_cli.gpu.launch import SLOT, ArgTemplate, blocks_per_sm, i32, i64, require_int32_ids, sm_count
+from gpubfs_cli.gpu.launch import (
+    SLOT,
+    ArgTemplate,
+    blocks_per_sm,
+    i32,
+    i64,
+    require_int32_ids,
+    sm_count,
+)
 from gpubfs_cli.gpu.modules import header_constants, load_module
 from gpubfs_cli.graph.csr import CSRGraph
 
@@ -229,7 +237,7 @@ class DirectionOptimizing(GpuStrategy):
         rest = (visited, fronts[0], fronts[1], queues[0], queues[1], ctl, counters,
                 i32(cap if stats else 0), prof, i32(cap + 1 if prof is not None else 0))
         # Built once: traverse() only puts in the source.
-        self._args = {p: ArgTemplate(*head, SLOT, *tail, parent if p else None, *rest) for p in (False, True)}
+        self.derived("_args", {p: ArgTemplate(*head, SLOT, *tail, parent if p else None, *rest) for p in (False, True)})
 
     def traverse(self, source: int, predecessors: bool = False) -> Answer:
         n = self.graph.n

@@ -123,7 +123,16 @@ from gpubfs_cli.core.answer import Answer
 from gpubfs_cli.core.device import Device
 from gpubfs_cli.core.strategy import StrategyUnavailable, register
 from gpubfs_cli.gpu.base import GpuStrategy
-from gpubfs_cli.gpu.launch import INT32_MAX, SLOT, ArgTemplate, blocks_per_sm, i32, i64, require_int32_ids, sm_count
+from gpubfs_cli.gpu.launch import (
+    INT32_MAX,
+    SLOT,
+    ArgTemplate,
+    blocks_per_sm,
+    i32,
+    i64,
+    require_int32_ids,
+    sm_count,
+)
 from gpubfs_cli.gpu.modules import header_constants, load_module
 from gpubfs_cli.graph.csr import CSRGraph
 
@@ -363,7 +372,7 @@ class _Merrill(GpuStrategy):
         self.buffer("_counts", CNT_KINDS * caps.counters if self._counting else 4, cp.int32, fill=0)
         self.buffer("_prof", PROF_WORDS * (caps.counters + 1) if k.profile else 4, cp.uint64, fill=0)
         self.keep("_degrees", cp.diff(self.dgraph.row_offsets32))
-        self._args = {False: self._launch_args(False)}  # predecessors: on the first such BFS
+        self.derived("_args", {False: self._launch_args(False)})  # predecessors: on the first such BFS
 
     def _grid_size(self, kernel) -> int:
         block = self._block
