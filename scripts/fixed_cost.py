@@ -6,7 +6,12 @@ vertex reached in one level, so the time is what a traversal costs whatever the 
 (bench/timing.timed_traverse: CUDA events around traverse(), the copy-back after them),
 WARMUP untimed traversals first, then the median of SAMPLES. The target: 30 us.
 
-    python scripts/fixed_cost.py [--samples 50] [--json PATH] [--only NAME ...]
+    python scripts/fixed_cost.py [--samples 50] [--json PATH] [--only NAME ...] [--floor]
+
+--floor adds what bounds the figures before any BFS work (scripts/launch_floor.cu, same
+launch path and timing): an empty one-argument launch, an empty cooperative launch of
+do.bfs's 24 arguments and grid with one grid barrier, and that launch followed by a
+pinned read-back of one word (what a strategy that checks its status per traversal pays).
 
 Prints one row per strategy (median, fastest, slowest sample in microseconds, and
 whether the median meets the target) and a summary line; exit status 1 when a traversal
@@ -21,6 +26,8 @@ import json
 import statistics
 import sys
 from pathlib import Path
+
+import numpy as np
 
 ROOT = Path(__file__).resolve().parents[1]
 if str(ROOT) not in sys.path:
@@ -76,6 +83,39 @@ def measure(problem: str, name: str, samples: int) -> dict:
         strategy.release()
 
 
+def measure_floor(samples: int) -> dict[str, dict]:
+    """{probe: {'us': [...]}} for the launch-floor probes (see the module docstring)."""
+    import cupy as cp
+
+    from gpubfs_cli.bench.timing import timed_call
+    from gpubfs_cli.core.device import gpu
+    from gpubfs_cli.gpu.launch import blocks_per_sm, i32, i64, sm_count
+    from gpubfs_cli.gpu.modules import load_module
+
+    module = load_module(ROOT / "scripts" / "launch_floor.cu", cooperative=True)
+    one, coop = module.get_function("empty_1"), module.get_function("empty_24")
+    grid = min(blocks_per_sm(coop, 256), 4) * sm_count()  # do.bfs: 4 CTAs of 256 per SM
+    buf = cp.zeros(64, dtype=cp.uint64)
+    host = cp.cuda.alloc_pinned_memory(8)
+    pinned = np.frombuffer(host, dtype=np.uint64, count=1)
+    p32 = buf.view(cp.int32)
+    args = (p32, p32, p32, p32, i32(2), i32(0), i64(0), i64(0), i64(0), i32(0), i64(0), i32(0), p32, p32,
+            buf.view(cp.uint32), buf.view(cp.uint32), buf.view(cp.uint32), p32, p32, buf, None, i32(0), None,
+            i32(0))
+    probes = {
+        "empty launch, 1 argument": lambda: one((1,), (32,), (p32,)),
+        f"cooperative launch, 24 arguments, {grid} CTAs, 1 grid barrier": lambda: coop((grid,), (256,), args),
+        "the same + pinned read-back of 1 word": lambda: (coop((grid,), (256,), args), buf[:1].get(out=pinned)),
+    }
+    out = {}
+    for label, fn in probes.items():
+        for _ in range(WARMUP):
+            fn()
+        cp.cuda.Device().synchronize()
+        out[label] = {"us": [timed_call(fn, [gpu(0)])[0] * 1000.0 for _ in range(samples)]}
+    return out
+
+
 def row(problem: str, name: str, result: dict) -> str:
     label = f"{problem:<5} {name:<34}"
     if "us" not in result:
@@ -92,6 +132,7 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--samples", type=int, default=50, help="timed traversals per strategy (median)")
     ap.add_argument("--json", type=Path, help="also write the samples here")
     ap.add_argument("--only", nargs="*", default=[], help="strategy names to measure (default: all)")
+    ap.add_argument("--floor", action="store_true", help="also time the launch-floor probes")
     args = ap.parse_args(argv)
     if args.samples < 1:
         print("--samples must be >= 1", file=sys.stderr)
@@ -114,6 +155,11 @@ def main(argv: list[str] | None = None) -> int:
             timed += 1
             met += statistics.median(result["us"]) <= TARGET_US
     print(f"{met} of {timed} timed strategies within {TARGET_US:g} us; {failed} failed")
+    if args.floor:
+        print("launch floor (no BFS work):")
+        for label, result in measure_floor(args.samples).items():
+            results[f"floor/{label}"] = result
+            print(row("floor", label, result))
     if args.json:
         args.json.write_text(json.dumps({"target_us": TARGET_US, "results": results}, indent=1))
     return 1 if failed else 0

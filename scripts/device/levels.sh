@@ -5,7 +5,7 @@
 # Targets: <= 3 us/level (21 ms) on grid5pt.5000, <= 1.2 us/level on levels-path-100k.
 #   bash scripts/device/levels.sh        (on the GPU machine, from the repo root)
 source "$(dirname "$0")/lib.sh"
-step 590 merrill-levels python3 -m gpubfs_cli run configs/experiments/merrill-levels.yaml
+step ${LIMIT:-590} merrill-levels python3 -m gpubfs_cli run configs/experiments/merrill-levels.yaml
 tail -5 logs/merrill-levels.log
 f=$(ls -t results/merrill-levels-*.json | head -1)
 python3 - "$f" <<'P'

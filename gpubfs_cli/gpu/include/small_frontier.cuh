@@ -17,10 +17,14 @@
 //    back nothing (the search is over) needs no wait.
 //  - It then calls sf_release(words, epoch, resume): after it, every parked CTA sees all
 //    the leader's earlier global writes (it must read them through L2: __ldcg, volatile).
-//  - `resume` is the kernel's to define (merrill.cu: a level >= 0, or ~iterations when the
-//    search finished). All three calls are block-uniform (every thread of the CTA).
+//  - `resume` is the kernel's to define (merrill.cu, do.cu: a level >= 0, or ~iterations
+//    when the search finished). All three calls are block-uniform (every thread of the CTA).
+// The leader's levels use the shared-memory queues below (SfQueues, sf_append,
+// sf_expand): one __syncthreads per level, exact culling (one CTA: a returned atomicOr).
 // Emulated builds (GPUBFS_EMULATE) spin with emu_spin_pause(), a fiber switch.
 #pragma once
+
+#include "common.cuh"
 
 #define SF_EPOCH 0    // the last released epoch
 #define SF_RESUME 1   // the leader's resume word of that epoch
@@ -70,5 +74,90 @@ __device__ __forceinline__ void sf_release(int* words, int epoch, int resume) {
         *(volatile int*)(words + SF_RESUME) = resume;
         __threadfence();  // release: the CTA's writes (ordered by the barrier) come first
         *(volatile int*)(words + SF_EPOCH) = epoch;
+    }
+}
+
+// ---- The leader's level loop: shared-memory queues ------------------------------------
+// Two queues of (vertex, list start, list length, offset of the list among the queue's
+// lists), alternating by level; `packed[level % 3]` holds a queue's totals:
+// entries << 42 | entries with a non-empty list << 21 | edges (lists clamped at CAP + 1,
+// so that CAP lists never carry into the other fields; a clamped total is past any
+// threshold). A level whose entries or edges pass the threshold (at most CAP) is handed
+// back to the grid, so a queue never holds more than CAP entries.
+template <int CAP>
+struct SfQueues {
+    int v[2][CAP], start[2][CAP], len[2][CAP], ex[2][CAP];
+};
+
+constexpr int SF_FIELD = 21;
+constexpr unsigned long long SF_MASK = (1ull << SF_FIELD) - 1;
+__device__ __forceinline__ int sf_entries(unsigned long long p) { return (int)(p >> (2 * SF_FIELD)); }
+__device__ __forceinline__ int sf_nonempty(unsigned long long p) { return (int)((p >> SF_FIELD) & SF_MASK); }
+__device__ __forceinline__ int sf_edges(unsigned long long p) { return (int)(p & SF_MASK); }
+
+// Appends the lanes' kept vertices with their lists to queue b (warp-converged): one
+// shared atomic per warp reserves the positions and the lists' offsets at once, so
+// offsets grow with positions (what sf_expand's binary search needs).
+template <int CAP>
+__device__ __forceinline__ void sf_append(SfQueues<CAP>& q, unsigned long long* packed, int b,
+                                          int level, bool keep, int v, int start, int len) {
+    const unsigned int m = __ballot_sync(GPUBFS_FULL_MASK, keep);
+    if (!m) return;
+    const int lane = lane_id(), leader = __ffs(m) - 1;
+    const int clamped = keep ? min(len, CAP + 1) : 0;
+    int wedges;
+    const int ex = warp_exclusive_scan(clamped, &wedges);
+    const unsigned int nonempty = __ballot_sync(GPUBFS_FULL_MASK, keep && len > 0);
+    unsigned long long base = 0;
+    if (lane == leader)
+        base = atomicAdd(&packed[level % 3],
+                         ((unsigned long long)__popc(m) << (2 * SF_FIELD)) |
+                             ((unsigned long long)__popc(nonempty) << SF_FIELD) | (unsigned long long)wedges);
+    base = __shfl_sync(GPUBFS_FULL_MASK, base, leader);
+    if (keep) {
+        const int pos = sf_entries(base) + __popc(m & ((1u << lane) - 1));
+        q.v[b][pos] = v;
+        q.start[b][pos] = start;
+        q.len[b][pos] = len;
+        q.ex[b][pos] = sf_edges(base) + ex;
+    }
+}
+
+// Exact lookup of v (one CTA runs: a returned atomicOr decides), with v's row offsets
+// fetched while the atomic is in flight.
+__device__ __forceinline__ bool sf_discover(const int* __restrict__ row, unsigned int* bitmask,
+                                            int v, int& start, int& len) {
+    start = row[v];
+    const int end = row[v + 1];
+    const unsigned int bit = 1u << (v & 31);
+    const bool fresh = !(atomicOr(bitmask + (v >> 5), bit) & bit);
+    len = end - start;
+    return fresh;
+}
+
+// Gathers level D's queue (buffer b: cnt entries, `edges` neighbours) into buffer b ^ 1.
+// Each vertex discovered is handed to label(v, u, len): v reached from u, v's list
+// length len; the kernel labels it D + 1.
+template <int BLOCK, int CAP, class Label>
+__device__ void sf_expand(SfQueues<CAP>& q, unsigned long long* packed, const int* __restrict__ row,
+                          const int* __restrict__ col, unsigned int* bitmask, int D, int b,
+                          int cnt, int edges, Label& label) {
+    for (int e0 = 0; e0 < edges; e0 += BLOCK) {
+        const int e = e0 + threadIdx.x;
+        bool keep = false;
+        int v = -1, start = 0, len = 0;
+        if (e < edges) {
+            int lo = 0, hi = cnt - 1;  // the last entry whose lists start at or before e
+            while (lo < hi) {
+                const int mid = (lo + hi + 1) >> 1;
+                if (q.ex[b][mid] <= e) lo = mid;
+                else hi = mid - 1;
+            }
+            const int u = q.v[b][lo];
+            v = col[q.start[b][lo] + (e - q.ex[b][lo])];
+            keep = sf_discover(row, bitmask, v, start, len);
+            if (keep) label(v, u, len);
+        }
+        sf_append(q, packed, b ^ 1, D + 1, keep, v, start, len);
     }
 }

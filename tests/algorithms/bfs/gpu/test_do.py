@@ -23,6 +23,7 @@ def _do(name: str = "do.bfs", **knobs):
 @pytest.mark.parametrize("knobs, what", [
     ({"alpha": -1.0}, "alpha"), ({"beta": "x"}, "beta"), ({"cta_size": 96}, "cta_size"),
     ({"blocks_per_sm": -1}, "blocks_per_sm"), ({"profile": 1}, "profile"),
+    ({"small_frontier": 513}, "small_frontier"), ({"small_frontier": -1}, "small_frontier"),
 ])
 def test_bad_knobs_are_one_clear_error(knobs, what):
     with pytest.raises(UserError, match=what):
@@ -55,7 +56,7 @@ def _check(strategy, graph_name, sources, predecessors=False):
 @pytest.mark.gpu
 @pytest.mark.parametrize("graph_name", ["kronecker", "grid60x60", "directed", "disconnected"])
 def test_forced_top_down(graph_name):
-    for name, knobs in (("do.top_down", {}), ("do.bfs", {"alpha": 0.0})):
+    for name, knobs in (("do.top_down", {}), ("do.bfs", {"alpha": 0.0}), ("do.bfs", {"alpha": 0.0, "small_frontier": 0})):
         for _, got in _check(_do(name, counters=True, **knobs), graph_name, ts.sources(graph_name)[:4]):
             c = got.counters
             assert c["bottom_up_levels"] == 0 and c["switches"] == 0 and not c["direction"].any()
@@ -85,6 +86,18 @@ def test_directed_graph_uses_the_transpose():
 def test_automatic_switch_goes_both_ways_on_kronecker():
     got = _check(_do(counters=True), "kronecker", ts.sources("kronecker"), predecessors=True)
     assert any(g.counters["switches"] >= 2 for _, g in got), [g.counters for _, g in got]
+
+
+@pytest.mark.gpu
+def test_small_frontier_mode():
+    """CTA 0 runs every level of a path alone (2 vertices, 4 edges a level); a grid's
+    frontiers grow past a threshold of 16 and go back to the grid; off means never."""
+    for s, got in _check(_do(small_frontier=16, counters=True), "path3000", ts.sources("path3000")[:3], True):
+        assert got.counters["small_levels"] == got.counters["levels"], (s, got.counters)
+    for s, got in _check(_do(small_frontier=16), "grid60x60", ts.sources("grid60x60")[:3], True):
+        assert 0 < got.counters["small_levels"] < got.counters["levels"], (s, got.counters)
+    for s, got in _check(_do(small_frontier=0), "path3000", ts.sources("path3000")[:2]):
+        assert got.counters["small_levels"] == 0, (s, got.counters)
 
 
 @pytest.mark.gpu

@@ -20,7 +20,7 @@ from tests.algorithms.bfs.gpu import emulated_bfs as eb
 from tests.gpu import emulated_cupy as ec
 
 DO = ec.Family(do.KERNELS, "do_driver.cpp", (do,), defines=[do.kernel_defines(128)])
-BASE = {"cta_size": 128}
+BASE = {"cta_size": 128, "small_frontier": 0}  # the grid's steps; SMALL variants below
 PATCHES = {"blocks_per_sm": lambda kernel, block, shared_mem=0: 2}
 FORCED_BU = {"alpha": 1e9, "beta": 1e9}  # bottom-up from the first level, never back
 
@@ -42,6 +42,10 @@ def check_counters(strategy, g, s, got):
     if k.bottom_up and (k.alpha, k.beta) == (FORCED_BU["alpha"], FORCED_BU["beta"]):
         # a source without out-edges has nothing to go bottom-up for (m_f = 0)
         assert (bu, switches) == ((levels, 1) if g.out_degrees()[s] else (0, 0)), c
+    small = int(c["small_levels"])  # levels run by CTA 0 alone: never bottom-up
+    assert 0 <= small <= levels - bu, c
+    if k.small_frontier == 0:
+        assert small == 0, c
     if not k.counters:
         return
     ref = sequential_bfs(g, s).distances
@@ -75,6 +79,12 @@ VARIANTS = [
     {"profile": True},
     {"spread_edges": 0, "counters": True},  # every small top-down level spread over the grid
     {"spread_edges": -1, "bottom_up": False, "counters": True},
+    # small-frontier mode: CTA 0 alone while a frontier fits, handed back to the grid
+    # past the threshold (4, 16: many entries and hand-backs; 512: whole traversals)
+    {"small_frontier": 4, "counters": True},
+    {"small_frontier": 16, "alpha": 0.5, "beta": 2.0, "counters": True},
+    {"small_frontier": 16, "profile": True},
+    {"small_frontier": 512, "counters": True},
 ]
 
 
@@ -98,6 +108,16 @@ def test_automatic_switch_goes_both_ways(monkeypatch, emulation):
     assert any(a.counters["switches"] >= 2 for a in answers), [a.counters for a in answers]
 
 
+def test_small_frontier_mode_enters_and_hands_back(monkeypatch, emulation):
+    """Threshold 4: a path's frontiers (2 vertices, 4 edges) never pass it, so CTA 0 runs
+    every level alone; a grid's grow past it, so the grid takes the frontier back."""
+    knobs = {"small_frontier": 4, "counters": True}
+    path = run(monkeypatch, emulation, knobs, ["path60"])
+    assert all(a.counters["small_levels"] == a.counters["levels"] for a in path), [a.counters for a in path]
+    grid = run(monkeypatch, emulation, knobs, ["grid9x13"])
+    assert all(0 < a.counters["small_levels"] < a.counters["levels"] for a in grid), [a.counters for a in grid]
+
+
 def check_profile(strategy, g, s, got):
     """One row per level, in the kernel's direction, with the logical frontier sizes
     (checked as each traversal ends: the arrays are the strategy's buffers)."""
@@ -117,5 +137,5 @@ def test_profile_rows(monkeypatch, emulation):
 
 @pytest.mark.parametrize("seed", [2, 3])
 def test_more_thread_interleavings(monkeypatch, emulation, seed):
-    for knobs in ({}, FORCED_BU, {"alpha": 2.0, "beta": 8.0}):
+    for knobs in ({}, FORCED_BU, {"alpha": 2.0, "beta": 8.0}, {"small_frontier": 8}):
         run(monkeypatch, emulation, knobs, ["loops_dups", "rmat", "directed"], seed=seed)

@@ -7,6 +7,9 @@
 //              exact test-and-set on the visited bitmap -> next vertex queue; a small
 //              frontier with many out-edges (a hub near the source) spreads its edges
 //              over every warp of the grid instead (top_down_spread)
+//   small      while a top-down frontier and its out-edges number at most `small_frontier`,
+//              CTA 0 runs levels alone from shared-memory queues (one block barrier a
+//              level) and the other CTAs park (gpu/include/small_frontier.cuh)
 //   bottom-up  frontier bitmap -> one warp per 32 vertices (one bitmap word): each
 //              unvisited vertex scans its in-neighbours until one is in the frontier
 //              (the bitmap is n/8 bytes, read with __ldcg: it stays in L2) -> next
@@ -27,14 +30,22 @@ namespace dobfs {
 
 constexpr int BLOCK = DO_BLOCK;
 constexpr int WARPS = BLOCK / 32;
+constexpr int SMALL_CAP = DO_SMALL_CAP;
 static_assert(BLOCK % 32 == 0 && WARPS <= 32, "CTAs of 32 to 1024 threads");
 
 struct Shared {
     GatherShared<BLOCK> g;
-    int spread_off[DO_SPREAD + 1];     // top_down_spread: the frontier's edge offsets
-    int spread_v[DO_SPREAD];           // ... and its vertices
+    union {
+        struct {
+            int off[DO_SPREAD + 1];  // top_down_spread: the frontier's edge offsets
+            int v[DO_SPREAD];        // ... and its vertices
+        } spread;
+        SfQueues<SMALL_CAP> sq;      // small-frontier mode (CTA 0 alone)
+    };
+    unsigned long long sf_packed[3];   // small queue totals by level % 3
     unsigned long long red[WARPS][4];  // per-CTA sums of the per-thread counts
     unsigned long long ctl[3];         // the level's slot, read once per CTA
+    int bcast;                         // sf_park's resume word
 };
 
 struct State {
@@ -203,8 +214,8 @@ __device__ void top_down_spread(const State& S, Shared& sh, int L, int nf) {
         int total;
         const int ex = block_exclusive_scan(len, sh.g.scratch, &total);
         if (i < nf) {
-            sh.spread_off[i] = carry + ex;
-            sh.spread_v[i] = u;
+            sh.spread.off[i] = carry + ex;
+            sh.spread.v[i] = u;
             if (STATS && blockIdx.x == 0) ++c.vertices;
         }
         carry += total;
@@ -220,11 +231,11 @@ __device__ void top_down_spread(const State& S, Shared& sh, int L, int nf) {
             int lo = 0, hi = nf - 1;  // the last list starting at or before e owns it
             while (lo < hi) {
                 const int mid = (lo + hi + 1) >> 1;
-                if (sh.spread_off[mid] <= e) lo = mid;
+                if (sh.spread.off[mid] <= e) lo = mid;
                 else hi = mid - 1;
             }
-            u = sh.spread_v[lo];
-            v = S.col[S.row[u] + (e - sh.spread_off[lo])];
+            u = sh.spread.v[lo];
+            v = S.col[S.row[u] + (e - sh.spread.off[lo])];
         }
         sink.emit(v, u, a);
     }
@@ -307,9 +318,107 @@ __device__ void to_queue(const State& S, int L) {
     }
 }
 
+// ---- Small-frontier mode: CTA 0 runs top-down levels alone ------------------------------
+// Entered at a top-down level L whose frontier (queue L) and out-edges number at most
+// `threshold`; the other CTAs park. CTA 0 expands levels from shared-memory queues with
+// exact claims until a level is empty (the search is over) or passes the threshold;
+// that level's vertices go back to queue D with its slot's counts, for the grid to take
+// on from level D. These levels stay top-down whatever the heuristic would say: a
+// bottom-up step reads the whole bitmap, and a frontier this small needs a few lists.
+
+// Labels what the leader discovers and sums the in-degrees (the m_u the grid subtracts
+// when it takes the frontier back).
+template <bool PRED>
+struct SmallLabel {
+    const State* S;
+    int label;
+    unsigned long long inf;
+    __device__ void operator()(int v, int u, int len) {
+        S->dist[v] = label;
+        if (PRED) S->parent[v] = u;
+        inf += S->in_row == S->row ? len : S->in_degree(v);
+    }
+};
+
+template <bool PRED, bool STATS>
+__device__ int small_levels(const State& S, Shared& sh, int L, int nf, int threshold, int epoch) {
+    const int tid = threadIdx.x;
+    int* words = reinterpret_cast<int*>(S.ctl + CTL_SF);
+    if (tid < 3) sh.sf_packed[tid] = 0;
+    __syncthreads();
+    const int* in = S.queue(L);
+    for (int i0 = 0; i0 < nf; i0 += BLOCK) {
+        const int i = i0 + tid;
+        int v = -1, start = 0, len = 0;
+        if (i < nf) {
+            v = __ldcg(in + i);
+            start = S.row[v];
+            len = S.row[v + 1] - start;
+        }
+        sf_append(sh.sq, sh.sf_packed, 0, L, i < nf, v, start, len);
+    }
+    __syncthreads();
+    SmallLabel<PRED> label{&S, 0, 0};
+    int D = L, b = 0, resume;
+    for (;; ++D, b ^= 1) {
+        const unsigned long long packed = sh.sf_packed[D % 3];
+        const int cnt = sf_entries(packed), edges = sf_edges(packed);
+        if (cnt == 0) {
+            resume = ~D;  // level D is empty: D levels
+            break;
+        }
+        if (D > L && (cnt > threshold || edges > threshold)) {
+            resume = D;  // hand level D back to the grid, unexpanded
+            break;
+        }
+        if (tid == 0) {
+            sh.sf_packed[(D + 2) % 3] = 0;  // last read at level D - 1, next filled at D + 1
+            ++S.ctl[CTL_SMALL_LEVELS];  // only the leader (CTA 0) runs here
+            const int cap = S.counter_cap;
+            if (STATS && D < cap) {
+                S.counters[CNT_VERTICES * cap + D] = cnt;
+                S.counters[CNT_EDGES * cap + D] = edges;
+                S.counters[CNT_DIR * cap + D] = DIR_TOP_DOWN;
+            }
+            if (STATS && D + 1 < cap)
+                for (int k = 0; k < CNT_KINDS; ++k) S.counters[k * cap + D + 1] = 0;
+        }
+        const unsigned long long t = S.prof ? DO_NOW() : 0;
+        S.stamp(D, PROF_START, t);
+        S.stamp(D, PROF_STEP, t);
+        S.stamp(D, PROF_DIR, DIR_TOP_DOWN);
+        S.stamp(D, PROF_FRONTIER, (unsigned long long)cnt);
+        label.label = D + 1;
+        sf_expand<BLOCK>(sh.sq, sh.sf_packed, S.row, S.col, S.visited, D, b, cnt, edges, label);
+        __syncthreads();
+    }
+    if (resume >= 0) {
+        // Level D's slot as the grid's level D - 1 would leave it; the parked CTAs read
+        // slot L before parking, so wait for them before writing over it.
+        sf_wait_parked(words, epoch);
+        const int cnt = sf_entries(sh.sf_packed[D % 3]);
+        int* out = S.queue(D);
+        Counts c;
+        c.inf = label.inf;  // every level the leader labelled: L + 1 .. D
+        for (int i = tid; i < cnt; i += BLOCK) {
+            out[i] = sh.sq.v[b][i];
+            c.mf += sh.sq.len[b][i];
+        }
+        if (tid == 0) {
+            c.nf = cnt;
+            for (int d = 0; d <= 1; ++d)
+                for (int k = 0; k < SLOT_WORDS; ++k) S.slot(D + d)[k] = 0;
+        }
+        flush<false>(S, sh, D - 1, c, true);  // thread 0 adds after its own clearing
+    }
+    sf_release(words, epoch, resume);
+    return resume;
+}
+
 template <bool PRED, bool STATS>
 __device__ void bfs(const State& S, int src, long long m_in, long long alpha_milli,
-                    long long beta_milli, int allow_bottom_up, long long spread_edges) {
+                    long long beta_milli, int allow_bottom_up, long long spread_edges,
+                    int small_frontier) {
     DO_SHARED(Shared, sh);
     const int gtid = blockIdx.x * BLOCK + threadIdx.x, gstride = gridDim.x * BLOCK;
     for (int i = gtid; i < S.n; i += gstride) {
@@ -333,8 +442,8 @@ __device__ void bfs(const State& S, int src, long long m_in, long long alpha_mil
 
     long long m_u = m_in;  // in-edges of the vertices not yet visited
     bool bu = false;
-    int L = 0, bu_levels = 0, switches = 0;
-    for (;; ++L) {
+    int L = 0, bu_levels = 0, switches = 0, epoch = 0;
+    for (;;) {
         if (threadIdx.x == 0) {
             const volatile unsigned long long* slot = S.slot(L);
             sh.ctl[0] = slot[SLOT_NF];
@@ -359,6 +468,19 @@ __device__ void bfs(const State& S, int src, long long m_in, long long alpha_mil
                 for (int k = 0; k < CNT_KINDS; ++k) S.counters[k * S.counter_cap + L + 1] = 0;
             if (STATS && L < S.counter_cap) S.counters[CNT_DIR * S.counter_cap + L] = bu ? 1 : 0;
         }
+        if (!bu && !was && nf <= small_frontier && mf <= small_frontier) {
+            // Every CTA read the same words: all enter together (small_frontier.cuh).
+            ++epoch;
+            const int resume = blockIdx.x == 0
+                                   ? small_levels<PRED, STATS>(S, sh, L, (int)nf, small_frontier, epoch)
+                                   : sf_park(reinterpret_cast<int*>(S.ctl + CTL_SF), epoch, &sh.bcast);
+            if (resume < 0) {
+                L = ~resume;
+                break;
+            }
+            L = resume;
+            continue;
+        }
         const unsigned long long t0 = S.prof ? DO_NOW() : 0;
         S.stamp(L, PROF_START, t0);
         S.stamp(L, PROF_DIR, bu ? DIR_BOTTOM_UP : DIR_TOP_DOWN);
@@ -379,6 +501,7 @@ __device__ void bfs(const State& S, int src, long long m_in, long long alpha_mil
             top_down<PRED, STATS>(S, sh, L, (int)nf);
         }
         DO_GRID_SYNC();
+        ++L;
     }
     if (gtid == 0) {
         S.ctl[CTL_LEVELS] = (unsigned long long)L;
@@ -394,12 +517,13 @@ __device__ void bfs(const State& S, int src, long long m_in, long long alpha_mil
 // of DO_BLOCK threads. Buffers are sized by the host (strategies.py); m_in is the
 // number of in-edges (m), alpha and beta are in thousandths (DO_MILLI); top-down levels of
 // at most DO_SPREAD vertices and at least spread_edges out-edges spread them over the
-// grid (spread_edges < 0: never).
+// grid (spread_edges < 0: never); top-down frontiers of at most small_frontier vertices and
+// out-edges run in CTA 0 alone (0: never; at most DO_SMALL_CAP).
 #define DO_BFS_PARAMS                                                                          \
     const int *__restrict__ row, const int *__restrict__ col, const int *__restrict__ in_row,  \
         const int *__restrict__ in_col, int n, int src, long long m_in, long long alpha_milli, \
-        long long beta_milli, int allow_bottom_up, long long spread_edges, int *dist,          \
-        int *parent,                                                                           \
+        long long beta_milli, int allow_bottom_up, long long spread_edges, int small_frontier, \
+        int *dist, int *parent,                                                                \
         unsigned int *visited, unsigned int *front0, unsigned int *front1, int *q0, int *q1,   \
         unsigned long long *ctl, unsigned long long *counters, int counter_cap,                \
         unsigned long long *prof, int prof_cap
@@ -408,7 +532,8 @@ template <bool PRED, bool STATS>
 __global__ void __launch_bounds__(DO_BLOCK, DO_MIN_BLOCKS) do_bfs(DO_BFS_PARAMS) {
     dobfs::State S{row,   col,   in_row, in_col, n,   dist,     parent,      visited, front0,
                    front1, q0,   q1,     ctl,    counters, counter_cap, prof, prof_cap};
-    dobfs::bfs<PRED, STATS>(S, src, m_in, alpha_milli, beta_milli, allow_bottom_up, spread_edges);
+    dobfs::bfs<PRED, STATS>(S, src, m_in, alpha_milli, beta_milli, allow_bottom_up, spread_edges,
+                            small_frontier);
 }
 
 // Every instantiation, so that a plain nvcc compile checks them all.

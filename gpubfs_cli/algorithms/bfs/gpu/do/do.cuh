@@ -4,6 +4,7 @@
 #pragma once
 
 #include "common.cuh"
+#include "small_frontier.cuh"
 
 #ifdef GPUBFS_EMULATE
 #define DO_SHARED(T, name) T& name = *emu_block_shared<T>()
@@ -32,6 +33,10 @@ __device__ __forceinline__ unsigned long long do_now() {
 #define DO_SPREAD 1024  // the largest frontier whose edges a top-down step may spread over the grid
 #endif
 
+#ifndef DO_SMALL_CAP
+#define DO_SMALL_CAP 512  // the largest small_frontier threshold (shared-memory queue entries)
+#endif
+
 // alpha and beta reach the kernel in thousandths (integer kernel arguments).
 #define DO_MILLI 1000
 
@@ -45,7 +50,9 @@ __device__ __forceinline__ unsigned long long do_now() {
 #define CTL_LEVELS 12     // levels run (the last one found nothing)
 #define CTL_BU_LEVELS 13  // of which bottom-up
 #define CTL_SWITCHES 14   // direction changes
-#define CTL_WORDS 16
+#define CTL_SMALL_LEVELS 15  // of which run by CTA 0 alone (small-frontier mode)
+#define CTL_SF 16         // small_frontier.cuh's SF_WORDS ints (two 64-bit words)
+#define CTL_WORDS 18
 
 // Per-level counters (counters and profile builds only): counters[k * cap + level].
 #define CNT_VERTICES 0  // top-down: frontier vertices expanded; bottom-up: unvisited vertices checked

@@ -64,6 +64,13 @@ Knobs:
   grid (each CTA scans the frontier's degrees; a warp takes 32 consecutive edges and
   finds their vertex by binary search), instead of tiling vertices over CTAs, which
   leaves a hub near the source to one CTA. 0: every small frontier; -1: never.
+- ``small_frontier``: while a top-down frontier has at most this many vertices and
+  out-edges, CTA 0 alone runs the levels from shared-memory queues with one block
+  barrier a level while the rest of the grid parks on a flag
+  (gpu/include/small_frontier.cuh, the mode merrill.* has as a knob); the first level
+  past it goes back to the grid. Those levels stay top-down whatever the heuristic says
+  (a bottom-up step reads the whole bitmap). 0: off; at most DO_SMALL_CAP (512).
+  A high-diameter graph's levels then cost a block barrier, not a grid barrier.
 - ``counters``: per-level counters (direction, vertices and edges examined) in the
   answer's counters; off for timings.
 - ``profile``: as ``counters``, plus %globaltimer stamps per level (start, after the
@@ -71,8 +78,8 @@ Knobs:
   step ns, direction, frontier size; do.cuh), the end time after the last level.
   ``profile_rows`` turns one into a per-level table (scripts/device/do_profile.py).
 
-Counters (always): ``levels``, ``bottom_up_levels``, ``switches`` (device scalars, read
-after timing). With ``counters``/``profile``: ``direction`` (0 top-down, 1 bottom-up),
+Counters (always): ``levels``, ``bottom_up_levels``, ``switches``, ``small_levels``
+(levels run by CTA 0 alone; device scalars, read after timing). With ``counters``/``profile``: ``direction`` (0 top-down, 1 bottom-up),
 ``vertices_examined``, ``edges_examined`` per level.
 """
 
@@ -104,10 +111,11 @@ KERNELS = Path(__file__).with_name("do.cu")
 C = header_constants(Path(__file__).with_name("do.cuh"))
 CTA_SIZES = (128, 256, 512, 1024)
 MILLI = C["DO_MILLI"]
-CTL_WORDS, CTL_LEVELS, CTL_BU_LEVELS, CTL_SWITCHES = (
-    C["CTL_WORDS"], C["CTL_LEVELS"], C["CTL_BU_LEVELS"], C["CTL_SWITCHES"])
+CTL_WORDS, CTL_LEVELS, CTL_BU_LEVELS, CTL_SWITCHES, CTL_SMALL_LEVELS = (
+    C["CTL_WORDS"], C["CTL_LEVELS"], C["CTL_BU_LEVELS"], C["CTL_SWITCHES"], C["CTL_SMALL_LEVELS"])
 CNT_VERTICES, CNT_EDGES, CNT_DIR, CNT_KINDS = C["CNT_VERTICES"], C["CNT_EDGES"], C["CNT_DIR"], C["CNT_KINDS"]
 PROF_WORDS = C["PROF_WORDS"]
+SMALL_CAP = C["DO_SMALL_CAP"]  # the largest small_frontier threshold
 EDGE_LIMIT = 2**31  # edge offsets are 32-bit
 MAX_LEVELS = 1 << 20  # per-level counter and profile rows kept (a longer BFS keeps the first)
 
@@ -135,6 +143,7 @@ class DoKnobs:
     cta_size: int = 256
     blocks_per_sm: int = 0
     spread_edges: int = 1024
+    small_frontier: int = SMALL_CAP
     counters: bool = False
     profile: bool = False
 
@@ -152,6 +161,9 @@ class DoKnobs:
             raise ValueError("blocks_per_sm must be an integer >= 0 (0 = as many as fit)")
         if isinstance(self.spread_edges, bool) or not isinstance(self.spread_edges, int) or self.spread_edges < -1:
             raise ValueError("spread_edges must be an integer >= -1 (-1 = never spread)")
+        if isinstance(self.small_frontier, bool) or not isinstance(self.small_frontier, int) \
+                or not 0 <= self.small_frontier <= SMALL_CAP:
+            raise ValueError(f"small_frontier must be an integer between 0 (off) and {SMALL_CAP}")
 
 
 @dataclass(frozen=True)
@@ -232,10 +244,20 @@ class DirectionOptimizing(GpuStrategy):
         head = (row, dg.col_indices, in_row, in_col, i32(n))
         tail = (
             i64(graph.m), i64(round(float(k.alpha) * MILLI)), i64(round(float(k.beta) * MILLI)),
-            i32(1 if k.bottom_up else 0), i64(k.spread_edges), dist,
+            i32(1 if k.bottom_up else 0), i64(k.spread_edges), i32(k.small_frontier), dist,
         )
         rest = (visited, fronts[0], fronts[1], queues[0], queues[1], ctl, counters,
                 i32(cap if stats else 0), prof, i32(cap + 1 if prof is not None else 0))
+        # The counters' views of the buffers, made once (a CuPy view costs microseconds);
+        # ctl[k, ...] is a 0-d view (ctl[k] would be a copy under numpy, the emulation's).
+        views = {"levels": ctl[CTL_LEVELS, ...], "bottom_up_levels": ctl[CTL_BU_LEVELS, ...],
+                 "switches": ctl[CTL_SWITCHES, ...], "small_levels": ctl[CTL_SMALL_LEVELS, ...]}
+        if counters is not None:
+            for key, k_ in (("direction", CNT_DIR), ("vertices_examined", CNT_VERTICES), ("edges_examined", CNT_EDGES)):
+                views[key] = counters[k_ * cap: (k_ + 1) * cap]
+        if prof is not None:
+            views["profile"] = prof
+        self.derived("_counter_views", views)
         # Built once: traverse() only puts in the source.
         self.derived("_args", {p: ArgTemplate(*head, SLOT, *tail, parent if p else None, *rest) for p in (False, True)})
 
@@ -245,17 +267,7 @@ class DirectionOptimizing(GpuStrategy):
             raise ValueError(f"source {source} out of range [0, {n})")
         args = self._args[predecessors](i32(source))
         self._kernels[predecessors]((self._grid,), (int(self.knobs.cta_size),), args)
-        ctl = self._ctl
-        counters = {"levels": ctl[CTL_LEVELS], "bottom_up_levels": ctl[CTL_BU_LEVELS],
-                    "switches": ctl[CTL_SWITCHES]}
-        if self._counters is not None:
-            cap = self._cap
-            counters["direction"] = self._counters[CNT_DIR * cap: (CNT_DIR + 1) * cap]
-            counters["vertices_examined"] = self._counters[CNT_VERTICES * cap: (CNT_VERTICES + 1) * cap]
-            counters["edges_examined"] = self._counters[CNT_EDGES * cap: (CNT_EDGES + 1) * cap]
-        if self._prof is not None:
-            counters["profile"] = self._prof
-        return DoAnswer(self._dist, self._parent if predecessors else None, counters)
+        return DoAnswer(self._dist, self._parent if predecessors else None, dict(self._counter_views))
 
 
 @dataclass
@@ -266,7 +278,8 @@ class DoAnswer(Answer):
         host = super().to_host()
         c = host.counters
         levels = c["levels"] = int(c["levels"])
-        c["bottom_up_levels"], c["switches"] = int(c["bottom_up_levels"]), int(c["switches"])
+        for key in ("bottom_up_levels", "switches", "small_levels"):
+            c[key] = int(c[key])
         for key in ("direction", "vertices_examined", "edges_examined"):
             if key in c:
                 c[key] = np.asarray(c[key], dtype=np.int64)[:levels]

@@ -46,11 +46,9 @@ struct Shared {
         // Small-frontier mode (CTA 0 alone; history is reset when it ends): two
         // queues of (vertex, list start, list length, offset of the list among the
         // queue's lists), alternating by level.
-        struct {
-            int v[2][SMALL_CAP], start[2][SMALL_CAP], len[2][SMALL_CAP], ex[2][SMALL_CAP];
-        } sq;
+        SfQueues<SMALL_CAP> sq;
     };
-    unsigned long long sf_packed[3];  // small queue totals by level % 3 (sf_pack)
+    unsigned long long sf_packed[3];  // small queue totals by level % 3 (small_frontier.cuh)
     int ctl_ovf, ctl_vcount, ctl_ecount, ctl_big_ovf;  // control words, read once per CTA
     unsigned long long ctl_big;
 };
@@ -672,79 +670,16 @@ __device__ void phase_expand(const State& S, Shared& sh, int L) {
 // atomic is in flight, so a level's dependent chain is: column index, then bitmask word
 // and row offsets together, then a shared-memory append.
 
-// Queue totals, one 64-bit shared word per level % 3: entries << 42 | entries with a
-// non-empty list << 21 | edges (lists clamped at SMALL_CAP + 1, so that 512 lists never
-// carry into the other fields; a clamped total is past any threshold).
-constexpr int SF_FIELD = 21;
-constexpr unsigned long long SF_MASK = (1ull << SF_FIELD) - 1;
-__device__ __forceinline__ int sf_entries(unsigned long long p) { return (int)(p >> (2 * SF_FIELD)); }
-__device__ __forceinline__ int sf_nonempty(unsigned long long p) { return (int)((p >> SF_FIELD) & SF_MASK); }
-__device__ __forceinline__ int sf_edges(unsigned long long p) { return (int)(p & SF_MASK); }
-
-// Appends the lanes' kept vertices with their lists to small queue b (warp-converged):
-// one shared atomic per warp reserves the positions and the lists' offsets at once, so
-// offsets grow with positions (what the gather's binary search needs).
-__device__ __forceinline__ void sf_append(Shared& sh, int b, int level, bool keep, int v,
-                                          int start, int len) {
-    const unsigned int m = __ballot_sync(GPUBFS_FULL_MASK, keep);
-    if (!m) return;
-    const int lane = lane_id(), leader = __ffs(m) - 1;
-    const int clamped = keep ? min(len, SMALL_CAP + 1) : 0;
-    int wedges;
-    const int ex = warp_exclusive_scan(clamped, &wedges);
-    const unsigned int nonempty = __ballot_sync(GPUBFS_FULL_MASK, keep && len > 0);
-    unsigned long long base = 0;
-    if (lane == leader)
-        base = atomicAdd(&sh.sf_packed[level % 3],
-                         ((unsigned long long)__popc(m) << (2 * SF_FIELD)) |
-                             ((unsigned long long)__popc(nonempty) << SF_FIELD) | (unsigned long long)wedges);
-    base = __shfl_sync(GPUBFS_FULL_MASK, base, leader);
-    if (keep) {
-        const int pos = sf_entries(base) + __popc(m & ((1u << lane) - 1));
-        sh.sq.v[b][pos] = v;
-        sh.sq.start[b][pos] = start;
-        sh.sq.len[b][pos] = len;
-        sh.sq.ex[b][pos] = sf_edges(base) + ex;
-    }
-}
-
-// Exact lookup of v (one CTA runs: a returned atomicOr decides), with v's row offsets
-// fetched while the atomic is in flight.
-__device__ __forceinline__ bool sf_discover(const State& S, int v, int& start, int& len) {
-    start = S.row[v];
-    const int end = S.row[v + 1];
-    const unsigned int bit = 1u << (v & 31);
-    const bool fresh = !(atomicOr(S.bitmask + (v >> 5), bit) & bit);
-    len = end - start;
-    return fresh;
-}
-
-// Gathers level D's queue (buffer b: cnt entries, `edges` neighbours) into buffer b ^ 1,
-// labelling the new vertices D + 1.
+// Labels what the leader's levels discover (sf_expand's hook).
 template <bool PRED>
-__device__ void sf_expand(const State& S, Shared& sh, int D, int b, int cnt, int edges) {
-    for (int e0 = 0; e0 < edges; e0 += BLOCK) {
-        const int e = e0 + threadIdx.x;
-        bool keep = false;
-        int v = -1, start = 0, len = 0;
-        if (e < edges) {
-            int lo = 0, hi = cnt - 1;  // the last entry whose lists start at or before e
-            while (lo < hi) {
-                const int mid = (lo + hi + 1) >> 1;
-                if (sh.sq.ex[b][mid] <= e) lo = mid;
-                else hi = mid - 1;
-            }
-            const int u = sh.sq.v[b][lo];
-            v = S.col[sh.sq.start[b][lo] + (e - sh.sq.ex[b][lo])];
-            keep = sf_discover(S, v, start, len);
-            if (keep) {
-                S.dist[v] = D + 1;
-                if (PRED) S.parent[v] = u;
-            }
-        }
-        sf_append(sh, b ^ 1, D + 1, keep, v, start, len);
+struct SfLabel {
+    const State* S;
+    int label;
+    __device__ void operator()(int v, int u, int) const {
+        S->dist[v] = label;
+        if (PRED) S->parent[v] = u;
     }
-}
+};
 
 // CTA 0 from iteration L (frontier of at most `threshold` items, no overflow) while the
 // others park. Returns the resume word it released: the level whose labelled vertices it
@@ -771,14 +706,14 @@ __device__ int sf_lead(const State& S, Shared& sh, int L, bool vertex_first, int
                 len = S.row[v + 1] - start;
             } else {
                 fetch_edge<PRED>(S, h, ecount, bigcount, i, v, p);
-                keep = sf_discover(S, v, start, len);
+                keep = sf_discover(S.row, S.bitmask, v, start, len);
                 if (keep) {
                     S.dist[v] = L;
                     if (PRED) S.parent[v] = p;
                 }
             }
         }
-        sf_append(sh, 0, L, keep, v, start, len);
+        sf_append(sh.sq, sh.sf_packed, 0, L, keep, v, start, len);
     }
     __syncthreads();
     int D = L, b = 0, resume;
@@ -809,7 +744,8 @@ __device__ int sf_lead(const State& S, Shared& sh, int L, bool vertex_first, int
             S.counters[CNT_EXPANDED * S.counter_cap + D] += sf_nonempty(packed);
             S.counters[CNT_EDGES * S.counter_cap + D] += edges;
         }
-        sf_expand<PRED>(S, sh, D, b, cnt, edges);
+        SfLabel<PRED> label{&S, D + 1};
+        sf_expand<BLOCK>(sh.sq, sh.sf_packed, S.row, S.col, S.bitmask, D, b, cnt, edges, label);
         __syncthreads();
     }
     if (resume >= 0) {

@@ -1,0 +1,66 @@
+#!/usr/bin/env bash
+# Device session 8 (issues 14, 17), one part per call (each under 10 minutes):
+#   T1 time per level with do.bfs's new small-frontier mode (levels.sh), then make
+#      test-gpu without BFS-4K/Raval
+#   T2 make test-gpu's BFS-4K/Raval half; do.bfs with the mode on and off against
+#      Gunrock on the three target graphs (100 sources, warm L2)
+#   S  make test-gpu-sanitize; fixed cost with the launch floor; do.bfs cold L2
+#   C1 C2 the auto catalogue (auto.bfs beside every candidate): the held-out check
+#   M  merrill.hybrid at every CTA size (after C2: the 128M-edge graphs are cached)
+source "$(dirname "$0")/lib.sh"
+part=${1:-T1}
+export GPUBFS_GUNROCK_BFS=$PWD/.peers/gunrock/bfs GPUBFS_GAPBS_BFS=$PWD/.peers/gapbs/bfs GPUBFS_PEERS=$PWD/.peers
+nvidia-smi --query-gpu=name,clocks.sm,clocks.mem,clocks.max.sm,temperature.gpu,power.draw --format=csv > logs/clocks-$part.txt 2>&1
+T1_ARGS="-p no:cacheprovider -rfE --maxfail=30 -n 4 --deselect tests/algorithms/bfs/gpu/test_bfs4k.py \
+  --deselect tests/algorithms/bfs/gpu/test_raval.py --deselect tests/algorithms/sssp/gpu/test_raval.py"
+T2_ARGS="-p no:cacheprovider -rfE --maxfail=30 -n 4 tests/algorithms/bfs/gpu/test_bfs4k.py \
+  tests/algorithms/bfs/gpu/test_raval.py tests/algorithms/sssp/gpu/test_raval.py"
+TARGETS=g500-s20-ef16,uniform-n21-e26,kron_g500-logn20-gen
+AUTO1=smoke-rmat,smoke-gnm,smoke-grid,default-rmat,default-uniform,default-grid,levels-grid-2000,Gen-ForestFire,Gen-SmallWorld,rmat20,ER20,ER23,g500-s20-ef16,lbbfs-random-d2,lbbfs-random-d4,lbbfs-random-d8,lbbfs-random-d16,lbbfs-random-d32,lbbfs-rmat-d2,lbbfs-rmat-d4
+AUTO2=lbbfs-rmat-d8,lbbfs-rmat-d16,lbbfs-rmat-d32,luo-grid-1M,luo-grid-2M,luo-grid-5M,luo-grid-7M,luo-grid-9M,luo-grid-10M,luo-scalefree-1M,luo-scalefree-5M,luo-scalefree-10M,random.2Mv.128Me,rmat.2Mv.128Me,kron_g500-logn20-gen,uniform-n21-e26,grid7pt.300,grid5pt.5000,graph500-s24-ef20-seed1
+catalogue() { sed '/^  - classic\.\*$/a\  - auto.bfs' configs/experiments/catalogue-gpu.yaml > /tmp/catalogue-auto.yaml
+  # SIGINT a little before the step's limit: the runner then writes what it measured.
+  step "$1" "catalogue-$2" timeout -s INT $(( $1 - 20 )) python3 -m gpubfs_cli run /tmp/catalogue-auto.yaml -d "$3" --sources 5 \
+    --out "results/catalogue-$2.json"
+  tail -4 "logs/catalogue-$2.log"; }
+case "$part" in
+T1)
+  LIMIT=190 bash scripts/device/levels.sh > logs/levels.log 2>&1
+  tail -14 logs/levels.log
+  step 390 test-gpu-1 make test-gpu PYTHON=python3 PYTEST_ARGS="$T1_ARGS"
+  tail -12 logs/test-gpu-1.log
+  ;;
+T2)
+  step 300 test-gpu-2 make test-gpu PYTHON=python3 PYTEST_ARGS="$T2_ARGS"
+  tail -8 logs/test-gpu-2.log
+  step 240 do-warm python3 -m gpubfs_cli run configs/experiments/do.yaml -d $TARGETS --sources 100 --out results/do-warm.json
+  python3 -m gpubfs_cli report results/do-warm.json --format md > logs/do-warm-report.md 2>&1
+  python3 -m gpubfs_cli report results/do-warm.json --metric gteps --format md >> logs/do-warm-report.md 2>&1
+  head -40 logs/do-warm-report.md
+  ;;
+S)
+  step 330 sanitize make test-gpu-sanitize PYTHON=python3
+  tail -4 logs/sanitize.log
+  step 60 fixed-cost python3 scripts/fixed_cost.py --samples 50 --floor --json results/fixed_cost.json \
+    --only do.bfs do.top_down merrill.hybrid merrill.expand_contract lbbfs.hybrid classic.harish
+  cat logs/fixed-cost.log
+  step 130 do-cold python3 -m gpubfs_cli run configs/experiments/do.yaml --l2 cold -s do.bfs -s merrill.hybrid \
+    -d $TARGETS --sources 100 --out results/do-cold.json
+  python3 -m gpubfs_cli report results/do-cold.json --format md > logs/do-cold-report.md 2>&1
+  head -20 logs/do-cold-report.md
+  ;;
+M)
+  step 400 merrill-cta python3 -m gpubfs_cli run configs/experiments/merrill-cta.yaml --out results/merrill-cta.json
+  python3 -m gpubfs_cli report results/merrill-cta.json --format md > logs/merrill-cta-report.md 2>&1
+  python3 -m gpubfs_cli report results/merrill-cta.json --metric gteps --format md >> logs/merrill-cta-report.md 2>&1
+  head -30 logs/merrill-cta-report.md
+  ;;
+C1)
+  catalogue 560 1 "$AUTO1"
+  ;;
+C2)
+  catalogue 560 2 "$AUTO2"
+  ;;
+*) echo "unknown part $part (T1 T2 S C1 C2 M)"; exit 2;;
+esac
+cat logs/steps.txt
