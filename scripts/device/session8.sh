@@ -2,9 +2,11 @@
 # Device session 8 (issues 14, 17), one part per call (each under 10 minutes):
 #   T1 time per level with do.bfs's new small-frontier mode (levels.sh), then make
 #      test-gpu without BFS-4K/Raval
-#   T2 make test-gpu's BFS-4K/Raval half; do.bfs with the mode on and off against
-#      Gunrock on the three target graphs (100 sources, warm L2)
-#   S  make test-gpu-sanitize; fixed cost with the launch floor; do.bfs cold L2
+#   T2 make test-gpu's BFS-4K/Raval half; do.* GPU tests again (knob default changed);
+#      fixed cost with the launch floor
+#   DO do.bfs with the mode off and on against Gunrock on the three target graphs
+#      (100 sources, warm L2; run once, before the default went to off)
+#   S  make test-gpu-sanitize; do.bfs cold L2
 #   C1 C2 the auto catalogue (auto.bfs beside every candidate): the held-out check
 #   M  merrill.hybrid at every CTA size (after C2: the 128M-edge graphs are cached)
 source "$(dirname "$0")/lib.sh"
@@ -31,9 +33,20 @@ T1)
   tail -12 logs/test-gpu-1.log
   ;;
 T2)
-  step 300 test-gpu-2 make test-gpu PYTHON=python3 PYTEST_ARGS="$T2_ARGS"
+  step 470 test-gpu-2 make test-gpu PYTHON=python3 PYTEST_ARGS="${T2_ARGS/-n 4/-n 8}"
   tail -8 logs/test-gpu-2.log
-  step 240 do-warm python3 -m gpubfs_cli run configs/experiments/do.yaml -d $TARGETS --sources 100 --out results/do-warm.json
+  # do.bfs's small_frontier default went from 512 to 0 after T1: its GPU tests again
+  step 80 test-gpu-do make test-gpu PYTHON=python3 PYTEST_ARGS="-p no:cacheprovider -rfE -n 4 \
+    tests/algorithms/bfs/gpu/test_do.py tests/algorithms/bfs/gpu/test_strategies.py -k do."
+  tail -4 logs/test-gpu-do.log
+  step 40 fixed-cost python3 scripts/fixed_cost.py --samples 30 --floor --json results/fixed_cost.json \
+    --only do.bfs merrill.hybrid lbbfs.hybrid
+  cat logs/fixed-cost.log
+  ;;
+DO)
+  # do.bfs with the mode off (default) and on beside Gunrock (do.top_down and merrill.hybrid: session 7)
+  grep -v '^  - do.top_down$\|^  - merrill.hybrid$' configs/experiments/do.yaml > /tmp/do-ab.yaml
+  step 240 do-warm python3 -m gpubfs_cli run /tmp/do-ab.yaml -d $TARGETS --sources 100 --out results/do-warm.json
   python3 -m gpubfs_cli report results/do-warm.json --format md > logs/do-warm-report.md 2>&1
   python3 -m gpubfs_cli report results/do-warm.json --metric gteps --format md >> logs/do-warm-report.md 2>&1
   head -40 logs/do-warm-report.md
@@ -41,9 +54,6 @@ T2)
 S)
   step 330 sanitize make test-gpu-sanitize PYTHON=python3
   tail -4 logs/sanitize.log
-  step 60 fixed-cost python3 scripts/fixed_cost.py --samples 50 --floor --json results/fixed_cost.json \
-    --only do.bfs do.top_down merrill.hybrid merrill.expand_contract lbbfs.hybrid classic.harish
-  cat logs/fixed-cost.log
   step 130 do-cold python3 -m gpubfs_cli run configs/experiments/do.yaml --l2 cold -s do.bfs -s merrill.hybrid \
     -d $TARGETS --sources 100 --out results/do-cold.json
   python3 -m gpubfs_cli report results/do-cold.json --format md > logs/do-cold-report.md 2>&1
@@ -61,6 +71,6 @@ C1)
 C2)
   catalogue 560 2 "$AUTO2"
   ;;
-*) echo "unknown part $part (T1 T2 S C1 C2 M)"; exit 2;;
+*) echo "unknown part $part (T1 T2 DO S C1 C2 M)"; exit 2;;
 esac
 cat logs/steps.txt

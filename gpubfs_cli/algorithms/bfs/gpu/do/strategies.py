@@ -70,7 +70,10 @@ Knobs:
   (gpu/include/small_frontier.cuh, the mode merrill.* has as a knob); the first level
   past it goes back to the grid. Those levels stay top-down whatever the heuristic says
   (a bottom-up step reads the whole bitmap). 0: off; at most DO_SMALL_CAP (512).
-  A high-diameter graph's levels then cost a block barrier, not a grid barrier.
+  Off by default. On the H100 (session 8, 100 sources) 512 takes levels-path-100k from
+  4.36 to 0.91 us per level, but costs 16-48 us per traversal (median) on g500-s20-ef16,
+  uniform-n21-e26 and kron_g500-logn20-gen, where it runs only the source's level and
+  hands the next one back: turn it on for high-diameter graphs.
 - ``counters``: per-level counters (direction, vertices and edges examined) in the
   answer's counters; off for timings.
 - ``profile``: as ``counters``, plus %globaltimer stamps per level (start, after the
@@ -143,7 +146,7 @@ class DoKnobs:
     cta_size: int = 256
     blocks_per_sm: int = 0
     spread_edges: int = 1024
-    small_frontier: int = SMALL_CAP
+    small_frontier: int = 0
     counters: bool = False
     profile: bool = False
 
