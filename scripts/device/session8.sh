@@ -6,6 +6,7 @@
 #      fixed cost with the launch floor
 #   DO do.bfs with the mode off and on against Gunrock on the three target graphs
 #      (100 sources, warm L2; run once, before the default went to off)
+#   P  the launch floor under the fixed cost; do.bfs's per-level profile, mode on and off
 #   S  make test-gpu-sanitize; do.bfs cold L2
 #   C1 C2 the auto catalogue (auto.bfs beside every candidate): the held-out check
 #   M  merrill.hybrid at every CTA size (after C2: the 128M-edge graphs are cached)
@@ -59,6 +60,17 @@ S)
   python3 -m gpubfs_cli report results/do-cold.json --format md > logs/do-cold-report.md 2>&1
   head -20 logs/do-cold-report.md
   ;;
+P)
+  # what the small-frontier mode's exit costs on a low-diameter graph (from a source where
+  # the mode cost +82 us in part DO), and the launch floor under the fixed cost
+  step 60 fixed-cost python3 scripts/fixed_cost.py --samples 30 --floor --only do.bfs --json results/fixed_cost.json
+  cat logs/fixed-cost.log
+  printf '%s\n' 'name: do-profile' 'datasets: [g500-s20-ef16]' 'strategies:' \
+    '  - {name: do.bfs, knobs: {profile: true, small_frontier: [0, 512]}}' 'fixed_sources: [480062]' \
+    'warmup: 2' 'validate: all' 'require_gpu: true' > /tmp/do-profile.yaml
+  step 120 do-profile python3 -m gpubfs_cli run /tmp/do-profile.yaml --out results/do-profile.json
+  python3 scripts/device/do_profile.py results/do-profile.json
+  ;;
 M)
   step 400 merrill-cta python3 -m gpubfs_cli run configs/experiments/merrill-cta.yaml --out results/merrill-cta.json
   python3 -m gpubfs_cli report results/merrill-cta.json --format md > logs/merrill-cta-report.md 2>&1
@@ -71,6 +83,6 @@ C1)
 C2)
   catalogue 560 2 "$AUTO2"
   ;;
-*) echo "unknown part $part (T1 T2 DO S C1 C2 M)"; exit 2;;
+*) echo "unknown part $part (T1 T2 DO P S C1 C2 M)"; exit 2;;
 esac
 cat logs/steps.txt
