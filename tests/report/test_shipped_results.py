@@ -22,6 +22,9 @@ FAMILIES = sorted((RESULTS / "h100-2026-11-23-s5").glob("*.json"))
 SESSION6 = sorted((RESULTS / "h100-2026-11-23-s6").glob("*.json"))
 # Session 7 (H100): the catalogue run behind auto.bfs's table (do.* included), rendered apart.
 SESSION7 = sorted((RESULTS / "h100-2026-11-23-s7").glob("*.json"))
+# Session 8 (H100): do.bfs's small-frontier mode on and off beside Gunrock, and its profile.
+SESSION8 = sorted((RESULTS / "h100-2026-11-23-s8").glob("*.json"))
+APART = set(FAMILIES) | set(SESSION6) | set(SESSION7) | set(SESSION8)
 PAPERS = ("merrill", "luo", "bfs4k", "raval", "lbbfs")
 
 
@@ -37,7 +40,7 @@ def _render(files) -> dict[str, str]:
 
 @pytest.fixture(scope="module")
 def rendered() -> dict[str, str]:
-    return _render([p for p in SHIPPED if p not in FAMILIES and p not in SESSION6 and p not in SESSION7])
+    return _render([p for p in SHIPPED if p not in APART])
 
 
 @pytest.fixture(scope="module")
@@ -62,6 +65,14 @@ def test_session7_catalogue_figures_unchanged():
     assert r.exit_code == 0, r.output
     row = next(line for line in r.stdout.splitlines() if line.startswith("| do.bfs |"))
     assert "| 0.136 |" in row
+
+
+def test_session8_small_frontier_figures_unchanged():
+    # do.bfs on g500-s20-ef16, 50 sources: 0.147 ms with the small-frontier mode off, 0.178 on
+    r = CliRunner().invoke(app, ["report", "--format", "md", "--metric", "ms",
+                                 str(RESULTS / "h100-2026-11-23-s8" / "do-ab.json")])
+    assert r.exit_code == 0, r.output
+    assert "0.147 (small_frontier=0)" in r.stdout, r.stdout
 
 
 def test_shipped_files_exist():
