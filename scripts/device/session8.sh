@@ -8,8 +8,8 @@
 #      (100 sources, warm L2; run once, before the default went to off)
 #   P  the launch floor under the fixed cost; do.bfs's per-level profile, mode on and off
 #   S  make test-gpu-sanitize; do.bfs cold L2
-#   C1 C2 the auto catalogue (auto.bfs beside every candidate): the held-out check
-#   M  merrill.hybrid at every CTA size (after C2: the 128M-edge graphs are cached)
+#   (the auto.bfs held-out check is session7.sh's C and A parts run again: not run, no device time left)
+#   M  merrill.hybrid at every CTA size on the paper's graphs
 source "$(dirname "$0")/lib.sh"
 part=${1:-T1}
 export GPUBFS_GUNROCK_BFS=$PWD/.peers/gunrock/bfs GPUBFS_GAPBS_BFS=$PWD/.peers/gapbs/bfs GPUBFS_PEERS=$PWD/.peers
@@ -19,13 +19,6 @@ T1_ARGS="-p no:cacheprovider -rfE --maxfail=30 -n 4 --deselect tests/algorithms/
 T2_ARGS="-p no:cacheprovider -rfE --maxfail=30 -n 4 tests/algorithms/bfs/gpu/test_bfs4k.py \
   tests/algorithms/bfs/gpu/test_raval.py tests/algorithms/sssp/gpu/test_raval.py"
 TARGETS=g500-s20-ef16,uniform-n21-e26,kron_g500-logn20-gen
-AUTO1=smoke-rmat,smoke-gnm,smoke-grid,default-rmat,default-uniform,default-grid,levels-grid-2000,Gen-ForestFire,Gen-SmallWorld,rmat20,ER20,ER23,g500-s20-ef16,lbbfs-random-d2,lbbfs-random-d4,lbbfs-random-d8,lbbfs-random-d16,lbbfs-random-d32,lbbfs-rmat-d2,lbbfs-rmat-d4
-AUTO2=lbbfs-rmat-d8,lbbfs-rmat-d16,lbbfs-rmat-d32,luo-grid-1M,luo-grid-2M,luo-grid-5M,luo-grid-7M,luo-grid-9M,luo-grid-10M,luo-scalefree-1M,luo-scalefree-5M,luo-scalefree-10M,random.2Mv.128Me,rmat.2Mv.128Me,kron_g500-logn20-gen,uniform-n21-e26,grid7pt.300,grid5pt.5000,graph500-s24-ef20-seed1
-catalogue() { sed '/^  - classic\.\*$/a\  - auto.bfs' configs/experiments/catalogue-gpu.yaml > /tmp/catalogue-auto.yaml
-  # SIGINT a little before the step's limit: the runner then writes what it measured.
-  step "$1" "catalogue-$2" timeout -s INT $(( $1 - 20 )) python3 -m gpubfs_cli run /tmp/catalogue-auto.yaml -d "$3" --sources 5 \
-    --out "results/catalogue-$2.json"
-  tail -4 "logs/catalogue-$2.log"; }
 case "$part" in
 T1)
   LIMIT=190 bash scripts/device/levels.sh > logs/levels.log 2>&1
@@ -77,12 +70,6 @@ M)
   python3 -m gpubfs_cli report results/merrill-cta.json --metric gteps --format md >> logs/merrill-cta-report.md 2>&1
   head -30 logs/merrill-cta-report.md
   ;;
-C1)
-  catalogue 560 1 "$AUTO1"
-  ;;
-C2)
-  catalogue 560 2 "$AUTO2"
-  ;;
-*) echo "unknown part $part (T1 T2 DO P S C1 C2 M)"; exit 2;;
+*) echo "unknown part $part (T1 T2 DO P S M)"; exit 2;;
 esac
 cat logs/steps.txt
