@@ -103,8 +103,9 @@ class ParallelBfs(Strategy):
 
     def traverse(self, source: int, predecessors: bool = False) -> Answer:
         n = self.graph.n
-        dist = np.full(n, -1, dtype=np.int32)
-        parent = np.full(n if predecessors else 1, -1, dtype=self.graph.col_indices.dtype)
+        # fresh arrays (an answer keeps them); the kernel sets them to -1 in parallel
+        dist = np.empty(n, dtype=np.int32)
+        parent = np.empty(n if predecessors else 1, dtype=self.graph.col_indices.dtype)
         a = self.arrays
         alpha = float(getattr(self.knobs, "alpha", self.alpha))
         beta = float(getattr(self.knobs, "beta", self.beta))

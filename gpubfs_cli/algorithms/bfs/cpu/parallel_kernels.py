@@ -99,6 +99,17 @@ def _td_step(offsets, cols, queue, nf, nxt, dist, parent, with_parents, level, s
 
 
 @njit(parallel=True, cache=True, nogil=True)
+def _unvisited(dist, parent, with_parents):
+    """Every distance (and parent) -1, in parallel: the arrays are fresh each traversal
+    (np.empty), so this is also their first touch, spread over the threads as gapbs's
+    InitParent does inside its timed kernel."""
+    for v in prange(dist.shape[0]):
+        dist[v] = -1
+        if with_parents:
+            parent[v] = -1
+
+
+@njit(parallel=True, cache=True, nogil=True)
 def _bits_of_level(dist, level, bits):
     """bits: bit v set where dist[v] == level (the frontier of that level)."""
     n = dist.shape[0]
@@ -183,8 +194,8 @@ def _queue_of_bits(bits, queue, block):
 @njit(cache=True, nogil=True)
 def bfs(offsets, cols, in_offsets, in_cols, source, dist, parent, with_parents, alpha, beta,
         queue, nxt, scratch, region, found, front, front_next):
-    """Distances (and parents) from source; returns (reached, edges inspected, depth,
-    bottom-up levels).
+    """Distances (and parents) from source into dist and parent (any contents: they are
+    set to -1 first); returns (reached, edges inspected, depth, bottom-up levels).
 
     The direction rule is gapbs's: go bottom-up when the out-degree of the last level's
     discoveries (scout) exceeds the edges not yet checked / alpha; come back top-down
@@ -193,6 +204,7 @@ def bfs(offsets, cols, in_offsets, in_cols, source, dist, parent, with_parents, 
     graph has 10^4 levels); the prange kernels it calls run parallel all the same."""
     n = dist.shape[0]
     m = np.int64(offsets[n])
+    _unvisited(dist, parent, with_parents)
     dist[source] = 0
     if with_parents:
         parent[source] = source
