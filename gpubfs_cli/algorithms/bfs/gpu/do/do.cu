@@ -373,7 +373,6 @@ __device__ int small_levels(const State& S, Shared& sh, int L, int nf, int thres
         }
         if (tid == 0) {
             sh.sf_packed[(D + 2) % 3] = 0;  // last read at level D - 1, next filled at D + 1
-            ++S.ctl[CTL_SMALL_LEVELS];  // only the leader (CTA 0) runs here
             const int cap = S.counter_cap;
             if (STATS && D < cap) {
                 S.counters[CNT_VERTICES * cap + D] = cnt;
@@ -392,6 +391,8 @@ __device__ int small_levels(const State& S, Shared& sh, int L, int nf, int thres
         sf_expand<BLOCK>(sh.sq, sh.sf_packed, S.row, S.col, S.visited, D, b, cnt, edges, label);
         __syncthreads();
     }
+    // Levels L .. D - 1 ran here: one global update per entry, off the levels' chain.
+    if (tid == 0) S.ctl[CTL_SMALL_LEVELS] += (unsigned long long)(D - L);
     if (resume >= 0) {
         // Level D's slot as the grid's level D - 1 would leave it; the parked CTAs read
         // slot L before parking, so wait for them before writing over it.
