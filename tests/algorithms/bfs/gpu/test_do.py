@@ -24,6 +24,7 @@ def _do(name: str = "do.bfs", **knobs):
     ({"alpha": -1.0}, "alpha"), ({"beta": "x"}, "beta"), ({"cta_size": 96}, "cta_size"),
     ({"blocks_per_sm": -1}, "blocks_per_sm"), ({"profile": 1}, "profile"),
     ({"small_frontier": 513}, "small_frontier"), ({"small_frontier": -1}, "small_frontier"),
+    ({"growth": 1}, "growth"),
 ])
 def test_bad_knobs_are_one_clear_error(knobs, what):
     with pytest.raises(UserError, match=what):
@@ -98,6 +99,16 @@ def test_small_frontier_mode():
         assert 0 < got.counters["small_levels"] < got.counters["levels"], (s, got.counters)
     for s, got in _check(_do(small_frontier=0), "path3000", ts.sources("path3000")[:2]):
         assert got.counters["small_levels"] == 0, (s, got.counters)
+
+
+@pytest.mark.gpu
+def test_growth_rule_flips_less_on_a_lattice():
+    srcs = ts.sources("grid60x60")[:3]
+    counts = _check(_do(), "grid60x60", srcs)
+    growth = _check(_do(growth=True), "grid60x60", srcs, True)
+    flips = sum(g.counters["switches"] for _, g in counts)
+    kept = sum(g.counters["switches"] for _, g in growth)
+    assert kept <= flips, (flips, kept)
 
 
 @pytest.mark.gpu

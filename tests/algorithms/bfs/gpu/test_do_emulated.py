@@ -85,6 +85,9 @@ VARIANTS = [
     {"small_frontier": 16, "alpha": 0.5, "beta": 2.0, "counters": True},
     {"small_frontier": 16, "profile": True},
     {"small_frontier": 512, "counters": True},
+    # Beamer's state machine: to bottom-up only while growing, back only while shrinking
+    {"growth": True, "alpha": 2.0, "beta": 8.0, "counters": True},
+    {**FORCED_BU, "growth": True, "counters": True},
 ]
 
 
@@ -139,3 +142,14 @@ def test_profile_rows(monkeypatch, emulation):
 def test_more_thread_interleavings(monkeypatch, emulation, seed):
     for knobs in ({}, FORCED_BU, {"alpha": 2.0, "beta": 8.0}, {"small_frontier": 8}):
         run(monkeypatch, emulation, knobs, ["loops_dups", "rmat", "directed"], seed=seed)
+
+
+def test_growth_rule_keeps_a_lattice_tail_top_down(monkeypatch, emulation):
+    """On a grid the thresholds alone send small tail frontiers bottom-up (m_u is tiny
+    there) and back; with `growth` a shrinking frontier never goes bottom-up."""
+    knobs = {"alpha": 48.0, "beta": 24.0, "counters": True}
+    counts = run(monkeypatch, emulation, knobs, ["grid9x13"])
+    growth = run(monkeypatch, emulation, {**knobs, "growth": True}, ["grid9x13"])
+    flips = [int(a.counters["switches"]) for a in counts]
+    kept = [int(a.counters["switches"]) for a in growth]
+    assert sum(kept) < sum(flips), (flips, kept)  # 5 against 2 a traversal today

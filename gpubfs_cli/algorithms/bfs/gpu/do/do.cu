@@ -17,7 +17,10 @@
 //
 // Switch (Beamer's heuristic, decided on the device from the counts): top-down ->
 // bottom-up when m_f * alpha > m_u (m_u: in-edges of the vertices not yet visited),
-// bottom-up -> top-down when n_f * beta < n. A switch converts the frontier inside the
+// bottom-up -> top-down when n_f * beta < n; with DO_RULE_GROWTH (the state machine of
+// Beamer et al.'s Fig. 3) the first also needs the frontier growing and the second
+// shrinking, so a lattice's shrinking tail does not flip direction every level. A switch
+// converts the frontier inside the
 // kernel (queue -> bitmap from the distance labels, bitmap -> queue by ballots) at the
 // cost of one more grid barrier.
 //
@@ -418,7 +421,7 @@ __device__ int small_levels(const State& S, Shared& sh, int L, int nf, int thres
 
 template <bool PRED, bool STATS>
 __device__ void bfs(const State& S, int src, long long m_in, long long alpha_milli,
-                    long long beta_milli, int allow_bottom_up, long long spread_edges,
+                    long long beta_milli, int rule, long long spread_edges,
                     int small_frontier) {
     DO_SHARED(Shared, sh);
     const int gtid = blockIdx.x * BLOCK + threadIdx.x, gstride = gridDim.x * BLOCK;
@@ -442,6 +445,7 @@ __device__ void bfs(const State& S, int src, long long m_in, long long alpha_mil
     DO_GRID_SYNC();
 
     long long m_u = m_in;  // in-edges of the vertices not yet visited
+    long long prev_nf = 0;  // the last level's frontier (DO_RULE_GROWTH)
     bool bu = false;
     int L = 0, bu_levels = 0, switches = 0, epoch = 0;
     for (;;) {
@@ -458,10 +462,14 @@ __device__ void bfs(const State& S, int src, long long m_in, long long alpha_mil
         if (nf == 0) break;
         // Every CTA computes the same decision from the same words.
         const bool was = bu;
-        if (allow_bottom_up) {
-            if (!bu && (double)mf * (double)alpha_milli > (double)m_u * DO_MILLI) bu = true;
-            else if (bu && (double)nf * (double)beta_milli < (double)S.n * DO_MILLI) bu = false;
+        if (rule != DO_RULE_TOP_DOWN) {
+            const bool counts = rule == DO_RULE_COUNTS;
+            if (!bu && (double)mf * (double)alpha_milli > (double)m_u * DO_MILLI && (counts || nf > prev_nf))
+                bu = true;
+            else if (bu && (double)nf * (double)beta_milli < (double)S.n * DO_MILLI && (counts || nf < prev_nf))
+                bu = false;
         }
+        prev_nf = nf;
         if (gtid == 0) {
             unsigned long long* clear = S.slot(L + 2);
             for (int k = 0; k < SLOT_WORDS; ++k) clear[k] = 0;
@@ -480,6 +488,7 @@ __device__ void bfs(const State& S, int src, long long m_in, long long alpha_mil
                 break;
             }
             L = resume;
+            prev_nf = 0;  // the leader's last level is not known here: the frontier grew past it
             continue;
         }
         const unsigned long long t0 = S.prof ? DO_NOW() : 0;
@@ -516,14 +525,15 @@ __device__ void bfs(const State& S, int src, long long m_in, long long alpha_mil
 
 // One BFS from `src`, launched cooperatively with at most the resident number of CTAs
 // of DO_BLOCK threads. Buffers are sized by the host (strategies.py); m_in is the
-// number of in-edges (m), alpha and beta are in thousandths (DO_MILLI); top-down levels of
+// number of in-edges (m), alpha and beta are in thousandths (DO_MILLI), rule is a
+// DO_RULE_* (do.cuh); top-down levels of
 // at most DO_SPREAD vertices and at least spread_edges out-edges spread them over the
 // grid (spread_edges < 0: never); top-down frontiers of at most small_frontier vertices and
 // out-edges run in CTA 0 alone (0: never; at most DO_SMALL_CAP).
 #define DO_BFS_PARAMS                                                                          \
     const int *__restrict__ row, const int *__restrict__ col, const int *__restrict__ in_row,  \
         const int *__restrict__ in_col, int n, int src, long long m_in, long long alpha_milli, \
-        long long beta_milli, int allow_bottom_up, long long spread_edges, int small_frontier, \
+        long long beta_milli, int rule, long long spread_edges, int small_frontier,            \
         int *dist, int *parent,                                                                \
         unsigned int *visited, unsigned int *front0, unsigned int *front1, int *q0, int *q1,   \
         unsigned long long *ctl, unsigned long long *counters, int counter_cap,                \
@@ -533,7 +543,7 @@ template <bool PRED, bool STATS>
 __global__ void __launch_bounds__(DO_BLOCK, DO_MIN_BLOCKS) do_bfs(DO_BFS_PARAMS) {
     dobfs::State S{row,   col,   in_row, in_col, n,   dist,     parent,      visited, front0,
                    front1, q0,   q1,     ctl,    counters, counter_cap, prof, prof_cap};
-    dobfs::bfs<PRED, STATS>(S, src, m_in, alpha_milli, beta_milli, allow_bottom_up, spread_edges,
+    dobfs::bfs<PRED, STATS>(S, src, m_in, alpha_milli, beta_milli, rule, spread_edges,
                             small_frontier);
 }
 

@@ -38,6 +38,11 @@ __device__ __forceinline__ unsigned long long do_now() {
 #endif
 
 // alpha and beta reach the kernel in thousandths (integer kernel arguments).
+
+// The direction rule (kernel argument `rule`).
+#define DO_RULE_TOP_DOWN 0  // never bottom-up (do.top_down)
+#define DO_RULE_COUNTS 1    // Beamer's thresholds alone: m_f * alpha > m_u, n_f * beta < n
+#define DO_RULE_GROWTH 2    // ... and the frontier growing (to bottom-up) / shrinking (back)
 #define DO_MILLI 1000
 
 // ctl[] words (64-bit). Three rotating slots: level L reads slot L%3, fills slot

@@ -57,6 +57,13 @@ Knobs:
   ``alpha = 0`` never goes bottom-up; a huge alpha and a huge beta go bottom-up from
   the first level and stay there.
 - ``bottom_up``: False holds every level top-down (the ``do.top_down`` variant).
+- ``growth``: the switch as Beamer et al.'s state machine (their Fig. 3) has it: to
+  bottom-up only while the frontier grows, back only while it shrinks. Off by default
+  (the thresholds alone, as tuned in session 7). On a lattice the thresholds alone flip
+  direction every level of the shrinking tail (m_u falls below alpha * m_f, a bottom-up
+  pass over the whole bitmap finds a small frontier, beta sends it back): grid5pt.5000
+  costs do.bfs 13.4 us per level against merrill.hybrid's 6.3 (H100, session 8). To be
+  measured on the device before it becomes the default.
 - ``cta_size``: threads per CTA (128 to 1024; compiled per size).
 - ``blocks_per_sm``: CTAs per SM of the persistent grid (0 = as many as fit).
 - ``spread_edges``: a top-down level whose frontier has at most DO_SPREAD (1024)
@@ -119,6 +126,9 @@ CTL_WORDS, CTL_LEVELS, CTL_BU_LEVELS, CTL_SWITCHES, CTL_SMALL_LEVELS = (
 CNT_VERTICES, CNT_EDGES, CNT_DIR, CNT_KINDS = C["CNT_VERTICES"], C["CNT_EDGES"], C["CNT_DIR"], C["CNT_KINDS"]
 PROF_WORDS = C["PROF_WORDS"]
 SMALL_CAP = C["DO_SMALL_CAP"]  # the largest small_frontier threshold
+# (bottom_up, growth) -> the kernel's direction rule
+RULE = {(False, False): C["DO_RULE_TOP_DOWN"], (False, True): C["DO_RULE_TOP_DOWN"],
+        (True, False): C["DO_RULE_COUNTS"], (True, True): C["DO_RULE_GROWTH"]}
 EDGE_LIMIT = 2**31  # edge offsets are 32-bit
 MAX_LEVELS = 1 << 20  # per-level counter and profile rows kept (a longer BFS keeps the first)
 
@@ -147,6 +157,7 @@ class DoKnobs:
     blocks_per_sm: int = 0
     spread_edges: int = 1024
     small_frontier: int = 0
+    growth: bool = False
     counters: bool = False
     profile: bool = False
 
@@ -155,7 +166,7 @@ class DoKnobs:
             value = getattr(self, key)
             if isinstance(value, bool) or not isinstance(value, (int, float)) or not 0 <= value < 2**53 / MILLI:
                 raise ValueError(f"{key} must be a number >= 0, not {value!r}")
-        for key in ("bottom_up", "counters", "profile"):
+        for key in ("bottom_up", "growth", "counters", "profile"):
             if not isinstance(getattr(self, key), bool):
                 raise ValueError(f"{key} must be true or false, not {getattr(self, key)!r}")
         if self.cta_size not in CTA_SIZES:
@@ -247,7 +258,7 @@ class DirectionOptimizing(GpuStrategy):
         head = (row, dg.col_indices, in_row, in_col, i32(n))
         tail = (
             i64(graph.m), i64(round(float(k.alpha) * MILLI)), i64(round(float(k.beta) * MILLI)),
-            i32(1 if k.bottom_up else 0), i64(k.spread_edges), i32(k.small_frontier), dist,
+            i32(RULE[(bool(k.bottom_up), bool(k.growth))]), i64(k.spread_edges), i32(k.small_frontier), dist,
         )
         rest = (visited, fronts[0], fronts[1], queues[0], queues[1], ctl, counters,
                 i32(cap if stats else 0), prof, i32(cap + 1 if prof is not None else 0))
