@@ -11,10 +11,7 @@
 #   T1 T2  make test-gpu in full (two halves, one call each) after the last GPU change
 source "$(dirname "$0")/lib.sh"
 part=${1:-G}
-export GPUBFS_GUNROCK_BFS=$PWD/.peers/gunrock/bfs GPUBFS_GAPBS_BFS=$PWD/.peers/gapbs/bfs GPUBFS_PEERS=$PWD/.peers
-nvidia-smi --query-gpu=name,clocks.sm,clocks.mem,clocks.max.sm,power.draw --format=csv > logs/clocks-$part.txt 2>&1
-T1_ARGS="-p no:cacheprovider -rfE --maxfail=30 -n 4 --deselect tests/algorithms/bfs/gpu/test_bfs4k.py \
-  --deselect tests/algorithms/bfs/gpu/test_raval.py --deselect tests/algorithms/sssp/gpu/test_raval.py"
+clocks "$part"
 T2_ARGS="-p no:cacheprovider -rfE --maxfail=30 tests/algorithms/bfs/gpu/test_bfs4k.py \
   tests/algorithms/bfs/gpu/test_raval.py tests/algorithms/sssp/gpu/test_raval.py"
 AUTO1=smoke-rmat,smoke-gnm,smoke-grid,default-rmat,default-uniform,default-grid,levels-grid-2000,Gen-ForestFire,Gen-SmallWorld,rmat20,ER20,ER23,g500-s20-ef16,lbbfs-random-d2,lbbfs-random-d4,lbbfs-random-d8,lbbfs-random-d16,lbbfs-random-d32,lbbfs-rmat-d2,lbbfs-rmat-d4

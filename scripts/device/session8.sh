@@ -12,10 +12,7 @@
 #   M  merrill.hybrid at every CTA size on the paper's graphs
 source "$(dirname "$0")/lib.sh"
 part=${1:-T1}
-export GPUBFS_GUNROCK_BFS=$PWD/.peers/gunrock/bfs GPUBFS_GAPBS_BFS=$PWD/.peers/gapbs/bfs GPUBFS_PEERS=$PWD/.peers
-nvidia-smi --query-gpu=name,clocks.sm,clocks.mem,clocks.max.sm,temperature.gpu,power.draw --format=csv > logs/clocks-$part.txt 2>&1
-T1_ARGS="-p no:cacheprovider -rfE --maxfail=30 -n 4 --deselect tests/algorithms/bfs/gpu/test_bfs4k.py \
-  --deselect tests/algorithms/bfs/gpu/test_raval.py --deselect tests/algorithms/sssp/gpu/test_raval.py"
+clocks "$part"
 T2_ARGS="-p no:cacheprovider -rfE --maxfail=30 -n 4 tests/algorithms/bfs/gpu/test_bfs4k.py \
   tests/algorithms/bfs/gpu/test_raval.py tests/algorithms/sssp/gpu/test_raval.py"
 TARGETS=g500-s20-ef16,uniform-n21-e26,kron_g500-logn20-gen
