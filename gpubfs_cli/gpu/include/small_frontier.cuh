@@ -25,6 +25,7 @@
 #pragma once
 
 #include "common.cuh"
+#include "mergepath.cuh"
 
 #define SF_EPOCH 0    // the last released epoch
 #define SF_RESUME 1   // the leader's resume word of that epoch
@@ -79,7 +80,7 @@ __device__ __forceinline__ void sf_release(int* words, int epoch, int resume) {
 
 // ---- The leader's level loop: shared-memory queues ------------------------------------
 // Two queues of (vertex, list start, list length, offset of the list among the queue's
-// lists), alternating by level; `packed[level % 3]` holds a queue's totals:
+// lists), alternating by level; `packed[level % 3]` holds a level's totals:
 // entries << 42 | entries with a non-empty list << 21 | edges (lists clamped at CAP + 1,
 // so that CAP lists never carry into the other fields; a clamped total is past any
 // threshold). A level whose entries or edges pass the threshold (at most CAP) is handed
@@ -87,6 +88,7 @@ __device__ __forceinline__ void sf_release(int* words, int epoch, int resume) {
 template <int CAP>
 struct SfQueues {
     int v[2][CAP], start[2][CAP], len[2][CAP], ex[2][CAP];
+    unsigned long long packed[3];
 };
 
 constexpr int SF_FIELD = 21;
@@ -99,8 +101,8 @@ __device__ __forceinline__ int sf_edges(unsigned long long p) { return (int)(p &
 // shared atomic per warp reserves the positions and the lists' offsets at once, so
 // offsets grow with positions (what sf_expand's binary search needs).
 template <int CAP>
-__device__ __forceinline__ void sf_append(SfQueues<CAP>& q, unsigned long long* packed, int b,
-                                          int level, bool keep, int v, int start, int len) {
+__device__ __forceinline__ void sf_append(SfQueues<CAP>& q, int b, int level, bool keep, int v,
+                                          int start, int len) {
     const unsigned int m = __ballot_sync(GPUBFS_FULL_MASK, keep);
     if (!m) return;
     const int lane = lane_id(), leader = __ffs(m) - 1;
@@ -110,7 +112,7 @@ __device__ __forceinline__ void sf_append(SfQueues<CAP>& q, unsigned long long* 
     const unsigned int nonempty = __ballot_sync(GPUBFS_FULL_MASK, keep && len > 0);
     unsigned long long base = 0;
     if (lane == leader)
-        base = atomicAdd(&packed[level % 3],
+        base = atomicAdd(&q.packed[level % 3],
                          ((unsigned long long)__popc(m) << (2 * SF_FIELD)) |
                              ((unsigned long long)__popc(nonempty) << SF_FIELD) | (unsigned long long)wedges);
     base = __shfl_sync(GPUBFS_FULL_MASK, base, leader);
@@ -139,25 +141,19 @@ __device__ __forceinline__ bool sf_discover(const int* __restrict__ row, unsigne
 // Each vertex discovered is handed to label(v, u, len): v reached from u, v's list
 // length len; the kernel labels it D + 1.
 template <int BLOCK, int CAP, class Label>
-__device__ void sf_expand(SfQueues<CAP>& q, unsigned long long* packed, const int* __restrict__ row,
-                          const int* __restrict__ col, unsigned int* bitmask, int D, int b,
-                          int cnt, int edges, Label& label) {
+__device__ void sf_expand(SfQueues<CAP>& q, const int* __restrict__ row, const int* __restrict__ col,
+                          unsigned int* bitmask, int D, int b, int cnt, int edges, Label& label) {
     for (int e0 = 0; e0 < edges; e0 += BLOCK) {
         const int e = e0 + threadIdx.x;
         bool keep = false;
         int v = -1, start = 0, len = 0;
         if (e < edges) {
-            int lo = 0, hi = cnt - 1;  // the last entry whose lists start at or before e
-            while (lo < hi) {
-                const int mid = (lo + hi + 1) >> 1;
-                if (q.ex[b][mid] <= e) lo = mid;
-                else hi = mid - 1;
-            }
+            const int lo = mergepath_vertical(q.ex[b], cnt, e) - 1;  // the last list starting <= e
             const int u = q.v[b][lo];
             v = col[q.start[b][lo] + (e - q.ex[b][lo])];
             keep = sf_discover(row, bitmask, v, start, len);
             if (keep) label(v, u, len);
         }
-        sf_append(q, packed, b ^ 1, D + 1, keep, v, start, len);
+        sf_append(q, b ^ 1, D + 1, keep, v, start, len);
     }
 }

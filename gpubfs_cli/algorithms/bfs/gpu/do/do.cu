@@ -28,6 +28,7 @@
 // is a vertex this kernel labelled (exact atomics), so a queue never holds more than n.
 #include "do.cuh"
 #include "expand.cuh"
+#include "mergepath.cuh"
 
 namespace dobfs {
 
@@ -45,7 +46,6 @@ struct Shared {
         } spread;
         SfQueues<SMALL_CAP> sq;      // small-frontier mode (CTA 0 alone)
     };
-    unsigned long long sf_packed[3];   // small queue totals by level % 3
     unsigned long long red[WARPS][4];  // per-CTA sums of the per-thread counts
     unsigned long long ctl[3];         // the level's slot, read once per CTA
     int bcast;                         // sf_park's resume word
@@ -73,6 +73,7 @@ struct State {
     __device__ unsigned long long* slot(int L) const { return ctl + (L % 3) * SLOT_WORDS; }
     __device__ unsigned int* front(int L) const { return (L & 1) ? front1 : front0; }
     __device__ int* queue(int L) const { return (L & 1) ? q1 : q0; }
+    __device__ int* sf_words() const { return reinterpret_cast<int*>(ctl + CTL_SF); }  // small_frontier.cuh's
     __device__ int out_degree(int v) const { return row[v + 1] - row[v]; }
     __device__ int in_degree(int v) const { return in_row[v + 1] - in_row[v]; }
     __device__ void stamp(int L, int word, unsigned long long value) const {
@@ -231,12 +232,7 @@ __device__ void top_down_spread(const State& S, Shared& sh, int L, int nf) {
         const bool a = e < carry;
         int v = -1, u = -1;
         if (a) {
-            int lo = 0, hi = nf - 1;  // the last list starting at or before e owns it
-            while (lo < hi) {
-                const int mid = (lo + hi + 1) >> 1;
-                if (sh.spread.off[mid] <= e) lo = mid;
-                else hi = mid - 1;
-            }
+            const int lo = mergepath_vertical(sh.spread.off, nf, e) - 1;  // the last list starting <= e owns it
             u = sh.spread.v[lo];
             v = S.col[S.row[u] + (e - sh.spread.off[lo])];
         }
@@ -346,8 +342,8 @@ struct SmallLabel {
 template <bool PRED, bool STATS>
 __device__ int small_levels(const State& S, Shared& sh, int L, int nf, int threshold, int epoch) {
     const int tid = threadIdx.x;
-    int* words = reinterpret_cast<int*>(S.ctl + CTL_SF);
-    if (tid < 3) sh.sf_packed[tid] = 0;
+    int* words = S.sf_words();
+    if (tid < 3) sh.sq.packed[tid] = 0;
     __syncthreads();
     const int* in = S.queue(L);
     for (int i0 = 0; i0 < nf; i0 += BLOCK) {
@@ -358,13 +354,13 @@ __device__ int small_levels(const State& S, Shared& sh, int L, int nf, int thres
             start = S.row[v];
             len = S.row[v + 1] - start;
         }
-        sf_append(sh.sq, sh.sf_packed, 0, L, i < nf, v, start, len);
+        sf_append(sh.sq, 0, L, i < nf, v, start, len);
     }
     __syncthreads();
     SmallLabel<PRED> label{&S, 0, 0};
     int D = L, b = 0, resume;
     for (;; ++D, b ^= 1) {
-        const unsigned long long packed = sh.sf_packed[D % 3];
+        const unsigned long long packed = sh.sq.packed[D % 3];
         const int cnt = sf_entries(packed), edges = sf_edges(packed);
         if (cnt == 0) {
             resume = ~D;  // level D is empty: D levels
@@ -375,7 +371,7 @@ __device__ int small_levels(const State& S, Shared& sh, int L, int nf, int thres
             break;
         }
         if (tid == 0) {
-            sh.sf_packed[(D + 2) % 3] = 0;  // last read at level D - 1, next filled at D + 1
+            sh.sq.packed[(D + 2) % 3] = 0;  // last read at level D - 1, next filled at D + 1
             const int cap = S.counter_cap;
             if (STATS && D < cap) {
                 S.counters[CNT_VERTICES * cap + D] = cnt;
@@ -391,7 +387,7 @@ __device__ int small_levels(const State& S, Shared& sh, int L, int nf, int thres
         S.stamp(D, PROF_DIR, DIR_TOP_DOWN);
         S.stamp(D, PROF_FRONTIER, (unsigned long long)cnt);
         label.label = D + 1;
-        sf_expand<BLOCK>(sh.sq, sh.sf_packed, S.row, S.col, S.visited, D, b, cnt, edges, label);
+        sf_expand<BLOCK>(sh.sq, S.row, S.col, S.visited, D, b, cnt, edges, label);
         __syncthreads();
     }
     // Levels L .. D - 1 ran here: one global update per entry, off the levels' chain.
@@ -400,7 +396,7 @@ __device__ int small_levels(const State& S, Shared& sh, int L, int nf, int thres
         // Level D's slot as the grid's level D - 1 would leave it; the parked CTAs read
         // slot L before parking, so wait for them before writing over it.
         sf_wait_parked(words, epoch);
-        const int cnt = sf_entries(sh.sf_packed[D % 3]);
+        const int cnt = sf_entries(sh.sq.packed[D % 3]);
         int* out = S.queue(D);
         Counts c;
         c.inf = label.inf;  // every level the leader labelled: L + 1 .. D
@@ -482,7 +478,7 @@ __device__ void bfs(const State& S, int src, long long m_in, long long alpha_mil
             ++epoch;
             const int resume = blockIdx.x == 0
                                    ? small_levels<PRED, STATS>(S, sh, L, (int)nf, small_frontier, epoch)
-                                   : sf_park(reinterpret_cast<int*>(S.ctl + CTL_SF), epoch, &sh.bcast);
+                                   : sf_park(S.sf_words(), epoch, &sh.bcast);
             if (resume < 0) {
                 L = ~resume;
                 break;

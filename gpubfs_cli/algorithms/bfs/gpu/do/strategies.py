@@ -89,8 +89,9 @@ Knobs:
   ``profile_rows`` turns one into a per-level table (scripts/device/do_profile.py).
 
 Counters (always): ``levels``, ``bottom_up_levels``, ``switches``, ``small_levels``
-(levels run by CTA 0 alone; device scalars, read after timing). With ``counters``/``profile``: ``direction`` (0 top-down, 1 bottom-up),
-``vertices_examined``, ``edges_examined`` per level.
+(levels run by CTA 0 alone; device scalars, read after timing). With
+``counters``/``profile``: ``direction`` (0 top-down, 1 bottom-up), ``vertices_examined``,
+``edges_examined`` per level.
 """
 
 from __future__ import annotations
@@ -126,9 +127,6 @@ CTL_WORDS, CTL_LEVELS, CTL_BU_LEVELS, CTL_SWITCHES, CTL_SMALL_LEVELS = (
 CNT_VERTICES, CNT_EDGES, CNT_DIR, CNT_KINDS = C["CNT_VERTICES"], C["CNT_EDGES"], C["CNT_DIR"], C["CNT_KINDS"]
 PROF_WORDS = C["PROF_WORDS"]
 SMALL_CAP = C["DO_SMALL_CAP"]  # the largest small_frontier threshold
-# (bottom_up, growth) -> the kernel's direction rule
-RULE = {(False, False): C["DO_RULE_TOP_DOWN"], (False, True): C["DO_RULE_TOP_DOWN"],
-        (True, False): C["DO_RULE_COUNTS"], (True, True): C["DO_RULE_GROWTH"]}
 EDGE_LIMIT = 2**31  # edge offsets are 32-bit
 MAX_LEVELS = 1 << 20  # per-level counter and profile rows kept (a longer BFS keeps the first)
 
@@ -178,6 +176,13 @@ class DoKnobs:
         if isinstance(self.small_frontier, bool) or not isinstance(self.small_frontier, int) \
                 or not 0 <= self.small_frontier <= SMALL_CAP:
             raise ValueError(f"small_frontier must be an integer between 0 (off) and {SMALL_CAP}")
+
+
+def direction_rule(k: DoKnobs) -> int:
+    """The kernel's DO_RULE_* for the knobs (do.cuh)."""
+    if not k.bottom_up:
+        return C["DO_RULE_TOP_DOWN"]
+    return C["DO_RULE_GROWTH"] if k.growth else C["DO_RULE_COUNTS"]
 
 
 @dataclass(frozen=True)
@@ -254,11 +259,10 @@ class DirectionOptimizing(GpuStrategy):
         cap = min(n + 2, MAX_LEVELS)
         counters = self.buffer("_counters", CNT_KINDS * cap, cp.uint64, fill=0) if stats else self.keep("_counters", None)
         prof = self.buffer("_prof", PROF_WORDS * (cap + 1), cp.uint64, fill=0) if k.profile else self.keep("_prof", None)
-        self._cap = cap
         head = (row, dg.col_indices, in_row, in_col, i32(n))
         tail = (
             i64(graph.m), i64(round(float(k.alpha) * MILLI)), i64(round(float(k.beta) * MILLI)),
-            i32(RULE[(bool(k.bottom_up), bool(k.growth))]), i64(k.spread_edges), i32(k.small_frontier), dist,
+            i32(direction_rule(k)), i64(k.spread_edges), i32(k.small_frontier), dist,
         )
         rest = (visited, fronts[0], fronts[1], queues[0], queues[1], ctl, counters,
                 i32(cap if stats else 0), prof, i32(cap + 1 if prof is not None else 0))

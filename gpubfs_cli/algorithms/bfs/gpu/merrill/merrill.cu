@@ -43,12 +43,10 @@ struct Shared {
     int window_par[BLOCK];      // scan gathering: the vertex each offset came from
     union {
         int history[HISTORY];   // history culling
-        // Small-frontier mode (CTA 0 alone; history is reset when it ends): two
-        // queues of (vertex, list start, list length, offset of the list among the
-        // queue's lists), alternating by level.
+        // Small-frontier mode (CTA 0 alone; history is reset when it ends): the
+        // leader's queues and their totals (small_frontier.cuh).
         SfQueues<SMALL_CAP> sq;
     };
-    unsigned long long sf_packed[3];  // small queue totals by level % 3 (small_frontier.cuh)
     int ctl_ovf, ctl_vcount, ctl_ecount, ctl_big_ovf;  // control words, read once per CTA
     unsigned long long ctl_big;
 };
@@ -689,7 +687,7 @@ template <bool PRED, bool COUNT>
 __device__ int sf_lead(const State& S, Shared& sh, int L, bool vertex_first, int vcount,
                        int ecount, int bigcount, int bigtotal, int threshold, int epoch) {
     const int tid = threadIdx.x, h = L & 1;
-    if (tid < 3) sh.sf_packed[tid] = 0;
+    if (tid < 3) sh.sq.packed[tid] = 0;
     __syncthreads();
     // The entry frontier into buffer 0, labelled L: EC's vertex queue as it is, the
     // others' edge queue (and huge lists) culled.
@@ -713,19 +711,19 @@ __device__ int sf_lead(const State& S, Shared& sh, int L, bool vertex_first, int
                 }
             }
         }
-        sf_append(sh.sq, sh.sf_packed, 0, L, keep, v, start, len);
+        sf_append(sh.sq, 0, L, keep, v, start, len);
     }
     __syncthreads();
     int D = L, b = 0, resume;
     for (;; ++D, b ^= 1) {
-        const unsigned long long packed = sh.sf_packed[D % 3];
+        const unsigned long long packed = sh.sq.packed[D % 3];
         const int cnt = sf_entries(packed), edges = sf_edges(packed);
         if (cnt == 0) {
             resume = ~D;  // level D is empty: D iterations
             break;
         }
         if (tid == 0) {
-            sh.sf_packed[(D + 2) % 3] = 0;  // last read at level D - 1, next filled at D + 1
+            sh.sq.packed[(D + 2) % 3] = 0;  // last read at level D - 1, next filled at D + 1
             if (COUNT) {
                 const int cap = S.counter_cap;
                 if (D + 2 < cap)
@@ -745,14 +743,14 @@ __device__ int sf_lead(const State& S, Shared& sh, int L, bool vertex_first, int
             S.counters[CNT_EDGES * S.counter_cap + D] += edges;
         }
         SfLabel<PRED> label{&S, D + 1};
-        sf_expand<BLOCK>(sh.sq, sh.sf_packed, S.row, S.col, S.bitmask, D, b, cnt, edges, label);
+        sf_expand<BLOCK>(sh.sq, S.row, S.col, S.bitmask, D, b, cnt, edges, label);
         __syncthreads();
     }
     if (resume >= 0) {
         // Control words of level D as the grid expects them; parked CTAs read slot L
         // before parking, so wait for them before writing over it.
         sf_wait_parked(S.ctl + CTL_SF, epoch);
-        const int cnt = sf_entries(sh.sf_packed[D % 3]);
+        const int cnt = sf_entries(sh.sq.packed[D % 3]);
         int* out = vertex_first ? S.vq(D & 1) : S.vq0;
         for (int i = tid; i < cnt; i += BLOCK) out[i] = sh.sq.v[b][i];
         if (tid == 0) {

@@ -439,8 +439,6 @@ class _Merrill(GpuStrategy):
         )
 
 
-
-
 @register
 class ExpandContract(_Merrill):
     name = "merrill.expand_contract"
