@@ -68,9 +68,11 @@ smoke: $(SETUP)
 		--fail-on-regression $(SMOKE_PCT) --min-change $(SMOKE_MIN_CHANGE)
 
 # On a GPU machine: every GPU strategy once per small nasty graph under
-# compute-sanitizer --tool memcheck (one sanitizer process; scripts/sanitize.py).
+# compute-sanitizer --tool memcheck (SANITIZE_ARGS="--jobs N": N sanitizer processes at
+# once, 4 by default; scripts/sanitize.py).
+SANITIZE_ARGS ?=
 test-gpu-sanitize: $(SETUP)
-	$(PYTHON) scripts/sanitize.py
+	$(PYTHON) scripts/sanitize.py $(SANITIZE_ARGS)
 
 # Mutation testing of the core modules (minutes; not part of `make test`): survivors go to
 # build/mutants.md, and docs/testing.md says why each one is left.
