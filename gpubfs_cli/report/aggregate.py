@@ -6,7 +6,10 @@ problem's (BFS: cpu.sequential, SSSP: cpu.dijkstra), read from the results files
 
 Speedup = baseline time / strategy time on the same graph, paired by source: the median
 over the sources both ran of baseline time[s] / strategy time[s], with the interquartile
-range of those per-source ratios as its spread. A median of paired ratios, so one slow
+range of those per-source ratios as its spread. Where the baseline ran several knob
+variants (peer.gapbs at 1 and 16 threads), a strategy is divided into the variant with
+the same values of the knobs they share (the same thread count), else into the
+baseline's fastest: never into an arbitrary one. A median of paired ratios, so one slow
 source (an outlier) cannot flip the verdict of the others, and it reads on the same
 footing as the median time column.
 
@@ -191,18 +194,26 @@ class Aggregate:
             return dataset in self.results.datasets or any(g.dataset == dataset for g in self.groups)
         return bool(self.variants(dataset, strategy, False) or self.variants(dataset, strategy, True))
 
-    def baseline(self, dataset: str, predecessors: bool) -> Group | None:
+    def baseline(self, dataset: str, predecessors: bool, like: Group | None = None) -> Group | None:
+        """The baseline group to divide `like` into: same predecessor option (else the
+        distance runs), the ok variant whose knobs agree with `like`'s on every knob they
+        share, else the fastest ok variant (lowest median time)."""
         for pred in (predecessors, False):
-            for g in self.variants(dataset, self.baseline_name, pred):
-                if g.status == "ok":
-                    return g
+            ok = [g for g in self.variants(dataset, self.baseline_name, pred) if g.status == "ok"]
+            if not ok:
+                continue
+            if like is not None:
+                same = [g for g in ok if (shared := g.knobs.keys() & like.knobs.keys())
+                        and all(g.knobs[k] == like.knobs[k] for k in shared)]
+                ok = same or ok
+            return min(ok, key=lambda g: g.summary.get("median_ms") or float("inf"))
         return None
 
     # ------------------------------------------------------------------ values
     def speedup_stats(self, group: Group) -> tuple[float, float, float, int] | None:
         """(median, q25, q75, sources) of baseline time / strategy time over the sources
         both ran; None without an ok baseline or a common source."""
-        base = self.baseline(group.dataset, group.predecessors)
+        base = self.baseline(group.dataset, group.predecessors, like=group)
         if base is None or group.status != "ok":
             return None
         ratios = paired_ratios(base.times, group.times)

@@ -64,6 +64,27 @@ def test_speedup_pairs_only_common_sources(tmp_path):
     assert agg.speedup(agg.variants("g", "merrill.hybrid")[0]) == pytest.approx(10.0)
 
 
+def test_speedup_divides_into_the_baseline_variant_with_the_same_knobs(tmp_path):
+    """A peer run at 1 and 16 threads (a device run's cpu-parallel table): each strategy
+    is divided into the peer's run with its thread count, else into the peer's fastest;
+    the peer's own rows are then 1.000 (they were 8.3x, divided into the 1-thread run)."""
+    s = [sample("g", "peer.gapbs", src, t, knobs={"threads": th}, valid=None)
+         for th, t in ((1, 40.0), (0, 4.0)) for src in SOURCES]
+    s += [sample("g", "cpu.parallel_do", src, t, knobs={"threads": th})
+          for th, t in ((1, 80.0), (0, 5.0)) for src in SOURCES]
+    s += [sample("g", "cpu.sequential", src, 160.0) for src in SOURCES]
+    for x in s:
+        if x.strategy == "peer.gapbs":
+            x.timed_by = "peer.gapbs"
+    agg = Aggregate(load_many([write(tmp_path, "t.json", document(s, {"g": dataset_entry(100, 400)}))]),
+                    baseline="peer.gapbs")
+    by = {(g.strategy, g.knobs.get("threads")): agg.speedup(g) for g in agg.groups}
+    assert by[("peer.gapbs", 1)] == pytest.approx(1.0) and by[("peer.gapbs", 0)] == pytest.approx(1.0)
+    assert by[("cpu.parallel_do", 1)] == pytest.approx(0.5) and by[("cpu.parallel_do", 0)] == pytest.approx(0.8)
+    assert by[("cpu.sequential", None)] == pytest.approx(4.0 / 160.0)  # no shared knob: the fastest
+    assert agg.cell("g", "peer.gapbs", "speedup").text.startswith("1.000")
+
+
 def test_one_outlier_source_does_not_flip_the_speedup(tmp_path):
     """The issue's case: the strategy is slower on 7 of 8 paired sources, but the baseline
     had one 4.3 ms outlier; a ratio of sums called that 1.7x faster."""
