@@ -211,14 +211,21 @@ def test_names_with_control_characters_rejected(tmp_path):
 
 def test_terminated_write_cleans_up(tmp_path):
     """`kill` (SIGTERM) during a write: the CLI turns it into an interruption, so the
-    temporary folder is removed at once (nothing waits for the next sweep)."""
+    temporary folder is removed at once (nothing waits for the next sweep).
+
+    The child sleeps far longer than the test waits, so a SIGTERM that did not interrupt
+    it fails the test; the wait is generous because CI runs this beside other tests on 2
+    cores (it once timed out at 60 s there, cause unknown: a child still running after
+    the wait dumps its stacks into the failure message, SIGUSR1 through faulthandler).
+    Both pipes are drained while waiting, so a chatty child cannot block on them."""
     import signal
     import subprocess
     import sys
     import time
 
     code = (
-        "import sys, time\n"
+        "import faulthandler, signal, sys, time\n"
+        "faulthandler.register(signal.SIGUSR1, all_threads=True)\n"
         "import numpy as np\n"
         "from gpubfs_cli import cli\n"
         "from gpubfs_cli.datasets import store\n"
@@ -226,7 +233,7 @@ def test_terminated_write_cleans_up(tmp_path):
         "def save(path, arr, *a, **k):\n"
         "    real(path, arr, *a, **k)\n"
         "    print('writing', flush=True)\n"
-        "    time.sleep(60)\n"
+        "    time.sleep(3600)\n"
         "store.np.save = save\n"
         "sys.argv = ['gpubfs', 'fetch-dataset', 'smoke-grid', '--dir', sys.argv[1]]\n"
         "cli.main()\n"
@@ -239,11 +246,18 @@ def test_terminated_write_cleans_up(tmp_path):
             assert time.monotonic() < deadline and proc.poll() is None, proc.stderr.read()
         assert any(p.name.startswith(".tmp-smoke-grid-") for p in tmp_path.iterdir())
         proc.send_signal(signal.SIGTERM)
-        proc.wait(timeout=60)
+        try:
+            _, err = proc.communicate(timeout=180)
+        except subprocess.TimeoutExpired:
+            proc.send_signal(signal.SIGUSR1)
+            time.sleep(2)
+            proc.kill()
+            _, err = proc.communicate()
+            pytest.fail(f"fetch-dataset still running 180 s after SIGTERM; its stacks:\n{err[-6000:]}")
     finally:
         if proc.poll() is None:
             proc.kill()
             proc.wait()
     assert proc.returncode != 0
-    assert "Traceback" not in proc.stderr.read()
+    assert "Traceback" not in err
     assert list(tmp_path.iterdir()) == []
