@@ -24,7 +24,10 @@ SESSION6 = sorted((RESULTS / "h100-2026-11-23-s6").glob("*.json"))
 SESSION7 = sorted((RESULTS / "h100-2026-11-23-s7").glob("*.json"))
 # Session 8 (H100): do.bfs's small-frontier mode on and off beside Gunrock, and its profile.
 SESSION8 = sorted((RESULTS / "h100-2026-11-23-s8").glob("*.json"))
-APART = set(FAMILIES) | set(SESSION6) | set(SESSION7) | set(SESSION8)
+# Session 9 (H100): do.bfs's growth and small-frontier variants beside Gunrock, the
+# small-frontier probe, cpu.parallel_* beside gapbs at 1 and 16 threads.
+SESSION9 = sorted((RESULTS / "h100-2026-11-23-s9").glob("*.json"))
+APART = set(FAMILIES) | set(SESSION6) | set(SESSION7) | set(SESSION8) | set(SESSION9)
 PAPERS = ("merrill", "luo", "bfs4k", "raval", "lbbfs")
 
 
@@ -73,6 +76,20 @@ def test_session8_small_frontier_figures_unchanged():
                                  str(RESULTS / "h100-2026-11-23-s8" / "do-ab.json")])
     assert r.exit_code == 0, r.output
     assert "0.147 (small_frontier=0)" in r.stdout, r.stdout
+
+
+def test_session9_figures_unchanged():
+    s9 = RESULTS / "h100-2026-11-23-s9"
+    # do.bfs on g500-s20-ef16 with Beamer's growth conditions: 0.162 ms, 50 sources
+    r = CliRunner().invoke(app, ["report", "--format", "md", "--metric", "ms", str(s9 / "do-warm.json")])
+    assert r.exit_code == 0, r.output
+    assert "| do.bfs | 0.162 (growth=True,small_frontier=0)!" in r.stdout, r.stdout
+    # gapbs's rows over gapbs are 1.000 (each thread count divided into its own run);
+    # cpu.parallel_do with parents, best of 1 and 16 threads, 1.235x gapbs's speed
+    r = CliRunner().invoke(app, ["report", "--format", "md", str(s9 / "cpu-parallel.json")])
+    assert r.exit_code == 0, r.output
+    vs = r.stdout[r.stdout.index("speedup over peer.gapbs"):]
+    assert "| peer.gapbs | 1.000 (threads=1) |" in vs and "| cpu.parallel_do +pred | 1.235 [1.016-1.307]" in vs
 
 
 def test_shipped_files_exist():
