@@ -58,6 +58,9 @@ C)
   tail -24 logs/cpu-parallel.log
   catalogue 330 1 "$AUTO1"
   ;;
+A1)  # the first half alone (C without the CPU runs; session10.sh C1)
+  catalogue 340 1 "$AUTO1"
+  ;;
 A)
   catalogue 340 2 "$AUTO2"
   ;;
@@ -69,6 +72,6 @@ T2)
   step 420 test-gpu-2 make test-gpu PYTHON=python3 PYTEST_ARGS="$T2_ARGS"
   tail -8 logs/test-gpu-2.log
   ;;
-*) echo "unknown part $part (G D L C A T1 T2)"; exit 2;;
+*) echo "unknown part $part (G D L C A1 A T1 T2)"; exit 2;;
 esac
 cat logs/steps.txt
