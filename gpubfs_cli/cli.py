@@ -313,6 +313,8 @@ def run(
     out: str = typer.Option(None, "--out", help="Results file (default results/NAME-<UTC time>.json)."),
     directory: str = DIR_OPTION,
     warmup: int = typer.Option(None, "--warmup", help="Untimed runs per strategy and graph (default 1)."),
+    rounds: int = typer.Option(None, "--rounds", help="Variants take turns over this many rounds of the sources, "
+                               "order reversed every other round (default 1: one variant after another)."),
     time_limit: float = typer.Option(None, "--time-limit", help="Seconds per traversal before out-of-time (default 60)."),
     predecessors: str = typer.Option(None, "--predecessors", help="false, true or both: also compute (and check) BFS parents."),
     validate: str = typer.Option(None, "--validate", help="all (check every answer against the problem's baseline) or none."),
@@ -339,7 +341,7 @@ def run(
 
     cfg = config_from_cli(
         config, datasets=datasets, strategies=strategies, sources=sources, seed=seed,
-        fixed_sources=fixed, out=out, data_dir=directory, warmup=warmup, time_limit_s=time_limit,
+        fixed_sources=fixed, out=out, data_dir=directory, warmup=warmup, rounds=rounds, time_limit_s=time_limit,
         predecessors=predecessors, validate=validate, require_gpu=require_gpu, problem=problem, l2=l2,
         gpus=gpus,
     )

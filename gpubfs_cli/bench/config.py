@@ -16,6 +16,10 @@ Keys (all optional except datasets):
   predecessors:  false | true | both
   time_limit_s:  per traversal; a variant over it is out-of-time on that graph (60)
   warmup:        untimed runs per variant and graph before the timed ones (1)
+  rounds:        the variants take turns: round r runs every variant on every rounds-th
+                 source (from the r-th), in reversed order every other round, so what
+                 running first or last does to a variant falls on all of them (1: each
+                 variant runs all its sources, then the next variant)
   networkx_max_edges: cpu.networkx's max_edges unless its knobs say otherwise
   out:           results file path
   data_dir:      dataset cache folder (else $GPUBFS_DATA_DIR, else ./datasets)
@@ -43,7 +47,7 @@ from gpubfs_cli.files import parse_yaml, read_text_file
 
 KEYS = (
     "name", "datasets", "problem", "strategies", "sources", "seed", "fixed_sources", "validate",
-    "predecessors", "time_limit_s", "warmup", "networkx_max_edges", "out", "data_dir",
+    "predecessors", "time_limit_s", "warmup", "rounds", "networkx_max_edges", "out", "data_dir",
     "require_gpu", "l2", "gpus",
 )
 PREDECESSOR_MODES = ("false", "true", "both")
@@ -85,6 +89,7 @@ class RunConfig:
     predecessors: str = "false"
     time_limit_s: float = 60.0
     warmup: int = 1
+    rounds: int = 1
     networkx_max_edges: int = 2_000_000
     out: str | None = None
     data_dir: str | None = None
@@ -183,6 +188,7 @@ def build_config(
         ),
         time_limit_s=float(_typed(at("time_limit_s"), "time_limit_s", get("time_limit_s", 60.0), (int, float))),
         warmup=_typed(at("warmup"), "warmup", get("warmup", 1), int),
+        rounds=_positive(at("rounds"), "rounds", get("rounds", 1)),
         networkx_max_edges=_positive(at("networkx_max_edges"), "networkx_max_edges", get("networkx_max_edges", 2_000_000)),
         out=_optional_str(at("out"), "out", get("out")),
         data_dir=_optional_str(at("data_dir"), "data_dir", get("data_dir")),
@@ -420,6 +426,7 @@ def config_from_cli(
     out: str | None = None,
     data_dir: str | None = None,
     warmup: int | None = None,
+    rounds: int | None = None,
     time_limit_s: float | None = None,
     predecessors: str | None = None,
     validate: str | None = None,
@@ -440,6 +447,7 @@ def config_from_cli(
         "out": out,
         "data_dir": data_dir,
         "warmup": warmup,
+        "rounds": rounds,
         "time_limit_s": time_limit_s,
         "predecessors": predecessors,
         "validate": validate,

@@ -265,13 +265,29 @@ class Runner:
         self.doc["sources"][name] = sources
         per_problem: dict[str, _PerProblem] = {}
         uploaded: dict[int, CSRGraph] = {}  # a problem's view (with weights) is its own object
+        # Round r runs every variant on sources r, r + R, ... (R rounds), in reversed order
+        # every other round; a variant's mode that ended (error, out-of-time) sits out the
+        # rest. One round (the default) is each variant's sources in turn.
+        rounds = max(1, min(cfg.rounds, len(sources)))
+        indexed = list(enumerate(sources))
+        ended: dict[int, set[bool]] = {}
         try:
-            for variant in cfg.variants:
-                if variant.problem not in per_problem:
-                    per_problem[variant.problem] = self._for_problem(variant.problem, name, graph, sources, info)
-                pp = per_problem[variant.problem]
-                if self._run_variant(name, pp, sources, variant, info):
-                    uploaded[id(pp.graph)] = pp.graph
+            for r in range(rounds):
+                turn = list(enumerate(cfg.variants))
+                for vi, variant in turn if r % 2 == 0 else reversed(turn):
+                    if variant.problem not in per_problem:
+                        per_problem[variant.problem] = self._for_problem(variant.problem, name, graph, sources, info)
+                    pp = per_problem[variant.problem]
+                    chunk = indexed[r::rounds]
+                    later = sum(len(indexed[q::rounds]) for q in range(r + 1, rounds))
+                    modes = [m for m in cfg.modes if m not in ended.setdefault(vi, set())]
+                    self.progress.advance_by(len(chunk) * (len(cfg.modes) - len(modes)))
+                    if not modes:
+                        continue
+                    went, stopped = self._run_variant(name, pp, chunk, variant, info, modes, later)
+                    if went:
+                        uploaded[id(pp.graph)] = pp.graph
+                    ended[vi] |= stopped
         finally:
             if uploaded:
                 from gpubfs_cli.gpu.device_graph import DeviceGraph
@@ -316,20 +332,24 @@ class Runner:
     def _make(self, variant: Variant) -> tuple[type[Strategy], object]:
         return make_variant(self.config, variant, self.registry)
 
-    def _run_variant(self, name: str, pp: _PerProblem, sources, variant: Variant, info: dict) -> bool:
-        """Every mode and source of one variant on one graph; True if the graph went to a GPU."""
-        cfg = self.config
+    def _run_variant(self, name: str, pp: _PerProblem, indexed, variant: Variant, info: dict,
+                     modes: list[bool], later: int = 0) -> tuple[bool, set[bool]]:
+        """The given modes of one variant on one graph over `indexed` ((index into the
+        run's sources, source) pairs; `later` more sources come in later rounds): whether
+        the graph went to a GPU, and the modes that ended here (failed, out of time)."""
         graph = pp.graph
+        sources = [s for _, s in indexed]
         cls, knobs = self._make(variant)
         kd = knobs_dict(knobs)
         key = variant.problem
         self.labels[(key, cls.name, _json(kd))] = variant.label
-        modes = cfg.modes
+        stopped: set[bool] = set()
 
         def whole(status: str, reason: str, mode: bool | None = None) -> None:
             for m in modes if mode is None else [mode]:
                 self._sample(Sample(name, cls.name, kd, -1, None, 0, 0, None, status, m, reason,
                                     problem=key))
+                stopped.add(m)
             self.progress.advance_by(len(sources) * (len(modes) if mode is None else 1))
 
         def prepared(status: str, reason: str | None = None, **kw) -> None:
@@ -341,7 +361,7 @@ class Runner:
             status = "error" if pp.failure else "unavailable"
             prepared(status, reason)
             whole(status, reason)
-            return False
+            return False, stopped
 
         strategy = cls(knobs)
         uploaded = strategy.device.is_gpu
@@ -353,7 +373,7 @@ class Runner:
                 status, why = classify(exc)
                 prepared(status, f"upload: {why}")
                 whole(status, f"upload: {why}")
-                return uploaded
+                return uploaded, stopped
             if uploaded:
                 # The first upload of a graph moves it; later ones find it there.
                 info["upload_ms"] = upload_ms if info.get("upload_ms") is None else info["upload_ms"]
@@ -366,13 +386,13 @@ class Runner:
                 status, why = classify(exc)
                 prepared(status, why, upload_ms=upload_ms)
                 whole(status, why)
-                return uploaded
+                return uploaded, stopped
             prepared("ok", ms=ms, bytes=int(strategy.prepared_bytes()), upload_ms=upload_ms)
             try:  # a peer runs its whole batch here (core/strategy.py plan_sources)
                 strategy.plan_sources(list(sources))
             except Exception as exc:
                 whole(*classify(exc))
-                return uploaded
+                return uploaded, stopped
             for mode in modes:
                 label = variant.label + (f" {pp.problem.option_label}" if mode else "")
                 if mode and not cls.supports_predecessors:
@@ -383,12 +403,13 @@ class Runner:
                     whole(*failure, mode)
                     continue
                 before = self._read_clocks(strategy.devices)
-                self._run_sources(name, pp, sources, cls, kd, strategy, mode, label)
+                if self._run_sources(name, pp, indexed, cls, kd, strategy, mode, label, later):
+                    stopped.add(mode)
                 after = self._read_clocks(strategy.devices)
                 self._clocks(name, key, cls.name, kd, mode, before, after)
         finally:
             strategy.release()
-        return uploaded
+        return uploaded, stopped
 
     def _warm_up(self, strategy: Strategy, source: int, mode: bool) -> tuple[str, str] | None:
         """Untimed runs; a failure (or one over the time limit) ends the variant here."""
@@ -404,12 +425,14 @@ class Runner:
                 return "out-of-time", f"warm-up took {took:.3g} s, over the limit of {self.config.time_limit_s:g} s"
         return None
 
-    def _run_sources(self, name, pp: _PerProblem, sources, cls, kd, strategy, mode, label) -> None:
+    def _run_sources(self, name, pp: _PerProblem, indexed, cls, kd, strategy, mode, label, later: int = 0) -> bool:
+        """Time and check one mode of a prepared variant from each (index, source) of
+        `indexed`; True if it stopped early (the rest, `later` ones included, skipped)."""
         cfg = self.config
         limit_ms = cfg.time_limit_s * 1000.0
         references = pp.references
-        n = len(sources)
-        for i, source in enumerate(sources):
+        n = len(indexed)
+        for i, (at, source) in enumerate(indexed):
             self.progress.describe(f"{name} · {label} · source {i + 1}/{n}")
             stage = "L2 flush: "  # a failed flush is the sample's failure, named as such
             try:
@@ -420,26 +443,26 @@ class Runner:
             except Exception as exc:
                 status, why = classify(exc)
                 why = stage + why
-                if i + 1 < n:
-                    why += f" (remaining {n - i - 1} sources skipped)"
+                if i + 1 < n + later:
+                    why += f" (remaining {n - i - 1 + later} sources skipped)"
                 self._sample(Sample(name, cls.name, kd, source, None, 0, 0, None, status, mode, why,
                                     problem=pp.problem.key))
                 self.progress.advance_by(n - i)
-                return
+                return True
             peer = result.timed_by is not None  # its own time and check (core/answer.py)
             if peer and references is not None:
-                result.distances = references.distances(i)  # the measures only; no check
-            reason = references.check(i, result, mode) if references is not None and not peer else None
+                result.distances = references.distances(at)  # the measures only; no check
+            reason = references.check(at, result, mode) if references is not None and not peer else None
             checked = references is not None and reason is None and not peer
-            sample = self._measure(name, pp, cls.name, kd, source, ms, result, mode, i == 0, checked)
+            sample = self._measure(name, pp, cls.name, kd, source, ms, result, mode, at == 0, checked)
             if ms > limit_ms:
                 sample.status = "out-of-time"
                 sample.reason = f"{ms / 1000:.3g} s is over the limit of {cfg.time_limit_s:g} s" + (
-                    f" (remaining {n - i - 1} sources skipped)" if i + 1 < n else ""
+                    f" (remaining {n - i - 1 + later} sources skipped)" if i + 1 < n + later else ""
                 )
                 self._sample(sample)
                 self.progress.advance_by(n - i)
-                return
+                return True
             if peer:
                 sample.timed_by, sample.valid = result.timed_by, result.peer_valid
                 if result.peer_valid is False:
@@ -450,6 +473,7 @@ class Runner:
                     sample.status, sample.reason = "wrong-answer", reason
             self._sample(sample)
             self.progress.advance_by(1)
+        return False
 
     def _measure(self, name, pp: _PerProblem, strategy, kd, source, ms, result: Answer, mode, first,
                  checked) -> Sample:

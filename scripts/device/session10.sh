@@ -2,8 +2,9 @@
 # The next device session's plan (issues 14, 17), one part per call. Session 9 ran make
 # test-gpu (T1, T2a, T2b) and the sanitizer at the last GPU change (b8d1a55): while no GPU
 # code changes, these parts are measurements only, no re-validation.
-#   O  run-order check of do.bfs's variants (configs/experiments/do-order.yaml, ~120 s):
-#      settles whether growth can become the default
+#   O  run-order check of do.bfs's variants (configs/experiments/do-order.yaml, ~120 s),
+#      then the same variants taking turns (--rounds 10, ~120 s): settles whether growth
+#      can become the default
 #   M  merrill.hybrid at CTA 128-1024 on the paper graphs (merrill-cta.yaml, issue 17, ~360 s)
 #   C1 C2 the auto held-out check: both catalogue halves with auto.bfs (session7.sh's
 #      catalogue, ~340 s each); then, on the CPU, scripts/build_auto_table.py --check on
@@ -16,6 +17,8 @@ case "$part" in
 O)
   step 200 do-order python3 -m gpubfs_cli run configs/experiments/do-order.yaml --out results/do-order.json
   python3 -m gpubfs_cli report results/do-order.json --format md 2>&1 | head -30
+  step 200 do-rounds python3 -m gpubfs_cli run configs/experiments/do-order.yaml --rounds 10 --out results/do-rounds.json
+  python3 -m gpubfs_cli report results/do-rounds.json --format md 2>&1 | head -30
   ;;
 M)
   step 400 merrill-cta python3 -m gpubfs_cli run configs/experiments/merrill-cta.yaml --out results/merrill-cta.json

@@ -128,11 +128,25 @@ class NoParents(Base):
     supports_predecessors = False
 
 
+class Turns(Base):
+    """Records (strategy, source) of every traversal, in order (run with warmup 0)."""
+    name = "fake.turn_a"
+    log: list = []
+
+    def traverse(self, source, predecessors=False):
+        Turns.log.append((self.name, int(source)))
+        return super().traverse(source, predecessors)
+
+
+class TurnsB(Turns):
+    name = "fake.turn_b"
+
+
 REGISTRY = {"bfs": {
     c.name: c
     for c in (
         SequentialBfs, ScipyBfs, NetworkxBfs, WrongAnswer, Slow, NoMemory, HostMemory,
-        Unavailable, TooBig, Broken, Interrupting, NoParents,
+        Unavailable, TooBig, Broken, Interrupting, NoParents, Turns, TurnsB,
     )
 }}
 
@@ -279,6 +293,40 @@ def test_other_exceptions_are_error_cells_and_the_run_goes_on(tmp_path):
     assert s["status"] == "error"
     assert s["reason"] == "ValueError: index 7 is out of bounds (remaining 2 sources skipped)"
     assert len(samples(doc, "cpu.sequential", status="ok")) == 3
+
+
+def test_rounds_take_turns_in_alternating_order(tmp_path):
+    """rounds: 3 over 6 sources: round r runs both variants on sources r and r + 3, the
+    second round in reversed order; every answer is checked against its own source's
+    reference (a mix-up would be a wrong answer), the first source's counters kept."""
+    Turns.log = []
+    _, doc = run(tmp_path, [grid(6, 6, "g")], ["fake.turn_a", "fake.turn_b"], sources=6, warmup=0, rounds=3)
+    src = doc["sources"]["g"]
+    a, b = "fake.turn_a", "fake.turn_b"
+    want = [(a, src[0]), (a, src[3]), (b, src[0]), (b, src[3]),
+            (b, src[1]), (b, src[4]), (a, src[1]), (a, src[4]),
+            (a, src[2]), (a, src[5]), (b, src[2]), (b, src[5])]
+    assert Turns.log == want
+    for name in (a, b):
+        got = samples(doc, name)
+        assert sorted(s["source"] for s in got) == sorted(src)
+        assert all(s["status"] == "ok" and s["valid"] is True for s in got)
+        assert cell(doc, name)["count"] == 6
+    # one round (the default) is each variant's sources in turn
+    Turns.log = []
+    run(tmp_path, [grid(6, 6, "g")], ["fake.turn_a", "fake.turn_b"], sources=3, warmup=0)
+    assert [n for n, _ in Turns.log] == [a, a, a, b, b, b]
+
+
+def test_a_variant_that_fails_sits_out_the_later_rounds(tmp_path):
+    _, doc = run(tmp_path, [grid(4, 4, "g")], ["fake.broken", "cpu.sequential"], sources=4, warmup=0, rounds=2)
+    (s,) = samples(doc, "fake.broken")
+    assert s["status"] == "error"
+    assert s["reason"] == "ValueError: index 7 is out of bounds (remaining 3 sources skipped)"
+    assert len(samples(doc, "cpu.sequential", status="ok")) == 4
+    _, doc = run(tmp_path, [grid(6, 6, "g")], ["fake.slow"], sources=4, warmup=0, time_limit_s=0.03, rounds=2)
+    (s,) = samples(doc, "fake.slow")
+    assert s["status"] == "out-of-time" and "(remaining 3 sources skipped)" in s["reason"]
 
 
 def test_ctrl_c_keeps_what_finished(tmp_path):
