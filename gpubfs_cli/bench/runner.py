@@ -269,17 +269,16 @@ class Runner:
         # every other round; a variant's mode that ended (error, out-of-time) sits out the
         # rest. One round (the default) is each variant's sources in turn.
         rounds = max(1, min(cfg.rounds, len(sources)))
-        indexed = list(enumerate(sources))
+        chunks = [list(enumerate(sources))[r::rounds] for r in range(rounds)]
+        turn = list(enumerate(cfg.variants))
         ended: dict[int, set[bool]] = {}
         try:
-            for r in range(rounds):
-                turn = list(enumerate(cfg.variants))
+            for r, chunk in enumerate(chunks):
+                later = sum(map(len, chunks[r + 1:]))
                 for vi, variant in turn if r % 2 == 0 else reversed(turn):
                     if variant.problem not in per_problem:
                         per_problem[variant.problem] = self._for_problem(variant.problem, name, graph, sources, info)
                     pp = per_problem[variant.problem]
-                    chunk = indexed[r::rounds]
-                    later = sum(len(indexed[q::rounds]) for q in range(r + 1, rounds))
                     modes = [m for m in cfg.modes if m not in ended.setdefault(vi, set())]
                     self.progress.advance_by(len(chunk) * (len(cfg.modes) - len(modes)))
                     if not modes:
