@@ -9,6 +9,9 @@
 #   C1 C2 the auto held-out check: both catalogue halves with auto.bfs (session7.sh's
 #      catalogue, ~340 s each); then, on the CPU, scripts/build_auto_table.py --check on
 #      the two returned results files (a later call may find a fresh machine)
+#   P  (after O, M, C1, C2 ran) where the run-order effect comes from (order_probe.py);
+#      do.bfs's growth x small_frontier taking turns (do-defaults.yaml, low- and
+#      high-diameter graphs); merrill.hybrid's CTA sizes again, taking turns (--rounds 4)
 # After any GPU code change: session9.sh T1, T2a, T2b and S2 first (~1,150 s in all).
 source "$(dirname "$0")/lib.sh"
 part=${1:-O}
@@ -25,8 +28,18 @@ M)
   python3 -m gpubfs_cli report results/merrill-cta.json --metric gteps --format md > logs/merrill-cta-report.md 2>&1
   head -30 logs/merrill-cta-report.md
   ;;
+P)
+  step 90 order-probe python3 scripts/device/order_probe.py --trials 3
+  step 60 order-probe-reupload python3 scripts/device/order_probe.py --trials 3 --reupload
+  cat logs/order-probe.log logs/order-probe-reupload.log
+  step 120 do-defaults python3 -m gpubfs_cli run configs/experiments/do-defaults.yaml --out results/do-defaults.json
+  step 150 do-defaults-deep python3 -m gpubfs_cli run configs/experiments/do-defaults.yaml \
+    -d grid5pt.5000,levels-path-100k --sources 10 --rounds 5 --out results/do-defaults-deep.json
+  step 300 merrill-cta-rounds python3 -m gpubfs_cli run configs/experiments/merrill-cta.yaml --rounds 4 \
+    --out results/merrill-cta-rounds.json
+  ;;
 C1) bash "$(dirname "$0")/session7.sh" A1 ;;
 C2) bash "$(dirname "$0")/session7.sh" A ;;
-*) echo "unknown part $part (O M C1 C2)"; exit 2;;
+*) echo "unknown part $part (O M C1 C2 P)"; exit 2;;
 esac
 cat logs/steps.txt

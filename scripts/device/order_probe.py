@@ -1,0 +1,86 @@
+"""Where does the run-order effect come from? (sessions 8-10: the first variant to run on
+a graph measures slow through all its sources, e.g. do.bfs 0.216 against 0.157 ms on
+g500-s20-ef16.) Runs the same strategy in several fresh instances, one after another,
+on one graph, and splits each sample into the host's share (start event to the launch
+returning) and the events' total.
+
+    python scripts/device/order_probe.py [--graph NAME] [--strategy NAME] [--sources N]
+        [--trials T] [--reupload]   (--reupload: the graph leaves the GPU between trials)
+
+Each trial: a new instance, upload, prepare, 2 warm-up traversals, then every source
+timed as the runner does (bench/timing.timed_call: events around traverse()), the answer
+copied back after the events. Prints per trial the median event time, the median host
+share, and the median of the same sources' CPU check (the work between samples).
+"""
+
+from __future__ import annotations
+
+import argparse
+import statistics
+import sys
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[2]
+if str(ROOT) not in sys.path:
+    sys.path.insert(0, str(ROOT))
+
+
+def main() -> int:
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--graph", default="g500-s20-ef16")
+    ap.add_argument("--strategy", default="do.bfs")
+    ap.add_argument("--sources", type=int, default=30)
+    ap.add_argument("--trials", type=int, default=3)
+    ap.add_argument("--reupload", action="store_true")
+    a = ap.parse_args()
+
+    import cupy as cp
+    import numpy as np
+
+    from gpubfs_cli.bench.sources import choose_sources
+    from gpubfs_cli.core.problem import get_problem
+    from gpubfs_cli.core.strategy import all_strategies, make_knobs
+    from gpubfs_cli.datasets.store import load_graph
+    from gpubfs_cli.gpu.device_graph import DeviceGraph
+
+    graph = load_graph(a.graph)
+    sources = choose_sources(graph, count=a.sources, seed=0).vertices
+    problem = get_problem("bfs")
+    refs = [np.asarray(problem.reference(graph, s).distances) for s in sources]
+    cls = all_strategies("bfs")[a.strategy]
+    print(f"{a.graph}: n={graph.n} m={graph.m}; {a.strategy}, {len(sources)} sources, {a.trials} trials"
+          f"{', re-uploaded each trial' if a.reupload else ''}")
+    for trial in range(a.trials):
+        strategy = cls(make_knobs(cls, {}))
+        strategy.upload(graph)
+        strategy.prepare(graph)
+        for _ in range(2):
+            strategy.traverse(sources[0]).to_host()
+        events, hosts, checks = [], [], []
+        for s, ref in zip(sources, refs):
+            start, stop = cp.cuda.Event(), cp.cuda.Event()
+            start.record()
+            t0 = time.perf_counter()
+            answer = strategy.traverse(s)
+            hosts.append((time.perf_counter() - t0) * 1e6)
+            stop.record()
+            stop.synchronize()
+            events.append(cp.cuda.get_elapsed_time(start, stop) * 1e3)
+            host = answer.to_host()
+            t1 = time.perf_counter()
+            if not np.array_equal(np.asarray(host.distances), ref):
+                print(f"  trial {trial}: wrong answer from {s}")
+                return 1
+            checks.append((time.perf_counter() - t1) * 1e6)
+        strategy.release()
+        if a.reupload:
+            DeviceGraph.release(graph)
+        print(f"  trial {trial}: events median {statistics.median(events):8.1f} us (min {min(events):.1f}), "
+              f"host launch median {statistics.median(hosts):6.1f} us, check between samples "
+              f"{statistics.median(checks):8.1f} us")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
