@@ -314,7 +314,7 @@ def run(
     directory: str = DIR_OPTION,
     warmup: int = typer.Option(None, "--warmup", help="Untimed runs per strategy and graph (default 1)."),
     rounds: int = typer.Option(None, "--rounds", help="Variants take turns over this many rounds of the sources, "
-                               "order reversed every other round (default 1: one variant after another)."),
+                               "round r starting from the r-th variant (default 1: one variant after another)."),
     time_limit: float = typer.Option(None, "--time-limit", help="Seconds per traversal before out-of-time (default 60)."),
     predecessors: str = typer.Option(None, "--predecessors", help="false, true or both: also compute (and check) BFS parents."),
     validate: str = typer.Option(None, "--validate", help="all (check every answer against the problem's baseline) or none."),

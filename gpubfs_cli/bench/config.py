@@ -17,9 +17,9 @@ Keys (all optional except datasets):
   time_limit_s:  per traversal; a variant over it is out-of-time on that graph (60)
   warmup:        untimed runs per variant and graph before the timed ones (1)
   rounds:        the variants take turns: round r runs every variant on every rounds-th
-                 source (from the r-th), in reversed order every other round, so what
-                 running first or last does to a variant falls on all of them (1: each
-                 variant runs all its sources, then the next variant)
+                 source (from the r-th), starting from the r-th variant and going round,
+                 so what running first or last does to a variant falls on all of them
+                 alike (1: each variant runs all its sources, then the next variant)
   networkx_max_edges: cpu.networkx's max_edges unless its knobs say otherwise
   out:           results file path
   data_dir:      dataset cache folder (else $GPUBFS_DATA_DIR, else ./datasets)

@@ -12,6 +12,12 @@
 #   P  (after O, M, C1, C2 ran) where the run-order effect comes from (order_probe.py);
 #      do.bfs's growth x small_frontier taking turns (do-defaults.yaml, low- and
 #      high-diameter graphs); merrill.hybrid's CTA sizes again, taking turns (--rounds 4)
+#   After do.bfs's new defaults (growth, small_frontier 512; a GPU default change):
+#   V  make test-gpu without BFS-4K/Raval (the do.* tests), fixed cost of the do.* family
+#   S  make test-gpu-sanitize (six processes)
+#   K1 K2 K3 the auto held-out check again, the catalogue in three parts, 10 sources,
+#      2 rounds (the variants take turns, so auto.bfs and the strategy it chose run
+#      alike); then scripts/build_auto_table.py --check on the three results files
 # After any GPU code change: session9.sh T1, T2a, T2b and S2 first (~1,150 s in all).
 source "$(dirname "$0")/lib.sh"
 part=${1:-O}
@@ -38,8 +44,30 @@ P)
   step 300 merrill-cta-rounds python3 -m gpubfs_cli run configs/experiments/merrill-cta.yaml --rounds 4 \
     --out results/merrill-cta-rounds.json
   ;;
+V)
+  step 420 test-gpu-1 make test-gpu PYTHON=python3 PYTEST_ARGS="$T1_ARGS"
+  tail -8 logs/test-gpu-1.log
+  step 90 fixed-cost python3 scripts/fixed_cost.py --samples 30 --json results/fixed_cost.json \
+    --only do.bfs do.top_down lbbfs.hybrid merrill.hybrid
+  cat logs/fixed-cost.log
+  ;;
+S)
+  step 500 sanitize make test-gpu-sanitize PYTHON=python3 SANITIZE_ARGS="--jobs 6"
+  tail -4 logs/sanitize.log
+  ;;
+K1|K2|K3)
+  case "$part" in
+  K1) graphs=smoke-rmat,smoke-gnm,smoke-grid,default-rmat,default-uniform,default-grid,levels-grid-2000,Gen-ForestFire,Gen-SmallWorld,rmat20,ER20,ER23,g500-s20-ef16,lbbfs-random-d2,lbbfs-random-d4,lbbfs-random-d8,lbbfs-random-d16,lbbfs-random-d32 ;;
+  K2) graphs=lbbfs-rmat-d2,lbbfs-rmat-d4,lbbfs-rmat-d8,lbbfs-rmat-d16,lbbfs-rmat-d32,luo-grid-1M,luo-grid-2M,luo-grid-5M,luo-grid-7M,luo-grid-9M,luo-grid-10M,luo-scalefree-1M,luo-scalefree-5M,grid7pt.300 ;;
+  K3) graphs=luo-scalefree-10M,random.2Mv.128Me,rmat.2Mv.128Me,kron_g500-logn20-gen,uniform-n21-e26,grid5pt.5000,graph500-s24-ef20-seed1 ;;
+  esac
+  sed '/^  - classic\.\*$/a\  - auto.bfs' configs/experiments/catalogue-gpu.yaml > /tmp/catalogue-auto.yaml
+  step 570 "catalogue-$part" timeout -s INT 550 python3 -m gpubfs_cli run /tmp/catalogue-auto.yaml -d "$graphs" \
+    --sources 10 --rounds 2 --out "results/catalogue-$part.json"
+  tail -3 "logs/catalogue-$part.log"
+  ;;
 C1) bash "$(dirname "$0")/session7.sh" A1 ;;
 C2) bash "$(dirname "$0")/session7.sh" A ;;
-*) echo "unknown part $part (O M C1 C2 P)"; exit 2;;
+*) echo "unknown part $part (O M C1 C2 P V S K1 K2 K3)"; exit 2;;
 esac
 cat logs/steps.txt

@@ -142,11 +142,15 @@ class TurnsB(Turns):
     name = "fake.turn_b"
 
 
+class TurnsC(Turns):
+    name = "fake.turn_c"
+
+
 REGISTRY = {"bfs": {
     c.name: c
     for c in (
         SequentialBfs, ScipyBfs, NetworkxBfs, WrongAnswer, Slow, NoMemory, HostMemory,
-        Unavailable, TooBig, Broken, Interrupting, NoParents, Turns, TurnsB,
+        Unavailable, TooBig, Broken, Interrupting, NoParents, Turns, TurnsB, TurnsC,
     )
 }}
 
@@ -295,26 +299,29 @@ def test_other_exceptions_are_error_cells_and_the_run_goes_on(tmp_path):
     assert len(samples(doc, "cpu.sequential", status="ok")) == 3
 
 
-def test_rounds_take_turns_in_alternating_order(tmp_path):
-    """rounds: 3 over 6 sources: round r runs both variants on sources r and r + 3, the
-    second round in reversed order; every answer is checked against its own source's
-    reference (a mix-up would be a wrong answer), the first source's counters kept."""
+def test_rounds_take_turns_each_variant_first_in_turn(tmp_path):
+    """rounds: 3 over 6 sources: round r runs every variant on sources r and r + 3,
+    starting from variant r and going round (so none runs twice in a row); every answer
+    is checked against its own source's reference (a mix-up would be a wrong answer)."""
     Turns.log = []
-    _, doc = run(tmp_path, [grid(6, 6, "g")], ["fake.turn_a", "fake.turn_b"], sources=6, warmup=0, rounds=3)
+    a, b, c = "fake.turn_a", "fake.turn_b", "fake.turn_c"
+    _, doc = run(tmp_path, [grid(6, 6, "g")], [a, b, c], sources=6, warmup=0, rounds=3)
     src = doc["sources"]["g"]
-    a, b = "fake.turn_a", "fake.turn_b"
-    want = [(a, src[0]), (a, src[3]), (b, src[0]), (b, src[3]),
-            (b, src[1]), (b, src[4]), (a, src[1]), (a, src[4]),
-            (a, src[2]), (a, src[5]), (b, src[2]), (b, src[5])]
+    order = [(a, b, c), (b, c, a), (c, a, b)]
+    want = [(name, src[i]) for r in range(3) for name in order[r] for i in (r, r + 3)]
     assert Turns.log == want
-    for name in (a, b):
+    for name in (a, b, c):
         got = samples(doc, name)
         assert sorted(s["source"] for s in got) == sorted(src)
         assert all(s["status"] == "ok" and s["valid"] is True for s in got)
         assert cell(doc, name)["count"] == 6
+    # more rounds than variants: the turn goes round again
+    Turns.log = []
+    run(tmp_path, [grid(6, 6, "g")], [a, b], sources=4, warmup=0, rounds=4)
+    assert [n for n, _ in Turns.log] == [a, b, b, a, a, b, b, a]
     # one round (the default) is each variant's sources in turn
     Turns.log = []
-    run(tmp_path, [grid(6, 6, "g")], ["fake.turn_a", "fake.turn_b"], sources=3, warmup=0)
+    run(tmp_path, [grid(6, 6, "g")], [a, b], sources=3, warmup=0)
     assert [n for n, _ in Turns.log] == [a, a, a, b, b, b]
 
 

@@ -12,7 +12,7 @@ from gpubfs_cli.core.strategy import all_strategies, make_knobs
 from gpubfs_cli.errors import UserError
 from tests.algorithms.bfs.gpu import test_strategies as ts
 
-FORCED_BU = {"alpha": 1e9, "beta": 1e9}
+FORCED_BU = {"alpha": 1e9, "beta": 1e9, "small_frontier": 0}  # CTA 0 alone stays top-down
 
 
 def _do(name: str = "do.bfs", **knobs):
@@ -85,7 +85,7 @@ def test_directed_graph_uses_the_transpose():
 
 @pytest.mark.gpu
 def test_automatic_switch_goes_both_ways_on_kronecker():
-    got = _check(_do(counters=True), "kronecker", ts.sources("kronecker"), predecessors=True)
+    got = _check(_do(counters=True, growth=False, small_frontier=0), "kronecker", ts.sources("kronecker"), predecessors=True)
     assert any(g.counters["switches"] >= 2 for _, g in got), [g.counters for _, g in got]
 
 
@@ -104,7 +104,7 @@ def test_small_frontier_mode():
 @pytest.mark.gpu
 def test_growth_rule_flips_less_on_a_lattice():
     srcs = ts.sources("grid60x60")[:3]
-    counts = _check(_do(), "grid60x60", srcs)
+    counts = _check(_do(growth=False), "grid60x60", srcs)
     growth = _check(_do(growth=True), "grid60x60", srcs, True)
     flips = sum(g.counters["switches"] for _, g in counts)
     kept = sum(g.counters["switches"] for _, g in growth)

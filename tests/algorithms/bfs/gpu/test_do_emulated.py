@@ -20,7 +20,7 @@ from tests.algorithms.bfs.gpu import emulated_bfs as eb
 from tests.gpu import emulated_cupy as ec
 
 DO = ec.Family(do.KERNELS, "do_driver.cpp", (do,), defines=[do.kernel_defines(128)])
-BASE = {"cta_size": 128, "small_frontier": 0}  # the grid's steps; SMALL variants below
+BASE = {"cta_size": 128, "small_frontier": 0, "growth": False}  # the grid's steps, the thresholds' rule
 PATCHES = {"blocks_per_sm": lambda kernel, block, shared_mem=0: 2}
 FORCED_BU = {"alpha": 1e9, "beta": 1e9}  # bottom-up from the first level, never back
 
@@ -88,6 +88,8 @@ VARIANTS = [
     # Beamer's state machine: to bottom-up only while growing, back only while shrinking
     {"growth": True, "alpha": 2.0, "beta": 8.0, "counters": True},
     {**FORCED_BU, "growth": True, "counters": True},
+    # the shipped defaults (growth, small_frontier 512)
+    {"growth": True, "small_frontier": do.SMALL_CAP, "counters": True},
 ]
 
 

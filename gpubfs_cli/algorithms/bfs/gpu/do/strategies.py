@@ -58,12 +58,12 @@ Knobs:
   the first level and stay there.
 - ``bottom_up``: False holds every level top-down (the ``do.top_down`` variant).
 - ``growth``: the switch as Beamer et al.'s state machine (their Fig. 3) has it: to
-  bottom-up only while the frontier grows, back only while it shrinks. Off by default
-  (the thresholds alone, as tuned in session 7). On a lattice the thresholds alone flip
-  direction every level of the shrinking tail (m_u falls below alpha * m_f, a bottom-up
-  pass over the whole bitmap finds a small frontier, beta sends it back): grid5pt.5000
-  costs do.bfs 13.4 us per level against merrill.hybrid's 6.3 (H100, session 8). To be
-  measured on the device before it becomes the default.
+  bottom-up only while the frontier grows, back only while it shrinks. On by default
+  since session 10. With the thresholds alone (``growth`` false, as tuned in session 7)
+  a lattice's shrinking tail flips direction every level (m_u falls below alpha * m_f, a
+  bottom-up pass over the whole bitmap finds a small frontier, beta sends it back). On
+  the H100 (session 10, variants taking turns) growth takes 10% off grid5pt.5000 and is
+  within 2% on g500-s20-ef16, uniform-n21-e26 and kron_g500-logn20-gen.
 - ``cta_size``: threads per CTA (128 to 1024; compiled per size).
 - ``blocks_per_sm``: CTAs per SM of the persistent grid (0 = as many as fit).
 - ``spread_edges``: a top-down level whose frontier has at most DO_SPREAD (1024)
@@ -77,10 +77,10 @@ Knobs:
   (gpu/include/small_frontier.cuh, the mode merrill.* has as a knob); the first level
   past it goes back to the grid. Those levels stay top-down whatever the heuristic says
   (a bottom-up step reads the whole bitmap). 0: off; at most DO_SMALL_CAP (512).
-  Off by default. On the H100 (session 8, 100 sources) 512 takes levels-path-100k from
-  4.36 to 0.91 us per level, but costs 16-48 us per traversal (median) on g500-s20-ef16,
-  uniform-n21-e26 and kron_g500-logn20-gen, where it runs only the source's level and
-  hands the next one back: turn it on for high-diameter graphs.
+  512 by default since session 10: on the H100 it takes levels-path-100k from 4.3 to
+  0.9 us per level and is within 1.5% on the low-diameter target graphs, where it runs
+  only the source's level and hands the next one back (measured with the variants
+  taking turns; session 8's 16-48 us cost was the run-order effect, docs/performance.md).
 - ``counters``: per-level counters (direction, vertices and edges examined) in the
   answer's counters; off for timings.
 - ``profile``: as ``counters``, plus %globaltimer stamps per level (start, after the
@@ -154,8 +154,8 @@ class DoKnobs:
     cta_size: int = 256
     blocks_per_sm: int = 0
     spread_edges: int = 1024
-    small_frontier: int = 0
-    growth: bool = False
+    small_frontier: int = SMALL_CAP
+    growth: bool = True
     counters: bool = False
     profile: bool = False
 
