@@ -4,7 +4,9 @@
         [--out PATH]      (default gpubfs_cli/algorithms/bfs/auto_table.yaml)
     python scripts/build_auto_table.py --check RESULTS.json...    per graph: auto's choice,
         [--table PATH]    the fastest strategy and the ratio; exit 1 when auto trails the
-                          fastest by more than 10% anywhere
+                          fastest by more than 10% anywhere. With auto.bfs's own run,
+                          `choice` is the chosen strategy's own group over the fastest
+                          (the same code measured apart from auto's run)
 
 The results files are those of a catalogue run (configs/experiments/catalogue-gpu.yaml:
 every GPU strategy on every generated catalogue graph, validated, so each graph's depth
@@ -45,11 +47,12 @@ def build(paths: list[str], out: Path) -> int:
 def check(paths: list[str], table_path: str | None, tolerance: float) -> int:
     table = auto_table.load_table(table_path)
     verdicts = auto_table.check(auto_table.measured(paths), table, tolerance)
-    print(f"{'graph':<26} {'from':<9} {'auto chose':<44} {'fastest':<38} ratio  verdict")
+    print(f"{'graph':<26} {'from':<9} {'auto chose':<44} {'fastest':<38} ratio  choice  verdict")
     for v in verdicts:
         ratio = f"{v.ratio:.3f}" if v.ratio is not None else "-"
+        choice = f"{v.choice_ratio:.3f}" if v.choice_ratio is not None else "-"
         verdict = "ok" if v.ok else "FAIL"
-        print(f"{v.graph:<26} {v.how:<9} {v.choice:<44} {v.fastest:<38} {ratio:>5}  {verdict}"
+        print(f"{v.graph:<26} {v.how:<9} {v.choice:<44} {v.fastest:<38} {ratio:>5}  {choice:>6}  {verdict}"
               + (f" ({v.note})" if v.note else ""))
     failed = [v for v in verdicts if not v.ok]
     print(f"{len(verdicts) - len(failed)} of {len(verdicts)} graphs within {tolerance:.0%} of the fastest"

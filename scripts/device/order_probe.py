@@ -6,6 +6,8 @@ returning) and the events' total.
 
     python scripts/device/order_probe.py [--graph NAME] [--strategy NAME] [--sources N]
         [--trials T] [--reupload]   (--reupload: the graph leaves the GPU between trials)
+        [--gaps MS,...]             (an idle gap before each sample, one trial per gap:
+                                     does the GPU slow down when it waits between samples?)
 
 Each trial: a new instance, upload, prepare, 2 warm-up traversals, then every source
 timed as the runner does (bench/timing.timed_call: events around traverse()), the answer
@@ -33,6 +35,7 @@ def main() -> int:
     ap.add_argument("--sources", type=int, default=30)
     ap.add_argument("--trials", type=int, default=3)
     ap.add_argument("--reupload", action="store_true")
+    ap.add_argument("--gaps", default="", help="comma-separated idle gaps (ms), one trial each")
     a = ap.parse_args()
 
     import cupy as cp
@@ -49,16 +52,19 @@ def main() -> int:
     problem = get_problem("bfs")
     refs = [np.asarray(problem.reference(graph, s).distances) for s in sources]
     cls = all_strategies("bfs")[a.strategy]
-    print(f"{a.graph}: n={graph.n} m={graph.m}; {a.strategy}, {len(sources)} sources, {a.trials} trials"
+    gaps = [float(x) for x in a.gaps.split(",")] if a.gaps else [0.0] * a.trials
+    print(f"{a.graph}: n={graph.n} m={graph.m}; {a.strategy}, {len(sources)} sources, {len(gaps)} trials"
           f"{', re-uploaded each trial' if a.reupload else ''}")
-    for trial in range(a.trials):
+    for trial, gap in enumerate(gaps):
         strategy = cls(make_knobs(cls, {}))
         strategy.upload(graph)
         strategy.prepare(graph)
         for _ in range(2):
             strategy.traverse(sources[0]).to_host()
         events, hosts, checks = [], [], []
-        for s, ref in zip(sources, refs):
+        for s, ref in zip(sources, refs, strict=True):
+            if gap:
+                time.sleep(gap / 1e3)
             start, stop = cp.cuda.Event(), cp.cuda.Event()
             start.record()
             t0 = time.perf_counter()
@@ -76,7 +82,7 @@ def main() -> int:
         strategy.release()
         if a.reupload:
             DeviceGraph.release(graph)
-        print(f"  trial {trial}: events median {statistics.median(events):8.1f} us (min {min(events):.1f}), "
+        print(f"  trial {trial} (gap {gap:g} ms): events median {statistics.median(events):8.1f} us (min {min(events):.1f}), "
               f"host launch median {statistics.median(hosts):6.1f} us, check between samples "
               f"{statistics.median(checks):8.1f} us")
     return 0

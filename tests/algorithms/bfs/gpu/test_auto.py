@@ -262,6 +262,21 @@ def test_builder_picks_each_graphs_fastest_gpu_strategy(tmp_path):
     assert out.read_text().startswith("# auto.bfs's decision table")
 
 
+def test_graphs_at_one_point_share_one_winner(tmp_path):
+    """Two names for one graph (the catalogue has default-grid and luo-grid-1M): the
+    lookup could only ever give both the first rule's winner, so the builder gives both
+    the candidate whose worst ratio to each graph's fastest is lowest."""
+    path = results_file(tmp_path / "r.json", [
+        ok("a", "merrill.hybrid", [1.0]), ok("a", "lbbfs.hybrid", [1.05]),
+        ok("b", "merrill.hybrid", [1.3]), ok("b", "lbbfs.hybrid", [1.0]),
+        ok("c", "merrill.hybrid", [1.0]), ok("c", "lbbfs.hybrid", [2.0]),  # elsewhere: its own
+    ], {"a": info(), "b": info(), "c": info(depth=500.0)})
+    rules = {r["graph"]: r for r in auto_table.build_table(auto_table.measured([path]))["rules"]}
+    assert {g: (r["strategy"], r["ms"]) for g, r in rules.items()} == {
+        "a": ("lbbfs.hybrid", 1.05), "b": ("lbbfs.hybrid", 1.0), "c": ("merrill.hybrid", 1.0)}
+    assert rules["a"]["runner_up"]["strategy"] == "merrill.hybrid"
+
+
 def test_builder_refuses_two_gpu_models_and_bad_files(tmp_path, capsys):
     a = results_file(tmp_path / "a.json", [ok("g1", "merrill.hybrid", [1.0])], {"g1": info()})
     b = results_file(tmp_path / "b.json", [ok("g1", "merrill.hybrid", [1.0])], {"g1": info()}, gpu="Other GPU")
@@ -296,7 +311,10 @@ def test_check_verdicts(tmp_path, capsys):
     verdicts = {v.graph: v for v in auto_table.check(auto_table.measured([results]), auto_table.load_table(table))}
     assert verdicts["close"].ok and verdicts["close"].ratio == pytest.approx(1.05)
     assert verdicts["close"].how == "auto run" and verdicts["close"].choice == "merrill.hybrid {}"
+    assert verdicts["close"].choice_ratio == 1.0  # the chosen strategy's own group is the fastest
     assert not verdicts["slow"].ok and verdicts["slow"].ratio == pytest.approx(1.2)
+    assert verdicts["slow"].choice_ratio is None  # auto chose merrill.hybrid, not measured on "slow"
+    assert verdicts["deep"].choice_ratio is None
     assert not verdicts["broken"].ok and "auto.bfs error" in verdicts["broken"].note
     assert verdicts["deep"].ok and verdicts["deep"].how == "table" and verdicts["deep"].ratio == 1.0
     assert not verdicts["shallow"].ok and "not measured" in verdicts["shallow"].note
@@ -305,6 +323,7 @@ def test_check_verdicts(tmp_path, capsys):
     text = capsys.readouterr().out
     assert "2 of 5 graphs within 10% of the fastest" in text
     assert any(line.startswith("slow") and line.endswith("FAIL") for line in text.splitlines())
+    assert any(line.startswith("close") and line.split()[-2:] == ["1.000", "ok"] for line in text.splitlines())
     fine = results_file(tmp_path / "fine.json", groups[:2], {"close": info()})
     assert build_auto_table.main(["--check", str(fine), "--table", str(table)]) == 0
 
