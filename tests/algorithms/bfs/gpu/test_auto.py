@@ -18,6 +18,7 @@ from gpubfs_cli.algorithms.bfs.cpu.sequential import SequentialBfs, sequential_b
 from gpubfs_cli.algorithms.bfs.gpu.auto import table as auto_table
 from gpubfs_cli.algorithms.bfs.gpu.auto.features import (
     DISTANCE_FEATURES,
+    PROBE_SOURCES,
     graph_features,
     make_features,
     recorded_features,
@@ -25,6 +26,7 @@ from gpubfs_cli.algorithms.bfs.gpu.auto.features import (
 )
 from gpubfs_cli.algorithms.bfs.gpu.auto.strategy import AutoBfs, AutoKnobs
 from gpubfs_cli.bench.results import SCHEMA_VERSION, Prepare, Sample, write_results
+from gpubfs_cli.bench.sources import random_sources
 from gpubfs_cli.core.device import CPU
 from gpubfs_cli.errors import UserError
 from gpubfs_cli.graph import EdgeList, build_csr
@@ -47,19 +49,20 @@ def star_graph(leaves: int, name: str = "star"):
 # ------------------------------------------------------------------ features
 def test_features_of_a_path_are_exact():
     f, probe_ms = graph_features(path_graph(5), l2_bytes=160)
-    # degrees 1 2 2 2 1: the probe starts at vertex 1 (the first of highest degree), 3 levels deep
+    # degrees 1 2 2 2 1; fewer vertices than probes: every vertex probed, depths 4 3 2 3 4
     assert (f.n, f.m, f.directed, f.max_degree) == (5, 8, False, 2)
-    assert f.mean_degree == 1.6 and f.degree_skew == 1.25 and f.depth == 3
+    assert f.mean_degree == 1.6 and f.degree_skew == 1.25 and f.depth == 3.2
     assert f.top1_share == 0.25  # one vertex (1% of 5, at least one) holds 2 of 8 edges
     assert f.csr_bytes == 8 * 6 + 4 * 8 and f.l2_ratio == 0.5
     assert probe_ms >= 0
-    assert f.vector().tolist() == [math.log2(2.6), math.log2(2.25), 2.0, math.log2(1.5), 0.0]
+    assert f.vector().tolist() == [math.log2(2.6), math.log2(2.25), math.log2(4.2), math.log2(1.5), 0.0]
 
 
 def test_features_of_a_directed_graph_and_of_one_vertex():
     g = build_csr(EdgeList(np.array([0, 0, 0, 3]), np.array([1, 2, 3, 4]), 5, directed=True), name="d")
     f, _ = graph_features(g, l2_bytes=1000)
-    assert (f.directed, f.max_degree, f.depth, f.mean_degree) == (True, 3, 2, 0.8)
+    # sources have an out-edge: 0 (2 levels below it) and 3 (1)
+    assert (f.directed, f.max_degree, f.depth, f.mean_degree) == (True, 3, 1.5, 0.8)
     assert f.degree_skew == 3.75 and f.top1_share == 0.75
     assert f.vector()[-1] == 1.0
     lone, _ = graph_features(build_csr(EdgeList(np.array([], dtype=np.int64), np.array([], dtype=np.int64), 1,
@@ -75,12 +78,36 @@ def test_top_share_takes_at_least_one_vertex():
 
 
 def test_recorded_features_match_the_graph_definition():
-    info = {"status": "ok", "n": 5, "m": 8, "directed": False, "stats": {"max_degree": 2}, "depth_avg": 3.0}
-    assert recorded_features(info, 160) == make_features(5, 8, False, 2, 3.0, 160)
+    info = {"status": "ok", "n": 5, "m": 8, "directed": False, "stats": {"max_degree": 2}, "depth_avg": 3.2}
+    assert recorded_features(info, 160) == make_features(5, 8, False, 2, 3.2, 160)
     assert recorded_features(info, 160).to_dict() == {
         **graph_features(path_graph(5), 160)[0].to_dict(), "top1_share": None}
     assert recorded_features({**info, "depth_avg": None}, 160) is None  # a run without validation
     assert recorded_features({"status": "error", "reason": "x"}, 160) is None
+
+
+def test_a_catalogue_run_records_the_probes_depth(tmp_path):
+    """What auto measures live and what a run of PROBE_SOURCES sources records for the
+    table are one number: a lattice (every degree equal; a probe from the first vertex
+    of highest degree, a corner, was twice as deep) and a directed RMAT."""
+    from gpubfs_cli.bench.config import build_config
+    from gpubfs_cli.bench.results import load_results
+    from gpubfs_cli.bench.runner import Runner
+    from gpubfs_cli.graph.generators.lattice import lattice
+    from gpubfs_cli.graph.generators.rmat import rmat
+
+    grid = build_csr(lattice({"dims": [40, 30]}, 0), name="lattice")
+    directed = build_csr(rmat({"n": 512, "m": 4096}, 3), name="rmat")
+    assert directed.directed
+    for graph in (grid, directed):
+        cfg = build_config({"name": "t", "datasets": [graph.name], "sources": PROBE_SOURCES,
+                            "strategies": ["cpu.sequential"], "validate": "all"},
+                           dataset_check=lambda name: None)
+        outcome = Runner(cfg, load_graph=lambda spec, d, p, g=graph: (g, {}), out_path=tmp_path / "r.json",
+                         environment={}).run()
+        recorded = recorded_features(load_results(outcome.path)["datasets"][graph.name], 1 << 20)
+        live, _ = graph_features(graph, 1 << 20)
+        assert recorded.depth == live.depth and recorded.vector().tolist() == live.vector().tolist(), graph.name
 
 
 # ------------------------------------------------------------------ tables
@@ -175,7 +202,8 @@ def test_auto_delegates_to_the_cpu_strategy_the_table_names(tmp_path):
         assert got.counters["auto.choice"] == chosen
         assert got.counters["auto.rule"] == ("deep" if chosen == "cpu.sequential" else "shallow")
         assert json.loads(got.counters["auto.knobs"]) == {}
-        assert got.counters["auto.depth"] == (298 if chosen == "cpu.sequential" else 1)
+        probes = random_sources(graph, PROBE_SOURCES, 0)  # mean depth below the run's first sources
+        assert got.counters["auto.depth"] == np.mean([sequential_bfs(graph, v).distances.max() for v in probes])
         assert got.counters["auto.probe_ms"] >= 0 and got.counters["auto.distance"] >= 0
         assert auto.prepared_bytes() == auto.delegate.prepared_bytes()  # scipy's matrix; 0 for sequential
         auto.release()
@@ -351,6 +379,7 @@ def test_catalogue_config_runs_every_gpu_strategy_but_auto():
     assert gpu - {"auto.bfs"} - multi <= names
     assert not any(n.startswith(("auto.", "cpu.", "peer.")) for n in names)
     assert cfg.validate == "all"  # the table needs each graph's depth
+    assert (cfg.sources, cfg.seed) == (PROBE_SOURCES, 0)  # ... recorded over auto's probe sources
 
 
 @pytest.mark.gpu

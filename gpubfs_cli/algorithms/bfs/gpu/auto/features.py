@@ -7,10 +7,15 @@ file recorded about one (the table builder), with one definition of each.
   degree_skew          max_degree / mean_degree (0 for an edgeless graph)
   top1_share           share of the edges held by the 1% of vertices (at least one) of
                        highest out-degree; a results file does not record it (None)
-  depth                levels below the source of one BFS: from a graph, the host's
-                       sequential BFS (cpu.sequential's, numba) from the vertex of highest
-                       out-degree, the probe, whose cost is one CPU traversal; from a
-                       results file, depth_avg, the baseline's mean over the run's sources
+  depth                levels below the source, averaged over sources: from a graph, the
+                       host's sequential BFS (cpu.sequential's, numba) from each of the
+                       first PROBE_SOURCES random sources a run picks (bench/sources.py,
+                       seed 0), the probe, in parallel threads; from a results file,
+                       depth_avg, the baseline's mean over the run's sources. A catalogue
+                       run of PROBE_SOURCES sources (seed 0) records exactly the probe's
+                       value. (Until session 10 the probe started at the vertex of highest
+                       out-degree: on a lattice that is a corner, twice the mean depth, so
+                       auto took luo-grid-9M for luo-grid-10M.)
   csr_bytes            row offsets (int64, n + 1) and column indices (int32; int64 from
                        2^31 vertices), as CSRGraph stores them
   l2_ratio             csr_bytes / the GPU's L2 size
@@ -22,11 +27,13 @@ The table compares graphs in `DISTANCE_FEATURES`, each as log2(1 + value) (direc
 from __future__ import annotations
 
 import math
+import os
 import time
 from dataclasses import asdict, dataclass
 
 import numpy as np
 
+PROBE_SOURCES = 10  # the catalogue's sources (configs/experiments/catalogue-gpu.yaml)
 DISTANCE_FEATURES = ("mean_degree", "degree_skew", "depth", "l2_ratio", "directed")
 
 
@@ -88,19 +95,24 @@ def top_share(degrees: np.ndarray, fraction: float = 0.01) -> float:
 
 
 def graph_features(graph, l2_bytes: int) -> tuple[Features, float]:
-    """(features, probe milliseconds) of a CSRGraph: degrees from its offsets, depth from
-    one sequential BFS from its vertex of highest out-degree."""
+    """(features, probe milliseconds) of a CSRGraph: degrees from its offsets, depth the
+    mean over the probe's sequential BFSes (see `depth` above)."""
+    from concurrent.futures import ThreadPoolExecutor
+
     from gpubfs_cli.algorithms.bfs.cpu.sequential import sequential_bfs
+    from gpubfs_cli.bench.sources import random_sources
 
     degrees = graph.out_degrees()
     if graph.n == 0:
         return make_features(0, 0, graph.directed, 0, 0, l2_bytes, 0.0), 0.0
-    hub = int(np.argmax(degrees))
+    sources = random_sources(graph, PROBE_SOURCES, seed=0)
     t0 = time.perf_counter()
-    depth = int(sequential_bfs(graph, hub).distances.max())
+    # numba's BFS releases the GIL: the probes run on every core at once
+    with ThreadPoolExecutor(max_workers=max(1, min(len(sources), os.cpu_count() or 1))) as pool:
+        reaches = list(pool.map(lambda s: int(sequential_bfs(graph, s).distances.max()), sources))
     probe_ms = (time.perf_counter() - t0) * 1000.0
-    return make_features(graph.n, graph.m, graph.directed, int(degrees[hub]), depth, l2_bytes,
-                         top_share(degrees)), probe_ms
+    return make_features(graph.n, graph.m, graph.directed, int(degrees.max()), float(np.mean(reaches)),
+                         l2_bytes, top_share(degrees)), probe_ms
 
 
 def recorded_features(info: dict, l2_bytes: int) -> Features | None:

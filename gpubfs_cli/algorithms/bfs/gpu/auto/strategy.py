@@ -2,12 +2,13 @@
 measured graph (issue 14, section 4).
 
 prepare() computes the graph's features (features.py: degrees, the share of edges in the
-top 1% of vertices, the depth of one probe BFS, the CSR's size against this GPU's L2),
+top 1% of vertices, the mean depth of the probe BFSes, the CSR's size against this GPU's L2),
 looks them up in the decision table (table.py; the shipped auto_table.yaml unless the
 `table` knob names another) and instantiates the chosen strategy with its knobs, which
 then gets upload, prepare, traverse, prepared_bytes and release. The probe is the host's
-sequential BFS from the vertex of highest out-degree: one CPU traversal (about what
-cpu.sequential takes on the graph, ~1 s on 100 M edges), inside the prepare time.
+sequential BFS from the first 10 random sources a run picks (seed 0), run at once in
+threads: about one CPU traversal on a multicore host (~1 s on 100 M edges), inside the
+prepare time.
 
 Every answer's counters say what auto chose: auto.choice, auto.knobs (JSON), auto.rule
 (the measured graph whose winner it took), auto.distance (how far that graph was),
@@ -46,7 +47,7 @@ class AutoBfs(Strategy):
     summary = "features of the graph -> the fastest strategy and knobs on the nearest measured graph"
     caveats = (
         "not an algorithm: it runs another registered strategy (counters auto.choice, auto.knobs); "
-        "its prepare time includes one sequential CPU BFS (the depth probe)",
+        "its prepare time includes 10 sequential CPU BFSes run at once (the depth probe)",
     )
     device_kind = "gpu"
     Knobs = AutoKnobs
