@@ -6,7 +6,8 @@
         [--table PATH]    the fastest strategy and the ratio; exit 1 when auto trails the
                           fastest by more than 10% anywhere. With auto.bfs's own run,
                           `choice` is the chosen strategy's own group over the fastest
-                          (the same code measured apart from auto's run)
+                          (the same code measured apart from auto's run);
+        [--table-only]    the table's choice as measured, auto's own samples left aside
 
 The results files are those of a catalogue run (configs/experiments/catalogue-gpu.yaml:
 every GPU strategy on every generated catalogue graph, validated, so each graph's depth
@@ -44,9 +45,12 @@ def build(paths: list[str], out: Path) -> int:
     return 0
 
 
-def check(paths: list[str], table_path: str | None, tolerance: float) -> int:
+def check(paths: list[str], table_path: str | None, tolerance: float, table_only: bool = False) -> int:
     table = auto_table.load_table(table_path)
-    verdicts = auto_table.check(auto_table.measured(paths), table, tolerance)
+    measured = auto_table.measured(paths)
+    if table_only:
+        measured.auto.clear()
+    verdicts = auto_table.check(measured, table, tolerance)
     print(f"{'graph':<26} {'from':<9} {'auto chose':<44} {'fastest':<38} ratio  choice  verdict")
     for v in verdicts:
         ratio = f"{v.ratio:.3f}" if v.ratio is not None else "-"
@@ -66,11 +70,14 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--check", action="store_true", help="compare auto with the fastest instead of building")
     ap.add_argument("--out", type=Path, default=auto_table.SHIPPED_TABLE, help="the table to write")
     ap.add_argument("--table", default=None, help="the table --check looks choices up in (default: shipped)")
+    ap.add_argument("--table-only", action="store_true",
+                    help="with --check: judge the table's choice (looked up from each graph's recorded "
+                         "features) as measured in the files, leaving auto.bfs's own samples aside")
     ap.add_argument("--tolerance", type=float, default=auto_table.TOLERANCE, help="allowed share behind (0.10)")
     args = ap.parse_args(argv)
     try:
         if args.check:
-            return check(args.results, args.table, args.tolerance)
+            return check(args.results, args.table, args.tolerance, args.table_only)
         return build(args.results, args.out)
     except UserError as exc:
         print(f"error: {exc}", file=sys.stderr)

@@ -66,8 +66,19 @@ K1|K2|K3)
     --sources 10 --rounds 2 --out "results/catalogue-$part.json"
   tail -3 "logs/catalogue-$part.log"
   ;;
+A)  # after the probe change: auto's own tests on the GPU, then auto-confirm.yaml
+  step 120 test-auto python3 -m pytest -q -p no:cacheprovider -rfE tests/algorithms/bfs/gpu/test_auto.py
+  tail -3 logs/test-auto.log
+  step 300 auto-confirm python3 -m gpubfs_cli run configs/experiments/auto-confirm.yaml --out results/auto-confirm.json
+  python3 -c "
+import json; d = json.load(open('results/auto-confirm.json'))
+for g in d['datasets']:
+    c = next((s['counters'] for s in d['samples'] if s['dataset'] == g and s['strategy'] == 'auto.bfs' and s['counters']), {})
+    print(g, c.get('auto.rule'), c.get('auto.distance'), c.get('auto.choice'), c.get('auto.probe_ms'))"
+  python3 scripts/build_auto_table.py --check results/auto-confirm.json | cut -c1-26,120-
+  ;;
 C1) bash "$(dirname "$0")/session7.sh" A1 ;;
 C2) bash "$(dirname "$0")/session7.sh" A ;;
-*) echo "unknown part $part (O M C1 C2 P V S K1 K2 K3)"; exit 2;;
+*) echo "unknown part $part (O M C1 C2 P V S K1 K2 K3 A)"; exit 2;;
 esac
 cat logs/steps.txt

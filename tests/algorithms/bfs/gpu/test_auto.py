@@ -352,6 +352,12 @@ def test_check_verdicts(tmp_path, capsys):
     assert "2 of 5 graphs within 10% of the fastest" in text
     assert any(line.startswith("slow") and line.endswith("FAIL") for line in text.splitlines())
     assert any(line.startswith("close") and line.split()[-2:] == ["1.000", "ok"] for line in text.splitlines())
+    # --table-only: auto's samples aside, the table's choice for their features (the
+    # "shallow" rule's lbbfs.hybrid) as measured: the fastest on "slow", not run on "close"
+    assert build_auto_table.main(["--check", str(results), "--table", str(table), "--table-only"]) == 1
+    lines = {line.split()[0]: line for line in capsys.readouterr().out.splitlines()[1:-1]}
+    assert "auto run" not in "".join(lines.values())
+    assert lines["slow"].endswith("1.000       -  ok") and "not measured" in lines["close"]
     fine = results_file(tmp_path / "fine.json", groups[:2], {"close": info()})
     assert build_auto_table.main(["--check", str(fine), "--table", str(table)]) == 0
 
