@@ -27,7 +27,10 @@ SESSION8 = sorted((RESULTS / "h100-2026-11-23-s8").glob("*.json"))
 # Session 9 (H100): do.bfs's growth and small-frontier variants beside Gunrock, the
 # small-frontier probe, cpu.parallel_* beside gapbs at 1 and 16 threads.
 SESSION9 = sorted((RESULTS / "h100-2026-11-23-s9").glob("*.json"))
-APART = set(FAMILIES) | set(SESSION6) | set(SESSION7) | set(SESSION8) | set(SESSION9)
+# Session 10 (H100): do.bfs's defaults taking turns, merrill.hybrid's CTA sizes, the
+# catalogue behind today's auto table and its held-out twin (heldout-catalogue-K*.json).
+SESSION10 = sorted((RESULTS / "h100-2026-11-24-s10").glob("*.json"))
+APART = set(FAMILIES) | set(SESSION6) | set(SESSION7) | set(SESSION8) | set(SESSION9) | set(SESSION10)
 PAPERS = ("merrill", "luo", "bfs4k", "raval", "lbbfs")
 
 
@@ -143,3 +146,11 @@ def test_each_shipped_file_renders_alone(path):
     assert r.exit_code == 0, r.output
     assert str(path) in r.stdout and "median time per" in r.stdout
     assert re.search(r"\| \d+\.\d+", r.stdout)  # at least one measured cell
+
+
+def test_session10_do_defaults_figures_unchanged():
+    # do.bfs on g500-s20-ef16, 50 sources over 10 rounds: growth alone 0.153 ms
+    r = CliRunner().invoke(app, ["report", "--format", "md", "--metric", "ms",
+                                 str(RESULTS / "h100-2026-11-24-s10" / "do-defaults.json")])
+    assert r.exit_code == 0, r.output
+    assert "| g500-s20-ef16 | 0.153 (growth=True,small_frontier=0)! |" in r.stdout, r.stdout
