@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import hashlib
 import os
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from concurrent.futures import ThreadPoolExecutor
 
 import numpy as np
@@ -32,6 +32,15 @@ def _default_budget() -> int:
 
 
 DEFAULT_BUDGET_BYTES = _default_budget()
+
+
+def solve_each(problem: Problem, graph: CSRGraph, sources: list[int]) -> Iterator[np.ndarray]:
+    """The problem's baseline distances from each source, in order. The numba baselines
+    release the GIL: sources run on every core at once (the answers are the same; only
+    the wall time shrinks)."""
+    workers = max(1, min(len(sources), os.cpu_count() or 1))
+    with ThreadPoolExecutor(max_workers=workers) as pool:
+        yield from pool.map(lambda s: np.asarray(problem.reference(graph, s).distances), sources)
 
 
 def digest(distances: np.ndarray) -> bytes:
@@ -57,19 +66,14 @@ class References:
         self._arrays: list[np.ndarray] = []
         self._digests: list[bytes] = []
         self.reaches: list[int] = []  # the largest distance of each source's answer
-        # The numba baselines release the GIL: sources run on every core at once (the
-        # answers are the same; only the wall time of setting up a run shrinks).
-        workers = max(1, min(len(self.sources), os.cpu_count() or 1))
-        with ThreadPoolExecutor(max_workers=workers) as pool:
-            answers = pool.map(self._solve, self.sources)
-            for i, dist in enumerate(answers):
-                self.reaches.append(int(dist.max()))
-                if self.keep_arrays:
-                    self._arrays.append(dist)
-                else:
-                    self._digests.append(digest(dist))
-                if on_source is not None:
-                    on_source(i)
+        for i, dist in enumerate(solve_each(problem, graph, self.sources)):
+            self.reaches.append(int(dist.max()))
+            if self.keep_arrays:
+                self._arrays.append(dist)
+            else:
+                self._digests.append(digest(dist))
+            if on_source is not None:
+                on_source(i)
 
     def _solve(self, source: int) -> np.ndarray:
         return np.asarray(self.problem.reference(self.graph, source).distances)

@@ -27,7 +27,6 @@ The table compares graphs in `DISTANCE_FEATURES`, each as log2(1 + value) (direc
 from __future__ import annotations
 
 import math
-import os
 import time
 from dataclasses import asdict, dataclass
 
@@ -97,19 +96,16 @@ def top_share(degrees: np.ndarray, fraction: float = 0.01) -> float:
 def graph_features(graph, l2_bytes: int) -> tuple[Features, float]:
     """(features, probe milliseconds) of a CSRGraph: degrees from its offsets, depth the
     mean over the probe's sequential BFSes (see `depth` above)."""
-    from concurrent.futures import ThreadPoolExecutor
-
-    from gpubfs_cli.algorithms.bfs.cpu.sequential import sequential_bfs
+    from gpubfs_cli.bench.references import solve_each
     from gpubfs_cli.bench.sources import random_sources
+    from gpubfs_cli.core.problem import get_problem
 
     degrees = graph.out_degrees()
     if graph.n == 0:
         return make_features(0, 0, graph.directed, 0, 0, l2_bytes, 0.0), 0.0
     sources = random_sources(graph, PROBE_SOURCES, seed=0)
     t0 = time.perf_counter()
-    # numba's BFS releases the GIL: the probes run on every core at once
-    with ThreadPoolExecutor(max_workers=max(1, min(len(sources), os.cpu_count() or 1))) as pool:
-        reaches = list(pool.map(lambda s: int(sequential_bfs(graph, s).distances.max()), sources))
+    reaches = [int(d.max()) for d in solve_each(get_problem("bfs"), graph, sources)]  # as a run's references
     probe_ms = (time.perf_counter() - t0) * 1000.0
     return make_features(graph.n, graph.m, graph.directed, int(degrees.max()), float(np.mean(reaches)),
                          l2_bytes, top_share(degrees)), probe_ms

@@ -211,15 +211,13 @@ def _shared_winners(m: Measured, graphs: list[str]) -> dict[str, str]:
     at: dict[tuple, list[str]] = {}
     for graph in graphs:
         at.setdefault(tuple(m.features[graph].vector().round(9)), []).append(graph)
-    chosen = {}
+    fastest = {g: m.ranked(g)[0] for g in graphs}
+    chosen = {g: _key(e["strategy"], e["knobs"]) for g, e in fastest.items()}
     for group in at.values():
         common = set.intersection(*(set(m.candidates[g]) for g in group))
-        if len(group) == 1 or not common:
-            chosen.update({g: _key(m.ranked(g)[0]["strategy"], m.ranked(g)[0]["knobs"]) for g in group})
-            continue
-        best = {g: m.ranked(g)[0]["ms"] for g in group}
-        win = min(sorted(common), key=lambda k: max(m.candidates[g][k]["ms"] / best[g] for g in group))
-        chosen.update({g: win for g in group})
+        if len(group) > 1 and common:
+            win = min(sorted(common), key=lambda k: max(m.candidates[g][k]["ms"] / fastest[g]["ms"] for g in group))
+            chosen.update({g: win for g in group})
     return chosen
 
 
