@@ -8,6 +8,7 @@ Layout (schema_version 1):
   datasets {NAME: {status, n, m, directed, stats {...}, meta {...}, load_s,
                    sources_origin (random | explicit | fixed_source),
                    depth_avg, depth_max (the baseline's search depths over the sources),
+                   depth_probe (auto.bfs's depth feature: algorithms/bfs/probe.py),
                    upload_ms (graph upload to the GPU, once per graph)}
             | {status: error, reason} for a dataset that could not be loaded},
   sources {NAME: [int, ...]},                 # the list every strategy ran on NAME

@@ -319,7 +319,7 @@ class Runner:
                 budget_bytes=self.reference_budget_bytes,
                 on_source=lambda i: self.progress.advance_by(1, f"{name}: {baseline} {i + 1}/{len(sources)}"),
             )
-            info.update(problem.reference_stats(references.reaches))
+            info.update(problem.reference_stats(graph, sources, references.reaches))
             info.setdefault("frontier", problem.frontier(graph, sources[0], references.distances(0)))
         return _PerProblem(problem, graph, references, problem.facts(graph))
 

@@ -105,8 +105,9 @@ class Problem:
         """The per-graph object that measures answers."""
         return ReachedEdges(graph)
 
-    def reference_stats(self, reaches: list[int]) -> dict[str, Any]:
-        """Dataset facts from the references' reach metric (BFS: depth_avg, depth_max)."""
+    def reference_stats(self, graph, sources: list[int], reaches: list[int]) -> dict[str, Any]:
+        """Dataset facts from the references' reach metric over `sources` (BFS: depth_avg,
+        depth_max, and depth_probe, auto's depth feature: algorithms/bfs/probe.py)."""
         return {}
 
     def frontier(self, graph, source: int, distances: np.ndarray) -> dict[str, Any] | None:

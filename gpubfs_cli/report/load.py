@@ -195,7 +195,7 @@ def _merge_dataset(results: Results, path: str, name: str, entry: Any) -> None:
     if not isinstance(entry, dict):
         raise UserError(f"{path}: datasets.{name}: expected an object")
     _check_keys(path, f"datasets.{name}", entry, _DATASET_SPEC)
-    for key in ("depth_avg", "depth_max", "upload_ms", "load_s"):
+    for key in ("depth_avg", "depth_max", "depth_probe", "upload_ms", "load_s"):
         if key in entry:
             _check(entry[key] is None or _number(entry[key]), path, f"datasets.{name}.{key}", "a number or null", entry[key])
     old = results.datasets.get(name)

@@ -72,8 +72,11 @@ class Bfs(Problem):
     def facts(self, graph) -> BfsFacts:
         return BfsFacts(graph)
 
-    def reference_stats(self, reaches: list[int]) -> dict[str, Any]:
-        return {"depth_avg": float(np.mean(reaches)), "depth_max": int(np.max(reaches))}
+    def reference_stats(self, graph, sources: list[int], reaches: list[int]) -> dict[str, Any]:
+        from gpubfs_cli.algorithms.bfs.probe import probe_depth
+
+        return {"depth_avg": float(np.mean(reaches)), "depth_max": int(np.max(reaches)),
+                "depth_probe": probe_depth(graph, dict(zip(sources, reaches)))}
 
     def frontier(self, graph, source: int, distances: np.ndarray) -> dict[str, Any] | None:
         """Vertices at each distance and the sum of their out-degrees (the frontier plot

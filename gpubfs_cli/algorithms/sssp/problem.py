@@ -57,5 +57,5 @@ class Sssp(Problem):
     def facts(self, graph) -> SsspFacts:
         return SsspFacts(graph)
 
-    def reference_stats(self, reaches: list[int]) -> dict[str, Any]:
+    def reference_stats(self, graph, sources: list[int], reaches: list[int]) -> dict[str, Any]:
         return {"max_distance_avg": float(np.mean(reaches)), "max_distance_max": int(np.max(reaches))}

@@ -18,13 +18,13 @@ from gpubfs_cli.algorithms.bfs.cpu.sequential import SequentialBfs, sequential_b
 from gpubfs_cli.algorithms.bfs.gpu.auto import table as auto_table
 from gpubfs_cli.algorithms.bfs.gpu.auto.features import (
     DISTANCE_FEATURES,
-    PROBE_SOURCES,
     graph_features,
     make_features,
     recorded_features,
     top_share,
 )
 from gpubfs_cli.algorithms.bfs.gpu.auto.strategy import AutoBfs, AutoKnobs
+from gpubfs_cli.algorithms.bfs.probe import PROBE_SOURCES, probe_depth, probe_sources
 from gpubfs_cli.bench.results import SCHEMA_VERSION, Prepare, Sample, write_results
 from gpubfs_cli.bench.sources import random_sources
 from gpubfs_cli.core.device import CPU
@@ -86,28 +86,63 @@ def test_recorded_features_match_the_graph_definition():
     assert recorded_features({"status": "error", "reason": "x"}, 160) is None
 
 
-def test_a_catalogue_run_records_the_probes_depth(tmp_path):
-    """What auto measures live and what a run of PROBE_SOURCES sources records for the
-    table are one number: a lattice (every degree equal; a probe from the first vertex
-    of highest degree, a corner, was twice as deep) and a directed RMAT."""
+def run_and_record(tmp_path, graph, meta=None, **config):
+    """The dataset entry a validated cpu.sequential run of `graph` writes."""
     from gpubfs_cli.bench.config import build_config
     from gpubfs_cli.bench.results import load_results
     from gpubfs_cli.bench.runner import Runner
+
+    cfg = build_config({"name": "t", "datasets": [graph.name], "strategies": ["cpu.sequential"],
+                        "validate": "all", **config}, dataset_check=lambda name: None)
+    outcome = Runner(cfg, load_graph=lambda spec, d, p: (graph, meta or {}), out_path=tmp_path / "r.json",
+                     environment={}).run()
+    return load_results(outcome.path)["datasets"][graph.name]
+
+
+def test_a_run_records_the_probes_depth_whatever_its_sources(tmp_path):
+    """What auto measures live and what the table's builder reads are one number, from any
+    run that validates: a run of the probe's own sources (a directed RMAT), a lattice run
+    from its fixed centre (whose depth_avg is the centre's), other seeds and counts."""
     from gpubfs_cli.graph.generators.lattice import lattice
     from gpubfs_cli.graph.generators.rmat import rmat
 
     grid = build_csr(lattice({"dims": [40, 30]}, 0), name="lattice")
     directed = build_csr(rmat({"n": 512, "m": 4096}, 3), name="rmat")
     assert directed.directed
-    for graph in (grid, directed):
-        cfg = build_config({"name": "t", "datasets": [graph.name], "sources": PROBE_SOURCES,
-                            "strategies": ["cpu.sequential"], "validate": "all"},
-                           dataset_check=lambda name: None)
-        outcome = Runner(cfg, load_graph=lambda spec, d, p, g=graph: (g, {}), out_path=tmp_path / "r.json",
-                         environment={}).run()
-        recorded = recorded_features(load_results(outcome.path)["datasets"][graph.name], 1 << 20)
+    centre = 15 * 40 + 20
+    runs = [(directed, None, {"sources": PROBE_SOURCES}), (grid, {"fixed_source": centre}, {"sources": 5}),
+            (grid, None, {"sources": 3, "seed": 7}), (directed, None, {"sources": 25})]
+    for graph, meta, config in runs:
+        info = run_and_record(tmp_path, graph, meta, **config)
+        recorded = recorded_features(info, 1 << 20)
         live, _ = graph_features(graph, 1 << 20)
-        assert recorded.depth == live.depth and recorded.vector().tolist() == live.vector().tolist(), graph.name
+        assert info["depth_probe"] == live.depth, (graph.name, config)
+        assert recorded.vector().tolist() == live.vector().tolist(), (graph.name, config)
+    fixed = run_and_record(tmp_path, grid, {"fixed_source": centre})
+    assert fixed["sources_origin"] == "fixed_source" and fixed["depth_avg"] == 20 + 15  # the centre's
+    assert fixed["depth_avg"] < fixed["depth_probe"]
+
+
+def test_the_probe_reuses_the_depths_a_run_already_has(monkeypatch):
+    from gpubfs_cli.bench import references
+
+    graph = path_graph(50)
+    sources = probe_sources(graph)
+    solved = []
+    real = references.solve_each
+    monkeypatch.setattr(references, "solve_each", lambda p, g, s: (solved.extend(s), real(p, g, s))[1])
+    depths = {v: int(sequential_bfs(graph, v).distances.max()) for v in sources}
+    want = float(np.mean(list(depths.values())))
+    assert probe_depth(graph, {**depths, 999: 1}) == want and solved == []
+    assert probe_depth(graph, {v: depths[v] for v in sources[:4]}) == want and solved == sources[4:]
+    solved.clear()
+    assert probe_depth(graph) == want and solved == sources
+
+
+def test_recorded_features_read_depth_avg_from_older_files():
+    info = {"status": "ok", "n": 5, "m": 8, "directed": False, "stats": {"max_degree": 2}, "depth_avg": 3.2}
+    assert recorded_features({**info, "depth_probe": 2.0}, 160).depth == 2.0
+    assert recorded_features({**info, "depth_probe": None}, 160).depth == 3.2
 
 
 # ------------------------------------------------------------------ tables
@@ -385,7 +420,7 @@ def test_catalogue_config_runs_every_gpu_strategy_but_auto():
     assert gpu - {"auto.bfs"} - multi <= names
     assert not any(n.startswith(("auto.", "cpu.", "peer.")) for n in names)
     assert cfg.validate == "all"  # the table needs each graph's depth
-    assert (cfg.sources, cfg.seed) == (PROBE_SOURCES, 0)  # ... recorded over auto's probe sources
+    assert (cfg.sources, cfg.seed) == (PROBE_SOURCES, 0)  # the probe's depths come free with its references
 
 
 @pytest.mark.gpu

@@ -7,15 +7,16 @@ file recorded about one (the table builder), with one definition of each.
   degree_skew          max_degree / mean_degree (0 for an edgeless graph)
   top1_share           share of the edges held by the 1% of vertices (at least one) of
                        highest out-degree; a results file does not record it (None)
-  depth                levels below the source, averaged over sources: from a graph, the
-                       host's sequential BFS (cpu.sequential's, numba) from each of the
-                       first PROBE_SOURCES random sources a run picks (bench/sources.py,
-                       seed 0), the probe, in parallel threads; from a results file,
-                       depth_avg, the baseline's mean over the run's sources. A catalogue
-                       run of PROBE_SOURCES sources (seed 0) records exactly the probe's
-                       value. (Until session 10 the probe started at the vertex of highest
-                       out-degree: on a lattice that is a corner, twice the mean depth, so
-                       auto took luo-grid-9M for luo-grid-10M.)
+  depth                levels below the source, averaged over sources: the probe
+                       (algorithms/bfs/probe.py: the sequential baseline's BFS from the
+                       first PROBE_SOURCES random sources a run picks, seed 0); from a
+                       results file, depth_probe, which the runner records from the same
+                       function (files before session 11: depth_avg, the mean over the
+                       run's own sources, which is the probe's only where those were
+                       random; the lattices run from their centre). Until session 10
+                       the probe started at the vertex of highest out-degree: on a
+                       lattice that is a corner, twice the mean depth, so auto took
+                       luo-grid-9M for luo-grid-10M.
   csr_bytes            row offsets (int64, n + 1) and column indices (int32; int64 from
                        2^31 vertices), as CSRGraph stores them
   l2_ratio             csr_bytes / the GPU's L2 size
@@ -32,7 +33,8 @@ from dataclasses import asdict, dataclass
 
 import numpy as np
 
-PROBE_SOURCES = 10  # the catalogue's sources (configs/experiments/catalogue-gpu.yaml)
+from gpubfs_cli.algorithms.bfs.probe import probe_depth
+
 DISTANCE_FEATURES = ("mean_degree", "degree_skew", "depth", "l2_ratio", "directed")
 
 
@@ -95,27 +97,25 @@ def top_share(degrees: np.ndarray, fraction: float = 0.01) -> float:
 
 def graph_features(graph, l2_bytes: int) -> tuple[Features, float]:
     """(features, probe milliseconds) of a CSRGraph: degrees from its offsets, depth the
-    mean over the probe's sequential BFSes (see `depth` above)."""
-    from gpubfs_cli.bench.references import solve_each
-    from gpubfs_cli.bench.sources import random_sources
-    from gpubfs_cli.core.problem import get_problem
-
+    probe's (see `depth` above)."""
     degrees = graph.out_degrees()
     if graph.n == 0:
         return make_features(0, 0, graph.directed, 0, 0, l2_bytes, 0.0), 0.0
-    sources = random_sources(graph, PROBE_SOURCES, seed=0)
     t0 = time.perf_counter()
-    reaches = [int(d.max()) for d in solve_each(get_problem("bfs"), graph, sources)]  # as a run's references
+    depth = probe_depth(graph)
     probe_ms = (time.perf_counter() - t0) * 1000.0
-    return make_features(graph.n, graph.m, graph.directed, int(degrees.max()), float(np.mean(reaches)),
-                         l2_bytes, top_share(degrees)), probe_ms
+    return make_features(graph.n, graph.m, graph.directed, int(degrees.max()), depth, l2_bytes,
+                         top_share(degrees)), probe_ms
 
 
 def recorded_features(info: dict, l2_bytes: int) -> Features | None:
     """Features of a results file's dataset entry, None when it lacks what they need
-    (a dataset that failed to load, a run that did not validate: no depth_avg)."""
+    (a dataset that failed to load, a run that did not validate: no depths)."""
     stats = info.get("stats") or {}
-    needed = (info.get("n"), info.get("m"), info.get("directed"), stats.get("max_degree"), info.get("depth_avg"))
+    depth = info.get("depth_probe")
+    if depth is None:
+        depth = info.get("depth_avg")  # a file written before the runner recorded the probe
+    needed = (info.get("n"), info.get("m"), info.get("directed"), stats.get("max_degree"), depth)
     if info.get("status") != "ok" or any(v is None for v in needed):
         return None
     n, m, directed, max_degree, depth = needed
