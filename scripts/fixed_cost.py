@@ -7,6 +7,11 @@ vertex reached in one level, so the time is what a traversal costs whatever the 
 WARMUP untimed traversals first, then the median of SAMPLES. The target: 30 us.
 
     python scripts/fixed_cost.py [--samples 50] [--json PATH] [--only NAME ...] [--floor]
+                                 [--knobs KEY=VALUE ...]
+
+--knobs sets knobs on the strategies that have them, beside their defaults: each such
+strategy gets a second row (e.g. `--knobs small_frontier=512`: merrill.*'s persistent
+kernel running a 2-vertex traversal in CTA 0, which its paper configs keep off).
 
 --floor adds what bounds the figures before any BFS work (scripts/launch_floor.cu, same
 launch path and timing): an empty one-argument launch, an empty cooperative launch of
@@ -46,7 +51,30 @@ def gpu_strategies(only: list[str]) -> list[tuple[str, str]]:
     return [(p, n) for p, n in out if not only or n in only]
 
 
-def measure(problem: str, name: str, samples: int) -> dict:
+def parse_knobs(pairs: list[str]) -> dict:
+    """{'small_frontier': 512} from ['small_frontier=512'] (values as YAML reads them)."""
+    import yaml
+
+    out = {}
+    for pair in pairs:
+        key, sep, value = pair.partition("=")
+        if not sep or not key:
+            raise SystemExit(f"--knobs: {pair!r} is not KEY=VALUE")
+        out[key] = yaml.safe_load(value)
+    return out
+
+
+def knobs_for(problem: str, name: str, knobs: dict) -> dict:
+    """The part of `knobs` that the strategy's Knobs has ({} when none)."""
+    import dataclasses
+
+    from gpubfs_cli.core.strategy import all_strategies
+
+    fields = {f.name for f in dataclasses.fields(all_strategies(problem)[name].Knobs)}
+    return {k: v for k, v in knobs.items() if k in fields}
+
+
+def measure(problem: str, name: str, samples: int, knobs: dict | None = None) -> dict:
     """{'us': [...]} for a strategy that ran and answered right, else {'error': why} or
     {'unavailable': why}."""
     import numpy as np
@@ -60,7 +88,7 @@ def measure(problem: str, name: str, samples: int) -> dict:
     if reason is not None:
         return {"unavailable": reason}
     graph = pair_graph(problem)
-    strategy = cls(make_knobs(cls, {}))
+    strategy = cls(make_knobs(cls, knobs or {}))
     try:
         strategy.upload(graph)
         strategy.prepare(graph)
@@ -117,7 +145,7 @@ def measure_floor(samples: int) -> dict[str, dict]:
 
 
 def row(problem: str, name: str, result: dict, target: bool = True) -> str:
-    label = f"{problem:<5} {name:<34}"
+    label = f"{problem:<5} {name:<48}"
     if "us" not in result:
         kind = "unavailable" if "unavailable" in result else "ERROR"
         return f"{label} {kind}: {result.get('unavailable') or result.get('error')}"
@@ -133,6 +161,8 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--json", type=Path, help="also write the samples here")
     ap.add_argument("--only", nargs="*", default=[], help="strategy names to measure (default: all)")
     ap.add_argument("--floor", action="store_true", help="also time the launch-floor probes")
+    ap.add_argument("--knobs", nargs="*", default=[], metavar="KEY=VALUE",
+                    help="a second row for every strategy that has these knobs")
     args = ap.parse_args(argv)
     if args.samples < 1:
         print("--samples must be >= 1", file=sys.stderr)
@@ -143,18 +173,22 @@ def main(argv: list[str] | None = None) -> int:
         return 2
     print(f"fixed cost per traversal from a 2-vertex component, median of {args.samples} "
           f"(us; target {TARGET_US:g} us)")
-    print(f"{'':<5} {'strategy':<34} {'median':>9} {'fastest':>9} {'slowest':>9}")
+    print(f"{'':<5} {'strategy':<48} {'median':>9} {'fastest':>9} {'slowest':>9}")
     results, failed, met, timed = {}, 0, 0, 0
-    for problem, name in cases:
-        result = measure(problem, name, args.samples)
-        results[f"{problem}/{name}"] = result
-        print(row(problem, name, result), flush=True)
+    extra = parse_knobs(args.knobs)
+    runs = [(p, n, {}) for p, n in cases]
+    runs += [(p, n, k) for p, n in cases if (k := knobs_for(p, n, extra))]
+    for problem, name, knobs in runs:
+        result = measure(problem, name, args.samples, knobs)
+        label = name + "".join(f" {k}={v}" for k, v in knobs.items())
+        results[f"{problem}/{label}"] = result
+        print(row(problem, label, result), flush=True)
         if "error" in result:
             failed += 1
-        elif "us" in result:
+        elif "us" in result and not knobs:
             timed += 1
             met += statistics.median(result["us"]) <= TARGET_US
-    print(f"{met} of {timed} timed strategies within {TARGET_US:g} us; {failed} failed")
+    print(f"{met} of {timed} timed strategies within {TARGET_US:g} us at their defaults; {failed} failed")
     if args.floor:
         print("launch floor (no BFS work):")
         for label, result in measure_floor(args.samples).items():

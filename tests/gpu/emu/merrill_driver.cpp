@@ -1,13 +1,13 @@
 // Runs algorithms/bfs/gpu/merrill/merrill.cu under the CPU emulator (cuda_emu.hpp) with the host
-// protocol of gpubfs_cli/gpu/strategies/merrill.py: fresh buffers, one launch per
-// source, a rerun with CULL_ATOMIC when a queue overflowed.
+// protocol of algorithms/bfs/gpu/merrill/strategies.py: fresh (poisoned) buffers and one
+// launch per source; a queue that overflows reruns with CULL_ATOMIC inside the launch.
 //
 // usage: merrill_driver IN OUT
 // IN  (int32 words): n m nsrc strategy gather culling pred grid_threshold
 //     switch_threshold blocks seed yield_permille vq_cap eq_cap big_cap counter_cap
 //     claim_threshold small_threshold count,
 //     then row[n+1], col[m], sources[nsrc]
-// OUT (int32 words) per source: iterations launches dist[n] parent[n]
+// OUT (int32 words) per source: iterations passes (2: rerun) dist[n] parent[n]
 //     counters[3 * counter_cap] (as the kernel left them: garbage when count is 0)
 #include "cuda_emu.hpp"
 #include "merrill.cu"
@@ -70,9 +70,8 @@ int main(int argc, char** argv) {
     const double yp = yield_permille / 1000.0;
 
     for (int s = 0; s < nsrc; ++s) {
-        int cull = culling, launches = 0;
         std::vector<int> dist, parent, ctl, counters;
-        for (;;) {
+        {
             dist.assign(n, 0x5A5A5A5A);
             parent.assign(n, 0x5A5A5A5A);
             std::vector<unsigned int> bitmask((n + 31) / 32, 0xA5A5A5A5u), claimed(bitmask);
@@ -83,12 +82,11 @@ int main(int argc, char** argv) {
             std::vector<unsigned long long> big_ctl(3, 0x5A5A5A5A5A5A5A5Aull);
             counters.assign((size_t)CNT_KINDS * counter_cap, 0x5A5A5A5A);
             std::vector<unsigned long long> prof((size_t)PROF_WORDS * (n + 2), 0);
-            ++launches;
 #define EMU_CASE(G, P, C) EMU_CASE_S(G, P, C, true) EMU_CASE_S(G, P, C, false)
 #define EMU_CASE_S(G, P, C, S)                                                                   \
     if (gather == G && (pred != 0) == P && (count != 0) == C && (small_threshold > 0) == S)      \
-        launch<G, P, C, S>(blocks, seed + s * 7919 + launches, yp, row, col, n, sources[s], strategy, \
-                     cull, grid_threshold, claim_threshold, switch_threshold, small_threshold,   \
+        launch<G, P, C, S>(blocks, seed + s * 7919 + 1, yp, row, col, n, sources[s], strategy, \
+                     culling, grid_threshold, claim_threshold, switch_threshold, small_threshold,   \
                      dist.data(),                                                                \
                      parent.data(), bitmask.data(), claimed.data(), vq0.data(), vq1.data(), eq0.data(), eq1.data(), ep0.data(), \
                      ep1.data(), big0.data(), big1.data(), vq_cap, eq_cap, big_cap, ctl.data(),  \
@@ -99,10 +97,12 @@ int main(int argc, char** argv) {
             EMU_CASE(1, false, true) EMU_CASE(2, false, true) EMU_CASE(3, false, true)
             EMU_CASE(0, true, true) EMU_CASE(1, true, true) EMU_CASE(2, true, true)
             EMU_CASE(3, true, true)
-            if (!ctl[CTL_OVERFLOW] || cull == CULL_ATOMIC) break;
-            cull = CULL_ATOMIC;
         }
-        int header[2] = {ctl[CTL_ITERS], launches};
+        if (ctl[CTL_OVERFLOW]) {
+            std::fprintf(stderr, "source %d: queues overflowed even with exact culling\n", sources[s]);
+            return 3;
+        }
+        int header[2] = {ctl[CTL_ITERS], 1 + ctl[CTL_RERUNS]};
         std::fwrite(header, sizeof(int), 2, out);
         std::fwrite(dist.data(), sizeof(int), n, out);
         std::fwrite(parent.data(), sizeof(int), n, out);

@@ -220,7 +220,8 @@ def test_prepare_refuses_before_allocating(n, m, knobs, why):
 def test_traverse_allocates_nothing(monkeypatch):
     """No fixed cost per traversal: after prepare (and the first predecessor BFS, which
     allocates the parent queues), traverse() creates no device array; it patches the
-    source into the argument list built in prepare and reads the control words back
+    source into the argument list built in prepare and reads nothing back (an overflow
+    reruns inside the kernel); to_host(), after the timer, reads the control words
     into the pinned buffer. CuPy is numpy here (tests/gpu/emulated_cupy.py) and the
     kernel a stand-in that records its arguments and finishes in one iteration."""
     import types
@@ -229,19 +230,24 @@ def test_traverse_allocates_nothing(monkeypatch):
 
     calls: list = []
 
+    reads: list = []
+    overflow = [0]
+
     def kernel(grid, block, args):
         assert isinstance(args, tuple) and len(args) == 31
         calls.append(args)
         ctl = args[25]
         ctl[:] = 0
         ctl[merrill.CTL_ITERS] = 1
+        ctl[merrill.CTL_RERUNS] = 1
+        ctl[merrill.CTL_OVERFLOW] = overflow[0]
 
     module = types.SimpleNamespace(get_function=lambda name: kernel)
     stub = types.SimpleNamespace(family=types.SimpleNamespace(modules=(merrill,)),
                                  configure=lambda *a: None, launches=[],
                                  load_module=lambda *a, **k: module)  # fmt: skip
-    monkeypatch.setattr(ec.DeviceArray, "get", lambda self, out=None: np.copyto(out, self) or out
-                        if out is not None else np.array(self), raising=False)  # fmt: skip
+    monkeypatch.setattr(ec.DeviceArray, "get", lambda self, out=None: reads.append(out is not None) or (
+                        np.copyto(out, self) or out if out is not None else np.array(self)), raising=False)  # fmt: skip
     allocated: list = []
     with ec.emulated(monkeypatch, stub, patches={"blocks_per_sm": lambda k, b: 2}) as fake:
         import sys
@@ -260,11 +266,20 @@ def test_traverse_allocates_nothing(monkeypatch):
             s.traverse(0, True)
             allocated.clear()
             for src, pred in ((5, False), (7, True), (9, False)):
+                reads.clear()
                 r = s.traverse(src, pred)
                 assert int(calls[-1][3]) == src and type(calls[-1][3]) is np.int32
-                assert r.distances is s._dist and r.counters["iterations"] == 1
-            assert allocated == [], f"{name}: traverse allocated {allocated}"
+                assert r.distances is s._dist and r.counters == {"kernel_launches": 1}
+                assert reads == [], f"{name}: traverse read back"
+                assert allocated == [], f"{name}: traverse allocated {allocated}"
+                c = r.to_host().counters
+                assert (c["iterations"], c["exact_rerun"]) == (1, 1) and reads[0] is True  # pinned
+                allocated.clear()
             assert calls[-1] is not calls[-2] and calls[-1][10] is calls[-3][10]  # same buffers
+            overflow[0] = 1
+            with pytest.raises(RuntimeError, match="overflowed even with exact culling"):
+                s.traverse(3).to_host()
+            overflow[0] = 0
             s.release()
 
 

@@ -777,17 +777,13 @@ __device__ int sf_lead(const State& S, Shared& sh, int L, bool vertex_first, int
     return resume;
 }
 
-template <int GATHER, bool PRED, bool COUNT, bool SMALL>
-__device__ void bfs(const State& S, int src, int strategy, long long switch_threshold,
-                    int small_threshold) {
-    MERRILL_SHARED(Shared, sh);
+// Labels, bitmasks, control words and the source's queue for one pass; `pass` (0, or 1
+// for the exact rerun) goes to ctl[CTL_RERUNS]. The caller's grid barrier follows.
+template <bool PRED, bool COUNT>
+__device__ void init_pass(const State& S, Shared& sh, int src, bool vertex_first, int pass) {
     const int tid = threadIdx.x;
     const int gtid = blockIdx.x * BLOCK + tid;
     const int gstride = gridDim.x * BLOCK;
-    // EC starts from a labelled vertex queue {src}; the others from an edge queue
-    // {src} whose contraction labels the source at iteration 0.
-    const bool vertex_first = strategy == STRAT_EXPAND_CONTRACT;
-
     for (int i = gtid; i < S.n; i += gstride) {
         S.dist[i] = (vertex_first && i == src) ? 0 : -1;
         if (PRED) S.parent[i] = (vertex_first && i == src) ? src : -1;
@@ -800,6 +796,7 @@ __device__ void bfs(const State& S, int src, int strategy, long long switch_thre
     for (int i = tid; i < HISTORY; i += BLOCK) sh.history[i] = -1;
     if (gtid == 0) {
         for (int k = 0; k < CTL_WORDS; ++k) S.ctl[k] = 0;
+        S.ctl[CTL_RERUNS] = pass;
         for (int k = 0; k < 3; ++k) S.big_ctl[k] = 0;
         if (COUNT)
             for (int k = 0; k < CNT_KINDS; ++k)
@@ -815,80 +812,107 @@ __device__ void bfs(const State& S, int src, int strategy, long long switch_thre
         }
     }
     __syncthreads();
-    MERRILL_GRID_SYNC();
+}
 
-    int L = 0, epoch = 0;
+// One BFS. The host reads nothing back per traversal (a pinned read is some 18 us of
+// host round trip on the H100): a queue that overflows (duplicates past the slack)
+// reruns the traversal with exact culling, whose queues are bounded by n and m, in this
+// launch. The start and the rerun are the loop's L < 0 turns, so that they share its
+// one grid barrier: a rerun branch with barriers of its own spilled registers.
+template <int GATHER, bool PRED, bool COUNT, bool SMALL>
+__device__ void bfs(State& S, int src, int strategy, long long switch_threshold, int small_threshold) {
+    MERRILL_SHARED(Shared, sh);
+    const int gtid = blockIdx.x * BLOCK + threadIdx.x;
+    // EC starts from a labelled vertex queue {src}; the others from an edge queue
+    // {src} whose contraction labels the source at iteration 0.
+    const bool vertex_first = strategy == STRAT_EXPAND_CONTRACT;
+    int L = -1;  // -1: initialise; -2: initialise for the rerun (-3: the barrier before it)
+    int epoch = 0;
     int handed_back = -1;  // EC: the level CTA 0 last handed back runs on the grid
     for (;;) {
-        const Control c = read_control(S, sh, L);
-        if (c.ovf) break;
-        const int vcount = c.vcount;
-        const int ecount = c.ecount;
-        const Huge big = huge_list(S, c.big, c.big_ovf);  // CE and C+E (EC fills its own below)
-        const long long frontier = vertex_first ? vcount : (long long)ecount + big.total;
-        if (frontier == 0) break;
-        if (gtid == 0) {
-            int* clear = S.slot(L + 2);
-            for (int k = 0; k < CTL_SLOT; ++k) clear[k] = 0;
-            S.big_ctl[(L + 2) % 3] = 0;
-            if (COUNT && L + 2 < S.counter_cap)
-                for (int k = 0; k < CNT_KINDS; ++k) S.counters[k * S.counter_cap + L + 2] = 0;
-        }
-        if (SMALL && frontier <= small_threshold && L != handed_back) {
-            // Every CTA read the same words after the barrier: all enter together.
-            ++epoch;
-            const int resume =
-                blockIdx.x == 0
-                    ? sf_lead<PRED, COUNT>(S, sh, L, vertex_first, vcount, ecount, big.count,
-                                           big.total, small_threshold, epoch)
-                    : sf_park(S.ctl + CTL_SF, epoch, &sh.bcast[6]);
-            if (resume < 0) {
-                L = ~resume;
-                break;
-            }
-            L = resume;
-            handed_back = L;
-            if (!vertex_first) {
-                // Level L's labelled vertices came back in vq0: expand them into
-                // iteration L + 1's edge queue, as two-phase's second phase does.
-                S.stamp(L, 0, MERRILL_NOW());
-                S.stamp(L, 3, KIND_SMALL);
-                phase_expand<GATHER, PRED, COUNT>(S, sh, L);
-                MERRILL_GRID_SYNC();
-                ++L;
-            }
-            continue;
-        }
-        const bool contract_expand =
-            strategy == STRAT_CONTRACT_EXPAND ||
-            (strategy == STRAT_HYBRID && frontier <= switch_threshold);
-        S.stamp(L, 0, MERRILL_NOW());
-        S.stamp(L, 2, (unsigned long long)frontier);
-        S.stamp(L, 3, vertex_first ? KIND_EC : contract_expand ? KIND_CE : KIND_TWO_PHASE);
-        if (vertex_first) {
-            phase_expand_contract<GATHER, PRED, COUNT>(S, sh, L, vcount);
-            MERRILL_GRID_SYNC();
-            // The huge list's words are final after the barrier (nothing defers in the
-            // huge phase), so every CTA takes the same branch. An overflowed list is
-            // skipped: the next iteration sees the overflow and stops.
-            const Control after = read_control(S, sh, L);
-            const Huge huge = huge_list(S, after.big, after.big_ovf);
-            if (huge.total > 0) {
-                S.stamp(L, 1, MERRILL_NOW());
-                S.stamp(L, 3, KIND_EC_HUGE);
-                phase_contract_huge<PRED, COUNT>(S, sh, L, huge.count, huge.total);
-                MERRILL_GRID_SYNC();
-            }
-            ++L;
-            continue;
-        }
-        if (contract_expand) {
-            phase_contract_expand<GATHER, PRED, COUNT>(S, sh, L, ecount, big.count, big.total);
+        if (L < 0) {
+            init_pass<PRED, COUNT>(S, sh, src, vertex_first, L == -2);
+            L = -1;
+            epoch = 0;
+            handed_back = -1;
         } else {
-            phase_contract<PRED, COUNT>(S, sh, L, ecount, big.count, big.total);
-            MERRILL_GRID_SYNC();
-            S.stamp(L, 1, MERRILL_NOW());
-            phase_expand<GATHER, PRED, COUNT>(S, sh, L);
+            const Control c = read_control(S, sh, L);
+            if (c.ovf) {
+                // Every CTA read the same words: all come here, and the barrier below
+                // comes before init clears them.
+                if (S.culling == CULL_ATOMIC) break;  // ctl[CTL_OVERFLOW] stays set: the host raises
+                S.culling = CULL_ATOMIC;
+                L = -3;
+            } else {
+                const int vcount = c.vcount;
+                const int ecount = c.ecount;
+                const Huge big = huge_list(S, c.big, c.big_ovf);  // CE and C+E (EC fills its own below)
+                const long long frontier = vertex_first ? vcount : (long long)ecount + big.total;
+                if (frontier == 0) break;
+                if (gtid == 0) {
+                    int* clear = S.slot(L + 2);
+                    for (int k = 0; k < CTL_SLOT; ++k) clear[k] = 0;
+                    S.big_ctl[(L + 2) % 3] = 0;
+                    if (COUNT && L + 2 < S.counter_cap)
+                        for (int k = 0; k < CNT_KINDS; ++k) S.counters[k * S.counter_cap + L + 2] = 0;
+                }
+                if (SMALL && frontier <= small_threshold && L != handed_back) {
+                    // Every CTA read the same words after the barrier: all enter together.
+                    ++epoch;
+                    const int resume =
+                        blockIdx.x == 0
+                            ? sf_lead<PRED, COUNT>(S, sh, L, vertex_first, vcount, ecount, big.count,
+                                                   big.total, small_threshold, epoch)
+                            : sf_park(S.ctl + CTL_SF, epoch, &sh.bcast[6]);
+                    if (resume < 0) {
+                        L = ~resume;
+                        break;
+                    }
+                    L = resume;
+                    handed_back = L;
+                    if (!vertex_first) {
+                        // Level L's labelled vertices came back in vq0: expand them into
+                        // iteration L + 1's edge queue, as two-phase's second phase does.
+                        S.stamp(L, 0, MERRILL_NOW());
+                        S.stamp(L, 3, KIND_SMALL);
+                        phase_expand<GATHER, PRED, COUNT>(S, sh, L);
+                        MERRILL_GRID_SYNC();
+                        ++L;
+                    }
+                    continue;
+                }
+                const bool contract_expand =
+                    strategy == STRAT_CONTRACT_EXPAND ||
+                    (strategy == STRAT_HYBRID && frontier <= switch_threshold);
+                S.stamp(L, 0, MERRILL_NOW());
+                S.stamp(L, 2, (unsigned long long)frontier);
+                S.stamp(L, 3, vertex_first ? KIND_EC : contract_expand ? KIND_CE : KIND_TWO_PHASE);
+                if (vertex_first) {
+                    phase_expand_contract<GATHER, PRED, COUNT>(S, sh, L, vcount);
+                    MERRILL_GRID_SYNC();
+                    // The huge list's words are final after the barrier (nothing defers in the
+                    // huge phase), so every CTA takes the same branch. An overflowed list is
+                    // skipped: the next iteration sees the overflow and stops.
+                    const Control after = read_control(S, sh, L);
+                    const Huge huge = huge_list(S, after.big, after.big_ovf);
+                    if (huge.total > 0) {
+                        S.stamp(L, 1, MERRILL_NOW());
+                        S.stamp(L, 3, KIND_EC_HUGE);
+                        phase_contract_huge<PRED, COUNT>(S, sh, L, huge.count, huge.total);
+                        MERRILL_GRID_SYNC();
+                    }
+                    ++L;
+                    continue;
+                }
+                if (contract_expand) {
+                    phase_contract_expand<GATHER, PRED, COUNT>(S, sh, L, ecount, big.count, big.total);
+                } else {
+                    phase_contract<PRED, COUNT>(S, sh, L, ecount, big.count, big.total);
+                    MERRILL_GRID_SYNC();
+                    S.stamp(L, 1, MERRILL_NOW());
+                    phase_expand<GATHER, PRED, COUNT>(S, sh, L);
+                }
+            }
         }
         MERRILL_GRID_SYNC();
         ++L;

@@ -63,8 +63,10 @@ __device__ __forceinline__ unsigned long long merrill_now() {
 #define CTL_BIG_OVF 3   // this slot's huge list overflowed (entries past big_cap, or a
                         // total past INT_MAX): it must not be read
 #define CTL_SLOT 4      // words per slot
-#define CTL_OVERFLOW 12 // sticky: some queue overflowed (the host reruns with CULL_ATOMIC)
-#define CTL_ITERS 13    // iterations run
+#define CTL_OVERFLOW 12 // sticky: some queue overflowed (the kernel reruns with CULL_ATOMIC;
+                        // still set at the end: the atomic pass overflowed too)
+#define CTL_ITERS 13    // iterations run (by the last pass)
+#define CTL_RERUNS 14   // 1 when the traversal was rerun with CULL_ATOMIC
 #define CTL_SF 16       // SF_WORDS words of the small-frontier protocol (small_frontier.cuh)
 #define CTL_WORDS 20
 

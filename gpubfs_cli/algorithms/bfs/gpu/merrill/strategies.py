@@ -87,7 +87,7 @@ What changed for today's GPUs (C2050 -> H100/H200):
   expansion on grid7pt.300 and grid5pt.5000).
 - No fixed cost per traversal: every buffer, and the launch's argument tuple, is made
   in prepare (the source and culling are patched per call); the control words come
-  back into page-locked memory; counters are sliced after the timer (to_host). The
+  back into page-locked memory after the timer, with the counters (to_host). The
   parent queues are the exception: allocated on the first predecessor BFS, as only
   predecessor runs need them (m words each).
 - Control words (queue lengths) are read once per CTA after each grid barrier and
@@ -98,8 +98,10 @@ What changed for today's GPUs (C2050 -> H100/H200):
 - Queue reservations: one atomicAdd per tile (per warp round in expand-contract),
   offsets within the tile from block or warp prefix sums, as in the paper.
 - A queue that would overflow (possible with heavy duplication, as the paper saw on
-  kron_g500-logn20 without culling) sets a flag; the traversal is then rerun with
-  ``atomic`` culling, whose queues are bounded by n and m (``exact_rerun`` counter).
+  kron_g500-logn20 without culling) sets a flag; the kernel then reruns the traversal
+  with ``atomic`` culling, whose queues are bounded by n and m (``exact_rerun``
+  counter), in the same launch: traverse() reads nothing back (until session 11 the
+  host read the flag after every launch, some 18 us of each traversal's time).
 
 Counters (per BFS level d, device-side; computed after timing in ``to_host``):
 ``frontier_vertices``/``frontier_edges`` (logical: unique vertices at distance d and
@@ -148,7 +150,7 @@ CULLING = {"bitmask": C["CULL_BITMASK"], "label": C["CULL_LABEL"], "warp": C["CU
 STRATEGY = {"expand_contract": C["STRAT_EXPAND_CONTRACT"], "contract_expand": C["STRAT_CONTRACT_EXPAND"],
             "two_phase": C["STRAT_TWO_PHASE"], "hybrid": C["STRAT_HYBRID"]}
 
-CTL_OVERFLOW, CTL_ITERS, CTL_WORDS = C["CTL_OVERFLOW"], C["CTL_ITERS"], C["CTL_WORDS"]
+CTL_OVERFLOW, CTL_ITERS, CTL_RERUNS, CTL_WORDS = C["CTL_OVERFLOW"], C["CTL_ITERS"], C["CTL_RERUNS"], C["CTL_WORDS"]
 SMALL_CAP = C["MERRILL_SMALL_CAP"]  # the largest small_frontier threshold
 CNT_ENQUEUED, CNT_EXPANDED, CNT_EDGES, CNT_KINDS = (
     C["CNT_ENQUEUED"], C["CNT_EXPANDED"], C["CNT_EDGES"], C["CNT_KINDS"])
@@ -269,10 +271,17 @@ class MerrillResult(Answer):
     level_counts: Any = None  # the kernel's counter buffer (CNT_KINDS x cap), None when compiled out
     profile: Any = None  # the profile buffer, None when off
 
+    ctl: Any = None  # the control words (device) and their pinned host copy, read here
+    ctl_host: Any = None
+
     def to_host(self) -> Answer:
         dist = self.distances
         counters = dict(self.counters)
-        iterations = int(counters["iterations"])
+        ctl = self.ctl.get(out=self.ctl_host) if hasattr(self.ctl, "get") else np.asarray(self.ctl)
+        if int(ctl[CTL_OVERFLOW]):
+            raise RuntimeError("merrill: queues overflowed even with exact culling")
+        iterations = int(ctl[CTL_ITERS])
+        counters.update(iterations=iterations, exact_rerun=int(ctl[CTL_RERUNS]))
         if hasattr(dist, "get") and not isinstance(dist, np.ndarray):
             import cupy as cp
 
@@ -417,22 +426,15 @@ class _Merrill(GpuStrategy):
             self._args[predecessors] = self._launch_args(predecessors)
         args = self._args[predecessors]
         kernel, grid = self._kernels[predecessors], self._grid[predecessors]
-        culling = self._culling
-        launches = 0
-        while True:
-            kernel((grid,), (self._block,), args(i32(source), i32(culling)))
-            launches += 1
-            ctl = self.read_back(self._ctl, self._ctl_host)
-            overflow, iterations = int(ctl[CTL_OVERFLOW]), int(ctl[CTL_ITERS])
-            if not overflow or culling == CULLING["atomic"]:
-                break
-            culling = CULLING["atomic"]
-        if overflow:
-            raise RuntimeError(f"{self.name}: queues overflowed even with exact culling")
+        # One launch, nothing read back: an overflow reruns inside the kernel, and the
+        # control words are read in to_host(), after the timer.
+        kernel((grid,), (self._block,), args(i32(source), i32(self._culling)))
         return MerrillResult(
             distances=self._dist,
             parents=self._parent if predecessors else None,
-            counters={"iterations": iterations, "kernel_launches": launches, "exact_rerun": launches - 1},
+            counters={"kernel_launches": 1},
+            ctl=self._ctl,
+            ctl_host=self._ctl_host,
             degrees=self._degrees,
             level_counts=self._counts if self._counting else None,
             profile=self._prof if self.knobs.profile else None,
