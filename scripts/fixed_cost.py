@@ -4,7 +4,8 @@ edge (tests/gpu/fixed_cost.py's pair_graph), traversed from one end of that edge
 vertex reached in one level, so the time is what a traversal costs whatever the graph
 (launches, status reads, host bookkeeping). Timed through the runner's one timing path
 (bench/timing.timed_traverse: CUDA events around traverse(), the copy-back after them),
-WARMUP untimed traversals first, then the median of SAMPLES. The target: 30 us.
+WARMUP untimed traversals first, then the median of SAMPLES; every strategy is prepared
+first and they take turns, one traversal each per round (take_turns). The target: 30 us.
 
     python scripts/fixed_cost.py [--samples 50] [--json PATH] [--only NAME ...] [--floor]
                                  [--knobs KEY=VALUE ...]
@@ -74,49 +75,81 @@ def knobs_for(problem: str, name: str, knobs: dict) -> dict:
     return {k: v for k, v in knobs.items() if k in fields}
 
 
-def measure(problem: str, name: str, samples: int, knobs: dict | None = None) -> dict:
-    """{'us': [...]} for a strategy that ran and answered right, else {'error': why} or
-    {'unavailable': why}."""
-    import numpy as np
+class Case:
+    """One strategy (with knobs) or floor probe: `sample()` times one traversal (us).
+    A case that cannot run holds its `result` ({'unavailable': why} or {'error': why})."""
 
-    from gpubfs_cli.bench.timing import timed_traverse
-    from gpubfs_cli.core.strategy import StrategyUnavailable, all_strategies, make_knobs
-    from tests.gpu.fixed_cost import PAIR_SOURCE, pair_graph
+    def __init__(self, key: str, result: dict | None = None):
+        self.key, self.result, self.us = key, result, []
 
-    cls = all_strategies(problem)[name]
-    reason = cls.unavailable_reason()
-    if reason is not None:
-        return {"unavailable": reason}
-    graph = pair_graph(problem)
-    strategy = cls(make_knobs(cls, knobs or {}))
-    try:
-        strategy.upload(graph)
-        strategy.prepare(graph)
+    def sample(self) -> float:
+        raise NotImplementedError
+
+    def close(self) -> None:
+        pass
+
+    def outcome(self) -> dict:
+        return self.result or {"us": self.us}
+
+
+class StrategyCase(Case):
+    def __init__(self, problem: str, name: str, knobs: dict):
+        from gpubfs_cli.core.strategy import StrategyUnavailable, all_strategies, make_knobs
+        from tests.gpu.fixed_cost import PAIR_SOURCE, pair_graph
+
+        super().__init__(f"{problem}/{name}" + "".join(f" {k}={v}" for k, v in knobs.items()))
+        self.strategy = None
+        cls = all_strategies(problem)[name]
+        reason = cls.unavailable_reason()
+        if reason is not None:
+            self.result = {"unavailable": reason}
+            return
+        graph = pair_graph(problem)
+        self.strategy = cls(make_knobs(cls, knobs))
+        try:
+            self.strategy.upload(graph)
+            self.strategy.prepare(graph)
+            for _ in range(WARMUP):
+                self.strategy.traverse(PAIR_SOURCE).to_host()
+        except StrategyUnavailable as exc:
+            self.result = {"unavailable": str(exc)}
+        except Exception as exc:  # noqa: BLE001 - one strategy's failure is its row, not the run's end
+            self.result = {"error": f"{type(exc).__name__}: {exc}"}
+
+    def sample(self) -> float:
+        from gpubfs_cli.bench.timing import timed_traverse
+        from tests.gpu.fixed_cost import PAIR_SOURCE
+
+        ms, answer = timed_traverse(self.strategy, PAIR_SOURCE)
+        dist = np.asarray(answer.distances)
+        reached = np.flatnonzero(dist >= 0).tolist()
+        if reached != [PAIR_SOURCE, PAIR_SOURCE + 1] or dist[PAIR_SOURCE] != 0:
+            raise RuntimeError(f"wrong answer from {PAIR_SOURCE}: reached {reached[:8]}")
+        return ms * 1000.0
+
+    def close(self) -> None:
+        if self.strategy is not None:
+            self.strategy.release()
+
+
+class FloorCase(Case):
+    def __init__(self, label: str, fn):
+        super().__init__(f"floor/{label}")
+        self.fn = fn
         for _ in range(WARMUP):
-            strategy.traverse(PAIR_SOURCE).to_host()
-        times = []
-        for _ in range(samples):
-            ms, answer = timed_traverse(strategy, PAIR_SOURCE)
-            dist = np.asarray(answer.distances)
-            reached = np.flatnonzero(dist >= 0).tolist()
-            if reached != [PAIR_SOURCE, PAIR_SOURCE + 1] or dist[PAIR_SOURCE] != 0:
-                return {"error": f"wrong answer from {PAIR_SOURCE}: reached {reached[:8]}"}
-            times.append(ms * 1000.0)
-        return {"us": times}
-    except StrategyUnavailable as exc:
-        return {"unavailable": str(exc)}
-    except Exception as exc:  # noqa: BLE001 - one strategy's failure is its row, not the run's end
-        return {"error": f"{type(exc).__name__}: {exc}"}
-    finally:
-        strategy.release()
+            fn()
+
+    def sample(self) -> float:
+        from gpubfs_cli.bench.timing import timed_call
+        from gpubfs_cli.core.device import gpu
+
+        return timed_call(self.fn, [gpu(0)])[0] * 1000.0
 
 
-def measure_floor(samples: int) -> dict[str, dict]:
-    """{probe: {'us': [...]}} for the launch-floor probes (see the module docstring)."""
+def floor_cases() -> list[Case]:
+    """The launch-floor probes (see the module docstring)."""
     import cupy as cp
 
-    from gpubfs_cli.bench.timing import timed_call
-    from gpubfs_cli.core.device import gpu
     from gpubfs_cli.gpu.launch import blocks_per_sm, i32, i64, sm_count
     from gpubfs_cli.gpu.modules import load_module
 
@@ -135,13 +168,23 @@ def measure_floor(samples: int) -> dict[str, dict]:
         f"cooperative launch, 24 arguments, {grid} CTAs, 1 grid barrier": lambda: coop((grid,), (256,), args),
         "the same + pinned read-back of 1 word": lambda: (coop((grid,), (256,), args), buf[:1].get(out=pinned)),
     }
-    out = {}
-    for label, fn in probes.items():
-        for _ in range(WARMUP):
-            fn()
-        cp.cuda.Device().synchronize()
-        out[label] = {"us": [timed_call(fn, [gpu(0)])[0] * 1000.0 for _ in range(samples)]}
-    return out
+    return [FloorCase(label, fn) for label, fn in probes.items()]
+
+
+def take_turns(cases: list[Case], samples: int) -> None:
+    """`samples` rounds; round r runs every live case once, starting from case r (mod
+    the count), so that each runs first, and at every place, alike (session 11: run one
+    after another, do.bfs's same build measured 43.6 us early in the list and 26.8 late)."""
+    live = [c for c in cases if c.result is None]
+    for r in range(samples):
+        start = r % max(1, len(live))
+        for case in live[start:] + live[:start]:
+            if case.result is not None:
+                continue
+            try:
+                case.us.append(case.sample())
+            except Exception as exc:  # noqa: BLE001 - one strategy's failure is its row
+                case.result = {"error": f"{type(exc).__name__}: {exc}"}
 
 
 def row(problem: str, name: str, result: dict, target: bool = True) -> str:
@@ -174,26 +217,32 @@ def main(argv: list[str] | None = None) -> int:
     print(f"fixed cost per traversal from a 2-vertex component, median of {args.samples} "
           f"(us; target {TARGET_US:g} us)")
     print(f"{'':<5} {'strategy':<48} {'median':>9} {'fastest':>9} {'slowest':>9}")
-    results, failed, met, timed = {}, 0, 0, 0
+    failed, met, timed = 0, 0, 0
     extra = parse_knobs(args.knobs)
     runs = [(p, n, {}) for p, n in cases]
     runs += [(p, n, k) for p, n in cases if (k := knobs_for(p, n, extra))]
-    for problem, name, knobs in runs:
-        result = measure(problem, name, args.samples, knobs)
-        label = name + "".join(f" {k}={v}" for k, v in knobs.items())
-        results[f"{problem}/{label}"] = result
-        print(row(problem, label, result), flush=True)
+    measured = [StrategyCase(p, n, k) for p, n, k in runs]
+    floors = floor_cases() if args.floor else []
+    try:
+        take_turns(measured + floors, args.samples)
+    finally:
+        for case in measured:
+            case.close()
+    results = {}
+    for (problem, name, knobs), case in zip(runs, measured, strict=True):
+        result = results[case.key] = case.outcome()
+        print(row(problem, name + "".join(f" {k}={v}" for k, v in knobs.items()), result), flush=True)
         if "error" in result:
             failed += 1
         elif "us" in result and not knobs:
             timed += 1
             met += statistics.median(result["us"]) <= TARGET_US
     print(f"{met} of {timed} timed strategies within {TARGET_US:g} us at their defaults; {failed} failed")
-    if args.floor:
-        print("launch floor (no BFS work):")
-        for label, result in measure_floor(args.samples).items():
-            results[f"floor/{label}"] = result
-            print(row("floor", label, result, target=False))  # a bound, not a strategy
+    if floors:
+        print("launch floor (no BFS work), taking turns with the strategies:")
+        for case in floors:
+            results[case.key] = case.outcome()
+            print(row("floor", case.key.split("/", 1)[1], results[case.key], target=False))  # a bound
     if args.json:
         args.json.write_text(json.dumps({"target_us": TARGET_US, "results": results}, indent=1))
     return 1 if failed else 0
