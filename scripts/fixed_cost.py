@@ -41,6 +41,7 @@ if str(ROOT) not in sys.path:
 
 TARGET_US = 30.0
 WARMUP = 5
+BLOCK = 10  # timed traversals of one case in a row (take_turns)
 
 
 def gpu_strategies(only: list[str]) -> list[tuple[str, str]]:
@@ -92,12 +93,16 @@ class Case:
         return self.result or {"us": self.us}
 
 
+def case_key(problem: str, name: str, knobs: dict) -> str:
+    return f"{problem}/{name}" + "".join(f" {k}={v}" for k, v in knobs.items())
+
+
 class StrategyCase(Case):
     def __init__(self, problem: str, name: str, knobs: dict):
         from gpubfs_cli.core.strategy import StrategyUnavailable, all_strategies, make_knobs
         from tests.gpu.fixed_cost import PAIR_SOURCE, pair_graph
 
-        super().__init__(f"{problem}/{name}" + "".join(f" {k}={v}" for k, v in knobs.items()))
+        super().__init__(case_key(problem, name, knobs))
         self.strategy = None
         cls = all_strategies(problem)[name]
         reason = cls.unavailable_reason()
@@ -171,18 +176,23 @@ def floor_cases() -> list[Case]:
     return [FloorCase(label, fn) for label, fn in probes.items()]
 
 
-def take_turns(cases: list[Case], samples: int) -> None:
-    """`samples` rounds; round r runs every live case once, starting from case r (mod
-    the count), so that each runs first, and at every place, alike (session 11: run one
-    after another, do.bfs's same build measured 43.6 us early in the list and 26.8 late)."""
+def take_turns(cases: list[Case], samples: int, block: int = BLOCK) -> None:
+    """`samples` traversals per case in rounds: in each round every live case runs one
+    untimed traversal, then `block` timed ones back to back (as a run's sources are),
+    and round r starts from case r (mod the count), so that a drift over the run (session
+    11: do.bfs's one build measured 43.6 us early in a list run one after another and
+    26.8 late) falls on every case alike. One sample each, switching every traversal,
+    measured every case 1.2-1.8x slower: not what a run of sources pays."""
     live = [c for c in cases if c.result is None]
-    for r in range(samples):
+    for r in range(-(-samples // block)):
         start = r % max(1, len(live))
         for case in live[start:] + live[:start]:
             if case.result is not None:
                 continue
             try:
-                case.us.append(case.sample())
+                case.sample()
+                for _ in range(min(block, samples - len(case.us))):
+                    case.us.append(case.sample())
             except Exception as exc:  # noqa: BLE001 - one strategy's failure is its row
                 case.result = {"error": f"{type(exc).__name__}: {exc}"}
 
@@ -221,17 +231,27 @@ def main(argv: list[str] | None = None) -> int:
     extra = parse_knobs(args.knobs)
     runs = [(p, n, {}) for p, n in cases]
     runs += [(p, n, k) for p, n in cases if (k := knobs_for(p, n, extra))]
-    measured = [StrategyCase(p, n, k) for p, n, k in runs]
+    # The multi-GPU strategies' rank processes would share the host with the others:
+    # they take turns among themselves, after the others are released.
+    from gpubfs_cli.core.strategy import all_strategies
+
+    multi = [hasattr(all_strategies(p)[n].Knobs, "gpus") for p, n, _ in runs]
     floors = floor_cases() if args.floor else []
-    try:
-        take_turns(measured + floors, args.samples)
-    finally:
-        for case in measured:
-            case.close()
+    measured: list[Case] = []
+    for group in (False, True):
+        turns = [StrategyCase(p, n, k) for (p, n, k), m in zip(runs, multi, strict=True) if m == group]
+        measured += turns
+        try:
+            take_turns(turns + (floors if not group else []), args.samples)
+        finally:
+            for case in turns:
+                case.close()
+    order = [case_key(*run) for run in runs]
+    measured.sort(key=lambda c: order.index(c.key))
     results = {}
-    for (problem, name, knobs), case in zip(runs, measured, strict=True):
+    for (problem, _, knobs), case in zip(runs, measured, strict=True):
         result = results[case.key] = case.outcome()
-        print(row(problem, name + "".join(f" {k}={v}" for k, v in knobs.items()), result), flush=True)
+        print(row(problem, case.key.split("/", 1)[1], result), flush=True)
         if "error" in result:
             failed += 1
         elif "us" in result and not knobs:

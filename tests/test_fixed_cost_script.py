@@ -34,12 +34,14 @@ class Fake(fixed_cost.Case):
         return float(len(self.log))
 
 
-def test_cases_take_turns_and_a_failure_ends_only_its_own():
+def test_cases_take_turns_in_blocks_and_a_failure_ends_only_its_own():
     log: list[str] = []
     cases = [Fake("a", log), Fake("b", log, fail_at=1), Fake("c", log),
              Fake("x", log, result={"unavailable": "no GPU"})]
-    fixed_cost.take_turns(cases, 3)
-    assert log == ["a", "b", "c", "b", "c", "a", "c", "a"]  # round r starts at case r; x never runs
-    assert cases[0].outcome() == {"us": [1.0, 6.0, 8.0]} and cases[2].outcome() == {"us": [3.0, 5.0, 7.0]}
+    fixed_cost.take_turns(cases, 3, block=2)
+    # Round r starts at case r; each turn is one untimed traversal, then up to 2 timed (3
+    # in all); b fails its second timed one and sits out round 1; x never runs.
+    assert log == ["a", "a", "a", "b", "b", "b", "c", "c", "c", "c", "c", "a", "a"]
+    assert cases[0].outcome() == {"us": [2.0, 3.0, 13.0]} and cases[2].outcome() == {"us": [8.0, 9.0, 11.0]}
     assert cases[1].outcome() == {"error": "RuntimeError: wrong answer"}
     assert cases[3].outcome() == {"unavailable": "no GPU"}
