@@ -166,6 +166,24 @@ def test_read_text_file_refuses_binary_folders_and_missing(tmp_path):
         read_text_file(tmp_path / "nope.yaml", "run config")
 
 
+def test_read_text_file_reads_gzip_and_refuses_a_broken_one(tmp_path):
+    import gzip
+
+    from gpubfs_cli.files import read_text_file
+
+    packed = tmp_path / "r.json.gz"
+    packed.write_bytes(gzip.compress(b'{"a": 1}\n'))
+    assert read_text_file(packed, "results file") == '{"a": 1}\n'
+    cut = tmp_path / "cut.json.gz"
+    cut.write_bytes(packed.read_bytes()[:-6])
+    with pytest.raises(UserError, match=r"cut\.json\.gz: cannot read the results file \("):
+        read_text_file(cut, "results file")
+    bad = tmp_path / "bad.json.gz"
+    bad.write_bytes(b"\x1f\x8b" + b"\x00" * 20)
+    with pytest.raises(UserError, match=r"bad\.json\.gz: cannot read the results file \("):
+        read_text_file(bad, "results file")
+
+
 def test_parse_yaml_control_characters_and_deep_nesting():
     from gpubfs_cli.files import parse_yaml
 

@@ -14,23 +14,34 @@ from gpubfs_cli.cli import app
 from gpubfs_cli.report.load import load_many
 
 RESULTS = Path(__file__).parents[2] / "docs" / "results"
-SHIPPED = sorted(RESULTS.glob("*/*.json"))
+
+
+def results_in(folder: Path) -> list[Path]:
+    """The results files of a folder: *.json, and *.json.gz (the larger ones ship gzipped)."""
+    return sorted([*folder.glob("*.json"), *folder.glob("*.json.gz")])
+
+
+SHIPPED = sorted(p for folder in RESULTS.iterdir() if folder.is_dir() for p in results_in(folder))
 # The papers' own families (bfs4k, lbbfs, raval), measured on an H100: rendered apart,
 # since pooled with the H200 files of the same graphs the best cell could come from either.
-FAMILIES = sorted((RESULTS / "h100-2026-11-23-s5").glob("*.json"))
+FAMILIES = results_in(RESULTS / "h100-2026-11-23-s5")
 # Session 6 (H100): `gpubfs reproduce luo`, the Gunrock peer, warm/cold L2, Merrill's knobs.
-SESSION6 = sorted((RESULTS / "h100-2026-11-23-s6").glob("*.json"))
+SESSION6 = results_in(RESULTS / "h100-2026-11-23-s6")
 # Session 7 (H100): the catalogue run behind auto.bfs's table (do.* included), rendered apart.
-SESSION7 = sorted((RESULTS / "h100-2026-11-23-s7").glob("*.json"))
+SESSION7 = results_in(RESULTS / "h100-2026-11-23-s7")
 # Session 8 (H100): do.bfs's small-frontier mode on and off beside Gunrock, and its profile.
-SESSION8 = sorted((RESULTS / "h100-2026-11-23-s8").glob("*.json"))
+SESSION8 = results_in(RESULTS / "h100-2026-11-23-s8")
 # Session 9 (H100): do.bfs's growth and small-frontier variants beside Gunrock, the
 # small-frontier probe, cpu.parallel_* beside gapbs at 1 and 16 threads.
-SESSION9 = sorted((RESULTS / "h100-2026-11-23-s9").glob("*.json"))
+SESSION9 = results_in(RESULTS / "h100-2026-11-23-s9")
 # Session 10 (H100): do.bfs's defaults taking turns, merrill.hybrid's CTA sizes, the
 # catalogue behind today's auto table and its held-out twin (heldout-catalogue-K*.json).
-SESSION10 = sorted((RESULTS / "h100-2026-11-24-s10").glob("*.json"))
-APART = set(FAMILIES) | set(SESSION6) | set(SESSION7) | set(SESSION8) | set(SESSION9) | set(SESSION10)
+SESSION10 = results_in(RESULTS / "h100-2026-11-24-s10")
+# Session 11 (H100): the catalogue behind today's auto table (files that record
+# depth_probe) and its held-out twin, merrill's fixed cost.
+SESSION11 = results_in(RESULTS / "h100-2026-11-24-s11")
+APART = (set(FAMILIES) | set(SESSION6) | set(SESSION7) | set(SESSION8) | set(SESSION9) | set(SESSION10)
+         | set(SESSION11))
 PAPERS = ("merrill", "luo", "bfs4k", "raval", "lbbfs")
 
 
@@ -134,8 +145,8 @@ def test_family_figures_unchanged(rendered_families):
 
 
 def test_every_results_file_under_docs_results_is_shipped_here():
-    # A file in a deeper folder, or renamed away from *.json, would be rendered by no test.
-    everything = {p for p in RESULTS.rglob("*") if p.is_file() and p.suffix == ".json"}
+    # A file in a deeper folder, or renamed away from *.json(.gz), would be rendered by no test.
+    everything = {p for p in RESULTS.rglob("*") if p.is_file() and p.name.endswith((".json", ".json.gz"))}
     assert everything == set(SHIPPED)
     assert set(FAMILIES) <= set(SHIPPED)
 
