@@ -236,7 +236,9 @@ def test_traverse_allocates_nothing(monkeypatch):
     def kernel(grid, block, args):
         assert isinstance(args, tuple) and len(args) == 31
         calls.append(args)
-        ctl = args[25]
+        dist, ctl = args[10], args[25]
+        dist[:] = -1  # a BFS that reached only its source (to_host's counters read it)
+        dist[int(args[3])] = 0
         ctl[:] = 0
         ctl[merrill.CTL_ITERS] = 1
         ctl[merrill.CTL_RERUNS] = 1
@@ -273,7 +275,7 @@ def test_traverse_allocates_nothing(monkeypatch):
                 assert reads == [], f"{name}: traverse read back"
                 assert allocated == [], f"{name}: traverse allocated {allocated}"
                 c = r.to_host().counters
-                assert (c["iterations"], c["exact_rerun"]) == (1, 1) and reads[0] is True  # pinned
+                assert (c["iterations"], c["exact_rerun"], c["levels"]) == (1, 1, 1) and reads[0] is True  # pinned
                 allocated.clear()
             assert calls[-1] is not calls[-2] and calls[-1][10] is calls[-3][10]  # same buffers
             overflow[0] = 1
