@@ -115,18 +115,19 @@ def _unlink_quietly(path: str) -> None:
 def read_text_file(path: str | Path, what: str) -> str:
     """The UTF-8 text of a file the user named, gzip-compressed or not (shipped results
     files are); anything else is one UserError line."""
+    import gzip
+    import zlib
+
     path = Path(path)
     try:
         data = path.read_bytes()
         if data[:2] == b"\x1f\x8b":
-            import gzip
-
             data = gzip.decompress(data)
     except FileNotFoundError:
         raise UserError(f"{path}: no such {what}") from None
     except IsADirectoryError:
         raise UserError(f"{path}: is a folder, expected a {what}") from None
-    except (OSError, EOFError) as exc:  # gzip: BadGzipFile is an OSError, a cut stream EOFError
+    except (OSError, EOFError, zlib.error) as exc:  # gzip: a bad header, a cut stream, bad blocks
         raise UserError(f"{path}: cannot read the {what} ({getattr(exc, 'strerror', None) or exc})") from None
     try:
         return data.decode("utf-8")

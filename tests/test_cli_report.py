@@ -143,9 +143,12 @@ def test_list_papers_implemented_from_registry(monkeypatch):
 # ---------------------------------------------------------------- hostile inputs
 def test_binary_and_folder_results_files(tmp_path):
     binary = tmp_path / "bin.json"
-    binary.write_bytes(b"\x1f\x8b\x08\x00" + bytes(range(256)))
+    binary.write_bytes(b"\x89PNG" + bytes(range(256)))
     _one_line_error(runner.invoke(app, ["report", str(binary)]),
-                    "bin.json:1: not a results file: not UTF-8 text (byte 0x8b at offset 1)")
+                    "bin.json:1: not a results file: not UTF-8 text (byte 0x89 at offset 0)")
+    broken = tmp_path / "broken.json.gz"  # gzip's magic, then garbage: read as gzip, refused
+    broken.write_bytes(b"\x1f\x8b\x08\x00" + bytes(range(256)))
+    _one_line_error(runner.invoke(app, ["report", str(broken)]), "broken.json.gz: cannot read the results file (")
     _one_line_error(runner.invoke(app, ["report", str(tmp_path)]), str(tmp_path), "is a folder, expected a results file")
     deep = tmp_path / "deep.json"
     deep.write_text("[" * 100_000)
