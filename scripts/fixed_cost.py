@@ -5,7 +5,7 @@ vertex reached in one level, so the time is what a traversal costs whatever the 
 (launches, status reads, host bookkeeping). Timed through the runner's one timing path
 (bench/timing.timed_traverse: CUDA events around traverse(), the copy-back after them),
 WARMUP untimed traversals first, then the median of SAMPLES; every strategy is prepared
-first and they take turns, one traversal each per round (take_turns). The target: 30 us.
+first and they take turns in blocks of BLOCK traversals (take_turns). The target: 30 us.
 
     python scripts/fixed_cost.py [--samples 50] [--json PATH] [--only NAME ...] [--floor]
                                  [--knobs KEY=VALUE ...]
@@ -246,10 +246,10 @@ def main(argv: list[str] | None = None) -> int:
         finally:
             for case in turns:
                 case.close()
-    order = [case_key(*run) for run in runs]
-    measured.sort(key=lambda c: order.index(c.key))
+    by_key = {case.key: case for case in measured}
     results = {}
-    for (problem, _, knobs), case in zip(runs, measured, strict=True):
+    for problem, name, knobs in runs:
+        case = by_key[case_key(problem, name, knobs)]
         result = results[case.key] = case.outcome()
         print(row(problem, case.key.split("/", 1)[1], result), flush=True)
         if "error" in result:

@@ -269,8 +269,8 @@ class Runner:
         # variant r (mod V) and going round: every variant runs first, and at every other
         # place, as often as the others, and none runs twice in a row (V > 2). Session 10
         # measured why: on the H100 whichever variant ran first in a round was 20-95 us
-        # slower per source on 0.15 ms traversals (docs/performance.md, Session 10). A variant's mode that ended (error, out-of-time)
-        # sits out the rest. One round (the default) is each variant's sources in turn.
+        # slower per source on 0.15 ms traversals (docs/performance.md, Session 10). A
+        # variant's mode that ended (error, out-of-time) sits out the rest. One round (the default) is each variant's sources in turn.
         rounds = max(1, min(cfg.rounds, len(sources)))
         chunks = [list(enumerate(sources))[r::rounds] for r in range(rounds)]
         turn = list(enumerate(cfg.variants))
