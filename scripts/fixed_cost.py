@@ -16,8 +16,9 @@ kernel running a 2-vertex traversal in CTA 0, which its paper configs keep off).
 
 --floor adds what bounds the figures before any BFS work (scripts/launch_floor.cu, same
 launch path and timing): an empty one-argument launch, an empty cooperative launch of
-do.bfs's 24 arguments and grid with one grid barrier, and that launch followed by a
-pinned read-back of one word (what a strategy that checks its status per traversal pays).
+do.bfs's 24 arguments and grid with one grid barrier, the same with 2 arguments (what
+marshalling the other 22 costs), and the 24-argument launch followed by a pinned
+read-back of one word (what a strategy that checks its status per traversal pays).
 
 Prints one row per strategy (median, fastest, slowest sample in microseconds, and
 whether the median meets the target) and a summary line; exit status 1 when a traversal
@@ -159,7 +160,7 @@ def floor_cases() -> list[Case]:
     from gpubfs_cli.gpu.modules import load_module
 
     module = load_module(ROOT / "scripts" / "launch_floor.cu", cooperative=True)
-    one, coop = module.get_function("empty_1"), module.get_function("empty_24")
+    one, coop, two = (module.get_function(k) for k in ("empty_1", "empty_24", "sync_2"))
     grid = min(blocks_per_sm(coop, 256), 4) * sm_count()  # do.bfs: 4 CTAs of 256 per SM
     buf = cp.zeros(64, dtype=cp.uint64)
     host = cp.cuda.alloc_pinned_memory(8)
@@ -171,6 +172,7 @@ def floor_cases() -> list[Case]:
     probes = {
         "empty launch, 1 argument": lambda: one((1,), (32,), (p32,)),
         f"cooperative launch, 24 arguments, {grid} CTAs, 1 grid barrier": lambda: coop((grid,), (256,), args),
+        f"cooperative launch, 2 arguments, {grid} CTAs, 1 grid barrier": lambda: two((grid,), (256,), (buf, i32(0))),
         "the same + pinned read-back of 1 word": lambda: (coop((grid,), (256,), args), buf[:1].get(out=pinned)),
     }
     return [FloorCase(label, fn) for label, fn in probes.items()]

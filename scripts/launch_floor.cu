@@ -3,6 +3,9 @@
 //   empty_1: one argument, one CTA (a plain launch)
 //   empty_24: 24 arguments like do_bfs's, every thread reaching one grid barrier
 //            (launched cooperatively with do.bfs's grid)
+//   sync_2:  the same grid and barrier with 2 arguments: what the 22 others cost
+// (the module is compiled with cooperative groups on, so CuPy launches all three
+// cooperatively)
 #include <cooperative_groups.h>
 
 extern "C" __global__ void empty_1(int* out) {
@@ -17,4 +20,9 @@ extern "C" __global__ void empty_24(const int* a0, const int* a1, const int* a2,
                                     unsigned long long* a22, int a23) {
     cooperative_groups::this_grid().sync();
     if (threadIdx.x == 0 && blockIdx.x == 0) ctl[0] = (unsigned long long)src + n;
+}
+
+extern "C" __global__ void sync_2(unsigned long long* ctl, int src) {
+    cooperative_groups::this_grid().sync();
+    if (threadIdx.x == 0 && blockIdx.x == 0) ctl[0] = (unsigned long long)src;
 }

@@ -16,6 +16,8 @@ Keys (all optional except datasets):
   predecessors:  false | true | both
   time_limit_s:  per traversal; a variant over it is out-of-time on that graph (60)
   warmup:        untimed runs per variant and graph before the timed ones (1)
+  warmup_ms:     and on, untimed, until this many milliseconds of warm-up have passed
+                 (nvbench's minimum warm-up time; 0: `warmup` runs alone)
   rounds:        the variants take turns: round r runs every variant on every rounds-th
                  source (from the r-th), starting from the r-th variant and going round,
                  so what running first or last does to a variant falls on all of them
@@ -47,7 +49,7 @@ from gpubfs_cli.files import parse_yaml, read_text_file
 
 KEYS = (
     "name", "datasets", "problem", "strategies", "sources", "seed", "fixed_sources", "validate",
-    "predecessors", "time_limit_s", "warmup", "rounds", "networkx_max_edges", "out", "data_dir",
+    "predecessors", "time_limit_s", "warmup", "warmup_ms", "rounds", "networkx_max_edges", "out", "data_dir",
     "require_gpu", "l2", "gpus",
 )
 PREDECESSOR_MODES = ("false", "true", "both")
@@ -89,6 +91,7 @@ class RunConfig:
     predecessors: str = "false"
     time_limit_s: float = 60.0
     warmup: int = 1
+    warmup_ms: float = 0.0
     rounds: int = 1
     networkx_max_edges: int = 2_000_000
     out: str | None = None
@@ -188,6 +191,7 @@ def build_config(
         ),
         time_limit_s=float(_typed(at("time_limit_s"), "time_limit_s", get("time_limit_s", 60.0), (int, float))),
         warmup=_typed(at("warmup"), "warmup", get("warmup", 1), int),
+        warmup_ms=float(_typed(at("warmup_ms"), "warmup_ms", get("warmup_ms", 0.0), (int, float))),
         rounds=_positive(at("rounds"), "rounds", get("rounds", 1)),
         networkx_max_edges=_positive(at("networkx_max_edges"), "networkx_max_edges", get("networkx_max_edges", 2_000_000)),
         out=_optional_str(at("out"), "out", get("out")),
@@ -202,6 +206,8 @@ def build_config(
         raise _err(at("time_limit_s"), "time_limit_s", f"expected a positive number of seconds, got {cfg.time_limit_s}")
     if cfg.warmup < 0:
         raise _err(at("warmup"), "warmup", f"expected 0 or more runs, got {cfg.warmup}")
+    if not 0 <= cfg.warmup_ms < float("inf"):
+        raise _err(at("warmup_ms"), "warmup_ms", f"expected 0 or more milliseconds, got {cfg.warmup_ms}")
     problem = _optional_str(at("problem"), "problem", get("problem"))
     cfg.variants = expand_strategies(at("strategies"), get("strategies", "all"), registry, problem)
     check = dataset_check if dataset_check is not None else default_dataset_check(cfg.data_dir)
@@ -426,6 +432,7 @@ def config_from_cli(
     out: str | None = None,
     data_dir: str | None = None,
     warmup: int | None = None,
+    warmup_ms: float | None = None,
     rounds: int | None = None,
     time_limit_s: float | None = None,
     predecessors: str | None = None,
@@ -447,6 +454,7 @@ def config_from_cli(
         "out": out,
         "data_dir": data_dir,
         "warmup": warmup,
+        "warmup_ms": warmup_ms,
         "rounds": rounds,
         "time_limit_s": time_limit_s,
         "predecessors": predecessors,

@@ -62,6 +62,7 @@ validate: none
 predecessors: both
 time_limit_s: 2.5
 warmup: 0
+warmup_ms: 25
 rounds: 4
 out: somewhere.json
 """,
@@ -74,7 +75,7 @@ out: somewhere.json
         "test.knobby[width=16,mode=warp]",
     ]
     assert (cfg.sources, cfg.seed, cfg.validate, cfg.modes) == (7, 3, "none", [False, True])
-    assert (cfg.time_limit_s, cfg.warmup, cfg.rounds, cfg.out) == (2.5, 0, 4, "somewhere.json")
+    assert (cfg.time_limit_s, cfg.warmup, cfg.warmup_ms, cfg.rounds, cfg.out) == (2.5, 0, 25.0, 4, "somewhere.json")
 
 
 def test_sweeps_of_two_knobs_give_every_combination():
@@ -122,6 +123,9 @@ def test_all_and_patterns(tmp_path):
         ("datasets: [smoke-rmat]\nsources: many", "exp.yaml: sources: expected int, got 'many'"),
         ("datasets: [smoke-rmat]\nrounds: 0", "exp.yaml: rounds: expected a positive whole number, got 0"),
         ("datasets: [smoke-rmat]\ntime_limit_s: -1", "exp.yaml: time_limit_s: expected a positive number"),
+        ("datasets: [smoke-rmat]\nwarmup_ms: -5", "exp.yaml: warmup_ms: expected 0 or more milliseconds, got -5.0"),
+        ("datasets: [smoke-rmat]\nwarmup_ms: .inf", "exp.yaml: warmup_ms: expected 0 or more milliseconds, got inf"),
+        ("datasets: [smoke-rmat]\nwarmup_ms: soon", "exp.yaml: warmup_ms: expected int or float, got 'soon'"),
         ("datasets: [{name: smoke-rmat, sead: 1}]", "exp.yaml: datasets[0]: unknown key 'sead' (did you mean: seed?)"),
         ("strategies: all", "exp.yaml: datasets: no datasets given"),
         ("datasets: [smoke-rmat\n", "exp.yaml:2: not valid YAML"),
@@ -145,9 +149,9 @@ def test_flags_override_the_file_and_stand_alone(tmp_path):
     path = write(tmp_path, "datasets: [smoke-rmat]\nsources: 9\nstrategies: all")
     cfg = config_from_cli(
         str(path), strategies=["test.plain"], sources=3, fixed_sources=[4, 5],
-        predecessors="true", rounds=2, dataset_check=check, registry=REGISTRY,
+        predecessors="true", rounds=2, warmup_ms=40, dataset_check=check, registry=REGISTRY,
     )
-    assert [v.label for v in cfg.variants] == ["test.plain"] and cfg.rounds == 2
+    assert [v.label for v in cfg.variants] == ["test.plain"] and (cfg.rounds, cfg.warmup_ms) == (2, 40)
     assert (cfg.sources, cfg.fixed_sources, cfg.modes, cfg.datasets[0].name) == (3, [4, 5], [True], "smoke-rmat")
     cfg = config_from_cli(None, datasets=["smoke-gnm,smoke-grid"], dataset_check=check, registry=REGISTRY)
     assert [d.name for d in cfg.datasets] == ["smoke-gnm", "smoke-grid"]
