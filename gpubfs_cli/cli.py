@@ -313,7 +313,7 @@ def run(
     out: str = typer.Option(None, "--out", help="Results file (default results/NAME-<UTC time>.json)."),
     directory: str = DIR_OPTION,
     warmup: int = typer.Option(None, "--warmup", help="Untimed runs per strategy and graph (default 1)."),
-    warmup_ms: float = typer.Option(None, "--warmup-ms", help="Untimed runs go on until this many ms have passed (default 0)."),
+    warmup_ms: float = typer.Option(None, "--warmup-ms", help="Untimed runs (if --warmup is not 0) go on until this many ms have passed (default 50)."),
     rounds: int = typer.Option(None, "--rounds", help="Variants take turns over this many rounds of the sources, "
                                "round r starting from the r-th variant (default 1: one variant after another)."),
     time_limit: float = typer.Option(None, "--time-limit", help="Seconds per traversal before out-of-time (default 60)."),

@@ -16,8 +16,11 @@ Keys (all optional except datasets):
   predecessors:  false | true | both
   time_limit_s:  per traversal; a variant over it is out-of-time on that graph (60)
   warmup:        untimed runs per variant and graph before the timed ones (1)
-  warmup_ms:     and on, untimed, until this many milliseconds of warm-up have passed
-                 (nvbench's minimum warm-up time; 0: `warmup` runs alone)
+  warmup_ms:     with warmup >= 1, untimed runs go on until this many milliseconds have
+                 passed (50; 0: `warmup` runs alone). On the H100 a variant prepared
+                 after CPU-only work (auto.bfs's depth probe) measured about 14 us
+                 slower per traversal with one warm-up run, and alike with 50 ms
+                 (docs/performance.md, Session 12)
   rounds:        the variants take turns: round r runs every variant on every rounds-th
                  source (from the r-th), starting from the r-th variant and going round,
                  so what running first or last does to a variant falls on all of them
@@ -91,7 +94,7 @@ class RunConfig:
     predecessors: str = "false"
     time_limit_s: float = 60.0
     warmup: int = 1
-    warmup_ms: float = 0.0
+    warmup_ms: float = 50.0
     rounds: int = 1
     networkx_max_edges: int = 2_000_000
     out: str | None = None
@@ -191,7 +194,7 @@ def build_config(
         ),
         time_limit_s=float(_typed(at("time_limit_s"), "time_limit_s", get("time_limit_s", 60.0), (int, float))),
         warmup=_typed(at("warmup"), "warmup", get("warmup", 1), int),
-        warmup_ms=float(_typed(at("warmup_ms"), "warmup_ms", get("warmup_ms", 0.0), (int, float))),
+        warmup_ms=float(_typed(at("warmup_ms"), "warmup_ms", get("warmup_ms", 50.0), (int, float))),
         rounds=_positive(at("rounds"), "rounds", get("rounds", 1)),
         networkx_max_edges=_positive(at("networkx_max_edges"), "networkx_max_edges", get("networkx_max_edges", 2_000_000)),
         out=_optional_str(at("out"), "out", get("out")),

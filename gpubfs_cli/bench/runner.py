@@ -6,8 +6,8 @@ dataset: load it (generate or fetch and cache; with weights when a problem needs
 them), pick the sources, then for each variant: the problem's reference answers for
 every source (once per graph and problem, outside any timing), upload() (the graph
 onto the strategy's devices, timed once per graph and reported as upload_ms),
-prepare() (timed apart), warm-up runs (not recorded: `warmup` of them, and on until
-`warmup_ms` has passed), then one timed traversal per
+prepare() (timed apart), warm-up runs (not recorded: `warmup` of them and, if any, on
+until `warmup_ms` has passed), then one timed traversal per
 source through bench/timing.py, after which the answer is validated and measured.
 
 Outside every timed region: with `l2: cold` the GPU's L2 is evicted before each
@@ -416,12 +416,12 @@ class Runner:
         return uploaded, stopped
 
     def _warm_up(self, strategy: Strategy, source: int, mode: bool) -> tuple[str, str] | None:
-        """Untimed runs: `warmup` of them, then more until `warmup_ms` has passed; a
-        failure (or one run over the time limit) ends the variant here."""
+        """Untimed runs: `warmup` of them and, if any, more until `warmup_ms` has passed;
+        a failure (or one run over the time limit) ends the variant here."""
         cfg = self.config
         start = time.perf_counter()
         runs = 0
-        while runs < cfg.warmup or (time.perf_counter() - start) * 1000.0 < cfg.warmup_ms:
+        while runs < cfg.warmup or (runs and (time.perf_counter() - start) * 1000.0 < cfg.warmup_ms):
             runs += 1
             t0 = time.perf_counter()
             try:

@@ -58,10 +58,10 @@ def one_graph(name: str, count: int, trials: int, warmup_ms: float) -> bool:
     from gpubfs_cli.bench.timing import timed_call
     from gpubfs_cli.core.problem import get_problem
     from gpubfs_cli.core.strategy import all_strategies, make_knobs
-    from gpubfs_cli.datasets.store import load_graph
+    from gpubfs_cli.datasets.prepare import ensure_dataset
     from gpubfs_cli.gpu.device_graph import DeviceGraph
 
-    graph = load_graph(name)
+    graph = ensure_dataset(name, None, progress=False)
     sources = choose_sources(graph, count=count, seed=0).vertices
     refs = list(solve_each(get_problem("bfs"), graph, sources))
     registry = all_strategies("bfs")

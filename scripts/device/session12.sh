@@ -6,6 +6,7 @@
 #      arguments beside 24 (fixed_cost.py --floor, a few strategies)
 #   C0 C50  the held-out catalogue's graphs under 1 ms (every GPU strategy and auto.bfs,
 #      10 sources, 2 rounds) with warmup_ms 0 / 50
+#   R  the same graphs at the new default (warmup_ms 50) with 10 rounds of one source each
 #   V  make test-gpu without BFS-4K/Raval (session11.sh V's first step)
 source "$(dirname "$0")/lib.sh"
 part=${1:-G}
@@ -25,10 +26,16 @@ C0|C50)
     --sources 10 --rounds 2 --warmup-ms "${part:1}" --out "results/heldout-$part.json"
   tail -3 "logs/heldout-$part.log"
   ;;
+R)
+  sed '/^  - classic\.\*$/a\  - auto.bfs' configs/experiments/catalogue-gpu.yaml > /tmp/catalogue-auto.yaml
+  step 570 heldout-R timeout -s INT 550 python3 -m gpubfs_cli run /tmp/catalogue-auto.yaml -d "$SMALL" \
+    --sources 10 --rounds 10 --out results/heldout-R.json
+  tail -3 logs/heldout-R.log
+  ;;
 V)
   step 560 test-gpu-1 make test-gpu PYTHON=python3 PYTEST_ARGS="$T1_ARGS"
   tail -8 logs/test-gpu-1.log
   ;;
-*) echo "unknown part $part (G C0 C50 V)"; exit 2;;
+*) echo "unknown part $part (G C0 C50 R V)"; exit 2;;
 esac
 cat logs/steps.txt

@@ -83,7 +83,7 @@ def reader(device):
 
 def run(tmp_path, strategies, *, flush_l2=flush, read_clocks=reader, out="out.json", **raw):
     g = grid(6, 6, "grid6")
-    raw = {"name": "t", "datasets": ["grid6"], "strategies": strategies, "sources": 3, **raw}
+    raw = {"name": "t", "datasets": ["grid6"], "strategies": strategies, "sources": 3, "warmup_ms": 0, **raw}  # counts runs
     cfg = build_config(raw, dataset_check=lambda name: None, registry=REGISTRY)
     r = Runner(cfg, load_graph=lambda spec, d, p: (g, {}), out_path=tmp_path / out,
                environment={"git_commit": None, "command_line": "test"}, registry=REGISTRY,

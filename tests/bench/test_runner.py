@@ -327,22 +327,26 @@ def test_rounds_take_turns_each_variant_first_in_turn(tmp_path):
 
 def test_warm_up_goes_on_until_warmup_ms_has_passed(tmp_path):
     """warmup_ms: untimed runs of the first source continue until the time has passed
-    (at least `warmup` of them); the timed runs follow, one per source, as before."""
+    (at least `warmup` of them, and none with warmup 0); the timed runs follow, one per
+    source, as before."""
     Turns.log = []
     t0 = time.perf_counter()
-    _, doc = run(tmp_path, [grid(6, 6, "g")], ["fake.turn_a"], sources=3, warmup=0, warmup_ms=30)
+    _, doc = run(tmp_path, [grid(6, 6, "g")], ["fake.turn_a"], sources=3, warmup=1, warmup_ms=30)
     src = doc["sources"]["g"]
     warm = Turns.log[:-3]
     assert Turns.log[-3:] == [("fake.turn_a", s) for s in src]
     assert len(warm) >= 2 and set(warm) == {("fake.turn_a", src[0])}
     assert time.perf_counter() - t0 >= 0.03
     assert len(samples(doc, "fake.turn_a", status="ok")) == 3
-    # warmup_ms 0 (the default): exactly `warmup` runs
+    # warmup_ms 0: exactly `warmup` runs; warmup 0: none, whatever warmup_ms asks
     Turns.log = []
-    run(tmp_path, [grid(6, 6, "g")], ["fake.turn_a"], sources=3, warmup=2)
+    run(tmp_path, [grid(6, 6, "g")], ["fake.turn_a"], sources=3, warmup=2, warmup_ms=0)
     assert len(Turns.log) == 5
+    Turns.log = []
+    run(tmp_path, [grid(6, 6, "g")], ["fake.turn_a"], sources=3, warmup=0, warmup_ms=1000)
+    assert len(Turns.log) == 3
     # a run over the time limit ends the warm-up at once, whatever warmup_ms asks
-    _, doc = run(tmp_path, [grid(6, 6, "g")], ["fake.slow"], sources=2, warmup=0, warmup_ms=1000, time_limit_s=0.03)
+    _, doc = run(tmp_path, [grid(6, 6, "g")], ["fake.slow"], sources=2, warmup=1, warmup_ms=1000, time_limit_s=0.03)
     (s,) = samples(doc, "fake.slow")
     assert (s["status"], s["source"]) == ("out-of-time", -1) and s["reason"].startswith("warm-up took")
 
