@@ -40,8 +40,11 @@ SESSION10 = results_in(RESULTS / "h100-2026-11-24-s10")
 # Session 11 (H100): the catalogue behind today's auto table (files that record
 # depth_probe) and its held-out twin, merrill's fixed cost.
 SESSION11 = results_in(RESULTS / "h100-2026-11-24-s11")
+# Session 12 (H100): the held-out catalogue's small graphs with one warm-up run, with
+# 50 ms of warm-up (twice), and with 50 ms over 10 rounds.
+SESSION12 = results_in(RESULTS / "h100-2026-11-24-s12")
 APART = (set(FAMILIES) | set(SESSION6) | set(SESSION7) | set(SESSION8) | set(SESSION9) | set(SESSION10)
-         | set(SESSION11))
+         | set(SESSION11) | set(SESSION12))
 PAPERS = ("merrill", "luo", "bfs4k", "raval", "lbbfs")
 
 

@@ -76,7 +76,7 @@ class Bfs(Problem):
         from gpubfs_cli.algorithms.bfs.probe import probe_depth
 
         return {"depth_avg": float(np.mean(reaches)), "depth_max": int(np.max(reaches)),
-                "depth_probe": probe_depth(graph, dict(zip(sources, reaches)))}
+                "depth_probe": probe_depth(graph, dict(zip(sources, reaches, strict=True)))}
 
     def frontier(self, graph, source: int, distances: np.ndarray) -> dict[str, Any] | None:
         """Vertices at each distance and the sum of their out-degrees (the frontier plot
