@@ -7,7 +7,7 @@ them), pick the sources, then for each variant: the problem's reference answers 
 every source (once per graph and problem, outside any timing), upload() (the graph
 onto the strategy's devices, timed once per graph and reported as upload_ms),
 prepare() (timed apart), warm-up runs (not recorded: `warmup` of them and, if any, on
-until `warmup_ms` has passed), then one timed traversal per
+until `warmup_ms` has passed; bench/timing.warm_up_runs), then one timed traversal per
 source through bench/timing.py, after which the answer is validated and measured.
 
 Outside every timed region: with `l2: cold` the GPU's L2 is evicted before each
@@ -50,7 +50,7 @@ from gpubfs_cli.bench.progress import NullProgress, RunProgress
 from gpubfs_cli.bench.references import DEFAULT_BUDGET_BYTES, References
 from gpubfs_cli.bench.results import SCHEMA_VERSION, Prepare, Sample, write_results
 from gpubfs_cli.bench.sources import choose_sources
-from gpubfs_cli.bench.timing import timed_call, timed_traverse
+from gpubfs_cli.bench.timing import timed_call, timed_traverse, warm_up_runs
 from gpubfs_cli.core.answer import Answer
 from gpubfs_cli.core.device import Device
 from gpubfs_cli.core.problem import Problem, ReachedEdges, get_problem
@@ -271,7 +271,8 @@ class Runner:
         # place, as often as the others, and none runs twice in a row (V > 2). Session 10
         # measured why: on the H100 whichever variant ran first in a round was 20-95 us
         # slower per source on 0.15 ms traversals (docs/performance.md, Session 10). A
-        # variant's mode that ended (error, out-of-time) sits out the rest. One round (the default) is each variant's sources in turn.
+        # variant's mode that ended (error, out-of-time) sits out the rest. One round
+        # (the default) is each variant's sources in turn.
         rounds = max(1, min(cfg.rounds, len(sources)))
         chunks = [list(enumerate(sources))[r::rounds] for r in range(rounds)]
         turn = list(enumerate(cfg.variants))
@@ -419,10 +420,7 @@ class Runner:
         """Untimed runs: `warmup` of them and, if any, more until `warmup_ms` has passed;
         a failure (or one run over the time limit) ends the variant here."""
         cfg = self.config
-        start = time.perf_counter()
-        runs = 0
-        while runs < cfg.warmup or (runs and (time.perf_counter() - start) * 1000.0 < cfg.warmup_ms):
-            runs += 1
+        for _ in warm_up_runs(cfg.warmup, cfg.warmup_ms):
             t0 = time.perf_counter()
             try:
                 strategy.traverse(source, mode).to_host()

@@ -12,7 +12,7 @@ inside a timed region.
 from __future__ import annotations
 
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from typing import Any
 
 from gpubfs_cli.core.answer import Answer
@@ -53,3 +53,30 @@ def timed_traverse(strategy: Strategy, source: int, predecessors: bool = False) 
     timed itself (a peer; a multi-GPU strategy whose slowest rank's events count)."""
     ms, answer = timed_call(lambda: strategy.traverse(source, predecessors), strategy.devices)
     return (answer.time_ms if answer.time_ms is not None else ms), answer.to_host()
+
+
+def timed_traverse_split(strategy: Strategy, source: int, predecessors: bool = False) -> tuple[float, float, Answer]:
+    """(milliseconds, the host's share of them, the answer still on the device): the
+    same events as timed_traverse, and the host clock from just after the start events
+    to traverse() returning (the launch path), for the scripts that split the two."""
+    host: list[float] = []
+
+    def launch() -> Answer:
+        t0 = time.perf_counter_ns()
+        answer = strategy.traverse(source, predecessors)
+        host.append((time.perf_counter_ns() - t0) / 1e6)
+        return answer
+
+    ms, answer = timed_call(launch, strategy.devices)
+    return ms, host[0], answer
+
+
+def warm_up_runs(runs: int, ms: float) -> Iterator[int]:
+    """The untimed runs before a group's timed ones: `runs` of them and, if any, on until
+    `ms` milliseconds have passed since the first began (nvbench's minimum warm-up time).
+    Yields the run's index; the caller does the run."""
+    start = time.perf_counter()
+    i = 0
+    while i < runs or (i and (time.perf_counter() - start) * 1000.0 < ms):
+        yield i
+        i += 1

@@ -55,7 +55,7 @@ def one_graph(name: str, count: int, trials: int, warmup_ms: float) -> bool:
     from gpubfs_cli.algorithms.bfs.probe import probe_depth
     from gpubfs_cli.bench.references import solve_each
     from gpubfs_cli.bench.sources import choose_sources
-    from gpubfs_cli.bench.timing import timed_call
+    from gpubfs_cli.bench.timing import timed_traverse_split, warm_up_runs
     from gpubfs_cli.core.problem import get_problem
     from gpubfs_cli.core.strategy import all_strategies, make_knobs
     from gpubfs_cli.datasets.prepare import ensure_dataset
@@ -80,25 +80,14 @@ def one_graph(name: str, count: int, trials: int, warmup_ms: float) -> bool:
     print(f"{name}: n={graph.n:,} m={graph.m:,}; auto chose {choice} {knobs}; {len(sources)} sources")
 
     def sample(strategy, s, ref, into):
-        host = []
-
-        def launch():
-            t0 = time.perf_counter()
-            answer = strategy.traverse(s)
-            host.append((time.perf_counter() - t0) * 1e6)
-            return answer
-
-        ms, answer = timed_call(launch, strategy.devices)
+        ms, host_ms, answer = timed_traverse_split(strategy, s)
         if not np.array_equal(np.asarray(answer.to_host().distances), ref):
             raise SystemExit(f"{name}: {strategy.name} gave a wrong answer from {s}")
-        into.append((ms * 1e3, host[0]))
+        into.append((ms * 1e3, host_ms * 1e3))
 
-    def warm(strategy, ms):
-        t0 = time.perf_counter()
-        runs = 0
-        while runs < 1 or (time.perf_counter() - t0) * 1e3 < ms:
+    def warm(strategy, ms):  # the runner's warm-up: one run, then on until `ms` has passed
+        for _ in warm_up_runs(1, ms):
             strategy.traverse(sources[0]).to_host()
-            runs += 1
 
     def show(label, rows):
         ev = statistics.median(r[0] for r in rows)

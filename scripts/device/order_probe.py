@@ -42,7 +42,7 @@ def main() -> int:
 
     from gpubfs_cli.bench.references import solve_each
     from gpubfs_cli.bench.sources import choose_sources
-    from gpubfs_cli.bench.timing import timed_call
+    from gpubfs_cli.bench.timing import timed_traverse_split
     from gpubfs_cli.core.problem import get_problem
     from gpubfs_cli.core.strategy import all_strategies, make_knobs
     from gpubfs_cli.datasets.store import load_graph
@@ -67,14 +67,9 @@ def main() -> int:
             if gap:
                 time.sleep(gap / 1e3)
 
-            def launch(s=s, strategy=strategy, hosts=hosts):  # the host's share, inside the timed region
-                t0 = time.perf_counter()
-                answer = strategy.traverse(s)
-                hosts.append((time.perf_counter() - t0) * 1e6)
-                return answer
-
-            ms, answer = timed_call(launch, strategy.devices)
+            ms, host_ms, answer = timed_traverse_split(strategy, s)
             events.append(ms * 1e3)
+            hosts.append(host_ms * 1e3)
             host = answer.to_host()
             t1 = time.perf_counter()
             if not np.array_equal(np.asarray(host.distances), ref):

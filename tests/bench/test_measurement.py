@@ -385,3 +385,40 @@ def test_cold_run_of_one_gpu_strategy_records_clocks(tmp_path):
     header = overview(load_many([out]), "ms").header[0]
     assert "L2 cold; clocks SM " in header, header
     assert os.path.exists(out)
+
+
+def test_warm_up_runs_counts_then_time():
+    """warm_up_runs: `runs` at least, then on until `ms` has passed; none with runs 0."""
+    import time
+
+    from gpubfs_cli.bench.timing import warm_up_runs
+
+    assert list(warm_up_runs(3, 0)) == [0, 1, 2]
+    assert list(warm_up_runs(0, 1000)) == []
+    t0 = time.perf_counter()
+    n = 0
+    for _ in warm_up_runs(1, 20):
+        time.sleep(0.002)
+        n += 1
+    assert time.perf_counter() - t0 >= 0.02 and n >= 5
+
+
+def test_timed_traverse_split_gives_the_host_share_of_the_time():
+    """A CPU strategy on the host clock: the launch share is inside the total, and the
+    answer comes back as traverse() returned it."""
+    import time
+
+    from gpubfs_cli.bench.timing import timed_traverse_split
+
+    class Sleepy(SequentialBfs):
+        def traverse(self, source, predecessors=False):
+            time.sleep(0.005)
+            return super().traverse(source, predecessors)
+
+    g = grid(4, 4, "g")
+    s = Sleepy()
+    s.upload(g)
+    s.prepare(g)
+    ms, host_ms, answer = timed_traverse_split(s, 0)
+    assert 5.0 <= host_ms <= ms
+    assert list(answer.to_host().distances) == list(sequential_bfs(g, 0).distances)
