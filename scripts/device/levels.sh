@@ -1,13 +1,16 @@
 #!/usr/bin/env bash
-# Issue 14: merrill.hybrid's time per level on grid5pt.5000 and levels-path-100k, with
-# small_frontier off and on (configs/experiments/merrill-levels.yaml), then one line per
+# Issue 14: time per level on grid5pt.5000 and levels-path-100k (merrill.hybrid's
+# small_frontier off and on in configs/experiments/merrill-levels.yaml), then one line per
 # variant: dataset, strategy and knobs, median ms, us per level (levels from the results).
 # Targets: <= 3 us/level (21 ms) on grid5pt.5000, <= 1.2 us/level on levels-path-100k.
-#   bash scripts/device/levels.sh        (on the GPU machine, from the repo root)
+#   bash scripts/device/levels.sh [CONFIG]   (on the GPU machine, from the repo root;
+#   CONFIG is a name in configs/experiments, merrill-levels by default: do-levels sweeps
+#   do.bfs's mid-frontier mode)
 source "$(dirname "$0")/lib.sh"
-step ${LIMIT:-590} merrill-levels python3 -m gpubfs_cli run configs/experiments/merrill-levels.yaml
-tail -5 logs/merrill-levels.log
-f=$(ls -t results/merrill-levels-*.json | head -1)
+cfg=${1:-merrill-levels}
+step ${LIMIT:-590} "$cfg" python3 -m gpubfs_cli run "configs/experiments/$cfg.yaml"
+tail -5 "logs/$cfg.log"
+f=$(ls -t results/"$cfg"-*.json | head -1)
 python3 - "$f" <<'P'
 import json, statistics, sys
 doc = json.load(open(sys.argv[1]))

@@ -44,6 +44,7 @@ POINTER_DTYPES = {
     "U": (np.int32, np.uint32),
     "Q": (np.int64, np.uint64),
     "B": (np.uint8, np.bool_),
+    "V": (np.int32,),  # int4*: four int32 an entry
 }
 
 

@@ -384,6 +384,7 @@ inline T emu_atomic(T* p, T v, T (*op)(T, T)) {
     emu::maybe_yield();
     T old = *p;
     *p = op(old, v);
+    emu::grid()->progress = true;  // a spinning thread may be waiting for this word
     return old;
 }
 inline int atomicAdd(int* p, int v) { return emu_atomic<int>(p, v, [](int a, int b) { return a + b; }); }

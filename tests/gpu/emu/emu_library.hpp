@@ -53,6 +53,7 @@ constexpr char kind() {
         else if constexpr (std::is_same_v<E, unsigned int>) return 'U';
         else if constexpr (std::is_same_v<E, unsigned long long> || std::is_same_v<E, unsigned long>) return 'Q';
         else if constexpr (std::is_same_v<E, unsigned char>) return 'B';
+        else if constexpr (std::is_same_v<E, int4>) return 'V';  // four ints an entry
         else return '?';
     } else if constexpr (std::is_same_v<U, int>) {
         return 'i';

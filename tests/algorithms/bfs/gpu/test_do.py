@@ -24,7 +24,8 @@ def _do(name: str = "do.bfs", **knobs):
     ({"alpha": -1.0}, "alpha"), ({"beta": "x"}, "beta"), ({"cta_size": 96}, "cta_size"),
     ({"blocks_per_sm": -1}, "blocks_per_sm"), ({"profile": 1}, "profile"),
     ({"small_frontier": 513}, "small_frontier"), ({"small_frontier": -1}, "small_frontier"),
-    ({"growth": 1}, "growth"),
+    ({"growth": 1}, "growth"), ({"mid_frontier": 32769}, "mid_frontier"), ({"mid_frontier": True}, "mid_frontier"),
+    ({"mid_ctas": -1}, "mid_ctas"),
 ])
 def test_bad_knobs_are_one_clear_error(knobs, what):
     with pytest.raises(UserError, match=what):
@@ -99,6 +100,22 @@ def test_small_frontier_mode():
         assert 0 < got.counters["small_levels"] < got.counters["levels"], (s, got.counters)
     for s, got in _check(_do(small_frontier=0), "path3000", ts.sources("path3000")[:2]):
         assert got.counters["small_levels"] == 0, (s, got.counters)
+
+
+@pytest.mark.gpu
+def test_mid_frontier_mode():
+    """A team of 16 CTAs runs every level of a path held top-down; on a grid, between the
+    small-frontier mode (16) and a threshold of 128, the team takes some levels and hands
+    the others back; off means never."""
+    for s, got in _check(_do("do.top_down", mid_frontier=64, mid_ctas=16, small_frontier=0), "path3000",
+                         ts.sources("path3000")[:3], True):
+        assert got.counters["mid_levels"] == got.counters["levels"], (s, got.counters)
+    for s, got in _check(_do(mid_frontier=128, mid_ctas=16, small_frontier=16), "grid60x60",
+                         ts.sources("grid60x60")[:3], True):
+        c = got.counters
+        assert 0 < c["mid_levels"] and c["mid_levels"] + c["small_levels"] < c["levels"], (s, c)
+    for s, got in _check(_do(mid_frontier=0), "grid60x60", ts.sources("grid60x60")[:2]):
+        assert got.counters["mid_levels"] == 0, (s, got.counters)
 
 
 @pytest.mark.gpu

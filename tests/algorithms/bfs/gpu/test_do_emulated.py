@@ -20,7 +20,7 @@ from tests.algorithms.bfs.gpu import emulated_bfs as eb
 from tests.gpu import emulated_cupy as ec
 
 DO = ec.Family(do.KERNELS, "do_driver.cpp", (do,), defines=[do.kernel_defines(128)])
-BASE = {"cta_size": 128, "small_frontier": 0, "growth": False}  # the grid's steps, the thresholds' rule
+BASE = {"cta_size": 128, "small_frontier": 0, "mid_frontier": 0, "growth": False}  # the grid's steps, the thresholds' rule
 PATCHES = {"blocks_per_sm": lambda kernel, block, shared_mem=0: 2}
 FORCED_BU = {"alpha": 1e9, "beta": 1e9}  # bottom-up from the first level, never back
 
@@ -43,9 +43,12 @@ def check_counters(strategy, g, s, got):
         # a source without out-edges has nothing to go bottom-up for (m_f = 0)
         assert (bu, switches) == ((levels, 1) if g.out_degrees()[s] else (0, 0)), c
     small = int(c["small_levels"])  # levels run by CTA 0 alone: never bottom-up
-    assert 0 <= small <= levels - bu, c
+    mid = int(c["mid_levels"])  # levels run by the team alone: never bottom-up either
+    assert 0 <= small and 0 <= mid and small + mid <= levels - bu, c
     if k.small_frontier == 0:
         assert small == 0, c
+    if k.mid_frontier == 0:
+        assert mid == 0, c
     if not k.counters:
         return
     ref = sequential_bfs(g, s).distances
@@ -85,11 +88,19 @@ VARIANTS = [
     {"small_frontier": 16, "alpha": 0.5, "beta": 2.0, "counters": True},
     {"small_frontier": 16, "profile": True},
     {"small_frontier": 512, "counters": True},
+    # mid-frontier mode: a team of CTAs (2 of the 4, 1, or all 4) while a frontier fits,
+    # handed back past the threshold, to the small-frontier mode, or to go bottom-up
+    {"mid_frontier": 64, "mid_ctas": 2, "counters": True},
+    {"mid_frontier": 16, "mid_ctas": 1, "small_frontier": 4, "counters": True},
+    {"mid_frontier": 64, "mid_ctas": 4, "small_frontier": 8, "alpha": 0.5, "beta": 2.0, "counters": True},
+    {"mid_frontier": do.MID_CAP, "mid_ctas": 3, "growth": True, "alpha": 2.0, "beta": 8.0, "profile": True},
+    {"mid_frontier": 64, "mid_ctas": 2, "bottom_up": False, "spread_edges": 0, "counters": True},
     # Beamer's state machine: to bottom-up only while growing, back only while shrinking
     {"growth": True, "alpha": 2.0, "beta": 8.0, "counters": True},
     {**FORCED_BU, "growth": True, "counters": True},
-    # the shipped defaults (growth, small_frontier 512)
-    {"growth": True, "small_frontier": do.SMALL_CAP, "counters": True},
+    # the shipped defaults (growth, small_frontier 512, mid_frontier 32768 with one CTA a
+    # "SM": 2 of the 4)
+    {"growth": True, "small_frontier": do.SMALL_CAP, "mid_frontier": do.MID_CAP, "counters": True},
 ]
 
 
@@ -123,6 +134,22 @@ def test_small_frontier_mode_enters_and_hands_back(monkeypatch, emulation):
     assert all(0 < a.counters["small_levels"] < a.counters["levels"] for a in grid), [a.counters for a in grid]
 
 
+def test_mid_frontier_mode_enters_and_hands_back(monkeypatch, emulation):
+    """A team of 2 CTAs of the 4: on a path (frontiers of 1-2 vertices, at most 4 edges)
+    held top-down, with small_frontier 0, it runs every level; on the grid, with the small-frontier mode
+    below it and a threshold the grid's middle levels pass, it enters and hands back
+    both ways (to CTA 0 alone and to the whole grid)."""
+    path = run(monkeypatch, emulation, {"mid_frontier": 8, "mid_ctas": 2, "bottom_up": False, "counters": True},
+               ["path60"])
+    assert all(a.counters["mid_levels"] == a.counters["levels"] for a in path), [a.counters for a in path]
+    grid = run(monkeypatch, emulation, {"mid_frontier": 24, "mid_ctas": 2, "small_frontier": 8, "growth": True,
+                                        "counters": True}, ["grid9x13"])
+    for a in grid:
+        c = a.counters
+        assert 0 < c["mid_levels"] and 0 < c["small_levels"], c
+        assert c["mid_levels"] + c["small_levels"] < c["levels"], c  # the widest levels: the grid's
+
+
 def check_profile(strategy, g, s, got):
     """One row per level, in the kernel's direction, with the logical frontier sizes
     (checked as each traversal ends: the arrays are the strategy's buffers)."""
@@ -142,7 +169,8 @@ def test_profile_rows(monkeypatch, emulation):
 
 @pytest.mark.parametrize("seed", [2, 3])
 def test_more_thread_interleavings(monkeypatch, emulation, seed):
-    for knobs in ({}, FORCED_BU, {"alpha": 2.0, "beta": 8.0}, {"small_frontier": 8}):
+    for knobs in ({}, FORCED_BU, {"alpha": 2.0, "beta": 8.0}, {"small_frontier": 8},
+                  {"small_frontier": 4, "mid_frontier": 32, "mid_ctas": 2}):
         run(monkeypatch, emulation, knobs, ["loops_dups", "rmat", "directed"], seed=seed)
 
 

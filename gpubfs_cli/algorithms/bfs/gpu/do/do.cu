@@ -69,16 +69,38 @@ struct State {
     int counter_cap;
     unsigned long long* prof;  // null: no profile
     int prof_cap;
+    int4* mq;    // the mid-frontier mode's two queues of mq_cap entries
+    int mq_cap;
 
     __device__ unsigned long long* slot(int L) const { return ctl + (L % 3) * SLOT_WORDS; }
     __device__ unsigned int* front(int L) const { return (L & 1) ? front1 : front0; }
     __device__ int* queue(int L) const { return (L & 1) ? q1 : q0; }
+    __device__ int4* mid_queue(int L) const { return (L & 1) ? mq + mq_cap : mq; }
     __device__ int* sf_words() const { return reinterpret_cast<int*>(ctl + CTL_SF); }  // small_frontier.cuh's
     __device__ int out_degree(int v) const { return row[v + 1] - row[v]; }
     __device__ int in_degree(int v) const { return in_row[v + 1] - in_row[v]; }
     __device__ void stamp(int L, int word, unsigned long long value) const {
         if (prof && L < prof_cap && blockIdx.x == 0 && threadIdx.x == 0)
             prof[(size_t)L * PROF_WORDS + word] = value;
+    }
+    // A top-down level that CTA 0 alone or the team runs (no flush): its counters
+    // (STATS builds; level D + 1's cleared) and its profile stamps, from CTA 0.
+    template <bool STATS>
+    __device__ void record_top_down(int D, long long cnt, long long edges) const {
+        if (STATS && blockIdx.x == 0 && threadIdx.x == 0) {
+            if (D < counter_cap) {
+                counters[CNT_VERTICES * counter_cap + D] = (unsigned long long)cnt;
+                counters[CNT_EDGES * counter_cap + D] = (unsigned long long)edges;
+                counters[CNT_DIR * counter_cap + D] = DIR_TOP_DOWN;
+            }
+            if (D + 1 < counter_cap)
+                for (int k = 0; k < CNT_KINDS; ++k) counters[k * counter_cap + D + 1] = 0;
+        }
+        const unsigned long long t = prof ? DO_NOW() : 0;
+        stamp(D, PROF_START, t);
+        stamp(D, PROF_STEP, t);
+        stamp(D, PROF_DIR, DIR_TOP_DOWN);
+        stamp(D, PROF_FRONTIER, (unsigned long long)cnt);
     }
 };
 
@@ -370,22 +392,8 @@ __device__ int small_levels(const State& S, Shared& sh, int L, int nf, int thres
             resume = D;  // hand level D back to the grid, unexpanded
             break;
         }
-        if (tid == 0) {
-            sh.sq.packed[(D + 2) % 3] = 0;  // last read at level D - 1, next filled at D + 1
-            const int cap = S.counter_cap;
-            if (STATS && D < cap) {
-                S.counters[CNT_VERTICES * cap + D] = cnt;
-                S.counters[CNT_EDGES * cap + D] = edges;
-                S.counters[CNT_DIR * cap + D] = DIR_TOP_DOWN;
-            }
-            if (STATS && D + 1 < cap)
-                for (int k = 0; k < CNT_KINDS; ++k) S.counters[k * cap + D + 1] = 0;
-        }
-        const unsigned long long t = S.prof ? DO_NOW() : 0;
-        S.stamp(D, PROF_START, t);
-        S.stamp(D, PROF_STEP, t);
-        S.stamp(D, PROF_DIR, DIR_TOP_DOWN);
-        S.stamp(D, PROF_FRONTIER, (unsigned long long)cnt);
+        if (tid == 0) sh.sq.packed[(D + 2) % 3] = 0;  // last read at level D - 1, next filled at D + 1
+        S.record_top_down<STATS>(D, cnt, edges);
         label.label = D + 1;
         sf_expand<BLOCK>(sh.sq, S.row, S.col, S.visited, D, b, cnt, edges, label);
         __syncthreads();
@@ -415,10 +423,161 @@ __device__ int small_levels(const State& S, Shared& sh, int L, int nf, int thres
     return resume;
 }
 
+// ---- Mid-frontier mode: a team of CTAs runs top-down levels -----------------------------
+// Entered at a top-down level L whose frontier and out-edges number at most `mid_frontier`
+// (but not at most small_frontier, the mode above): CTAs 0 .. team - 1 run levels with a
+// barrier of their own (team_sync: fewer participants than the grid's) while the rest park
+// as in the small-frontier mode. A level's dependency chain is shortened: a queue entry
+// carries its vertex's list (start, length), fetched while the claim is in flight
+// (sf_discover), and one atomic per warp both reserves queue positions and sums the
+// entries' out-edges. (Gathering lists of up to 4 or 8 neighbours in their own thread,
+// with no block barrier, measured slower on grid5pt.5000: 6.5 and 7.0 against 5.8 us a
+// level; docs/performance.md, session 13.) The control words keep the grid's slot rotation (level D reads slot
+// D % 3, fills D + 1, clears D + 2); slot D's SLOT_NF holds entries << 32 | out-edges
+// (entries <= n, edges <= m < 2^31: no carry), SLOT_INF the entries' in-edges (directed
+// graphs; undirected ones have as many as out-edges). The team hands level D back to the
+// grid when the heuristic would go bottom-up, when D passes the threshold or fits the
+// small-frontier mode, or when its lists are long (DO_HUB_DEGREE: the grid spreads them
+// over every warp); CTA 0 then rewrites slot D as the grid's level D - 1 would have left it.
+
+// Whether a top-down frontier is the team's: mid-size, and not a few long lists.
+__device__ __forceinline__ bool mid_fits(long long nf, long long mf, int mid_frontier, int small_frontier) {
+    return nf <= mid_frontier && mf <= mid_frontier && !(nf <= small_frontier && mf <= small_frontier) &&
+           mf < (long long)DO_HUB_DEGREE * nf;
+}
+
+template <bool PRED>
+struct MidSink {
+    const State* S;
+    int4* out;
+    unsigned long long* packed;  // slot D + 1's SLOT_NF
+    unsigned long long* inf;     // slot D + 1's SLOT_INF (directed graphs)
+    int label;
+    bool directed;
+    __device__ void emit(int v, int u, bool active) {
+        int start = 0, len = 0;
+        const bool mine = active && sf_discover(S->row, S->visited, v, start, len);
+        unsigned long long in = 0;
+        if (mine) {
+            S->dist[v] = label;
+            if (PRED) S->parent[v] = u;
+            if (directed) in = (unsigned long long)S->in_degree(v);
+        }
+        const unsigned int m = __ballot_sync(GPUBFS_FULL_MASK, mine);
+        if (!m) return;
+        const int lane = lane_id(), leader = __ffs(m) - 1;
+        const unsigned long long edges = warp_sum_t((unsigned long long)(mine ? len : 0));
+        unsigned long long base = 0;
+        if (lane == leader) base = atomicAdd(packed, ((unsigned long long)__popc(m) << 32) | edges);
+        base = __shfl_sync(GPUBFS_FULL_MASK, base, leader);
+        if (mine) out[(base >> 32) + __popc(m & ((1u << lane) - 1u))] = make_int4(v, start, len, 0);
+        if (directed) {
+            in = warp_sum_t(in);
+            if (lane == leader) atomicAdd(inf, in);
+        }
+    }
+};
+
+// The team's levels from L (frontier nf vertices with mf out-edges in queue L). `m_u`
+// and `prev_nf` are the grid's at level L; `bar` counts the team barriers passed.
+// Returns the grid's resume word: the level handed back, or ~levels when the search is over.
+template <bool PRED, bool STATS>
+__device__ int mid_levels(const State& S, Shared& sh, int L, long long nf, long long mf, long long m_u,
+                          long long prev_nf, long long alpha_milli, int rule, int mid_frontier,
+                          int small_frontier, int team, int epoch, unsigned long long& bar) {
+    const int tid = threadIdx.x;
+    const bool directed = S.in_row != S.row;
+    int* words = S.sf_words();
+    unsigned long long inf_sum = 0;  // in-edges of the levels L + 1 .. D
+    long long cnt = nf, edges = mf;
+    int D = L, resume;
+    for (;; ++D) {
+        if (D > L) {
+            const unsigned long long* slot = S.slot(D);
+            const unsigned long long p = __ldcg(slot + SLOT_NF);
+            cnt = (long long)(p >> 32);
+            edges = (long long)(p & 0xffffffffull);
+            const long long in = directed ? (long long)__ldcg(slot + SLOT_INF) : edges;
+            inf_sum += (unsigned long long)in;
+            m_u -= in;
+            if (cnt == 0) {
+                resume = ~D;  // level D is empty: D levels
+                break;
+            }
+            const bool down = rule != DO_RULE_TOP_DOWN &&
+                              (double)edges * (double)alpha_milli > (double)m_u * DO_MILLI &&
+                              (rule == DO_RULE_COUNTS || cnt > prev_nf);
+            if (down || !mid_fits(cnt, edges, mid_frontier, small_frontier)) {
+                resume = D;  // hand level D back to the grid, unexpanded
+                break;
+            }
+        }
+        prev_nf = cnt;
+        if (blockIdx.x == 0 && tid == 0) {
+            if (D == L + 1)  // slot D + 2 is slot L, which parked CTAs read before parking
+                sf_wait_arrived(words, (epoch - 1) * (int)(gridDim.x - 1) + (int)gridDim.x - team);
+            if (D > L) {  // at level L the grid cleared slot L + 2
+                unsigned long long* clear = S.slot(D + 2);
+                for (int k = 0; k < SLOT_WORDS; ++k) clear[k] = 0;
+            }
+        }
+        S.record_top_down<STATS>(D, cnt, edges);
+        unsigned long long* next = S.slot(D + 1);
+        MidSink<PRED> sink{&S, S.mid_queue(D + 1), next + SLOT_NF, next + SLOT_INF, D + 1, directed};
+        const int* plain = S.queue(L);
+        const int4* in = S.mid_queue(D);
+        // Tiles of at most BLOCK entries spread over every team member: a lattice's few
+        // thousand entries give each CTA one round of gathering, not a few CTAs four.
+        const int tile = (int)min((long long)BLOCK, (cnt + team - 1) / team);
+        const int ntiles = (int)((cnt + tile - 1) / tile);
+        for (int t = blockIdx.x; t < ntiles; t += team) {
+            const int i = t * tile + tid;
+            int u = -1, start = 0, len = 0;
+            if (tid < tile && i < cnt) {
+                if (D == L) {  // the grid's queue: vertices alone
+                    u = __ldcg(plain + i);
+                    start = S.row[u];
+                    len = S.row[u + 1] - start;
+                } else {
+                    const int4 e = __ldcg(in + i);
+                    u = e.x;
+                    start = e.y;
+                    len = e.z;
+                }
+            }
+            gather_lists<BLOCK>(sh.g, S.col, u, start, len, sink);
+        }
+        team_sync(S.ctl + CTL_TEAM_BAR, (unsigned long long)team * ++bar);
+    }
+    if (blockIdx.x == 0 && tid == 0) {
+        S.ctl[CTL_MID_LEVELS] += (unsigned long long)(D - L);
+        if (resume >= 0) S.ctl[CTL_PREV_NF] = (unsigned long long)prev_nf;
+    }
+    if (resume < 0) {  // nothing to hand back: the parked CTAs only need the word
+        if (blockIdx.x == 0) sf_release(words, epoch, resume);
+        return resume;
+    }
+    // Level D's vertices to the grid's queue D, each team member its share; then the
+    // members park, and CTA 0 rewrites slot D once every other CTA has parked.
+    const int4* in = S.mid_queue(D);
+    int* out = S.queue(D);
+    for (int i = blockIdx.x * BLOCK + tid; i < cnt; i += team * BLOCK) out[i] = __ldcg(in + i).x;
+    if (blockIdx.x != 0) return sf_park(words, epoch, &sh.bcast);
+    sf_wait_parked(words, epoch);
+    if (tid == 0) {
+        unsigned long long* slot = S.slot(D);
+        slot[SLOT_NF] = (unsigned long long)cnt;
+        slot[SLOT_MF] = (unsigned long long)edges;
+        slot[SLOT_INF] = inf_sum;  // the grid subtracts levels L + 1 .. D at level D
+    }
+    sf_release(words, epoch, resume);
+    return resume;
+}
+
 template <bool PRED, bool STATS>
 __device__ void bfs(const State& S, int src, long long m_in, long long alpha_milli,
                     long long beta_milli, int rule, long long spread_edges,
-                    int small_frontier) {
+                    int small_frontier, int mid_frontier, int mid_ctas) {
     DO_SHARED(Shared, sh);
     const int gtid = blockIdx.x * BLOCK + threadIdx.x, gstride = gridDim.x * BLOCK;
     for (int i = gtid; i < S.n; i += gstride) {
@@ -444,6 +603,8 @@ __device__ void bfs(const State& S, int src, long long m_in, long long alpha_mil
     long long prev_nf = 0;  // the last level's frontier (DO_RULE_GROWTH)
     bool bu = false;
     int L = 0, bu_levels = 0, switches = 0, epoch = 0;
+    const int team = min(mid_ctas, (int)gridDim.x);
+    unsigned long long bar = 0;  // team barriers passed (team members)
     for (;;) {
         if (threadIdx.x == 0) {
             const volatile unsigned long long* slot = S.slot(L);
@@ -487,6 +648,20 @@ __device__ void bfs(const State& S, int src, long long m_in, long long alpha_mil
             prev_nf = 0;  // the leader's last level is not known here: the frontier grew past it
             continue;
         }
+        if (!bu && !was && team > 0 && mid_fits(nf, mf, mid_frontier, small_frontier)) {
+            ++epoch;  // one epoch count with the small-frontier mode's entries
+            const int resume = (int)blockIdx.x < team
+                                   ? mid_levels<PRED, STATS>(S, sh, L, nf, mf, m_u, prev_nf, alpha_milli, rule,
+                                                             mid_frontier, small_frontier, team, epoch, bar)
+                                   : sf_park(S.sf_words(), epoch, &sh.bcast);
+            if (resume < 0) {
+                L = ~resume;
+                break;
+            }
+            L = resume;
+            prev_nf = (long long)__ldcg(S.ctl + CTL_PREV_NF);
+            continue;
+        }
         const unsigned long long t0 = S.prof ? DO_NOW() : 0;
         S.stamp(L, PROF_START, t0);
         S.stamp(L, PROF_DIR, bu ? DIR_BOTTOM_UP : DIR_TOP_DOWN);
@@ -525,22 +700,24 @@ __device__ void bfs(const State& S, int src, long long m_in, long long alpha_mil
 // DO_RULE_* (do.cuh); top-down levels of
 // at most DO_SPREAD vertices and at least spread_edges out-edges spread them over the
 // grid (spread_edges < 0: never); top-down frontiers of at most small_frontier vertices and
-// out-edges run in CTA 0 alone (0: never; at most DO_SMALL_CAP).
+// out-edges run in CTA 0 alone (0: never; at most DO_SMALL_CAP); top-down frontiers of at
+// most mid_frontier vertices and out-edges (0: never; at most DO_MID_CAP) run in the first
+// mid_ctas CTAs, from the queues mq (two of mq_cap entries).
 #define DO_BFS_PARAMS                                                                          \
     const int *__restrict__ row, const int *__restrict__ col, const int *__restrict__ in_row,  \
         const int *__restrict__ in_col, int n, int src, long long m_in, long long alpha_milli, \
         long long beta_milli, int rule, long long spread_edges, int small_frontier,            \
-        int *dist, int *parent,                                                                \
+        int mid_frontier, int mid_ctas, int *dist, int *parent,                                \
         unsigned int *visited, unsigned int *front0, unsigned int *front1, int *q0, int *q1,   \
         unsigned long long *ctl, unsigned long long *counters, int counter_cap,                \
-        unsigned long long *prof, int prof_cap
+        unsigned long long *prof, int prof_cap, int4 *mq, int mq_cap
 
 template <bool PRED, bool STATS>
 __global__ void __launch_bounds__(DO_BLOCK, DO_MIN_BLOCKS) do_bfs(DO_BFS_PARAMS) {
-    dobfs::State S{row,   col,   in_row, in_col, n,   dist,     parent,      visited, front0,
-                   front1, q0,   q1,     ctl,    counters, counter_cap, prof, prof_cap};
+    dobfs::State S{row,    col, in_row, in_col, n,        dist,        parent, visited, front0,
+                   front1, q0,  q1,     ctl,    counters, counter_cap, prof,   prof_cap, mq, mq_cap};
     dobfs::bfs<PRED, STATS>(S, src, m_in, alpha_milli, beta_milli, rule, spread_edges,
-                            small_frontier);
+                            small_frontier, mid_frontier, mid_ctas);
 }
 
 // Every instantiation, so that a plain nvcc compile checks them all.

@@ -37,6 +37,11 @@ __device__ __forceinline__ unsigned long long do_now() {
 #define DO_SMALL_CAP 512  // the largest small_frontier threshold (shared-memory queue entries)
 #endif
 
+#ifndef DO_MID_CAP
+#define DO_MID_CAP 32768  // the largest mid_frontier threshold (team queue entries, edges)
+#endif
+#define DO_HUB_DEGREE 32  // a frontier averaging this many out-edges a vertex leaves the team mode
+
 // alpha and beta reach the kernel in thousandths (integer kernel arguments).
 
 // The direction rule (kernel argument `rule`).
@@ -57,7 +62,10 @@ __device__ __forceinline__ unsigned long long do_now() {
 #define CTL_SWITCHES 14   // direction changes
 #define CTL_SMALL_LEVELS 15  // of which run by CTA 0 alone (small-frontier mode)
 #define CTL_SF 16         // small_frontier.cuh's SF_WORDS ints (two 64-bit words)
-#define CTL_WORDS 18
+#define CTL_MID_LEVELS 18  // of which run by the team alone (mid-frontier mode)
+#define CTL_TEAM_BAR 19    // the team's barrier: arrivals, summed over the traversal
+#define CTL_PREV_NF 20     // the frontier before the level the team hands back
+#define CTL_WORDS 21
 
 // Per-level counters (counters and profile builds only): counters[k * cap + level].
 #define CNT_VERTICES 0  // top-down: frontier vertices expanded; bottom-up: unvisited vertices checked

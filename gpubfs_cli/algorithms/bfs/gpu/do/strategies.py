@@ -81,6 +81,20 @@ Knobs:
   0.9 us per level and is within 1.5% on the low-diameter target graphs, where it runs
   only the source's level and hands the next one back (measured with the variants
   taking turns; session 8's 16-48 us cost was the run-order effect, docs/performance.md).
+- ``mid_frontier``: while a top-down frontier has at most this many vertices and
+  out-edges (and more than ``small_frontier``), a team of ``mid_ctas`` CTAs runs the
+  levels with a barrier of its own while the rest of the grid parks (do.cu's
+  mid-frontier mode): a queue entry carries its vertex's list, one atomic per warp
+  reserves queue positions and sums out-edges, and a level's tiles are spread over
+  every team member. The team hands a level back to the grid
+  past the threshold, when it fits the small-frontier mode, when the heuristic would go
+  bottom-up (the team keeps m_u and the frontier's growth), or when its lists average
+  DO_HUB_DEGREE (32) or more (the grid spreads those). 0: off; at most DO_MID_CAP
+  (32768), the default since session 13: on the H100 it takes grid5pt.5000 from 11.9
+  to 5.8 us per level (the grid's barrier over 528 CTAs and a longer chain were most of
+  it), within 5% on the low-diameter graphs (docs/performance.md).
+- ``mid_ctas``: the team's size; 0 (default) = one CTA per SM (132 on the H100; 66 and
+  264 measured 6.8 and 6.0 us per level on grid5pt.5000, 528 6.8).
 - ``counters``: per-level counters (direction, vertices and edges examined) in the
   answer's counters; off for timings.
 - ``profile``: as ``counters``, plus %globaltimer stamps per level (start, after the
@@ -89,7 +103,8 @@ Knobs:
   ``profile_rows`` turns one into a per-level table (scripts/device/do_profile.py).
 
 Counters (always): ``levels``, ``bottom_up_levels``, ``switches``, ``small_levels``
-(levels run by CTA 0 alone; device scalars, read after timing). With
+(levels run by CTA 0 alone), ``mid_levels`` (levels run by the team; device scalars,
+read after timing). With
 ``counters``/``profile``: ``direction`` (0 top-down, 1 bottom-up), ``vertices_examined``,
 ``edges_examined`` per level.
 """
@@ -127,6 +142,8 @@ CTL_WORDS, CTL_LEVELS, CTL_BU_LEVELS, CTL_SWITCHES, CTL_SMALL_LEVELS = (
 CNT_VERTICES, CNT_EDGES, CNT_DIR, CNT_KINDS = C["CNT_VERTICES"], C["CNT_EDGES"], C["CNT_DIR"], C["CNT_KINDS"]
 PROF_WORDS = C["PROF_WORDS"]
 SMALL_CAP = C["DO_SMALL_CAP"]  # the largest small_frontier threshold
+MID_CAP = C["DO_MID_CAP"]  # the largest mid_frontier threshold
+CTL_MID_LEVELS = C["CTL_MID_LEVELS"]
 EDGE_LIMIT = 2**31  # edge offsets are 32-bit
 MAX_LEVELS = 1 << 20  # per-level counter and profile rows kept (a longer BFS keeps the first)
 
@@ -155,6 +172,8 @@ class DoKnobs:
     blocks_per_sm: int = 0
     spread_edges: int = 1024
     small_frontier: int = SMALL_CAP
+    mid_frontier: int = MID_CAP
+    mid_ctas: int = 0
     growth: bool = True
     counters: bool = False
     profile: bool = False
@@ -176,6 +195,11 @@ class DoKnobs:
         if isinstance(self.small_frontier, bool) or not isinstance(self.small_frontier, int) \
                 or not 0 <= self.small_frontier <= SMALL_CAP:
             raise ValueError(f"small_frontier must be an integer between 0 (off) and {SMALL_CAP}")
+        if isinstance(self.mid_frontier, bool) or not isinstance(self.mid_frontier, int) \
+                or not 0 <= self.mid_frontier <= MID_CAP:
+            raise ValueError(f"mid_frontier must be an integer between 0 (off) and {MID_CAP}")
+        if isinstance(self.mid_ctas, bool) or not isinstance(self.mid_ctas, int) or self.mid_ctas < 0:
+            raise ValueError("mid_ctas must be an integer >= 0 (0 = one per SM)")
 
 
 def direction_rule(k: DoKnobs) -> int:
@@ -248,7 +272,9 @@ class DirectionOptimizing(GpuStrategy):
         fit = min(blocks_per_sm(kern, int(k.cta_size)) for kern in self._kernels.values())
         if fit < 1:
             raise StrategyUnavailable(f"{self.name}: no CTA of {k.cta_size} threads fits an SM")
-        self._grid = min(int(k.blocks_per_sm) or fit, fit) * sm_count(self.device)
+        sms = sm_count(self.device)
+        self._grid = min(int(k.blocks_per_sm) or fit, fit) * sms
+        team = min(int(k.mid_ctas) or sms, self._grid)
         words = (n + 31) // 32
         dist = self.buffer("_dist", n, cp.int32)
         parent = self.buffer("_parent", n, cp.int32)
@@ -256,20 +282,25 @@ class DirectionOptimizing(GpuStrategy):
         fronts = [self.buffer(f"_front{i}", words, cp.uint32) for i in (0, 1)]
         queues = [self.buffer(f"_queue{i}", n, cp.int32) for i in (0, 1)]
         ctl = self.buffer("_ctl", CTL_WORDS, cp.uint64)
+        mq_cap = max(1, min(int(k.mid_frontier), n))
+        mid_queues = self.buffer("_mid_queues", 2 * 4 * mq_cap, cp.int32)  # int4 entries
         cap = min(n + 2, MAX_LEVELS)
         counters = self.buffer("_counters", CNT_KINDS * cap, cp.uint64, fill=0) if stats else self.keep("_counters", None)
         prof = self.buffer("_prof", PROF_WORDS * (cap + 1), cp.uint64, fill=0) if k.profile else self.keep("_prof", None)
         head = (row, dg.col_indices, in_row, in_col, i32(n))
         tail = (
             i64(graph.m), i64(round(float(k.alpha) * MILLI)), i64(round(float(k.beta) * MILLI)),
-            i32(direction_rule(k)), i64(k.spread_edges), i32(k.small_frontier), dist,
+            i32(direction_rule(k)), i64(k.spread_edges), i32(k.small_frontier),
+            i32(k.mid_frontier), i32(team), dist,
         )
         rest = (visited, fronts[0], fronts[1], queues[0], queues[1], ctl, counters,
-                i32(cap if stats else 0), prof, i32(cap + 1 if prof is not None else 0))
+                i32(cap if stats else 0), prof, i32(cap + 1 if prof is not None else 0),
+                mid_queues, i32(mq_cap))
         # The counters' views of the buffers, made once (a CuPy view costs microseconds);
         # ctl[k, ...] is a 0-d view (ctl[k] would be a copy under numpy, the emulation's).
         views = {"levels": ctl[CTL_LEVELS, ...], "bottom_up_levels": ctl[CTL_BU_LEVELS, ...],
-                 "switches": ctl[CTL_SWITCHES, ...], "small_levels": ctl[CTL_SMALL_LEVELS, ...]}
+                 "switches": ctl[CTL_SWITCHES, ...], "small_levels": ctl[CTL_SMALL_LEVELS, ...],
+                 "mid_levels": ctl[CTL_MID_LEVELS, ...]}
         if counters is not None:
             for key, k_ in (("direction", CNT_DIR), ("vertices_examined", CNT_VERTICES), ("edges_examined", CNT_EDGES)):
                 views[key] = counters[k_ * cap: (k_ + 1) * cap]
@@ -296,7 +327,7 @@ class DoAnswer(Answer):
         host = super().to_host()
         c = host.counters
         levels = c["levels"] = int(c["levels"])
-        for key in ("bottom_up_levels", "switches", "small_levels"):
+        for key in ("bottom_up_levels", "switches", "small_levels", "mid_levels"):
             c[key] = int(c[key])
         for key in ("direction", "vertices_examined", "edges_examined"):
             if key in c:
