@@ -4,7 +4,9 @@
 #   M  the do.* GPU tests; time per level on grid5pt.5000 and the path with the team's
 #      size swept (levels.sh do-levels); the fixed cost of do.bfs beside merrill.hybrid
 #   D  do.bfs with the mode off and on, taking turns, on the low-diameter graphs
-#   V  make test-gpu without BFS-4K/Raval; T2a T2b S as session 11
+#   V  make test-gpu without BFS-4K/Raval (carry .peers); the levels again, the fixed cost
+#   G  do.yaml: do.bfs (the mode on by default) beside Gunrock on the target graphs
+#   T2a T2b S as session 11
 source "$(dirname "$0")/lib.sh"
 part=${1:-M}
 clocks "$part"
@@ -28,8 +30,17 @@ D)
 V)
   step 560 test-gpu-1 make test-gpu PYTHON=python3 PYTEST_ARGS="$T1_ARGS"
   tail -8 logs/test-gpu-1.log
+  LIMIT=${LEVELS_LIMIT:-200} bash "$(dirname "$0")/levels.sh" do-levels > logs/levels.log 2>&1
+  cat logs/levels.log
+  step 100 fixed-cost python3 scripts/fixed_cost.py --samples 30 --only do.bfs do.top_down merrill.hybrid \
+    lbbfs.balanced_redistribution --knobs mid_frontier=0
+  cat logs/fixed-cost.log
+  ;;
+G)
+  step 400 do-gunrock python3 -m gpubfs_cli run configs/experiments/do.yaml
+  tail -30 logs/do-gunrock.log
   ;;
 T2a|T2b|S) bash "$(dirname "$0")/session11.sh" "$part" ;;
-*) echo "unknown part $part (M D V T2a T2b S)"; exit 2;;
+*) echo "unknown part $part (M D V G T2a T2b S)"; exit 2;;
 esac
 cat logs/steps.txt
