@@ -43,8 +43,11 @@ SESSION11 = results_in(RESULTS / "h100-2026-11-24-s11")
 # Session 12 (H100): the held-out catalogue's small graphs with one warm-up run, with
 # 50 ms of warm-up (twice), and with 50 ms over 10 rounds.
 SESSION12 = results_in(RESULTS / "h100-2026-11-24-s12")
+# Session 13 (H100): do.bfs's mid-frontier mode, its team size swept, beside merrill.hybrid
+# and Gunrock.
+SESSION13 = results_in(RESULTS / "h100-2026-11-24-s13")
 APART = (set(FAMILIES) | set(SESSION6) | set(SESSION7) | set(SESSION8) | set(SESSION9) | set(SESSION10)
-         | set(SESSION11) | set(SESSION12))
+         | set(SESSION11) | set(SESSION12) | set(SESSION13))
 PAPERS = ("merrill", "luo", "bfs4k", "raval", "lbbfs")
 
 
@@ -168,3 +171,11 @@ def test_session10_do_defaults_figures_unchanged():
                                  str(RESULTS / "h100-2026-11-24-s10" / "do-defaults.json")])
     assert r.exit_code == 0, r.output
     assert "| g500-s20-ef16 | 0.153 (growth=True,small_frontier=0)! |" in r.stdout, r.stdout
+
+
+def test_session13_mid_frontier_figures_unchanged():
+    # grid5pt.5000: do.bfs with the mid-frontier mode (default) 5.81 us a level, merrill.hybrid 6.11
+    r = CliRunner().invoke(app, ["report", "--format", "md", "--metric", "us_level",
+                                 str(RESULTS / "h100-2026-11-24-s13" / "do-levels.json.gz")])
+    assert r.exit_code == 0, r.output
+    assert "| grid5pt.5000 | 5.810 (mid_ctas=0,mid_frontier=32768,small_frontier=512) | 6.114 |" in r.stdout, r.stdout
