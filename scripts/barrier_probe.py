@@ -1,8 +1,8 @@
 """The floor of one level in do.bfs's mid-frontier mode (issue 14), on the GPU: a loop
 of barriers among a team of CTAs (scripts/barrier_probe.cu), per barrier in
 microseconds, from the difference of two launches (N and 0 iterations, CUDA events,
-median of 5). Rows: the barrier (team_sync as shipped, the same with release/acquire,
-the cooperative grid barrier), the team's size, and what each iteration adds to the
+median of 5). Rows: the barrier (team_sync as shipped, with a release add and acquire
+polls; the same with full fences, its first form; the cooperative grid barrier), the team's size, and what each iteration adds to the
 chain (nothing, one dependent L2 load, one returned atomic). Session 13 (H100, 132 CTAs):
 team_sync with fences 1.40 us, release/acquire 1.15, grid.sync 1.20; 528 CTAs 2.45 / 2.01 / 1.73.
 
@@ -48,7 +48,7 @@ def main() -> None:
         return cp.cuda.get_elapsed_time(start, stop) * 1e3
 
     print(f"per barrier, us (CTAs of {args.block} threads, {sms} SMs, {args.iters} iterations)")
-    print(f"{'barrier':24s} {'CTAs':>5s} " + " ".join(f"{v:>22s}" for v in EXTRAS.values()))
+    print(f"{'barrier':28s} {'CTAs':>5s} " + " ".join(f"{v:>22s}" for v in EXTRAS.values()))
     grid = 4 * sms
     for mode, label in BARRIERS.items():
         teams = (sms, grid) if mode == 2 else (1, 16, 32, 66, sms, 2 * sms, grid)
@@ -60,7 +60,7 @@ def main() -> None:
                 d = [launch_us(g, args.iters, team, mode, extra) - launch_us(g, 0, team, mode, extra)
                      for _ in range(5)]
                 row.append(statistics.median(d) / args.iters)
-            print(f"{label:24s} {team:5d} " + " ".join(f"{x:22.3f}" for x in row))
+            print(f"{label:28s} {team:5d} " + " ".join(f"{x:22.3f}" for x in row))
 
 
 if __name__ == "__main__":

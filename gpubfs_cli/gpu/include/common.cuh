@@ -114,6 +114,20 @@ __device__ __forceinline__ bool bitmask_test_and_set(uint32_t* mask, int v) {
     return (atomicOr(&mask[v >> 5], bit) & bit) == 0;
 }
 
+// Warp-aggregated atomic (warp-converged): the lowest lane of the ballot `m` adds `add`
+// to *counter for the whole warp, and every lane gets the old value back. A lane set in
+// `m` takes position base + lane_rank(m) of what the warp reserved.
+template <class T>
+__device__ __forceinline__ T warp_leader_add(T* counter, unsigned int m, T add) {
+    const int leader = __ffs(m) - 1;
+    T base = 0;
+    if (lane_id() == leader) base = atomicAdd(counter, add);
+    return __shfl_sync(GPUBFS_FULL_MASK, base, leader);
+}
+
+// The lanes of `m` below this one.
+__device__ __forceinline__ int lane_rank(unsigned int m) { return __popc(m & ((1u << lane_id()) - 1u)); }
+
 // Butterfly sum for any integer type (64-bit counts of edges).
 template <class T>
 __device__ __forceinline__ T warp_sum_t(T x) {

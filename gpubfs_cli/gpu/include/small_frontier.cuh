@@ -135,19 +135,16 @@ __device__ __forceinline__ void sf_append(SfQueues<CAP>& q, int b, int level, bo
                                           int start, int len) {
     const unsigned int m = __ballot_sync(GPUBFS_FULL_MASK, keep);
     if (!m) return;
-    const int lane = lane_id(), leader = __ffs(m) - 1;
     const int clamped = keep ? min(len, CAP + 1) : 0;
     int wedges;
     const int ex = warp_exclusive_scan(clamped, &wedges);
     const unsigned int nonempty = __ballot_sync(GPUBFS_FULL_MASK, keep && len > 0);
-    unsigned long long base = 0;
-    if (lane == leader)
-        base = atomicAdd(&q.packed[level % 3],
-                         ((unsigned long long)__popc(m) << (2 * SF_FIELD)) |
-                             ((unsigned long long)__popc(nonempty) << SF_FIELD) | (unsigned long long)wedges);
-    base = __shfl_sync(GPUBFS_FULL_MASK, base, leader);
+    const unsigned long long base =
+        warp_leader_add(&q.packed[level % 3], m,
+                        ((unsigned long long)__popc(m) << (2 * SF_FIELD)) |
+                            ((unsigned long long)__popc(nonempty) << SF_FIELD) | (unsigned long long)wedges);
     if (keep) {
-        const int pos = sf_entries(base) + __popc(m & ((1u << lane) - 1));
+        const int pos = sf_entries(base) + lane_rank(m);
         q.v[b][pos] = v;
         q.start[b][pos] = start;
         q.len[b][pos] = len;

@@ -190,11 +190,8 @@ struct TopDownSink {
         }
         const unsigned int m = __ballot_sync(GPUBFS_FULL_MASK, mine);
         if (m) {
-            const int lane = lane_id(), leader = __ffs(m) - 1;
-            unsigned long long base = 0;
-            if (lane == leader) base = atomicAdd(nf, (unsigned long long)__popc(m));
-            base = __shfl_sync(GPUBFS_FULL_MASK, base, leader);
-            if (mine) queue[base + __popc(m & ((1u << lane) - 1u))] = v;
+            const unsigned long long base = warp_leader_add(nf, m, (unsigned long long)__popc(m));
+            if (mine) queue[base + lane_rank(m)] = v;
         }
     }
 };
@@ -465,16 +462,10 @@ struct MidSink {
         }
         const unsigned int m = __ballot_sync(GPUBFS_FULL_MASK, mine);
         if (!m) return;
-        const int lane = lane_id(), leader = __ffs(m) - 1;
         const unsigned long long edges = warp_sum_t((unsigned long long)(mine ? len : 0));
-        unsigned long long base = 0;
-        if (lane == leader) base = atomicAdd(packed, ((unsigned long long)__popc(m) << 32) | edges);
-        base = __shfl_sync(GPUBFS_FULL_MASK, base, leader);
-        if (mine) out[(base >> 32) + __popc(m & ((1u << lane) - 1u))] = make_int4(v, start, len, 0);
-        if (directed) {
-            in = warp_sum_t(in);
-            if (lane == leader) atomicAdd(inf, in);
-        }
+        const unsigned long long base = warp_leader_add(packed, m, ((unsigned long long)__popc(m) << 32) | edges);
+        if (mine) out[(base >> 32) + lane_rank(m)] = make_int4(v, start, len, 0);
+        if (directed) warp_leader_add(inf, m, warp_sum_t(in));
     }
 };
 
