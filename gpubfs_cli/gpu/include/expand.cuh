@@ -8,8 +8,15 @@
 // The sink is a functor with `void emit(int v, int u, bool active)`: neighbour v of u
 // (active false for padding lanes). It is called warp-converged (every lane of a warp
 // the same number of times), so a sink may use warp collectives (ballots for queue
-// reservations). merrill.cu keeps its own copy, specialised for its edge queues; it
-// could use this one.
+// reservations). Optional members: `static constexpr bool kPositions = true` makes it
+// `emit(v, u, pos, active)`, pos the neighbour's place in an output the caller reserved
+// (from the offsets it passes the stages); `kParents = false` says it ignores u, so the
+// scan window stores none.
+//
+// gather_lists runs the three stages (gather_cta, gather_warp, gather_scan) with one
+// prefix sum; merrill.cu composes them per its gather knob, with positions from its own
+// prefix sums and one queue reservation a tile. The stages' `sh` is a GatherShared or
+// any struct with its members (merrill.cu's, laid out among its own fields).
 #pragma once
 
 #include "common.cuh"
@@ -17,16 +24,42 @@
 template <int BLOCK>
 struct GatherShared {
     int scratch[33];       // block_exclusive_scan
-    int bcast[4];          // the CTA-wide list: owner thread, start, length, vertex
+    int bcast[5];          // the CTA-wide list: owner thread, start, length, vertex, position
     int win_src[BLOCK];    // scan gathering: column-index offsets of this round
     int win_par[BLOCK];    // scan gathering: the vertex each offset came from
 };
 
-template <int BLOCK, class Sink>
-__device__ __forceinline__ void gather_lists(GatherShared<BLOCK>& sh, const int* __restrict__ col,
-                                             int u, int start, int len, Sink& sink) {
-    const int tid = threadIdx.x, lane = tid & 31;
-    // CTA: one long list at a time (every thread runs the same number of rounds).
+template <class S, class = void>
+struct SinkPositions {
+    static constexpr bool value = false;
+};
+template <class S>
+struct SinkPositions<S, decltype(void(S::kPositions))> {
+    static constexpr bool value = S::kPositions;
+};
+template <class S, class = void>
+struct SinkParents {
+    static constexpr bool value = true;
+};
+template <class S>
+struct SinkParents<S, decltype(void(S::kParents))> {
+    static constexpr bool value = S::kParents;
+};
+
+// Neighbour v of u, at position pos when the sink takes positions.
+template <class Sink>
+__device__ __forceinline__ void sink_emit(Sink& sink, int v, int u, int pos, bool active) {
+    if constexpr (SinkPositions<Sink>::value) sink.emit(v, u, pos, active);
+    else sink.emit(v, u, active);
+}
+
+// CTA: lists of at least BLOCK neighbours, one at a time (every thread runs the same
+// number of rounds); the owner's len becomes 0. pos: where the thread's list goes.
+template <int BLOCK, class Sh, class Sink>
+__device__ __forceinline__ void gather_cta(Sh& sh, const int* __restrict__ col, int u,
+                                           int start, int& len, int pos, Sink& sink) {
+    constexpr bool P = SinkPositions<Sink>::value;
+    const int tid = threadIdx.x;
     while (__syncthreads_or(len >= BLOCK)) {
         if (len >= BLOCK) sh.bcast[0] = tid;
         __syncthreads();
@@ -34,44 +67,73 @@ __device__ __forceinline__ void gather_lists(GatherShared<BLOCK>& sh, const int*
             sh.bcast[1] = start;
             sh.bcast[2] = len;
             sh.bcast[3] = u;
+            if (P) sh.bcast[4] = pos;
             len = 0;
         }
         __syncthreads();
         const int cs = sh.bcast[1], cl = sh.bcast[2], cu = sh.bcast[3];
+        const int cp = P ? sh.bcast[4] : 0;
         for (int i = tid; i - tid < cl; i += BLOCK) {
             const bool a = i < cl;
-            sink.emit(a ? col[cs + i] : -1, cu, a);
+            sink_emit(sink, a ? col[cs + i] : -1, cu, cp + i, a);
         }
     }
-    // Warp: lanes vie for the warp; the winner's list is strip-mined by all 32.
+}
+
+// Warp: lanes with a list of at least MIN neighbours vie for the warp; the winner's list
+// is strip-mined by all 32 and its len becomes 0.
+template <int MIN = 32, class Sink>
+__device__ __forceinline__ void gather_warp(const int* __restrict__ col, int u, int start, int& len, int pos,
+                                            Sink& sink) {
+    constexpr bool P = SinkPositions<Sink>::value;
+    const int lane = threadIdx.x & 31;
     for (;;) {
-        const unsigned int want = __ballot_sync(GPUBFS_FULL_MASK, len >= 32);
+        const unsigned int want = __ballot_sync(GPUBFS_FULL_MASK, len >= MIN);
         if (!want) break;
         const int leader = __ffs(want) - 1;
         const int ws = __shfl_sync(GPUBFS_FULL_MASK, start, leader);
         const int wl = __shfl_sync(GPUBFS_FULL_MASK, len, leader);
         const int wu = __shfl_sync(GPUBFS_FULL_MASK, u, leader);
+        const int wp = P ? __shfl_sync(GPUBFS_FULL_MASK, pos, leader) : 0;
         if (lane == leader) len = 0;
         for (int i = lane; i - lane < wl; i += 32) {
             const bool a = i < wl;
-            sink.emit(a ? col[ws + i] : -1, wu, a);
+            sink_emit(sink, a ? col[ws + i] : -1, wu, wp + i, a);
         }
     }
-    // Scan: the short lists, packed BLOCK neighbours per round.
-    int total;
-    const int ex = block_exclusive_scan(len, sh.scratch, &total);
+}
+
+// Scan: the lists packed BLOCK neighbours per round through shared memory. ex and total:
+// the CTA's exclusive prefix sum of len and its total; pos: where the first packed
+// neighbour goes.
+template <int BLOCK, class Sh, class Sink>
+__device__ __forceinline__ void gather_scan(Sh& sh, const int* __restrict__ col, int u,
+                                            int start, int len, int ex, int total, int pos, Sink& sink) {
+    constexpr bool PAR = SinkParents<Sink>::value;
+    const int tid = threadIdx.x;
     int r = ex;
     const int end = ex + len;
     for (int base = 0; base < total; base += BLOCK) {
         for (; r < end && r - base < BLOCK; ++r) {
             sh.win_src[r - base] = start + (r - ex);
-            sh.win_par[r - base] = u;
+            if (PAR) sh.win_par[r - base] = u;
         }
         __syncthreads();
         const bool a = base + tid < total;
         const int src = a ? sh.win_src[tid] : 0;
-        const int par = a ? sh.win_par[tid] : -1;
+        const int par = (a && PAR) ? sh.win_par[tid] : -1;
         __syncthreads();  // the window is rewritten next round
-        sink.emit(a ? col[src] : -1, par, a);
+        sink_emit(sink, a ? col[src] : -1, par, pos + base + tid, a);
     }
+}
+
+template <int BLOCK, class Sink>
+__device__ __forceinline__ void gather_lists(GatherShared<BLOCK>& sh, const int* __restrict__ col,
+                                             int u, int start, int len, Sink& sink) {
+    static_assert(!SinkPositions<Sink>::value, "a sink with positions needs the stages' offsets");
+    gather_cta<BLOCK>(sh, col, u, start, len, 0, sink);
+    gather_warp(col, u, start, len, 0, sink);
+    int total;
+    const int ex = block_exclusive_scan(len, sh.scratch, &total);
+    gather_scan<BLOCK>(sh, col, u, start, len, ex, total, 0, sink);
 }

@@ -705,8 +705,8 @@ extern "C" __global__ void __launch_bounds__(BFS4K_K6, bfs4k::MIN_BLOCKS) bfs4k_
     begin_block(sh, params);
     __syncthreads();
     const Cfg& g = sh.cfg;
-    const long long gtid = (long long)blockIdx.x * K6 + threadIdx.x;
-    const long long T = (long long)gridDim.x * K6;
+    const long long gtid = grid_thread<K6, long long>();
+    const long long T = grid_threads<K6, long long>();
     // Shared memory: local queues, then the hash table.
     int* const queues = reinterpret_cast<int*>(dyn);
     unsigned long long* table = reinterpret_cast<unsigned long long*>(queues + LQ * K6);
@@ -740,7 +740,7 @@ extern "C" __global__ void __launch_bounds__(BFS4K_K6, bfs4k::MIN_BLOCKS) bfs4k_
             atomicAdd(counters + technique, 1);
         }
         ++L;
-        BFS4K_GRID_SYNC();
+        GPUBFS_GRID_SYNC();
         if (threadIdx.x == 0) sh.level = L;
     }
     if (!first && gtid == 0) {
@@ -763,8 +763,8 @@ extern "C" __global__ void __launch_bounds__(BFS4K_K6, bfs4k::MIN_BLOCKS) bfs4k_
     const int L = sh.level;
     const int F = sh.count;
     if (mode_of(g, F, sh.dp) != MODE_LEVEL) return;
-    const long long gtid = (long long)blockIdx.x * K6 + threadIdx.x;
-    const long long T = (long long)gridDim.x * K6;
+    const long long gtid = grid_thread<K6, long long>();
+    const long long T = grid_threads<K6, long long>();
     if (gtid == 0) {
         int* clear = slot(status, L + 2);
         clear[SLOT_COUNT] = 0;

@@ -1,26 +1,25 @@
 // BFS-4K (Busato, Bombieri): constants both bfs4k.cu and the Python launcher read
-// (header_constants), and the shims that let the CPU emulator (tests/gpu/emu, compiled
-// with g++ and -DGPUBFS_EMULATE) run the kernels without a GPU.
+// (header_constants), and the shims (beside persistent.cuh's) that let the CPU emulator
+// (tests/gpu/emu, compiled with g++ and -DGPUBFS_EMULATE) run the kernels without a GPU.
 #pragma once
 
 #include "common.cuh"
+#include "persistent.cuh"
 
+// BFS4K_SHARED: the static struct (GPUBFS_SHARED), then the dynamic part (the
+// emulator's per-block storage holds them in that order).
 #ifdef GPUBFS_EMULATE
-// The emulator's per-block storage holds the static struct first, then the dynamic part.
-#define BFS4K_SHARED(T, sh, dyn)                                                          \
-    T& sh = *emu_block_shared<T>();                                                       \
+#define BFS4K_SHARED(T, sh, dyn) \
+    GPUBFS_SHARED(T, sh);        \
     unsigned char* dyn = reinterpret_cast<unsigned char*>(&sh) + ((sizeof(T) + 15) & ~size_t(15))
-#define BFS4K_GRID_SYNC() emu_grid_sync()
 // Lets another fiber run between a hash-table write and its read-back, so that the
 // emulated duplicate detection sees other threads' writes (as warps do on the GPU).
 #define BFS4K_HASH_YIELD() emu::maybe_yield()
 #else
-#include <cooperative_groups.h>
-#define BFS4K_SHARED(T, sh, dyn)                                                          \
-    __shared__ T sh;                                                                      \
-    extern __shared__ __align__(16) unsigned char bfs4k_dynamic_shared[];                 \
+#define BFS4K_SHARED(T, sh, dyn)                                                  \
+    GPUBFS_SHARED(T, sh);                                                         \
+    extern __shared__ __align__(16) unsigned char bfs4k_dynamic_shared[];         \
     unsigned char* dyn = bfs4k_dynamic_shared
-#define BFS4K_GRID_SYNC() cooperative_groups::this_grid().sync()
 #define BFS4K_HASH_YIELD()
 #endif
 

@@ -80,8 +80,7 @@ struct State {
     __device__ int out_degree(int v) const { return row[v + 1] - row[v]; }
     __device__ int in_degree(int v) const { return in_row[v + 1] - in_row[v]; }
     __device__ void stamp(int L, int word, unsigned long long value) const {
-        if (prof && L < prof_cap && blockIdx.x == 0 && threadIdx.x == 0)
-            prof[(size_t)L * PROF_WORDS + word] = value;
+        prof_stamp<PROF_WORDS>(prof, prof_cap, L, word, value);
     }
     // A top-down level that CTA 0 alone or the team runs (no flush): its counters
     // (STATS builds; level D + 1's cleared) and its profile stamps, from CTA 0.
@@ -96,7 +95,7 @@ struct State {
             if (D + 1 < counter_cap)
                 for (int k = 0; k < CNT_KINDS; ++k) counters[k * counter_cap + D + 1] = 0;
         }
-        const unsigned long long t = prof ? DO_NOW() : 0;
+        const unsigned long long t = prof ? GPUBFS_NOW() : 0;
         stamp(D, PROF_START, t);
         stamp(D, PROF_STEP, t);
         stamp(D, PROF_DIR, DIR_TOP_DOWN);
@@ -245,7 +244,7 @@ __device__ void top_down_spread(const State& S, Shared& sh, int L, int nf) {
         __syncthreads();  // block_exclusive_scan's scratch is reused next round
     }
     const int lane = lane_id();
-    const int gwarp = (blockIdx.x * BLOCK + threadIdx.x) >> 5, nwarps = (gridDim.x * BLOCK) >> 5;
+    const int gwarp = grid_warp<BLOCK>(), nwarps = grid_warps<BLOCK>();
     for (int b = gwarp << 5; b < carry; b += nwarps << 5) {  // warp-uniform bounds
         const int e = b + lane;
         const bool a = e < carry;
@@ -269,7 +268,7 @@ __device__ void bottom_up(const State& S, Shared& sh, int L) {
     unsigned int* next = S.front(L + 1);
     const int lane = lane_id();
     const int words = (S.n + 31) >> 5;
-    const int gwarp = (blockIdx.x * BLOCK + threadIdx.x) >> 5, nwarps = (gridDim.x * BLOCK) >> 5;
+    const int gwarp = grid_warp<BLOCK>(), nwarps = grid_warps<BLOCK>();
     for (int w = gwarp; w < words; w += nwarps) {
         const unsigned int seen = __ldcg(S.visited + w);
         const int v = (w << 5) + lane;
@@ -309,7 +308,7 @@ __device__ void to_bitmap(const State& S, int L) {
     unsigned int* front = S.front(L);
     const int lane = lane_id();
     const int words = (S.n + 31) >> 5;
-    const int gwarp = (blockIdx.x * BLOCK + threadIdx.x) >> 5, nwarps = (gridDim.x * BLOCK) >> 5;
+    const int gwarp = grid_warp<BLOCK>(), nwarps = grid_warps<BLOCK>();
     for (int w = gwarp; w < words; w += nwarps) {
         const int v = (w << 5) + lane;
         const bool in = v < S.n && __ldcg(S.dist + v) == L;
@@ -325,7 +324,7 @@ __device__ void to_queue(const State& S, int L) {
     unsigned long long* count = S.slot(L) + SLOT_CONV;
     const int lane = lane_id();
     const int words = (S.n + 31) >> 5;
-    const int gwarp = (blockIdx.x * BLOCK + threadIdx.x) >> 5, nwarps = (gridDim.x * BLOCK) >> 5;
+    const int gwarp = grid_warp<BLOCK>(), nwarps = grid_warps<BLOCK>();
     for (int w = gwarp; w < words; w += nwarps) {
         const unsigned int bits = __ldcg(front + w);
         if (!bits) continue;  // warp-uniform
@@ -569,15 +568,9 @@ template <bool PRED, bool STATS>
 __device__ void bfs(const State& S, int src, long long m_in, long long alpha_milli,
                     long long beta_milli, int rule, long long spread_edges,
                     int small_frontier, int mid_frontier, int mid_ctas) {
-    DO_SHARED(Shared, sh);
-    const int gtid = blockIdx.x * BLOCK + threadIdx.x, gstride = gridDim.x * BLOCK;
-    for (int i = gtid; i < S.n; i += gstride) {
-        S.dist[i] = i == src ? 0 : -1;
-        if (PRED) S.parent[i] = i == src ? src : -1;
-    }
-    const int words = (S.n + 31) >> 5;
-    for (int w = gtid; w < words; w += gstride)
-        S.visited[w] = w == (src >> 5) ? (1u << (src & 31)) : 0u;
+    GPUBFS_SHARED(Shared, sh);
+    const int gtid = grid_thread<BLOCK>();
+    init_search<BLOCK, PRED>(S.n, src, true, S.dist, S.parent, S.visited);
     if (gtid == 0) {
         for (int k = 0; k < CTL_WORDS; ++k) S.ctl[k] = 0;
         S.ctl[SLOT_NF] = 1;
@@ -588,7 +581,7 @@ __device__ void bfs(const State& S, int src, long long m_in, long long alpha_mil
             for (int k = 0; k < CNT_KINDS; ++k)
                 if (S.counter_cap > 0) S.counters[k * S.counter_cap] = 0;
     }
-    DO_GRID_SYNC();
+    GPUBFS_GRID_SYNC();
 
     long long m_u = m_in;  // in-edges of the vertices not yet visited
     long long prev_nf = 0;  // the last level's frontier (DO_RULE_GROWTH)
@@ -653,7 +646,7 @@ __device__ void bfs(const State& S, int src, long long m_in, long long alpha_mil
             prev_nf = (long long)__ldcg(S.ctl + CTL_PREV_NF);
             continue;
         }
-        const unsigned long long t0 = S.prof ? DO_NOW() : 0;
+        const unsigned long long t0 = S.prof ? GPUBFS_NOW() : 0;
         S.stamp(L, PROF_START, t0);
         S.stamp(L, PROF_DIR, bu ? DIR_BOTTOM_UP : DIR_TOP_DOWN);
         S.stamp(L, PROF_FRONTIER, (unsigned long long)nf);
@@ -661,9 +654,9 @@ __device__ void bfs(const State& S, int src, long long m_in, long long alpha_mil
             ++switches;
             if (bu) to_bitmap(S, L);
             else to_queue(S, L);
-            DO_GRID_SYNC();
+            GPUBFS_GRID_SYNC();
         }
-        S.stamp(L, PROF_STEP, bu != was && S.prof ? DO_NOW() : t0);
+        S.stamp(L, PROF_STEP, bu != was && S.prof ? GPUBFS_NOW() : t0);
         if (bu) {
             ++bu_levels;
             bottom_up<PRED, STATS>(S, sh, L);
@@ -672,7 +665,7 @@ __device__ void bfs(const State& S, int src, long long m_in, long long alpha_mil
         } else {
             top_down<PRED, STATS>(S, sh, L, (int)nf);
         }
-        DO_GRID_SYNC();
+        GPUBFS_GRID_SYNC();
         ++L;
     }
     if (gtid == 0) {
@@ -680,13 +673,13 @@ __device__ void bfs(const State& S, int src, long long m_in, long long alpha_mil
         S.ctl[CTL_BU_LEVELS] = (unsigned long long)bu_levels;
         S.ctl[CTL_SWITCHES] = (unsigned long long)switches;
     }
-    S.stamp(L, PROF_START, S.prof ? DO_NOW() : 0);
+    S.stamp(L, PROF_START, S.prof ? GPUBFS_NOW() : 0);
 }
 
 }  // namespace dobfs
 
-// One BFS from `src`, launched cooperatively with at most the resident number of CTAs
-// of DO_BLOCK threads. Buffers are sized by the host (strategies.py); m_in is the
+// One BFS from `src`: a persistent kernel (persistent.cuh) of CTAs of DO_BLOCK
+// threads. Buffers are sized by the host (strategies.py); m_in is the
 // number of in-edges (m), alpha and beta are in thousandths (DO_MILLI), rule is a
 // DO_RULE_* (do.cuh); top-down levels of
 // at most DO_SPREAD vertices and at least spread_edges out-edges spread them over the

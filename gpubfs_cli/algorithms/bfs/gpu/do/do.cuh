@@ -1,26 +1,12 @@
-// Direction-optimizing BFS (do.*): constants and shims shared by do.cu, its launcher
+// Direction-optimizing BFS (do.*): constants shared by do.cu, its launcher
 // (strategies.py reads the #defines with header_constants) and the CPU emulation
-// harness (tests/gpu/emu/do_driver.cpp, which compiles do.cu with -DGPUBFS_EMULATE).
+// harness (tests/gpu/emu/do_driver.cpp, which compiles do.cu with -DGPUBFS_EMULATE;
+// the shims for it are persistent.cuh's).
 #pragma once
 
 #include "common.cuh"
+#include "persistent.cuh"
 #include "small_frontier.cuh"
-
-#ifdef GPUBFS_EMULATE
-#define DO_SHARED(T, name) T& name = *emu_block_shared<T>()
-#define DO_GRID_SYNC() emu_grid_sync()
-#define DO_NOW() emu_clock()
-#else
-#include <cooperative_groups.h>
-#define DO_SHARED(T, name) __shared__ T name
-#define DO_GRID_SYNC() cooperative_groups::this_grid().sync()
-__device__ __forceinline__ unsigned long long do_now() {
-    unsigned long long t;
-    asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(t));
-    return t;
-}
-#define DO_NOW() do_now()
-#endif
 
 #ifndef DO_BLOCK
 #define DO_BLOCK 256  // threads per CTA (a multiple of 32)

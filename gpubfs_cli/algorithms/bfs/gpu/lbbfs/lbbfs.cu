@@ -97,18 +97,18 @@ struct Prof {
     unsigned long long t, redist, gather;
     __device__ bool on() const { return out != nullptr && threadIdx.x == 0; }
     __device__ void start() {
-        if (on()) t = LBBFS_NOW();
+        if (on()) t = GPUBFS_NOW();
     }
     __device__ void to_redist() {
         if (on()) {
-            unsigned long long now = LBBFS_NOW();
+            unsigned long long now = GPUBFS_NOW();
             redist += now - t;
             t = now;
         }
     }
     __device__ void to_gather() {
         if (on()) {
-            unsigned long long now = LBBFS_NOW();
+            unsigned long long now = GPUBFS_NOW();
             gather += now - t;
             t = now;
         }
@@ -367,20 +367,13 @@ __device__ __forceinline__ void phase_gather_stored(const State<E>& S, Shared<E,
 template <typename E, bool PRED>
 __device__ void bfs(const State<E>& S, int src, int strategy, double f0) {
     typedef Shared<E, PRED> Sh;
-    LBBFS_SHARED(Sh, sh);
+    GPUBFS_SHARED(Sh, sh);
     const int tid = threadIdx.x;
-    const int gtid = blockIdx.x * CTA + tid;
-    const int gstride = gridDim.x * CTA;
+    const int gtid = grid_thread<CTA>();
     Prof prof{S.prof, 0ull, 0ull, 0ull};
-    if (S.prof != nullptr && gtid == 0) S.prof[PROF_START] = LBBFS_NOW();
+    if (S.prof != nullptr && gtid == 0) S.prof[PROF_START] = GPUBFS_NOW();
 
-    for (int i = gtid; i < S.n; i += gstride) {
-        S.dist[i] = i == src ? 0 : -1;
-        if (PRED) S.parent[i] = i == src ? src : -1;
-    }
-    const int words = (S.n + 31) >> 5;
-    for (int w = gtid; w < words; w += gstride)
-        S.bitmask[w] = w == (src >> 5) ? (1u << (src & 31)) : 0u;
+    init_search<CTA, PRED>(S.n, src, true, S.dist, S.parent, S.bitmask);
     if (gtid == 0) {
         const E rs = S.row[src];
         const E deg = S.row[src + 1] - rs;
@@ -391,7 +384,7 @@ __device__ void bfs(const State<E>& S, int src, int strategy, double f0) {
         S.ctl[CTL_QUEUE] = (1ull << S.shift) | (unsigned long long)deg;
         if (S.prof != nullptr) S.prof[PROF_REDIST] = S.prof[PROF_GATHER] = 0;
     }
-    LBBFS_GRID_SYNC();
+    GPUBFS_GRID_SYNC();
 
     int L = 0;
     for (;; ++L) {
@@ -421,27 +414,27 @@ __device__ void bfs(const State<E>& S, int src, int strategy, double f0) {
         const bool eager = tot <= (E)gridDim.x * (E)CTA;
         if (kind == LB_PERFECT) {
             phase_diagonal<E, PRED, true>(S, sh, L, cnt, tot, eager, prof);
-            LBBFS_GRID_SYNC();
+            GPUBFS_GRID_SYNC();
             phase_gather_stored<E, PRED>(S, sh, L, tot, eager, prof);
         } else if (kind == LB_BGATHER) {
             phase_vertical<E, PRED>(S, sh, L, cnt, tot, eager, prof);
         } else {
             phase_diagonal<E, PRED, false>(S, sh, L, cnt, tot, eager, prof);
         }
-        LBBFS_GRID_SYNC();
+        GPUBFS_GRID_SYNC();
     }
     if (gtid == 0) S.ctl[CTL_LEVELS] = (unsigned long long)L;
     if (prof.on()) {
         atomicAdd(S.prof + PROF_REDIST, prof.redist);
         atomicAdd(S.prof + PROF_GATHER, prof.gather);
-        if (blockIdx.x == 0) S.prof[PROF_END] = LBBFS_NOW();
+        if (blockIdx.x == 0) S.prof[PROF_END] = GPUBFS_NOW();
     }
 }
 
 }  // namespace lbbfs
 
-// One BFS from `src`. Launched cooperatively with at most the resident number of CTAs
-// of LBBFS_CTA threads; buffers sized by strategies.py (queues n, loc m).
+// One BFS from `src`: a persistent kernel (persistent.cuh) of CTAs of LBBFS_CTA
+// threads; buffers sized by strategies.py (queues n, loc m).
 #define LBBFS_PARAMS(E)                                                                         \
     const E *__restrict__ row, const int *__restrict__ col, int n, int src, int strategy,      \
         double f0, int shift, int *dist, int *parent, unsigned int *bitmask, E *qs0, E *qs1,    \

@@ -1,26 +1,11 @@
-// Load-balanced BFS (merge-path expand): constants and shims shared by lbbfs.cu, its
-// launcher (strategies.py reads the #defines) and the CPU emulation harness
-// (tests/gpu/emu/lbbfs_driver.cpp compiles lbbfs.cu with g++ and -DGPUBFS_EMULATE).
+// Load-balanced BFS (merge-path expand): constants shared by lbbfs.cu, its launcher
+// (strategies.py reads the #defines) and the CPU emulation harness
+// (tests/gpu/emu/lbbfs_driver.cpp compiles lbbfs.cu with g++ and -DGPUBFS_EMULATE;
+// the shims for it are persistent.cuh's).
 #pragma once
 
 #include "mergepath.cuh"
-
-#ifdef GPUBFS_EMULATE
-// The harness supplies per-block shared storage, a grid barrier and a clock.
-#define LBBFS_SHARED(T, name) T& name = *emu_block_shared<T>()
-#define LBBFS_GRID_SYNC() emu_grid_sync()
-#define LBBFS_NOW() emu_clock()
-#else
-#include <cooperative_groups.h>
-#define LBBFS_SHARED(T, name) __shared__ T name
-#define LBBFS_GRID_SYNC() cooperative_groups::this_grid().sync()
-__device__ __forceinline__ unsigned long long lbbfs_now() {
-    unsigned long long t;
-    asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(t));
-    return t;
-}
-#define LBBFS_NOW() lbbfs_now()
-#endif
+#include "persistent.cuh"
 
 #ifndef LBBFS_CTA
 #define LBBFS_CTA 256  // CTA_SIZE: threads per CTA (a multiple of 32)

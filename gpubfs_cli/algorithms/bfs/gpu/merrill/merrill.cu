@@ -25,6 +25,7 @@
 // Queues written before a grid barrier are read after it with __ldcg (L2, never a
 // stale L1 line).
 #include "merrill.cuh"
+#include "expand.cuh"
 
 namespace merrill {
 
@@ -35,12 +36,14 @@ constexpr int SMALL_CAP = MERRILL_SMALL_CAP;
 static_assert(BLOCK % 32 == 0 && WARPS <= 32, "CTAs of 32 to 1024 threads");
 
 struct Shared {
+    // scratch, bcast[0..4], win_src and win_par: expand.cuh's GatherShared members (its
+    // gathering stages take this struct; this order spills less than a nested one).
     int scratch[33];            // block scans
     int scratch2[32];           // block_scan2's second value
-    int bcast[8];               // CTA enlistment and queue reservations
+    int bcast[8];               // CTA enlistment, queue reservations, sf_park's resume word
     int red[WARPS * 4];         // counter reduction
-    int window_src[BLOCK];      // scan gathering: column-index offsets
-    int window_par[BLOCK];      // scan gathering: the vertex each offset came from
+    int win_src[BLOCK];         // scan gathering: column-index offsets
+    int win_par[BLOCK];         // scan gathering: the vertex each offset came from
     union {
         int history[HISTORY];   // history culling
         // Small-frontier mode (CTA 0 alone; history is reset when it ends): the
@@ -86,8 +89,7 @@ struct State {
     __device__ int* slot(int L) const { return ctl + (L % 3) * CTL_SLOT; }
     // Thread 0 of CTA 0 stamps the profile (just after a grid barrier).
     __device__ void stamp(int L, int word, unsigned long long value) const {
-        if (prof && L < prof_cap && blockIdx.x == 0 && threadIdx.x == 0)
-            prof[(size_t)L * PROF_WORDS + word] = value;
+        prof_stamp<PROF_WORDS>(prof, prof_cap, L, word, value);
     }
     __device__ void overflow(int L_out) const {
         slot(L_out)[CTL_OVF] = 1;
@@ -228,6 +230,7 @@ __device__ __forceinline__ int reserve(Shared& sh, int* count, int total) {
 template <bool PRED>
 struct EdgeSink {
     static constexpr bool kPositions = true;
+    static constexpr bool kParents = PRED;
     const State* S;
     int* eq;
     int* ep;
@@ -249,6 +252,7 @@ struct EdgeSink {
 template <bool PRED>
 struct CullSink {
     static constexpr bool kPositions = false;
+    static constexpr bool kParents = PRED;
     const State* S;
     Shared* sh;
     int* vq;
@@ -256,7 +260,7 @@ struct CullSink {
     int label;
     int L_out;
     int enqueued;
-    __device__ void emit(int v, int u, int, bool active) {
+    __device__ void emit(int v, int u, bool active) {
         bool keep = cull1(*S, *sh, v, active);
         if (keep) {
             S->dist[v] = label;
@@ -310,61 +314,13 @@ __device__ __forceinline__ Huge huge_list(const State& S, unsigned long long pac
     return Huge{(int)count, (int)total};
 }
 
-// Warp-based gathering: lanes vie for the warp (ballot + ffs elect a leader, shuffles
-// broadcast its list), and the warp strip-mines that list.
-template <class Sink>
-__device__ __forceinline__ void warp_gather(const State& S, Sink& sink, int u, int start, int len,
-                                            int pos) {
-    const int lane = lane_id();
-    bool pending = len > 0;
-    unsigned int m;
-    while ((m = __ballot_sync(GPUBFS_FULL_MASK, pending)) != 0) {
-        int leader = __ffs(m) - 1;
-        int ls = __shfl_sync(GPUBFS_FULL_MASK, start, leader);
-        int ll = __shfl_sync(GPUBFS_FULL_MASK, len, leader);
-        int lu = __shfl_sync(GPUBFS_FULL_MASK, u, leader);
-        int lp = __shfl_sync(GPUBFS_FULL_MASK, pos, leader);
-        if (lane == leader) pending = false;
-        for (int i = lane; i - lane < ll; i += 32) {
-            bool a = i < ll;
-            int v = a ? S.col[ls + i] : -1;
-            sink.emit(v, lu, lp + i, a);
-        }
-    }
-}
-
-// Scan-based gathering: the CTA's lists, concatenated by a prefix sum (ex, total), are
-// gathered a window of BLOCK neighbours at a time through shared offsets.
-template <bool PRED, class Sink>
-__device__ __forceinline__ void scan_gather(const State& S, Shared& sh, Sink& sink, int u,
-                                            int start, int len, int ex, int total, int base) {
-    const int tid = threadIdx.x;
-    for (int win = 0; win < total; win += BLOCK) {
-        int lo = max(ex, win), hi = min(ex + len, win + BLOCK);
-        for (int r = lo; r < hi; ++r) {
-            sh.window_src[r - win] = start + (r - ex);
-            if (PRED) sh.window_par[r - win] = u;
-        }
-        __syncthreads();
-        int r = win + tid;
-        bool a = r < total;
-        int v = -1, p = -1;
-        if (a) {
-            v = S.col[sh.window_src[tid]];
-            if (PRED) p = sh.window_par[tid];
-        }
-        sink.emit(v, p, base + r, a);
-        __syncthreads();
-    }
-}
-
 // Gathers the adjacency lists of one tile (each thread holds at most one list: vertex
 // u, its offset start and length len) into `sink`; huge lists go to iteration L_big's
-// huge list. Block-uniform call.
+// huge list. The warp, scan and CTA gathering are expand.cuh's stages; a sink with
+// positions (the edge queues) gets them from one reservation per tile. Block-uniform call.
 template <int GATHER, bool PRED, class Sink>
 __device__ void gather_tile(const State& S, Shared& sh, Sink& sink, int L_big, int u, int start,
                             int len) {
-    const int tid = threadIdx.x;
     if (GATHER == GATHER_SCAN_WARP_CTA && S.grid_threshold > 0 && len >= S.grid_threshold) {
         defer_huge(S, L_big, sink.L_out, u, start, len);
         len = 0;
@@ -381,16 +337,16 @@ __device__ void gather_tile(const State& S, Shared& sh, Sink& sink, int L_big, i
             for (int k = 0; k < rounds; ++k) {
                 bool a = k < len;
                 int v = a ? S.col[start + k] : -1;
-                sink.emit(v, u, pos + k, a);
+                sink_emit(sink, v, u, pos + k, a);
             }
         } else {
-            warp_gather(S, sink, u, start, len, pos);
+            gather_warp<1>(S.col, u, start, len, pos, sink);  // every list by a warp
         }
     } else if (GATHER == GATHER_SCAN) {
         int total;
         int ex = block_exclusive_scan(len, sh.scratch, &total);
         int base = Sink::kPositions ? reserve(sh, sink.count, total) : 0;
-        scan_gather<PRED>(S, sh, sink, u, start, len, ex, total, base);
+        gather_scan<BLOCK>(sh, S.col, u, start, len, ex, total, base, sink);
     } else {
         // Scan+warp+CTA: lists >= BLOCK by the whole CTA, >= 32 by a warp, the rest by
         // scan. Two prefix sums (coarse lists, fine lists), one reservation.
@@ -400,26 +356,9 @@ __device__ void gather_tile(const State& S, Shared& sh, Sink& sink, int L_big, i
         block_scan2(sh, coarse, fine, ex_coarse, ex_fine, tot_coarse, tot_fine);
         int base = Sink::kPositions ? reserve(sh, sink.count, tot_coarse + tot_fine) : 0;
         int pos = base + ex_coarse;
-        while (__syncthreads_or(coarse >= BLOCK)) {
-            if (coarse >= BLOCK) sh.bcast[0] = tid;
-            __syncthreads();
-            if (tid == sh.bcast[0]) {
-                sh.bcast[1] = start;
-                sh.bcast[2] = coarse;
-                sh.bcast[3] = u;
-                sh.bcast[4] = pos;
-                coarse = 0;
-            }
-            __syncthreads();
-            int cs = sh.bcast[1], cl = sh.bcast[2], cu = sh.bcast[3], cp = sh.bcast[4];
-            for (int i = tid; i - tid < cl; i += BLOCK) {
-                bool a = i < cl;
-                int v = a ? S.col[cs + i] : -1;
-                sink.emit(v, cu, cp + i, a);
-            }
-        }
-        warp_gather(S, sink, u, start, coarse, pos);
-        scan_gather<PRED>(S, sh, sink, u, start, fine, ex_fine, tot_fine, base + tot_coarse);
+        gather_cta<BLOCK>(sh, S.col, u, start, coarse, pos, sink);
+        gather_warp(S.col, u, start, coarse, pos, sink);
+        gather_scan<BLOCK>(sh, S.col, u, start, fine, ex_fine, tot_fine, base + tot_coarse, sink);
     }
 }
 
@@ -539,7 +478,7 @@ __device__ void phase_contract_huge(const State& S, Shared& sh, int L, int bigco
         bool active = i < bigtotal;
         int v = -1, p = -1;
         if (active) fetch_edge<false>(S, h, 0, bigcount, i, v, p);
-        sink.emit(v, p, 0, active);
+        sink.emit(v, p, active);
     }
     if (blockIdx.x < ntiles) flush_counts<COUNT>(S, sh, L, L + 1, sink.enqueued, 0, 0, 0);
 }
@@ -735,7 +674,7 @@ __device__ int sf_lead(const State& S, Shared& sh, int L, bool vertex_first, int
             resume = D;  // hand level D back to the grid, unexpanded
             break;
         }
-        S.stamp(D, 0, MERRILL_NOW());
+        S.stamp(D, 0, GPUBFS_NOW());
         S.stamp(D, 2, (unsigned long long)cnt);
         S.stamp(D, 3, KIND_SMALL);
         if (COUNT && tid == 0 && D < S.counter_cap) {
@@ -782,17 +721,10 @@ __device__ int sf_lead(const State& S, Shared& sh, int L, bool vertex_first, int
 template <bool PRED, bool COUNT>
 __device__ void init_pass(const State& S, Shared& sh, int src, bool vertex_first, int pass) {
     const int tid = threadIdx.x;
-    const int gtid = blockIdx.x * BLOCK + tid;
-    const int gstride = gridDim.x * BLOCK;
-    for (int i = gtid; i < S.n; i += gstride) {
-        S.dist[i] = (vertex_first && i == src) ? 0 : -1;
-        if (PRED) S.parent[i] = (vertex_first && i == src) ? src : -1;
-    }
-    const int words = (S.n + 31) >> 5;
-    for (int w = gtid; w < words; w += gstride) {
-        S.bitmask[w] = (vertex_first && w == (src >> 5)) ? (1u << (src & 31)) : 0u;
-        S.claimed[w] = 0u;
-    }
+    const int gtid = grid_thread<BLOCK>();
+    // EC's source is labelled here, the others' by their first contraction.
+    init_search<BLOCK, PRED>(S.n, src, vertex_first, S.dist, S.parent, S.bitmask,
+                             [&](int w) { S.claimed[w] = 0u; });
     for (int i = tid; i < HISTORY; i += BLOCK) sh.history[i] = -1;
     if (gtid == 0) {
         for (int k = 0; k < CTL_WORDS; ++k) S.ctl[k] = 0;
@@ -821,8 +753,8 @@ __device__ void init_pass(const State& S, Shared& sh, int src, bool vertex_first
 // one grid barrier: a rerun branch with barriers of its own spilled registers.
 template <int GATHER, bool PRED, bool COUNT, bool SMALL>
 __device__ void bfs(State& S, int src, int strategy, long long switch_threshold, int small_threshold) {
-    MERRILL_SHARED(Shared, sh);
-    const int gtid = blockIdx.x * BLOCK + threadIdx.x;
+    GPUBFS_SHARED(Shared, sh);
+    const int gtid = grid_thread<BLOCK>();
     // EC starts from a labelled vertex queue {src}; the others from an edge queue
     // {src} whose contraction labels the source at iteration 0.
     const bool vertex_first = strategy == STRAT_EXPAND_CONTRACT;
@@ -873,10 +805,10 @@ __device__ void bfs(State& S, int src, int strategy, long long switch_threshold,
                     if (!vertex_first) {
                         // Level L's labelled vertices came back in vq0: expand them into
                         // iteration L + 1's edge queue, as two-phase's second phase does.
-                        S.stamp(L, 0, MERRILL_NOW());
+                        S.stamp(L, 0, GPUBFS_NOW());
                         S.stamp(L, 3, KIND_SMALL);
                         phase_expand<GATHER, PRED, COUNT>(S, sh, L);
-                        MERRILL_GRID_SYNC();
+                        GPUBFS_GRID_SYNC();
                         ++L;
                     }
                     continue;
@@ -884,22 +816,22 @@ __device__ void bfs(State& S, int src, int strategy, long long switch_threshold,
                 const bool contract_expand =
                     strategy == STRAT_CONTRACT_EXPAND ||
                     (strategy == STRAT_HYBRID && frontier <= switch_threshold);
-                S.stamp(L, 0, MERRILL_NOW());
+                S.stamp(L, 0, GPUBFS_NOW());
                 S.stamp(L, 2, (unsigned long long)frontier);
                 S.stamp(L, 3, vertex_first ? KIND_EC : contract_expand ? KIND_CE : KIND_TWO_PHASE);
                 if (vertex_first) {
                     phase_expand_contract<GATHER, PRED, COUNT>(S, sh, L, vcount);
-                    MERRILL_GRID_SYNC();
+                    GPUBFS_GRID_SYNC();
                     // The huge list's words are final after the barrier (nothing defers in the
                     // huge phase), so every CTA takes the same branch. An overflowed list is
                     // skipped: the next iteration sees the overflow and stops.
                     const Control after = read_control(S, sh, L);
                     const Huge huge = huge_list(S, after.big, after.big_ovf);
                     if (huge.total > 0) {
-                        S.stamp(L, 1, MERRILL_NOW());
+                        S.stamp(L, 1, GPUBFS_NOW());
                         S.stamp(L, 3, KIND_EC_HUGE);
                         phase_contract_huge<PRED, COUNT>(S, sh, L, huge.count, huge.total);
-                        MERRILL_GRID_SYNC();
+                        GPUBFS_GRID_SYNC();
                     }
                     ++L;
                     continue;
@@ -908,23 +840,23 @@ __device__ void bfs(State& S, int src, int strategy, long long switch_threshold,
                     phase_contract_expand<GATHER, PRED, COUNT>(S, sh, L, ecount, big.count, big.total);
                 } else {
                     phase_contract<PRED, COUNT>(S, sh, L, ecount, big.count, big.total);
-                    MERRILL_GRID_SYNC();
-                    S.stamp(L, 1, MERRILL_NOW());
+                    GPUBFS_GRID_SYNC();
+                    S.stamp(L, 1, GPUBFS_NOW());
                     phase_expand<GATHER, PRED, COUNT>(S, sh, L);
                 }
             }
         }
-        MERRILL_GRID_SYNC();
+        GPUBFS_GRID_SYNC();
         ++L;
     }
     if (gtid == 0) S.ctl[CTL_ITERS] = L;
-    S.stamp(L, 0, MERRILL_NOW());
+    S.stamp(L, 0, GPUBFS_NOW());
 }
 
 }  // namespace merrill
 
-// One BFS from `src`. Launched cooperatively with at most the resident number of
-// CTAs of MERRILL_BLOCK threads. Buffers are sized by the host (strategies.py).
+// One BFS from `src`: a persistent kernel (persistent.cuh) of CTAs of MERRILL_BLOCK
+// threads. Buffers are sized by the host (strategies.py).
 // small_threshold: small-frontier mode while a frontier has at most this many items
 // (0: off; at most MERRILL_SMALL_CAP). COUNT: per-level counters, SMALL: the small-frontier
 // mode (each compiled out when off: builds without them keep the registers of the paper's kernel).

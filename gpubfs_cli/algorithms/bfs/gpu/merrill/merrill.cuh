@@ -1,27 +1,12 @@
-// Merrill, Garland, Grimshaw (PPoPP'12): constants and shims shared by merrill.cu and
-// the CPU emulation harness (tests/gpu/emu), which compiles merrill.cu with g++ and
-// -DGPUBFS_EMULATE to check the kernel logic on machines without a GPU.
+// Merrill, Garland, Grimshaw (PPoPP'12): constants shared by merrill.cu, its launcher
+// and the CPU emulation harness (tests/gpu/emu), which compiles merrill.cu with g++ and
+// -DGPUBFS_EMULATE to check the kernel logic on machines without a GPU (the shims for
+// it are persistent.cuh's).
 #pragma once
 
 #include "common.cuh"
+#include "persistent.cuh"
 #include "small_frontier.cuh"
-
-#ifdef GPUBFS_EMULATE
-// The harness supplies per-block shared storage, a grid barrier and a clock.
-#define MERRILL_SHARED(T, name) T& name = *emu_block_shared<T>()
-#define MERRILL_GRID_SYNC() emu_grid_sync()
-#define MERRILL_NOW() emu_clock()
-#else
-#include <cooperative_groups.h>
-#define MERRILL_SHARED(T, name) __shared__ T name
-#define MERRILL_GRID_SYNC() cooperative_groups::this_grid().sync()
-__device__ __forceinline__ unsigned long long merrill_now() {
-    unsigned long long t;
-    asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(t));
-    return t;
-}
-#define MERRILL_NOW() merrill_now()
-#endif
 
 #ifndef MERRILL_BLOCK
 #define MERRILL_BLOCK 256  // threads per CTA (a multiple of 32)
