@@ -22,10 +22,10 @@ import numpy as np
 from gpubfs_cli.algorithms.bfs.cpu.scipy_ref import ScipyBfs
 from gpubfs_cli.algorithms.bfs.cpu.sequential import SequentialBfs
 from gpubfs_cli.bench.environment import cpu_model
-from gpubfs_cli.bench.sources import random_sources
 from gpubfs_cli.bench.timing import timed_call, timed_traverse
 from gpubfs_cli.graph import build_csr
 from gpubfs_cli.graph.generators import generate
+from gpubfs_cli.graph.sources import random_sources
 
 # name: (family, params, seed, directed, description)
 GRAPHS = {

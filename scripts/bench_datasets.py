@@ -17,8 +17,8 @@ from pathlib import Path
 import numpy as np
 
 from gpubfs_cli.datasets import store
-from gpubfs_cli.datasets.export import export_graph
 from gpubfs_cli.graph.csr import CSRGraph
+from gpubfs_cli.graph.io.export import export_graph
 
 
 def main() -> None:

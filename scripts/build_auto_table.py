@@ -12,7 +12,7 @@
 The results files are those of a catalogue run (configs/experiments/catalogue-gpu.yaml:
 every GPU strategy on every generated catalogue graph, validated, so each graph's depth
 is recorded). Each graph's fastest strategy is the lowest median; the rules and the pool
-of candidates are described in gpubfs_cli/algorithms/bfs/gpu/auto/table.py. --check uses
+of candidates are described in gpubfs_cli/workflows/auto_table.py. --check uses
 auto.bfs's own samples where the files have them (a run of auto.bfs beside the others),
 else the table's choice as measured in the files.
 """
@@ -27,8 +27,9 @@ ROOT = Path(__file__).resolve().parents[1]
 if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
 
-from gpubfs_cli.algorithms.bfs.gpu.auto import table as auto_table  # noqa: E402
+from gpubfs_cli.algorithms.bfs.gpu.auto.table import SHIPPED_TABLE, load_table  # noqa: E402
 from gpubfs_cli.errors import UserError  # noqa: E402
+from gpubfs_cli.workflows import auto_table  # noqa: E402
 
 
 def build(paths: list[str], out: Path) -> int:
@@ -36,7 +37,7 @@ def build(paths: list[str], out: Path) -> int:
 
     doc = auto_table.build_table(auto_table.measured(paths))
     write_text_atomic(out, auto_table.table_text(doc), "decision table")
-    auto_table.load_table(out)  # what was written must read back
+    load_table(out)  # what was written must read back
     print(f"{out}: {len(doc['rules'])} rules from {len(paths)} results files ({doc['machine']['gpu']})")
     for rule in doc["rules"]:
         runner = rule["runner_up"]
@@ -46,7 +47,7 @@ def build(paths: list[str], out: Path) -> int:
 
 
 def check(paths: list[str], table_path: str | None, tolerance: float, table_only: bool = False) -> int:
-    table = auto_table.load_table(table_path)
+    table = load_table(table_path)
     measured = auto_table.measured(paths)
     if table_only:
         measured.auto.clear()
@@ -68,7 +69,7 @@ def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("results", nargs="+", help="results files of a catalogue run")
     ap.add_argument("--check", action="store_true", help="compare auto with the fastest instead of building")
-    ap.add_argument("--out", type=Path, default=auto_table.SHIPPED_TABLE, help="the table to write")
+    ap.add_argument("--out", type=Path, default=SHIPPED_TABLE, help="the table to write")
     ap.add_argument("--table", default=None, help="the table --check looks choices up in (default: shipped)")
     ap.add_argument("--table-only", action="store_true",
                     help="with --check: judge the table's choice (looked up from each graph's recorded "

@@ -1,6 +1,6 @@
 """The fixed cost of one traversal, per GPU strategy (issue 14, section 3): every
 registered GPU strategy (BFS and SSSP), default knobs, on a small grid plus one disjoint
-edge (tests/gpu/fixed_cost.py's pair_graph), traversed from one end of that edge: one
+edge (gpubfs_cli/graph/samples.py's grid_and_pair), traversed from one end of that edge: one
 vertex reached in one level, so the time is what a traversal costs whatever the graph
 (launches, status reads, host bookkeeping). Timed through the runner's one timing path
 (bench/timing.timed_traverse: CUDA events around traverse(), the copy-back after them),
@@ -101,7 +101,7 @@ def case_key(problem: str, name: str, knobs: dict) -> str:
 class StrategyCase(Case):
     def __init__(self, problem: str, name: str, knobs: dict):
         from gpubfs_cli.core.strategy import StrategyUnavailable, all_strategies, make_knobs
-        from tests.gpu.fixed_cost import PAIR_SOURCE, pair_graph
+        from gpubfs_cli.graph.samples import PAIR_SOURCE, grid_and_pair
 
         super().__init__(case_key(problem, name, knobs))
         self.strategy = None
@@ -110,7 +110,7 @@ class StrategyCase(Case):
         if reason is not None:
             self.result = {"unavailable": reason}
             return
-        graph = pair_graph(problem)
+        graph = grid_and_pair(weighted=problem == "sssp")
         self.strategy = cls(make_knobs(cls, knobs))
         try:
             self.strategy.upload(graph)
@@ -124,7 +124,7 @@ class StrategyCase(Case):
 
     def sample(self) -> float:
         from gpubfs_cli.bench.timing import timed_traverse
-        from tests.gpu.fixed_cost import PAIR_SOURCE
+        from gpubfs_cli.graph.samples import PAIR_SOURCE
 
         ms, answer = timed_traverse(self.strategy, PAIR_SOURCE)
         dist = np.asarray(answer.distances)

@@ -45,10 +45,9 @@ _ERRORS = re.compile(r"ERROR SUMMARY: (\d+) error")
 
 def graphs(problem: str) -> dict:
     """The small nasty graphs of the emulated tests: BFS's, and SSSP's weighted ones."""
-    from tests.algorithms.bfs.gpu import emulated_bfs
-    from tests.algorithms.sssp.gpu import weighted_graphs
+    from gpubfs_cli.graph import samples
 
-    return dict(weighted_graphs.NASTY) if problem == "sssp" else dict(emulated_bfs.GRAPHS)
+    return dict(samples.NASTY_SSSP) if problem == "sssp" else dict(samples.NASTY_BFS)
 
 
 def cases() -> list[tuple[str, str, str]]:
@@ -91,7 +90,7 @@ def run_case(problem: str, name: str, gname: str, graph) -> str | None:
     strategy (too few GPUs, graph too big) is reported as such, not as a failure."""
     from gpubfs_cli.core.problem import get_problem
     from gpubfs_cli.core.strategy import StrategyUnavailable, all_strategies, make_knobs
-    from tests.algorithms.sssp.gpu.weighted_graphs import pick_sources
+    from gpubfs_cli.graph.samples import pick_sources
 
     cls = all_strategies(problem)[name]
     reason = cls.unavailable_reason()

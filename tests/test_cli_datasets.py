@@ -210,3 +210,22 @@ def test_export_to_places_it_must_not_replace(tiny_cache, tmp_path):
         _one_line_error(run("export", "tiny", "/proc/x.mtx", "--dir", tiny_cache), "/proc/x.mtx: cannot write the export in /proc")
     assert target.read_text() == "mine" and link.is_symlink() and stat.S_ISFIFO(os.lstat(fifo).st_mode)
     assert not [p for p in tmp_path.iterdir() if p.name.endswith(".tmp")]
+
+
+def test_fetch_dataset_hands_the_dataset_layer_the_gpu(monkeypatch, tmp_path):
+    """fetch-dataset passes gpu.backend.cupy_if_usable down, so a generated graph is made
+    on the GPU when one is usable (the dataset layer does not import the GPU layer)."""
+    from gpubfs_cli.datasets import prepare
+    from gpubfs_cli.gpu import backend
+    from gpubfs_cli.graph import EdgeList, build_csr
+
+    calls = []
+
+    def ensure(name, data_dir=None, **kwargs):
+        calls.append(kwargs)
+        return build_csr(EdgeList(np.array([0]), np.array([1]), 2, False), name=name)
+
+    monkeypatch.setattr(prepare, "ensure_dataset", ensure)
+    res = run("fetch-dataset", "default-grid", "--dir", tmp_path / "cache")
+    assert res.exit_code == 0, res.output
+    assert [c["gpu_xp"] for c in calls] == [backend.cupy_if_usable]

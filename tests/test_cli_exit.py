@@ -19,15 +19,9 @@ from gpubfs_cli.core import strategy as strategy_module
 from gpubfs_cli.core.answer import Answer
 from gpubfs_cli.core.problem import discover
 from gpubfs_cli.core.strategy import Strategy
-from gpubfs_cli.graph import EdgeList, build_csr
+from gpubfs_cli.graph.samples import grid
 
 cli = CliRunner()
-
-
-def grid5(name: str):
-    v = np.arange(25)
-    right, down = v[v % 5 < 4], v[v < 20]
-    return build_csr(EdgeList(np.r_[right, down], np.r_[right + 1, down + 5], 25, False), name=name)
 
 
 class Fake(Strategy):
@@ -117,7 +111,7 @@ def fakes(monkeypatch):
     WrongThenSlow.first = True
     CtrlC.calls = 0
 
-    monkeypatch.setattr(runner_module, "default_loader", lambda spec, d, p: (grid5(spec.name), {}))
+    monkeypatch.setattr(runner_module, "default_loader", lambda spec, d, p: (grid(5, 5, name=spec.name), {}))
 
 
 def gpubfs_run(tmp_path, *args):
@@ -158,7 +152,7 @@ def test_exit_1_when_a_dataset_cannot_be_loaded(tmp_path, monkeypatch):
     def load(spec, data_dir, progress):
         if spec.name == "smoke-gnm":
             raise OSError("disk on fire")
-        return grid5(spec.name), {}
+        return grid(5, 5, name=spec.name), {}
 
     monkeypatch.setattr(runner_module, "default_loader", load)
     result, out = gpubfs_run(tmp_path, "-d", "smoke-gnm", "-s", "fakecli.right")

@@ -139,8 +139,8 @@ def test_unknown_paper_and_missing_configs_are_one_line(paper):
 
 
 def test_every_paper_names_existing_configs():
-    from gpubfs_cli.bench.reproduce import paper_config_paths
     from gpubfs_cli.report.papers import load_all
+    from gpubfs_cli.workflows.reproduce import paper_config_paths
 
     for p in load_all():
         assert paper_config_paths(p.key), p.key

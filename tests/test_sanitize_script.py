@@ -15,8 +15,7 @@ import pytest
 
 from gpubfs_cli.core.strategy import registry
 from gpubfs_cli.gpu.base import GpuStrategy
-from tests.algorithms.bfs.gpu import emulated_bfs
-from tests.algorithms.sssp.gpu import weighted_graphs
+from gpubfs_cli.graph import samples
 
 ROOT = Path(__file__).resolve().parents[1]
 SCRIPT = ROOT / "scripts" / "sanitize.py"
@@ -33,7 +32,7 @@ def test_cases_cover_every_gpu_strategy_and_graph():
     assert len(got) == len(set(got))
     want = set()
     for problem, strategies in registry().items():
-        names = weighted_graphs.NASTY if problem == "sssp" else emulated_bfs.GRAPHS
+        names = samples.NASTY_SSSP if problem == "sssp" else samples.NASTY_BFS
         want |= {(problem, s, g) for s, cls in strategies.items() if issubclass(cls, GpuStrategy)
                  for g in names}
     assert set(got) == want

@@ -11,13 +11,13 @@ from __future__ import annotations
 
 import hashlib
 import os
-from collections.abc import Callable, Iterator
-from concurrent.futures import ThreadPoolExecutor
+from collections.abc import Callable
 
 import numpy as np
 
 from gpubfs_cli.core.answer import Answer
 from gpubfs_cli.core.problem import Problem
+from gpubfs_cli.core.solve import solve_each
 from gpubfs_cli.graph.csr import CSRGraph
 
 
@@ -32,15 +32,6 @@ def _default_budget() -> int:
 
 
 DEFAULT_BUDGET_BYTES = _default_budget()
-
-
-def solve_each(problem: Problem, graph: CSRGraph, sources: list[int]) -> Iterator[np.ndarray]:
-    """The problem's baseline distances from each source, in order. The numba baselines
-    release the GIL: sources run on every core at once (the answers are the same; only
-    the wall time shrinks)."""
-    workers = max(1, min(len(sources), os.cpu_count() or 1))
-    with ThreadPoolExecutor(max_workers=workers) as pool:
-        yield from pool.map(lambda s: np.asarray(problem.reference(graph, s).distances), sources)
 
 
 def digest(distances: np.ndarray) -> bytes:

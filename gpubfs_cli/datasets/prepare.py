@@ -10,7 +10,9 @@ from __future__ import annotations
 
 import shutil
 import time
+from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 from urllib.parse import unquote, urlparse
 
 import numpy as np
@@ -23,6 +25,9 @@ from gpubfs_cli.datasets.catalogue import (
     entry_from_meta,
     load_catalogue,
 )
+from gpubfs_cli.datasets.console import console as _console
+from gpubfs_cli.datasets.console import say as _say
+from gpubfs_cli.datasets.console import warn
 from gpubfs_cli.datasets.fetch import ChecksumMismatch, download, sha256_file
 from gpubfs_cli.datasets.weights import build_record
 from gpubfs_cli.errors import UserError, unknown_name
@@ -33,20 +38,10 @@ from gpubfs_cli.graph.edges import EdgeList
 
 TOLERANCE = 0.01  # relative difference from the paper's n or m that earns a warning
 
-
-def _console():
-    from rich.console import Console
-
-    return Console(stderr=True, highlight=False, soft_wrap=True)
-
-
-def _say(progress: bool, msg: str) -> None:
-    if progress:
-        _console().print(msg, markup=False)
-
-
-def warn(msg: str) -> None:
-    _console().print(f"warning: {msg}", markup=False, style="yellow")
+# Called only when a graph is generated: the GPU's array module (CuPy) when a GPU is
+# usable, else None. The caller passes gpu.backend.cupy_if_usable; without it graphs
+# are generated on the CPU (the same edges, more slowly).
+GpuArrays = Callable[[], Any]
 
 
 def _read(path: Path, fmt: str, *, member, directed, compact_ids, progress=None) -> EdgeList:
@@ -85,14 +80,12 @@ class _ParseBar:
         self._p.update(self._task, completed=done, total=total)
 
 
-def _generate(family: str, params: dict, seed: int) -> EdgeList:
-    """On the GPU when one is usable (the generators give identical edges on either)."""
+def _generate(family: str, params: dict, seed: int, gpu_xp: GpuArrays | None = None) -> EdgeList:
+    """On the GPU when `gpu_xp` gives one (the generators give identical edges on either)."""
     from gpubfs_cli.graph.generators import generate
 
     try:
-        from gpubfs_cli.gpu.backend import cupy, gpu_available
-
-        xp = cupy() if gpu_available() else None
+        xp = gpu_xp() if gpu_xp is not None else None
     except Exception:  # a broken CuPy install: the CPU will do
         xp = None
     if xp is not None:
@@ -128,11 +121,13 @@ def ensure_dataset(
     seed: int | None = None,
     progress: bool = True,
     keep_download: bool = False,
+    gpu_xp: GpuArrays | None = None,
 ) -> CSRGraph:
     """The graph NAME from the cache, fetching or generating it first when needed.
 
     `seed` (generated graphs) overrides the catalogue's seed; a non-default seed is
-    cached apart as NAME@seed=S.
+    cached apart as NAME@seed=S. `gpu_xp` (GpuArrays) lets a generated graph be made on
+    the GPU.
     """
     if "@seed=" in name and seed is None:
         name, _, text = name.partition("@seed=")
@@ -151,7 +146,8 @@ def ensure_dataset(
             warn(f"{key}: the catalogue changed {', '.join(changed)} since it was cached; "
                  f"rebuild with: gpubfs fetch-dataset {entry.name} --force")
         return store.load_graph(key, data_dir)
-    return build_dataset(entry, key, data_dir, seed=seed, progress=progress, keep_download=keep_download)
+    return build_dataset(entry, key, data_dir, seed=seed, progress=progress, keep_download=keep_download,
+                         gpu_xp=gpu_xp)
 
 
 # Entry fields that change the built graph (a cached graph built with others is stale).
@@ -222,6 +218,7 @@ def build_dataset(
     seed: int | None = None,
     progress: bool = True,
     keep_download: bool = False,
+    gpu_xp: GpuArrays | None = None,
 ) -> CSRGraph:
     """Acquire, parse, build, check and cache one entry under `key` (always does the work).
 
@@ -232,7 +229,7 @@ def build_dataset(
     store.check_cache_dir(data_dir)
     downloads: list[Path] = []
     try:
-        return _build(entry, key, data_dir, seed=seed, progress=progress, downloads=downloads)
+        return _build(entry, key, data_dir, seed=seed, progress=progress, downloads=downloads, gpu_xp=gpu_xp)
     finally:
         if not keep_download:
             for downloaded in downloads:
@@ -243,7 +240,8 @@ def build_dataset(
                     pass
 
 
-def _build(entry: DatasetEntry, key: str, data_dir, *, seed, progress: bool, downloads: list[Path]) -> CSRGraph:
+def _build(entry: DatasetEntry, key: str, data_dir, *, seed, progress: bool, downloads: list[Path],
+           gpu_xp: GpuArrays | None = None) -> CSRGraph:
     times: dict[str, float] = {}
     previous = store.read_meta(key, data_dir) if store.is_cached(key, data_dir) else {}
     t0 = time.perf_counter()
@@ -253,7 +251,7 @@ def _build(entry: DatasetEntry, key: str, data_dir, *, seed, progress: bool, dow
         if seed_used is None:
             seed_used = 0
         _say(progress, f"{key}: generating {entry.generator} {entry.params} seed={seed_used}")
-        edges = _generate(entry.generator or "", entry.params, seed_used)
+        edges = _generate(entry.generator or "", entry.params, seed_used, gpu_xp)
         source = {"generator": entry.generator, "params": entry.params, "seed": seed_used}
         times["generate_s"] = time.perf_counter() - t0
     else:

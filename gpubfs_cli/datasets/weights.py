@@ -8,7 +8,7 @@ is a pure function of its two endpoints:
 
   w(u, v) = lo + h(seed, min(u, v), max(u, v)) mod (hi - lo + 1)
 
-with h two rounds of splitmix64 (graph/generators/rng.py), so both directions of an
+with h two rounds of splitmix64 (graph/weights.py), so both directions of an
 undirected edge get the same weight and nothing depends on how, where or in what
 order the graph was built. The ranges (DATASETS.md 2.6, 2.7): GTgraph's R-MAT and
 random graphs use GTgraph's MIN_WEIGHT 0 .. MAX_WEIGHT 100, Graph 500 Kronecker graphs
@@ -24,61 +24,20 @@ rule is noticed and recomputed. meta.json's `weights` record: {"rule": "file"} o
 from __future__ import annotations
 
 import dataclasses
-from dataclasses import dataclass
 from pathlib import Path
 
 import numpy as np
 
-from gpubfs_cli.core.checks import edge_ranges
 from gpubfs_cli.datasets import store
+from gpubfs_cli.datasets.console import warn
 from gpubfs_cli.errors import UserError
 from gpubfs_cli.graph.csr import CSRGraph
-from gpubfs_cli.graph.generators.rng import GAMMA, mix, stream_key
+from gpubfs_cli.graph.weights import WeightRule, rule_weights
 
-HASH = "splitmix64-pair-v1"  # names the formula above; a new formula gets a new name
 DEFAULT_RANGE = (1, 100)
 GTGRAPH_RANGE = (0, 100)
 GRAPH500_RANGE = (0, 255)
 WEIGHTS_FILE = "weights.npy"
-_STREAM = 0x57454947  # "WEIG": the weight stream, apart from every generator's streams
-_G = np.uint64(GAMMA)
-
-
-@dataclass(frozen=True)
-class WeightRule:
-    lo: int
-    hi: int
-    seed: int
-
-    def to_dict(self) -> dict:
-        return {"rule": "hash", "hash": HASH, "range": [self.lo, self.hi], "seed": self.seed}
-
-    def matches(self, record: dict) -> bool:
-        return all(record.get(k) == v for k, v in self.to_dict().items())
-
-
-def pair_weights(u, v, lo: int, hi: int, seed: int) -> np.ndarray:
-    """The rule's weights of edges u[i] -> v[i] (int64 arrays of vertex ids)."""
-    a = np.minimum(u, v).astype(np.uint64)
-    b = np.maximum(u, v).astype(np.uint64)
-    a *= _G
-    a += np.uint64(stream_key(seed, _STREAM))
-    mix(a)
-    b += np.uint64(1)
-    b *= _G
-    a += b
-    mix(a)
-    a %= np.uint64(hi - lo + 1)
-    return a.astype(np.int64) + np.int64(lo)
-
-
-def rule_weights(graph: CSRGraph, rule: WeightRule, block: int = 1 << 24) -> np.ndarray:
-    """Weights of every CSR entry by `rule`, in blocks of about `block` edges."""
-    out = np.empty(graph.m, dtype=np.int32 if rule.hi < 2**31 else np.int64)
-    for rows, a, b in edge_ranges(graph, block):
-        cols = np.asarray(graph.col_indices[a:b]).astype(np.int64)
-        out[a:b] = pair_weights(rows, cols, rule.lo, rule.hi, rule.seed)
-    return out
 
 
 def entry_rule(entry, seed: int | None) -> WeightRule:
@@ -146,7 +105,5 @@ def ensure_weights(graph: CSRGraph, data_dir: str | Path | None = None) -> CSRGr
     try:
         store.add_array(key, WEIGHTS_FILE, w, {"weights": done}, data_dir)
     except OSError as exc:  # a read-only cache: the weights still serve this run
-        from gpubfs_cli.datasets.prepare import warn
-
         warn(f"{key}: could not cache {WEIGHTS_FILE} ({exc.strerror or exc}); computed for this run only")
     return dataclasses.replace(graph, weights=w)

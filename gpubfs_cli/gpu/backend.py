@@ -65,6 +65,12 @@ def cupy():
     return cp
 
 
+def cupy_if_usable():
+    """The cupy module when a GPU is usable here, else None: what the dataset layer is
+    handed to generate graphs on the GPU (it never imports this layer itself)."""
+    return cupy() if gpu_available() else None
+
+
 def on(device: Device):
     """A context manager that makes `device` current (cupy.cuda.Device)."""
     return cupy().cuda.Device(device.index)

@@ -1,4 +1,5 @@
-"""CSRGraph as DESIGN.md defines it, and its degree statistics."""
+"""CSRGraph (int64 row offsets, sorted int32 column indices, m counting directed edges)
+and its degree statistics."""
 
 from __future__ import annotations
 

@@ -46,7 +46,7 @@ _PRINTED_NUMBER = re.compile(r"^-?(\d{1,3}(,\d{3})+|\d+)(\.\d+)?$")  # "0.50", "
 
 _TOP = {"key", "title", "authors", "venue", "hardware", "units", "datasets", "strategies",
         "tables", "text_numbers", "notes",
-        "configs"}  # configs: the run configs of `gpubfs reproduce KEY` (bench/reproduce.py reads them)
+        "configs"}  # configs: the run configs of `gpubfs reproduce KEY` (workflows/reproduce.py reads them)
 _TOP_REQUIRED = ("key", "title", "venue", "hardware", "datasets", "tables")
 _HARDWARE = {"gpu", "cpu", "other"}
 _TABLE = {"id", "title", "figure_only", "notes", "columns", "rows", "plot"}

@@ -12,7 +12,7 @@ export GPUBFS_GAPBS_BFS=$PWD/.peers/gapbs/bfs GPUBFS_PEERS=$PWD/.peers
 (nproc; lscpu | head -20) > logs/cpu.txt 2>&1
 step 300 fetch python3 -m gpubfs_cli fetch-dataset g500-s20-ef16
 step 400 cpu-tests python3 -m pytest -q -rs -p no:cacheprovider tests/algorithms/bfs/cpu \
-  tests/algorithms/bfs/test_peer_gapbs.py tests/datasets/test_export_sg.py
+  tests/algorithms/bfs/test_peer_gapbs.py tests/graph/test_export_sg.py
 tail -8 logs/cpu-tests.log
 step 550 cpu-parallel python3 -m gpubfs_cli run configs/experiments/cpu-parallel.yaml --out results/cpu-parallel.json
 tail -30 logs/cpu-parallel.log

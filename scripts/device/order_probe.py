@@ -40,13 +40,13 @@ def main() -> int:
 
     import numpy as np
 
-    from gpubfs_cli.bench.references import solve_each
-    from gpubfs_cli.bench.sources import choose_sources
     from gpubfs_cli.bench.timing import timed_traverse_split
     from gpubfs_cli.core.problem import get_problem
+    from gpubfs_cli.core.solve import solve_each
     from gpubfs_cli.core.strategy import all_strategies, make_knobs
     from gpubfs_cli.datasets.store import load_graph
     from gpubfs_cli.gpu.device_graph import DeviceGraph
+    from gpubfs_cli.graph.sources import choose_sources
 
     graph = load_graph(a.graph)
     sources = choose_sources(graph, count=a.sources, seed=0).vertices

@@ -161,7 +161,7 @@ def test_user_graph_errors(tmp_path, data_dir):
 def test_generated_entry_and_seed_variant(tmp_path, monkeypatch, data_dir):
     calls = []
 
-    def fake_generate(family, params, seed):
+    def fake_generate(family, params, seed, gpu_xp=None):
         calls.append((family, params, seed))
         rng = np.random.default_rng(seed)
         from gpubfs_cli.graph import EdgeList
@@ -247,3 +247,30 @@ def test_changed_catalogue_entry_warns_on_cached_graph(served, tmp_path, monkeyp
     assert ensure_dataset("tiny", progress=False).m == 12  # still the cached graph
     assert "warning: tiny: the catalogue changed self_loops since it was cached" in capsys.readouterr().err
     assert ensure_dataset("tiny", force=True, progress=False).m == 13  # the loop (3,3) kept, once
+
+
+def test_a_graph_is_generated_on_the_gpu_only_through_the_callers_gpu_xp(monkeypatch, capsys):
+    """The dataset layer imports no GPU code: it generates on the array module its caller
+    hands in (gpu_xp), and on the CPU without one, when gpu_xp fails (a broken CuPy) or
+    when generating there fails (out of GPU memory)."""
+    from gpubfs_cli.graph import generators
+
+    gpu = object()
+    used = []
+
+    def generate(family, params, seed, xp):
+        used.append(xp)
+        if xp is gpu and params.get("gpu_fails"):
+            raise MemoryError("out of GPU memory")
+        return (family, params, seed)
+
+    def broken():
+        raise ImportError("a broken CuPy")
+
+    monkeypatch.setattr(generators, "generate", generate)
+    assert prepare._generate("gnm", {"n": 4}, 1) == ("gnm", {"n": 4}, 1) and used == [np]
+    assert prepare._generate("gnm", {}, 1, lambda: gpu) and used[-1] is gpu
+    assert prepare._generate("gnm", {}, 1, lambda: None) and used[-1] is np  # no usable GPU
+    assert prepare._generate("gnm", {}, 1, broken) and used[-1] is np
+    assert prepare._generate("gnm", {"gpu_fails": True}, 1, lambda: gpu) and used[-2:] == [gpu, np]
+    assert "generating gnm on the GPU failed (MemoryError); generating on the CPU" in capsys.readouterr().err

@@ -12,16 +12,10 @@ import pytest
 from gpubfs_cli.datasets import prepare, store
 from gpubfs_cli.datasets.catalogue import load_catalogue, parse_catalogue
 from gpubfs_cli.datasets.prepare import add_user_dataset, ensure_dataset
-from gpubfs_cli.datasets.weights import (
-    DEFAULT_RANGE,
-    HASH,
-    WeightRule,
-    ensure_weights,
-    pair_weights,
-    rule_weights,
-)
+from gpubfs_cli.datasets.weights import DEFAULT_RANGE, ensure_weights
 from gpubfs_cli.errors import UserError
 from gpubfs_cli.graph import EdgeList, build_csr
+from gpubfs_cli.graph.weights import HASH, WeightRule, pair_weights, rule_weights
 
 from .conftest import write_catalogue
 
@@ -95,7 +89,7 @@ def test_bad_weight_range_is_one_line(value, message):
         parse_catalogue(body, "c.yaml")
 
 
-def _fake_generate(family, params, seed):
+def _fake_generate(family, params, seed, gpu_xp=None):
     rng = np.random.default_rng(seed)
     return EdgeList(rng.integers(0, 60, 300), rng.integers(0, 60, 300), 60, False)
 

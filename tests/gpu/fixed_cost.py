@@ -1,10 +1,7 @@
-"""What the fixed-cost checks share (issue 14, section 3): the graph whose traversals cost
-nothing but the fixed part, and a census of the device arrays a traverse() creates under
-the CPU emulator (tests/gpu/emulated_cupy.py).
-
-pair_graph: a 2D grid (the "small generated graph") plus one disjoint edge; a traversal
-from PAIR_SOURCE reaches one vertex in one level, so its time is the strategy's fixed
-cost per traversal: launches, status reads, host bookkeeping.
+"""What the fixed-cost checks share (issue 14, section 3): a census of the device arrays
+a traverse() creates under the CPU emulator (tests/gpu/emulated_cupy.py), on the graph
+whose traversals cost nothing but the fixed part (samples.grid_and_pair: a grid plus one
+lone edge; from PAIR_SOURCE one vertex is reached in one level).
 
 census: every DeviceArray created while a call runs whose memory is not inside memory
 the strategy already held (its buffers, views, argument templates, device graph): an
@@ -20,28 +17,8 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from gpubfs_cli.core.strategy import all_strategies, make_knobs
-from gpubfs_cli.graph.build import build_csr
-from gpubfs_cli.graph.csr import CSRGraph
-from gpubfs_cli.graph.edges import EdgeList
+from gpubfs_cli.graph.samples import PAIR_SOURCE, grid_and_pair
 from tests.gpu import emulated_cupy as ec
-
-GRID = 12  # side of the grid: 144 vertices, 23 levels from vertex 0
-PAIR_SOURCE = GRID * GRID  # one end of the disjoint edge
-
-
-def pair_graph(problem: str = "bfs") -> CSRGraph:
-    """A GRID x GRID lattice plus the edge (PAIR_SOURCE, PAIR_SOURCE + 1), undirected;
-    weighted by the catalogue's hash rule for SSSP."""
-    ids = np.arange(GRID * GRID).reshape(GRID, GRID)
-    src = np.concatenate([ids[:, :-1].ravel(), ids[:-1, :].ravel(), [PAIR_SOURCE]])
-    dst = np.concatenate([ids[:, 1:].ravel(), ids[1:, :].ravel(), [PAIR_SOURCE + 1]])
-    g = build_csr(EdgeList(src.astype(np.int64), dst.astype(np.int64), PAIR_SOURCE + 2, directed=False),
-                  name="grid+pair")
-    if problem == "sssp":
-        from tests.algorithms.sssp.gpu.weighted_graphs import bfs_weighted
-
-        g = bfs_weighted(g)
-    return g
 
 
 def _root(a: np.ndarray) -> np.ndarray:
@@ -134,11 +111,11 @@ def traverse_census(strategy, source: int) -> list[str]:
 
 
 def check_fixed_cost(monkeypatch, emulation, problem: str, name: str, knobs: dict, **emulated) -> None:
-    """A strategy on pair_graph, from the pair and from vertex 0 (the grid: many levels,
+    """A strategy on grid_and_pair, from the pair and from vertex 0 (the grid: many levels,
     every layer or round kind): no device allocation, no pageable read in traverse()."""
     cls = all_strategies(problem)[name]
     with ec.emulated(monkeypatch, emulation, **emulated):
-        g = pair_graph(problem)
+        g = grid_and_pair(weighted=problem == "sssp")
         strategy = cls(make_knobs(cls, knobs))
         strategy.prepare(g)
         problems = traverse_census(strategy, PAIR_SOURCE) + traverse_census(strategy, 0)

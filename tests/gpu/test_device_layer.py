@@ -7,14 +7,11 @@ import numpy as np
 import pytest
 
 from gpubfs_cli.core.device import gpu
-from gpubfs_cli.graph.build import build_csr
-from gpubfs_cli.graph.edges import EdgeList
+from gpubfs_cli.graph.samples import gnm
 
 
 def _graph(directed: bool):
-    rng = np.random.default_rng(3)
-    src, dst = rng.integers(0, 500, 4000), rng.integers(0, 500, 4000)
-    g = build_csr(EdgeList(src, dst, 500, directed=directed))
+    g = gnm(500, 4000, 3, directed=directed)
     g.weights = np.arange(g.m, dtype=np.int32) % 97
     return g
 

@@ -3,9 +3,8 @@ every registered GPU strategy (BFS and SSSP; new strategies are covered by the r
 counted by an allocator in front of CuPy's memory pool. A strategy whose algorithm is
 built on a library call that allocates (classic.spmv's cupyx SpMV, raval.wd/hp's
 cupy.cumsum) says so in `traverse_allocates`; it must then keep nothing: the pool's
-used bytes are back where they were once its answer is dropped.
-
-Also the fixed-cost graph on the CPU: one disjoint edge beside the grid."""
+used bytes are back where they were once its answer is dropped (on samples.grid_and_pair,
+whose shape tests/graph/test_samples.py checks)."""
 
 from __future__ import annotations
 
@@ -14,22 +13,12 @@ import contextlib
 import numpy as np
 import pytest
 
-from gpubfs_cli.algorithms.bfs.cpu.sequential import sequential_bfs
 from gpubfs_cli.core.strategy import all_strategies, make_knobs, registry
 from gpubfs_cli.gpu.base import GpuStrategy
-from tests.gpu.fixed_cost import PAIR_SOURCE, pair_graph
+from gpubfs_cli.graph.samples import PAIR_SOURCE, grid_and_pair
 
 GPU_STRATEGIES = [(p, n) for p, names in registry().items() for n, cls in names.items()
                   if issubclass(cls, GpuStrategy)]
-
-
-def test_pair_graph_has_a_two_vertex_component():
-    for problem in ("bfs", "sssp"):
-        g = pair_graph(problem)
-        d = sequential_bfs(g, PAIR_SOURCE).distances
-        assert np.flatnonzero(d >= 0).tolist() == [PAIR_SOURCE, PAIR_SOURCE + 1]
-        assert (problem == "sssp") == (g.weights is not None)
-        assert sequential_bfs(g, 0).counters["levels"] > 10  # the grid: many levels from 0
 
 
 @contextlib.contextmanager
@@ -62,7 +51,7 @@ def test_warm_traverse_allocates_no_device_memory(problem, name):
     reason = cls.unavailable_reason()
     if reason is not None:
         pytest.skip(reason)
-    g = pair_graph(problem)
+    g = grid_and_pair(weighted=problem == "sssp")
     strategy = cls(make_knobs(cls, {}))
     strategy.upload(g)
     strategy.prepare(g)

@@ -90,7 +90,7 @@ def test_forest_fire_bfs4k():
 
 def test_kronecker_scale20_ef16_like_gunrocks():
     _, g = build("g500-s20-ef16")
-    assert g.n == 1_048_576 and near(g.m, 31.4e6, 0.001)  # DESIGN.md: 31.4 M directed edges
+    assert g.n == 1_048_576 and near(g.m, 31.4e6, 0.001)  # Gunrock's published 31.4 M directed edges
 
 
 @pytest.mark.slow

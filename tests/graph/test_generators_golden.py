@@ -22,9 +22,9 @@ import hashlib
 import numpy as np
 import pytest
 
-from gpubfs_cli.datasets.weights import WeightRule, rule_weights
 from gpubfs_cli.graph.build import build_csr
 from gpubfs_cli.graph.generators import FAMILIES, generate
+from gpubfs_cli.graph.weights import WeightRule, rule_weights
 
 SEED = 7
 # (family, params): each family once at its defaults, and the options that take

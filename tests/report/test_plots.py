@@ -6,8 +6,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from gpubfs_cli.graph.build import build_csr
-from gpubfs_cli.graph.edges import EdgeList
+from gpubfs_cli.graph.samples import path
 from gpubfs_cli.report.load import load_many
 from gpubfs_cli.report.plots import write_plots
 from tests.report.docs import main_doc, sample, write
@@ -42,8 +41,7 @@ def test_frontier_from_the_baseline_the_run_stored(tmp_path, monkeypatch):
     monkeypatch.setattr(store, "load_graph", lambda *a, **k: pytest.fail("the report loaded a graph"))
     from gpubfs_cli.algorithms.bfs.problem import Bfs
 
-    src = np.arange(99)
-    g = build_csr(EdgeList(src, src + 1, 100, directed=False), name="path100")
+    g = path(100)
     dist = np.abs(np.arange(100) - 0).astype(np.int32)
     frontier = Bfs().frontier(g, 0, dist)
     assert frontier["vertices"] == [1] * 100 and frontier["edges"] == [1] + [2] * 98 + [1]

@@ -3,9 +3,9 @@ prepare) and for the results file (`datasets.NAME.depth_probe`, which the auto t
 builder reads), so that a catalogue graph finds its own rule.
 
 The probe is the mean, over the first PROBE_SOURCES random sources a run picks
-(bench/sources.py, seed PROBE_SEED), of the levels below each: the sequential
+(graph/sources.py, seed PROBE_SEED), of the levels below each: the sequential
 baseline's BFS (cpu.sequential, numba) from each, in parallel threads
-(bench/references.solve_each). Its sources do not depend on the run's: a lattice that
+(core/solve.solve_each). Its sources do not depend on the run's: a lattice that
 runs from its fixed centre (as Luo and Merrill did) records the centre's depth as
 depth_avg, about two thirds of the random mean, and the probe's beside it.
 """
@@ -21,7 +21,7 @@ PROBE_SEED = 0
 
 
 def probe_sources(graph) -> list[int]:
-    from gpubfs_cli.bench.sources import random_sources
+    from gpubfs_cli.graph.sources import random_sources
 
     return random_sources(graph, PROBE_SOURCES, seed=PROBE_SEED)
 
@@ -29,8 +29,8 @@ def probe_sources(graph) -> list[int]:
 def probe_depth(graph, known: Mapping[int, int] | None = None) -> float:
     """The probe's mean depth on `graph`; `known` maps sources to depths already measured
     (a run's references), which are not measured again."""
-    from gpubfs_cli.bench.references import solve_each
     from gpubfs_cli.core.problem import get_problem
+    from gpubfs_cli.core.solve import solve_each
 
     sources = probe_sources(graph)
     known = dict(known or {})

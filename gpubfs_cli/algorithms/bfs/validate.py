@@ -1,4 +1,4 @@
-"""Validation of a traversal's answer (DESIGN.md, Validation). Never inside a timed region.
+"""Validation of a traversal's answer against the baseline's. Never inside a timed region.
 
 Distances must equal the sequential baseline's exactly. Parent arrays must also pass
 Graph500's BFS-tree checks (specification section "Validation"), here whole-array

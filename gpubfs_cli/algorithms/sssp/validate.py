@@ -1,4 +1,4 @@
-"""Validation of an SSSP answer (DESIGN.md, Validation). Never inside a timed region.
+"""Validation of an SSSP answer against the baseline's. Never inside a timed region.
 
 Distances must equal cpu.dijkstra's exactly. A parent array must then describe a
 shortest-path tree, checked with whole-array numpy and one numba-parallel binary

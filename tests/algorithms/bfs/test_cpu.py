@@ -12,28 +12,16 @@ from gpubfs_cli.algorithms.bfs.cpu.sequential import SequentialBfs, sequential_b
 from gpubfs_cli.algorithms.bfs.validate import graph500_failures
 from gpubfs_cli.core.checks import tree_depths
 from gpubfs_cli.core.strategy import StrategyUnavailable
-from gpubfs_cli.graph import EdgeList, build_csr
-
-
-def random_graph(seed: int, n: int, m: int, directed: bool, self_loops: str = "drop"):
-    rng = np.random.default_rng(seed)
-    k = n - 5  # the last five vertices stay isolated
-    edges = EdgeList(rng.integers(0, k, m), rng.integers(0, k, m), n, directed)
-    return build_csr(edges, self_loops=self_loops, name=f"random-{seed}")
-
-
-def path_graph(n: int):
-    v = np.arange(n - 1)
-    return build_csr(EdgeList(v, v + 1, n, False))
+from gpubfs_cli.graph import EdgeList, build_csr, samples
 
 
 def test_sequential_on_a_path_and_a_star():
-    g = path_graph(6)
+    g = samples.path(6)
     r = sequential_bfs(g, 2, predecessors=True)
     assert r.distances.tolist() == [2, 1, 0, 1, 2, 3]
     assert r.parents.tolist() == [1, 2, 2, 2, 3, 4]
     assert r.counters == {"reached": 6, "edges_inspected": 10, "levels": 4}
-    star = build_csr(EdgeList(np.zeros(4, int), np.arange(1, 5), 7, True))
+    star = samples.disjoint(samples.star(4, directed=True), isolated=2)
     r = sequential_bfs(star, 0)
     assert r.distances.tolist() == [0, 1, 1, 1, 1, -1, -1]
     assert r.parents is None
@@ -53,7 +41,7 @@ CASES = [
 
 @pytest.mark.parametrize("seed,n,m,directed,loops", CASES)
 def test_three_baselines_agree_and_trees_pass_graph500(seed, n, m, directed, loops):
-    g = random_graph(seed, n, m, directed, loops)
+    g = samples.gnm(n, m, seed, directed=directed, isolated=5, self_loops=loops)  # 5 isolated at the end
     deg = g.out_degrees()
     isolated = np.flatnonzero(deg == 0)
     assert len(isolated) > 0  # the cases include isolated vertices
@@ -86,7 +74,7 @@ def test_baselines_reach_a_whole_component_only():
 
 
 def test_networkx_refuses_graphs_over_its_limit():
-    g = random_graph(5, 100, 400, True)
+    g = samples.gnm(100, 400, 5, directed=True, isolated=5)
     s = NetworkxBfs(NetworkxBfs.Knobs(max_edges=g.m - 1))
     with pytest.raises(StrategyUnavailable, match=f"max_edges={g.m - 1}"):
         s.prepare(g)

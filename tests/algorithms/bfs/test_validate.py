@@ -15,22 +15,12 @@ from gpubfs_cli.algorithms.bfs.validate import (
 )
 from gpubfs_cli.core.answer import Answer
 from gpubfs_cli.core.checks import compare_distances
-from gpubfs_cli.graph import EdgeList, build_csr
+from gpubfs_cli.graph import EdgeList, build_csr, samples
 
 
 def grid_plus_path():
     """A 5 x 5 grid (0..24, id = x + 5y) and a separate path 25-26-27."""
-    src, dst = [], []
-    for y in range(5):
-        for x in range(5):
-            v = x + 5 * y
-            if x < 4:
-                src.append(v), dst.append(v + 1)
-            if y < 4:
-                src.append(v), dst.append(v + 5)
-    src += [25, 26]
-    dst += [26, 27]
-    return build_csr(EdgeList(np.array(src), np.array(dst), 28, False))
+    return samples.disjoint(samples.grid(5, 5), samples.path(3))
 
 
 @pytest.fixture

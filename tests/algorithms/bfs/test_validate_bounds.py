@@ -14,16 +14,12 @@ from gpubfs_cli.algorithms.bfs.validate import graph500_failures, parent_failure
 from gpubfs_cli.core.answer import Answer
 from gpubfs_cli.core.checks import compare_distances, tree_depths
 from gpubfs_cli.graph import EdgeList, build_csr
+from gpubfs_cli.graph.samples import path
 
 
 def directed(n, pairs):
     src, dst = zip(*pairs, strict=True)
     return build_csr(EdgeList(np.array(src), np.array(dst), n, True))
-
-
-def path(n, undirected=True):
-    v = np.arange(n - 1)
-    return build_csr(EdgeList(v, v + 1, n, not undirected))
 
 
 def names(failures):

@@ -1,6 +1,7 @@
-"""Small nasty graphs and the checks for BFS strategies run end to end under the CUDA
-emulator (tests/gpu/emulated_cupy.py): exact distances against cpu.sequential, a BFS
-tree for parents, the strategy's level count. Shared by the classic and luo tests."""
+"""The checks for BFS strategies run end to end under the CUDA emulator
+(tests/gpu/emulated_cupy.py) on the small nasty graphs of graph/samples.py (NASTY_BFS):
+exact distances against cpu.sequential, a BFS tree for parents, the strategy's level
+count. Shared by the classic, luo, do and multi-GPU tests."""
 
 from __future__ import annotations
 
@@ -11,21 +12,11 @@ import numpy as np
 from gpubfs_cli.algorithms.bfs.cpu.sequential import sequential_bfs
 from gpubfs_cli.core.answer import Answer
 from gpubfs_cli.core.strategy import all_strategies, make_knobs
+from gpubfs_cli.graph import samples
 from tests.algorithms.bfs.gpu import test_strategies as ts
-from tests.algorithms.sssp.gpu import weighted_graphs as wg
 from tests.gpu import emulated_cupy as ec
 
-GRAPHS = {
-    "path60": lambda: ts.path(60),
-    "grid9x13": lambda: ts.grid2d(9, 13),
-    "star300": lambda: ts.star(300),
-    "broom": lambda: ts.broom(20, 150),
-    "disconnected": ts.disconnected,
-    "single": wg.single,
-    "loops_dups": lambda: ts.loops_and_duplicates(2),
-    "directed": lambda: ts.directed_gnm(250, 900, 4),
-    "rmat": lambda: ts.rmat(8, 6, 4, permute=True),
-}
+GRAPHS = dict(samples.NASTY_BFS)  # a copy: a test may add a graph of its own
 # The graphs with the most concurrent discoveries of one vertex and the odd CSRs.
 HARD = ["star300", "loops_dups", "directed", "rmat", "single"]
 
@@ -36,7 +27,7 @@ def graph(name: str):
 
 
 def sources(g) -> list[int]:
-    return wg.pick_sources(g, k=1)[:3]
+    return samples.pick_sources(g, k=1)[:3]
 
 
 def host(a: Answer) -> Answer:

@@ -24,6 +24,7 @@ from gpubfs_cli.algorithms.bfs.cpu.sequential import sequential_bfs
 from gpubfs_cli.algorithms.bfs.gpu.bfs4k import bfs4k
 from gpubfs_cli.algorithms.bfs.gpu.bfs4k.bfs4k import MODE, Bfs4kKnobs, C, Geometry, kernel_params
 from gpubfs_cli.gpu.modules import INCLUDE_DIR
+from gpubfs_cli.graph import samples
 from tests.algorithms.bfs.gpu import merrill_graphs as mg
 from tests.algorithms.bfs.gpu import test_strategies as ts
 from tests.tools import require_tool
@@ -105,24 +106,15 @@ def check(g, sources, results, pred: bool) -> None:
         assert c["child_launches"] == 0 and c["child_launch_failures"] == 0
 
 
-def broom(handle: int, bristles: int, tail: int):
-    """test_strategies' broom, shorter: frontier sizes 1, ..., 1, bristles, 1, ..., 1."""
-    hub, t0 = handle - 1, handle + bristles
-    leaves = np.arange(handle, t0)
-    src = np.concatenate([np.arange(handle - 1), np.full(bristles, hub), leaves, np.arange(t0, t0 + tail - 1)])
-    dst = np.concatenate([np.arange(1, handle), leaves, np.full(bristles, t0), np.arange(t0 + 1, t0 + tail)])
-    return mg._undirected(src, dst, t0 + tail, "broom")
-
-
 def graphs() -> dict:
     out = {g.name: g for g in mg.nasty() if g.name not in ("path300", "stars")}
-    out["stars"] = mg.stars(300, 150)
-    out["path100"] = mg.path(100)
-    out["broom"] = broom(20, 300, 30)
-    out["star"] = ts.star(700)
-    out["uniform"] = mg.uniform(300, 2400)
-    out["kron"] = ts.rmat(8, 12, 3, permute=True)
-    out["grid12x9"] = mg.grid(12, 9)
+    out["stars"] = samples.linked_stars(300, 150)
+    out["path100"] = samples.path(100)
+    out["broom"] = samples.broom(20, 300, 30)  # a short broom
+    out["star"] = samples.star(700)
+    out["uniform"] = samples.gnm(300, 2400, 11)
+    out["kron"] = samples.rmat(8, 12, 3, permute=True)
+    out["grid12x9"] = samples.grid(9, 12)
     return out
 
 
@@ -195,7 +187,7 @@ def test_kernels_switch_both_ways(driver, tmp_path):
     """From the centre of a grid the frontier grows past FT and shrinks again: the
     single-block kernel, the cooperative one and the level kernel all run, in one
     status read per pass of the sequence."""
-    g = mg.grid(41, 41)
+    g = samples.grid(41, 41)
     centre = 20 * 41 + 20
     knobs = dataclasses.replace(DEFAULT, K5=1)
     (r,) = run_emulated(driver, g, [centre], tmp_path, knobs, pred=True, ft=16, skip_idle=False)
@@ -205,7 +197,7 @@ def test_kernels_switch_both_ways(driver, tmp_path):
     assert r["passes"] <= 3, r["passes"]
     assert r["launches"] == 1 + 7 * r["passes"] and c["kernels_active"] < r["launches"] - 1
     # A cooperative grid of 3 x 64 threads: frontiers above 192 go to the level kernel.
-    g = mg.uniform(2000, 16000)
+    g = samples.gnm(2000, 16000, 11)
     (r,) = run_emulated(driver, g, [0], tmp_path, knobs, pred=False, ft=16)
     check(g, [0], [r], False)
     c = r["counters"]
@@ -213,7 +205,7 @@ def test_kernels_switch_both_ways(driver, tmp_path):
 
 
 def test_single_block_runs_a_path_in_one_launch(driver, tmp_path):
-    g = mg.path(100)
+    g = samples.path(100)
     (r,) = run_emulated(driver, g, [0], tmp_path, DEFAULT, pred=False, skip_idle=False)
     check(g, [0], [r], False)
     c = r["counters"]

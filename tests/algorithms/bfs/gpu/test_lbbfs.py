@@ -17,8 +17,7 @@ import pytest
 from gpubfs_cli.algorithms.bfs.gpu.lbbfs import strategies as lb
 from gpubfs_cli.core.strategy import get_strategy, make_knobs
 from gpubfs_cli.errors import UserError
-from gpubfs_cli.graph.build import build_csr
-from gpubfs_cli.graph.edges import EdgeList
+from gpubfs_cli.graph import samples
 from tests.algorithms.bfs.gpu.test_strategies import (
     GRAPHS,
     check_parents,
@@ -39,13 +38,6 @@ PARENT_GRAPHS = [
 ]
 
 
-def sinks_only(leaves: int = 5000):
-    """Directed star 0 -> 1..leaves, all sinks: level 1 is a frontier of degree-0
-    vertices (output_total 0)."""
-    e = EdgeList(np.zeros(leaves, np.int64), np.arange(1, leaves + 1), leaves + 1, directed=True)
-    return build_csr(e)
-
-
 def sinks_between(groups: int = 40, zeros: int = 3000):
     """Directed: 0 -> 1..groups*zeros; every zeros-th of those has 5 out-edges to new
     vertices, the rest are sinks: vertical tiles of level 1 span thousands of
@@ -55,7 +47,7 @@ def sinks_between(groups: int = 40, zeros: int = 3000):
     nxt = k + 1 + np.arange(5 * len(busy))
     src = np.concatenate([np.zeros(k, np.int64), np.repeat(busy, 5)])
     dst = np.concatenate([np.arange(1, k + 1), nxt])
-    return build_csr(EdgeList(src, dst, k + 1 + len(nxt), directed=True))
+    return samples.from_edges(src, dst, k + 1 + len(nxt), directed=True)
 
 
 def refs(graph_name: str):
@@ -161,9 +153,9 @@ def test_degree_zero_frontiers(name):
     level-1 tiles spanning thousands of sinks between the vertices that have edges."""
     from gpubfs_cli.algorithms.bfs.cpu.sequential import sequential_bfs
 
-    for g, srcs in ((sinks_only(), [0, 7]), (sinks_between(), [0, 3000])):
+    for g, srcs in ((samples.star(5000, directed=True), [0, 7]), (sinks_between(), [0, 3000])):
         run_all(make(name), g, srcs, lambda s, g=g: sequential_bfs(g, s), predecessors=True)
-    g = sinks_only()
+    g = samples.star(5000, directed=True)
     (got,) = run_all(make(name), g, [0], lambda s: sequential_bfs(g, s))
     assert got.counters["levels"] == 2
     np.testing.assert_array_equal(got.counters["frontier_edges"], [5000, 0])

@@ -23,8 +23,7 @@ import pytest
 from gpubfs_cli.algorithms.bfs.cpu.sequential import sequential_bfs
 from gpubfs_cli.algorithms.bfs.gpu.lbbfs import strategies as lb
 from gpubfs_cli.gpu.modules import INCLUDE_DIR
-from gpubfs_cli.graph.build import build_csr
-from gpubfs_cli.graph.edges import EdgeList
+from gpubfs_cli.graph import samples
 from tests.algorithms.bfs.gpu import test_strategies as ts
 from tests.tools import require_tool
 
@@ -53,12 +52,6 @@ def drivers(tmp_path_factory) -> dict[str, Path]:
 # ---- graphs -----------------------------------------------------------------------
 
 
-def _directed(src, dst, n: int):
-    return build_csr(
-        EdgeList(np.asarray(src, np.int64), np.asarray(dst, np.int64), n, directed=True)
-    )
-
-
 def sinks():
     """Directed: 0 -> 1..600; every 50th of those has three out-edges to new vertices,
     the rest are sinks. Level 1's 36 outputs lie among ~550 zero-degree vertices, which
@@ -68,7 +61,7 @@ def sinks():
     nxt = 601 + np.arange(3 * len(busy))
     src.append(np.repeat(busy, 3))
     dst.append(nxt)
-    return _directed(np.concatenate(src), np.concatenate(dst), 601 + len(nxt))
+    return samples.from_edges(np.concatenate(src), np.concatenate(dst), 601 + len(nxt), directed=True)
 
 
 def sinks_tail():
@@ -76,27 +69,22 @@ def sinks_tail():
     is 1000 vertices and 6 outputs, so most of its diagonal tiles are A steps only."""
     src = np.concatenate([np.zeros(1000, np.int64), [1, 1, 1, 2, 2, 2]])
     dst = np.concatenate([np.arange(1, 1001), np.arange(1001, 1007)])
-    return _directed(src, dst, 1007)
-
-
-def sinks_only():
-    """Directed star: 0 -> 1..200, all sinks: level 1 is a frontier of degree-0 vertices."""
-    return _directed(np.zeros(200, np.int64), np.arange(1, 201), 201)
+    return samples.from_edges(src, dst, 1007, directed=True)
 
 
 GRAPHS = {
-    "path100": lambda: ts.path(100),
-    "grid9x13": lambda: ts.grid2d(9, 13),
-    "star700": lambda: ts.star(700),
-    "broom": lambda: ts.broom(30, 300),
-    "disconnected": ts.disconnected,
-    "single": lambda: ts.graph("single"),
-    "loops_dups": ts.loops_and_duplicates,
-    "directed": lambda: ts.directed_gnm(300, 1000, 2),
-    "rmat": lambda: ts.rmat(9, 8, 4, permute=True),
+    "path100": lambda: samples.path(100),
+    "grid9x13": lambda: samples.grid(9, 13),
+    "star700": lambda: samples.star(700),
+    "broom": lambda: samples.broom(30, 300),
+    "disconnected": samples.NASTY_BFS["disconnected"],
+    "single": samples.single_vertex,
+    "loops_dups": samples.loops_and_duplicates,
+    "directed": lambda: samples.gnm(300, 1000, 2, directed=True),
+    "rmat": lambda: samples.rmat(9, 8, 4, permute=True),
     "sinks": sinks,
     "sinks_tail": sinks_tail,
-    "sinks_only": sinks_only,
+    "sinks_only": lambda: samples.star(200, directed=True),  # level 1: degree-0 vertices only
 }
 _CACHE: dict = {}
 

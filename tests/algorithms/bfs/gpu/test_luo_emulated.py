@@ -18,8 +18,8 @@ import numpy as np
 import pytest
 
 from gpubfs_cli.algorithms.bfs.gpu.luo import hierarchical
+from gpubfs_cli.graph import samples
 from tests.algorithms.bfs.gpu import emulated_bfs as eb
-from tests.algorithms.bfs.gpu import test_strategies as ts
 from tests.gpu import emulated_cupy as ec
 from tests.gpu import fixed_cost as fc
 
@@ -99,7 +99,7 @@ def test_auto_uses_all_three_layers(monkeypatch, emulation):
 @pytest.mark.parametrize("mode", ["block", "cooperative", "level"])
 def test_shared_frontier_overflow(monkeypatch, emulation, mode):
     """5000 discoveries in one level: more than a block's shared queue holds."""
-    monkeypatch.setitem(eb.GRAPHS, "star5000", lambda: ts.star(5000))  # this test's graph only
+    monkeypatch.setitem(eb.GRAPHS, "star5000", lambda: samples.star(5000))  # this test's graph only
     run(monkeypatch, emulation, {"mode": mode}, ["star5000"])
 
 

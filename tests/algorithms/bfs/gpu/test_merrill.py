@@ -10,6 +10,7 @@ import pytest
 from gpubfs_cli.algorithms.bfs.cpu.sequential import sequential_bfs
 from gpubfs_cli.algorithms.bfs.gpu.merrill import strategies as merrill
 from gpubfs_cli.core.strategy import get_strategy, make_knobs
+from gpubfs_cli.graph import samples
 from tests.algorithms.bfs.gpu import merrill_graphs as mg
 
 NAMES = ["merrill.expand_contract", "merrill.contract_expand", "merrill.two_phase",
@@ -71,7 +72,7 @@ def test_cta_sizes(cta_size):
 @pytest.mark.gpu
 @pytest.mark.parametrize("name", NAMES)
 def test_counters(name):
-    g = mg.grid()
+    g = samples.grid(17, 23)
     for _, r, ref in run(name, g, [0, 100], {"counters": True}, predecessors=True):
         c = r.counters
         d = ref.distances
@@ -108,7 +109,7 @@ def test_small_frontier(name, small):
 @pytest.mark.gpu
 @pytest.mark.parametrize("name", NAMES)
 def test_counters_off_reports_logical_frontiers_only(name):
-    g = mg.grid()
+    g = samples.grid(17, 23)
     for _, r, _ in run(name, g, [0], {"small_frontier": 32}):
         assert "vertices_enqueued" not in r.counters and "redundant_expansion" not in r.counters
         assert r.counters["levels"] == len(r.counters["frontier_vertices"])
@@ -117,7 +118,7 @@ def test_counters_off_reports_logical_frontiers_only(name):
 @pytest.mark.gpu
 def test_counters_atomic_culling_are_exact():
     """Exact culling: actual counts equal the logical ones, level by level."""
-    g = mg.rmat(12, 16)
+    g = samples.rmat(12, 16, 7)
     for _, r, _ in run("merrill.hybrid", g, [0, 5], {"culling": "atomic", "counters": True}):
         c = r.counters
         np.testing.assert_array_equal(c["vertices_enqueued"], c["frontier_vertices"])
@@ -132,7 +133,7 @@ def test_redundant_expansion_below_1_05(name):
     keeps the redundant expansion factor under 1.05 on a uniform random graph of 2^20
     vertices and 2^24 arcs. (On graphs so small that a whole level is in flight at once,
     e.g. 2^16 vertices, contract-expand measured 1.16 on an H200.)"""
-    g = mg.uniform(1 << 20, 1 << 23)
+    g = samples.gnm(1 << 20, 1 << 23, 11)
     factors = [r.counters["redundant_expansion"] for _, r, _ in run(name, g, [0, 1, 2], {"counters": True})]
     assert max(factors) < 1.05, factors
 
@@ -141,7 +142,7 @@ def test_redundant_expansion_below_1_05(name):
 def test_tight_queues_rerun_exactly(monkeypatch):
     """Queues that hold the widest level but no duplicates: whatever overflows is rerun
     with atomic culling and the answer stays exact."""
-    g = mg.rmat(12, 16)
+    g = samples.rmat(12, 16, 7)
     sources = [0, int(np.argmax(g.out_degrees()))]
     widest = max(int(np.bincount(d[d >= 0]).max()) for d in
                  (sequential_bfs(g, s).distances for s in sources))  # fmt: skip
@@ -260,7 +261,7 @@ def test_traverse_allocates_nothing(monkeypatch):
             f = getattr(fake, name)
             monkeypatch.setattr(fake, name, lambda *a, _f=f, _n=name, **k: allocated.append(_n) or _f(*a, **k),
                                 raising=False)  # fmt: skip
-        g = mg.grid()
+        g = samples.grid(17, 23)
         for name in NAMES:
             cls = get_strategy(name)
             s = cls(make_knobs(cls, {"small_frontier": 64}))

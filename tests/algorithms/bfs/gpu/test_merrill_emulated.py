@@ -20,6 +20,7 @@ from gpubfs_cli.algorithms.bfs.cpu.sequential import sequential_bfs
 from gpubfs_cli.algorithms.bfs.gpu.merrill import strategies as merrill_strategies
 from gpubfs_cli.algorithms.bfs.gpu.merrill.strategies import CULLING, GATHER, STRATEGY, buffer_caps
 from gpubfs_cli.gpu.modules import INCLUDE_DIR
+from gpubfs_cli.graph import samples
 from tests.algorithms.bfs.gpu import merrill_graphs as mg
 from tests.tools import require_tool
 
@@ -103,7 +104,7 @@ def check(g, sources, results, pred: bool) -> None:
 
 
 GRAPHS = {g.name: g for g in mg.nasty() if g.name != "path300"}
-GRAPHS["path100"] = mg.path(100)
+GRAPHS["path100"] = samples.path(100)
 
 
 def emu_sources(g) -> list[int]:
@@ -135,7 +136,7 @@ def test_every_culling_with_predecessors(driver, tmp_path, strategy, culling):
 
 def test_counters_on_a_path(driver, tmp_path):
     """A path from one end: one vertex and (except at the ends) two edges per level."""
-    g = mg.path(50)
+    g = samples.path(50)
     (r,) = run_emulated(driver, g, [0], tmp_path, strategy="two_phase", gather="scan",
                         culling="history", pred=False)  # fmt: skip
     c = r["counters"]
@@ -149,7 +150,7 @@ def test_overflow_reruns_exactly(driver, tmp_path):
     with frequent thread switches: duplicates overflow it, the kernel reruns with atomic
     culling inside the same launch (over the first pass's leftovers, not fresh poisoned
     buffers), and the answer is still exact."""
-    g = mg.rmat()
+    g = samples.rmat(10, 12, 7)
     sources = emu_sources(g)
     widest = max(
         int(np.bincount(d[d >= 0]).max())
@@ -182,7 +183,7 @@ def test_huge_list_overflow_without_claims(asan_driver, tmp_path):
     defer its list, so a huge-list capacity that holds one level's distinct hubs
     overflows. The grid-wide phase must then be skipped (the rerun with atomic culling
     is exact); reading the entries past the capacity is caught by AddressSanitizer."""
-    g = mg.funnel()
+    g = samples.funnel()
     threshold = 8  # the source's and the hubs' lists, not the middle vertices'
     sources = [0]
     hubs = g.out_degrees() >= threshold
@@ -223,7 +224,7 @@ def test_small_frontier_mode(driver, tmp_path, strategy, small):
 def test_small_frontier_counters_on_a_path(driver, tmp_path, strategy):
     """A path from one end, every level in small-frontier mode: one vertex enqueued and
     expanded per level, the edges of its list gathered, as in the grid's phases."""
-    g = mg.path(50)
+    g = samples.path(50)
     (r,) = run_emulated(driver, g, [0], tmp_path, strategy=strategy, gather="scan",
                         culling="history", pred=False, small=EMU_SMALL_CAP)  # fmt: skip
     c = r["counters"]

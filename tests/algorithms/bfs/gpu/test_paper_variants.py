@@ -82,9 +82,9 @@ def test_luo_split_is_done_in_prepare():
     import numpy as np
 
     from gpubfs_cli.algorithms.bfs.cpu.sequential import sequential_bfs
-    from tests.algorithms.bfs.gpu import merrill_graphs as mg
+    from gpubfs_cli.graph.samples import linked_stars
 
-    g = mg.stars()
+    g = linked_stars()
     cls = get_strategy("luo.hierarchical")
     s = cls(make_knobs(cls, {"split_degree": 8}))
     s.prepare(g)

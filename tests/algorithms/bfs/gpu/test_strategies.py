@@ -17,111 +17,25 @@ import pytest
 
 from gpubfs_cli.algorithms.bfs.cpu.sequential import sequential_bfs
 from gpubfs_cli.core.strategy import all_strategies, make_knobs
-from gpubfs_cli.graph.build import build_csr
+from gpubfs_cli.graph import samples
 from gpubfs_cli.graph.csr import CSRGraph
-from gpubfs_cli.graph.edges import EdgeList
 
 # ---- graphs -----------------------------------------------------------------------
 
 
-def _undirected(src, dst, n, **policy) -> CSRGraph:
-    return build_csr(EdgeList(np.asarray(src), np.asarray(dst), n, directed=False), **policy)
-
-
-def path(n: int) -> CSRGraph:
-    v = np.arange(n - 1)
-    return _undirected(v, v + 1, n)
-
-
-def grid2d(rows: int, cols: int) -> CSRGraph:
-    ids = np.arange(rows * cols).reshape(rows, cols)
-    src = np.concatenate([ids[:, :-1].ravel(), ids[:-1, :].ravel()])
-    dst = np.concatenate([ids[:, 1:].ravel(), ids[1:, :].ravel()])
-    return _undirected(src, dst, rows * cols)
-
-
-def star(leaves: int) -> CSRGraph:
-    return _undirected(np.zeros(leaves, dtype=np.int64), np.arange(1, leaves + 1), leaves + 1)
-
-
-def broom(handle: int, bristles: int) -> CSRGraph:
-    """A path whose far end is a hub of `bristles` leaves, whose leaves each lead to
-    a second path: frontier sizes go 1, 1, ..., bristles, then 1 again."""
-    src = [np.arange(handle - 1)]
-    dst = [np.arange(1, handle)]
-    hub = handle - 1
-    leaves = np.arange(handle, handle + bristles)
-    src.append(np.full(bristles, hub))
-    dst.append(leaves)
-    tail0 = handle + bristles
-    src.append(leaves)
-    dst.append(np.full(bristles, tail0))
-    src.append(np.arange(tail0, tail0 + 199))
-    dst.append(np.arange(tail0 + 1, tail0 + 200))
-    return _undirected(np.concatenate(src), np.concatenate(dst), tail0 + 200)
-
-
-def disconnected() -> CSRGraph:
-    """A path of 50, a star of 20 leaves, a triangle, and 10 isolated vertices."""
-    src = [np.arange(49), np.full(20, 50), np.array([71, 72, 73])]
-    dst = [np.arange(1, 50), np.arange(51, 71), np.array([72, 73, 71])]
-    return _undirected(np.concatenate(src), np.concatenate(dst), 84)
-
-
-def loops_and_duplicates(seed: int = 1) -> CSRGraph:
-    rng = np.random.default_rng(seed)
-    n, m = 300, 1500
-    src = rng.integers(0, n, m)
-    dst = rng.integers(0, n, m)
-    src = np.concatenate([src, np.arange(0, n, 7), src[:200]])  # self-loops, repeats
-    dst = np.concatenate([dst, np.arange(0, n, 7), dst[:200]])
-    return _undirected(src, dst, n, self_loops="keep", duplicates="keep")
-
-
-def directed_gnm(n: int = 2000, m: int = 7000, seed: int = 2) -> CSRGraph:
-    rng = np.random.default_rng(seed)
-    e = EdgeList(rng.integers(0, n, m), rng.integers(0, n, m), n, directed=True)
-    return build_csr(e)
-
-
-def gnm(n: int = 3000, m: int = 12000, seed: int = 3) -> CSRGraph:
-    rng = np.random.default_rng(seed)
-    return _undirected(rng.integers(0, n, m), rng.integers(0, n, m), n)
-
-
-def rmat(scale: int, edge_factor: int, seed: int, permute: bool) -> CSRGraph:
-    """R-MAT with (a, b, c) = (0.57, 0.19, 0.19); permute=True relabels the vertices
-    at random, as the Graph500 Kronecker generator does."""
-    rng = np.random.default_rng(seed)
-    m = edge_factor << scale
-    src = np.zeros(m, dtype=np.int64)
-    dst = np.zeros(m, dtype=np.int64)
-    for bit in range(scale):
-        r = rng.random(m)
-        down = r >= 0.57 + 0.19  # quadrants c, d: source bit set
-        right = ((r >= 0.57) & (r < 0.76)) | (r >= 0.95)  # quadrants b, d
-        src |= down.astype(np.int64) << bit
-        dst |= right.astype(np.int64) << bit
-    n = 1 << scale
-    if permute:
-        perm = rng.permutation(n)
-        src, dst = perm[src], perm[dst]
-    return _undirected(src, dst, n)
-
-
 GRAPHS = {
-    "path3000": lambda: path(3000),
-    "grid3x2000": lambda: grid2d(3, 2000),
-    "grid60x60": lambda: grid2d(60, 60),
-    "star100k": lambda: star(100_000),
-    "broom": lambda: broom(300, 5000),
-    "disconnected": disconnected,
-    "single": lambda: build_csr(EdgeList(np.zeros(0, np.int64), np.zeros(0, np.int64), 1, directed=False)),
-    "loops_dups": loops_and_duplicates,
-    "directed": directed_gnm,
-    "gnm": gnm,
-    "rmat": lambda: rmat(12, 8, 4, permute=False),
-    "kronecker": lambda: rmat(11, 16, 5, permute=True),
+    "path3000": lambda: samples.path(3000),
+    "grid3x2000": lambda: samples.grid(3, 2000),
+    "grid60x60": lambda: samples.grid(60, 60),
+    "star100k": lambda: samples.star(100_000),
+    "broom": lambda: samples.broom(300, 5000),
+    "disconnected": samples.NASTY_BFS["disconnected"],
+    "single": samples.single_vertex,
+    "loops_dups": samples.loops_and_duplicates,
+    "directed": lambda: samples.gnm(2000, 7000, 2, directed=True),
+    "gnm": lambda: samples.gnm(3000, 12000, 3),
+    "rmat": lambda: samples.rmat(12, 8, 4),
+    "kronecker": lambda: samples.rmat(11, 16, 5, permute=True),
 }
 
 
@@ -135,15 +49,7 @@ def sources(name: str) -> tuple[int, ...]:
     """Every vertex of small graphs; otherwise vertex 0, the last vertex, the largest
     degree, an isolated vertex when there is one, and random ones."""
     g = graph(name)
-    if g.n <= 90:
-        return tuple(range(g.n))
-    deg = g.out_degrees()
-    picks = [0, g.n - 1, int(np.argmax(deg))]
-    isolated = np.flatnonzero(deg == 0)
-    if len(isolated):
-        picks.append(int(isolated[0]))
-    picks += np.random.default_rng(7).integers(0, g.n, 4).tolist()
-    return tuple(dict.fromkeys(picks))
+    return tuple(range(g.n)) if g.n <= 90 else tuple(samples.pick_sources(g))
 
 
 @functools.cache

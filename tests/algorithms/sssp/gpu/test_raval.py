@@ -1,7 +1,7 @@
 """raval.* for SSSP: the CPU-side pieces (histogram MDT, node-split graph, knobs,
 registration) as plain tests, and every strategy and knob variant on the GPU against
 cpu.dijkstra (exact int64 distances; parents checked as a shortest-path tree) on the
-weighted nasty graphs of weighted_graphs.py and on the BFS test graphs with weights.
+weighted nasty graphs of graph/samples.py and on the BFS test graphs with weights.
 """
 
 from __future__ import annotations
@@ -16,6 +16,7 @@ from gpubfs_cli.algorithms.sssp.gpu.raval.splitting import children_of, histogra
 from gpubfs_cli.algorithms.sssp.gpu.raval.strategies import EpKnobs, HpKnobs, NsKnobs, WdKnobs
 from gpubfs_cli.core.strategy import all_strategies, make_knobs
 from gpubfs_cli.errors import UserError
+from gpubfs_cli.graph import samples
 from tests.algorithms.bfs.gpu import test_strategies as bfs_graphs
 from tests.algorithms.sssp.gpu import weighted_graphs as wg
 
@@ -155,12 +156,12 @@ def _id(v) -> str:
     return name + "".join(f"-{k}={x}" for k, x in knobs.items())
 
 
-GRAPHS = dict(wg.NASTY)
-GRAPHS.update({f"{name}-w": functools.partial(lambda name: wg.bfs_weighted(bfs_graphs.graph(name)), name)
+GRAPHS = dict(samples.NASTY_SSSP)
+GRAPHS.update({f"{name}-w": functools.partial(lambda name: samples.with_rule_weights(bfs_graphs.graph(name)), name)
                for name in bfs_graphs.GRAPHS})
 # The knob variants: the weighted nasty graphs and the BFS graphs that stress them
 # (hubs, thousands of rounds, parallel edges, directed, skewed).
-KNOB_GRAPHS = list(wg.NASTY) + ["star100k-w", "broom-w", "grid3x2000-w", "directed-w", "kronecker-w"]
+KNOB_GRAPHS = list(samples.NASTY_SSSP) + ["star100k-w", "broom-w", "grid3x2000-w", "directed-w", "kronecker-w"]
 
 
 @functools.cache
@@ -178,7 +179,7 @@ def _check_distances(variant, graph_name: str) -> None:
     g = graph(graph_name)
     strategy = _strategy(variant)
     strategy.prepare(g)
-    for s in wg.pick_sources(g)[:6]:
+    for s in samples.pick_sources(g)[:6]:
         got = strategy.traverse(s).to_host()
         wg.check_sssp(g, s, got, False, f"{_id(variant)} on {graph_name}")
         c = got.counters
@@ -217,7 +218,7 @@ def test_parents_form_a_shortest_path_tree(variant, graph_name):
     g = graph(graph_name)
     strategy = _strategy(variant)
     strategy.prepare(g)
-    for s in wg.pick_sources(g)[:4]:
+    for s in samples.pick_sources(g)[:4]:
         got = strategy.traverse(s, predecessors=True).to_host()
         wg.check_sssp(g, s, got, True, f"{_id(variant)} on {graph_name}")
     strategy.release()

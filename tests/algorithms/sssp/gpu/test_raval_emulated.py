@@ -24,7 +24,8 @@ from gpubfs_cli.algorithms.bfs.cpu.sequential import sequential_bfs
 from gpubfs_cli.algorithms.sssp.gpu.raval import base as raval_base
 from gpubfs_cli.core.answer import Answer
 from gpubfs_cli.core.strategy import all_strategies, make_knobs
-from tests.algorithms.bfs.gpu import test_strategies as bfs_graphs
+from gpubfs_cli.graph import samples
+from tests.algorithms.bfs.gpu.test_strategies import check_parents
 from tests.algorithms.sssp.gpu import weighted_graphs as wg
 from tests.gpu import emulated_cupy as ec
 from tests.gpu import fixed_cost as fc
@@ -42,22 +43,12 @@ def emulation(tmp_path_factory) -> ec.Emulation:
 
 # ---- graphs ---------------------------------------------------------------------------
 
-BFS_GRAPHS = {
-    "path60": lambda: bfs_graphs.path(60),
-    "grid9x13": lambda: bfs_graphs.grid2d(9, 13),
-    "star300": lambda: bfs_graphs.star(300),
-    "broom": lambda: bfs_graphs.broom(20, 150),
-    "disconnected": bfs_graphs.disconnected,
-    "single": lambda: wg.single(),
-    "loops_dups": lambda: bfs_graphs.loops_and_duplicates(2),
-    "directed": lambda: bfs_graphs.directed_gnm(250, 900, 4),
-    "rmat": lambda: bfs_graphs.rmat(8, 6, 4, permute=True),
-}
+BFS_GRAPHS = dict(samples.NASTY_BFS)
 
-SSSP_GRAPHS = dict(wg.NASTY)
-SSSP_GRAPHS["grid9x13-w"] = lambda: wg.bfs_weighted(bfs_graphs.grid2d(9, 13))
-SSSP_GRAPHS["rmat-w"] = lambda: wg.bfs_weighted(bfs_graphs.rmat(8, 6, 4, permute=True), seed=3)
-SSSP_GRAPHS["broom-w"] = lambda: wg.bfs_weighted(bfs_graphs.broom(20, 150), seed=5)
+SSSP_GRAPHS = dict(samples.NASTY_SSSP)
+SSSP_GRAPHS["grid9x13-w"] = lambda: samples.with_rule_weights(samples.grid(9, 13))
+SSSP_GRAPHS["rmat-w"] = lambda: samples.with_rule_weights(samples.rmat(8, 6, 4, permute=True), seed=3)
+SSSP_GRAPHS["broom-w"] = lambda: samples.with_rule_weights(samples.broom(20, 150), seed=5)
 
 
 @functools.cache
@@ -70,7 +61,7 @@ HARD = {"bfs": ["star300", "loops_dups", "directed", "rmat", "single"],
 
 
 def sources(g) -> list[int]:
-    return wg.pick_sources(g, k=1)[:3]
+    return samples.pick_sources(g, k=1)[:3]
 
 
 # ---- variants -------------------------------------------------------------------------
@@ -145,7 +136,7 @@ def check_bfs(g, s, got: Answer, pred: bool, label: str, edge_worklist: bool) ->
     expected = levels - 1 if edge_worklist and sinks else levels
     assert rounds == expected, f"{label} source {s}: {rounds} rounds for {levels} levels"
     if pred:
-        bfs_graphs.check_parents(g, s, got.distances, got.parents)
+        check_parents(g, s, got.distances, got.parents)
     else:
         assert got.parents is None
 

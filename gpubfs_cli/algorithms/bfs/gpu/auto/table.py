@@ -1,5 +1,4 @@
-"""auto.bfs's decision table: read and check it, look a graph up, and build or verify it
-from results files (scripts/build_auto_table.py).
+"""auto.bfs's decision table: read and check it, and look a graph up.
 
 The table is nearest-neighbour over measured graphs: one rule per graph of a catalogue
 run, holding the graph's features, its fastest strategy and knobs (median time), that
@@ -7,34 +6,23 @@ time and the runner-up's. A graph is given the winner of the rule closest to it 
 distance space of features.DISTANCE_FEATURES (log2 scale): "this graph looks most like
 G, and on G strategy S won".
 
-Pool of candidates: BFS samples without predecessors, warm L2, on a GPU (the results
-file's prepares say where each strategy ran), neither auto.* itself nor a peer timed by
-its own clock; only groups whose status is ok (no wrong answer, no time-out). Where
-several files measured the same graph, strategy and knobs, the newest file (`created`)
-counts. All files must come from one GPU model: a table is per machine.
+Only what auto.bfs needs at run time lives here; building and checking the table from
+results files is gpubfs_cli/workflows/auto_table.py (scripts/build_auto_table.py).
 """
 
 from __future__ import annotations
 
-import json
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 import numpy as np
 
-from gpubfs_cli.algorithms.bfs.gpu.auto.features import (
-    DISTANCE_FEATURES,
-    Features,
-    recorded_features,
-    vector_of,
-)
+from gpubfs_cli.algorithms.bfs.gpu.auto.features import DISTANCE_FEATURES, Features, vector_of
 from gpubfs_cli.errors import UserError
 
 SHIPPED_TABLE = Path(__file__).resolve().parents[2] / "auto_table.yaml"
 TABLE_VERSION = 1
-TOLERANCE = 0.10  # auto may trail the fastest by this share (issue 14's target)
-AUTO_PREFIX = "auto."
 
 
 @dataclass(frozen=True)
@@ -122,201 +110,3 @@ def load_table(path: str | Path | None = None, registry: dict | None = None) -> 
             raise bad(f"{key}.ms", f"expected a number, got {raw['ms']!r}")
         rules.append(Rule(str(raw["graph"]), dict(feats), name, dict(knobs), float(raw["ms"]), vector_of(feats)))
     return Table(path, str(machine.get("gpu", "")), int(machine["l2_bytes"]), tuple(rules))
-
-
-# ------------------------------------------------------------------ results files
-@dataclass
-class Measured:
-    """What a set of results files says: per graph, its features and every candidate
-    group (strategy, knobs, median ms, file); auto.bfs's own groups apart."""
-
-    paths: list[str]
-    gpu: str
-    l2_bytes: int
-    features: dict[str, Features] = field(default_factory=dict)
-    candidates: dict[str, dict[str, dict]] = field(default_factory=dict)  # graph -> key -> entry
-    auto: dict[str, dict] = field(default_factory=dict)  # graph -> entry of its auto.* group
-
-    def ranked(self, graph: str) -> list[dict]:
-        return sorted(self.candidates.get(graph, {}).values(), key=lambda e: e["ms"])
-
-
-def _key(strategy: str, knobs: dict) -> str:
-    return f"{strategy} {json.dumps(knobs, sort_keys=True)}"
-
-
-def _gpu_strategies(doc: dict) -> set[tuple[str, str]]:
-    """(dataset, strategy) pairs the file's prepares place on a GPU."""
-    from gpubfs_cli.core.strategy import canonical_name
-
-    return {(p.get("dataset"), canonical_name(p.get("strategy", ""))) for p in doc.get("prepares", [])
-            if any(str(d).startswith("gpu") for d in p.get("devices") or [])}
-
-
-def measured(paths: list[str | Path]) -> Measured:
-    """Read results files (a bad one is a UserError naming it) into a Measured."""
-    from gpubfs_cli.bench.groups import group_samples
-    from gpubfs_cli.bench.results import Sample, load_results
-
-    if not paths:
-        raise UserError("give at least one results file")
-    docs = [(str(p), load_results(p)) for p in paths]
-    gpus = {path: ((doc.get("environment") or {}).get("gpu") or {}) for path, doc in docs}
-    first = docs[0][0]
-    for path, gpu in gpus.items():
-        if not gpu.get("l2_bytes"):
-            raise UserError(f"{path}: environment.gpu has no l2_bytes (not a GPU run)")
-        if gpu.get("name") != gpus[first].get("name"):
-            raise UserError(f"{path}: measured on {gpu.get('name')}, {first} on {gpus[first].get('name')}: "
-                            "a table is built from one GPU model's runs")
-    out = Measured([p for p, _ in docs], str(gpus[first].get("name")), int(gpus[first]["l2_bytes"]))
-    for path, doc in sorted(docs, key=lambda pd: str(pd[1].get("created") or "")):  # newer files win
-        on_gpu = _gpu_strategies(doc)
-        for name, info in (doc.get("datasets") or {}).items():
-            feats = recorded_features(info, out.l2_bytes)
-            if feats is not None:
-                out.features[name] = feats
-        samples = [Sample.from_dict(s) for s in doc["samples"]]
-        samples = [s for s in samples if s.problem == "bfs" and not s.predecessors and s.l2 == "warm"
-                   and s.timed_by is None and (s.dataset, s.strategy) in on_gpu]
-        for g in group_samples(samples):
-            entry = {"strategy": g.strategy, "knobs": g.knobs, "ms": g.summary.get("median_ms"),
-                     "status": g.status, "reason": g.reason, "file": path,
-                     "choice": _auto_choice(g)}
-            if g.strategy.startswith(AUTO_PREFIX):
-                out.auto[g.dataset] = entry
-            elif g.status == "ok":
-                out.candidates.setdefault(g.dataset, {})[_key(g.strategy, g.knobs)] = entry
-    return out
-
-
-def _auto_choice(group) -> str | None:
-    """What an auto.* group delegated to, from its samples' counters."""
-    for s in group.samples:
-        if "auto.choice" in s.counters:
-            return f"{s.counters['auto.choice']} {s.counters.get('auto.knobs', '')}".strip()
-    return None
-
-
-# ------------------------------------------------------------------ building
-def _round(value):
-    return float(f"{value:.4g}") if isinstance(value, float) else value
-
-
-def _shared_winners(m: Measured, graphs: list[str]) -> dict[str, str]:
-    """graph -> the key of the candidate its rule names. Graphs at the same point of the
-    distance space (two catalogue names for one graph, e.g. default-grid and luo-grid-1M)
-    get one winner, or the lookup would give one of them the other's: the candidate
-    measured on all of them whose worst ratio to each graph's fastest is lowest."""
-    at: dict[tuple, list[str]] = {}
-    for graph in graphs:
-        at.setdefault(tuple(m.features[graph].vector().round(9)), []).append(graph)
-    fastest = {g: m.ranked(g)[0] for g in graphs}
-    chosen = {g: _key(e["strategy"], e["knobs"]) for g, e in fastest.items()}
-    for group in at.values():
-        common = set.intersection(*(set(m.candidates[g]) for g in group))
-        if len(group) > 1 and common:
-            win = min(sorted(common), key=lambda k: max(m.candidates[g][k]["ms"] / fastest[g]["ms"] for g in group))
-            chosen.update({g: win for g in group})
-    return chosen
-
-
-def build_table(m: Measured) -> dict:
-    """The decision table (a YAML-ready mapping): one rule per graph with features and at
-    least one candidate, graphs in name order (graphs at one point share a winner,
-    _shared_winners). An empty result is a UserError."""
-    rules = []
-    graphs = [g for g in sorted(m.candidates) if g in m.features and m.ranked(g)]
-    chosen = _shared_winners(m, graphs)
-    for graph in graphs:
-        ranked = m.ranked(graph)
-        win = m.candidates[graph][chosen[graph]]
-        others = [e for e in ranked if e is not win]
-        runner = others[0] if others else None
-        rules.append({
-            "graph": graph,
-            "features": {k: _round(v) for k, v in m.features[graph].to_dict().items()},
-            "strategy": win["strategy"],
-            "knobs": win["knobs"],
-            "ms": round(win["ms"], 4),
-            "runner_up": None if runner is None else {
-                "strategy": runner["strategy"], "knobs": runner["knobs"], "ms": round(runner["ms"], 4)},
-            "candidates": len(ranked),
-            "from": win["file"],
-        })
-    if not rules:
-        raise UserError(f"{', '.join(m.paths)}: no graph with features (a validated run) and an ok GPU strategy")
-    return {
-        "version": TABLE_VERSION,
-        "machine": {"gpu": m.gpu, "l2_bytes": m.l2_bytes},
-        "built_from": m.paths,
-        "distance": list(DISTANCE_FEATURES),
-        "rules": rules,
-    }
-
-
-HEADER = """\
-# auto.bfs's decision table. Written by scripts/build_auto_table.py: do not edit by hand.
-# One rule per measured graph: its features (gpubfs_cli/algorithms/bfs/gpu/auto/features.py),
-# the fastest GPU strategy and knobs there (median ms over the run's sources) and the
-# runner-up. auto.bfs measures a graph the same way and runs the winner of the rule
-# nearest to it in `distance` (each feature as log2(1 + value), directed as 0 or 1).
-"""
-
-
-def table_text(table: dict) -> str:
-    import yaml
-
-    return HEADER + yaml.safe_dump(table, sort_keys=False, default_flow_style=None, width=110)
-
-
-# ------------------------------------------------------------------ checking
-@dataclass
-class Verdict:
-    graph: str
-    how: str  # "auto run": auto.bfs's own samples; "table": the table's choice measured in the files
-    choice: str
-    fastest: str
-    ratio: float | None
-    ok: bool
-    note: str = ""
-    # With an auto run: the chosen strategy's own group in the same files over the
-    # fastest (the same code as auto's run, measured apart: the gap between the two
-    # ratios is measurement noise, not auto's doing). None where it was not measured.
-    choice_ratio: float | None = None
-
-
-def check(m: Measured, table: Table, tolerance: float = TOLERANCE) -> list[Verdict]:
-    """Per graph with candidates: auto's time (its own run where the files have one, else
-    the table's choice as measured there) against the fastest candidate."""
-    verdicts = []
-    for graph in sorted(m.candidates):
-        best = m.ranked(graph)[0]
-        fastest = f"{best['strategy']} {best['ms']:.4g} ms"
-        run = m.auto.get(graph)
-        if run is not None:
-            if run["status"] != "ok":
-                verdicts.append(Verdict(graph, "auto run", run["choice"] or "-", fastest, None, False,
-                                        f"auto.bfs {run['status']}: {run['reason']}"))
-                continue
-            ratio = run["ms"] / best["ms"]
-            chosen = m.candidates[graph].get(run["choice"] or "")
-            verdicts.append(Verdict(graph, "auto run", run["choice"] or "-", fastest, ratio,
-                                    ratio <= 1 + tolerance,
-                                    choice_ratio=None if chosen is None else chosen["ms"] / best["ms"]))
-            continue
-        feats = m.features.get(graph)
-        if feats is None:
-            verdicts.append(Verdict(graph, "table", "-", fastest, None, False,
-                                    "no features recorded (a run without validation)"))
-            continue
-        rule, _ = table.nearest(feats)
-        entry = m.candidates[graph].get(_key(rule.strategy, rule.knobs))
-        choice = f"{rule.strategy} (as on {rule.graph})"
-        if entry is None:
-            verdicts.append(Verdict(graph, "table", choice, fastest, None, False,
-                                    "the choice was not measured on this graph"))
-            continue
-        ratio = entry["ms"] / best["ms"]
-        verdicts.append(Verdict(graph, "table", choice, fastest, ratio, ratio <= 1 + tolerance))
-    return verdicts

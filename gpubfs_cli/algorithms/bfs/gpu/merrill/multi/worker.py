@@ -29,7 +29,7 @@ def serve(channel, rank: int, device: int, alive) -> None:
                 return
             if kind == "init":
                 from gpubfs_cli.algorithms.bfs.gpu.merrill.multi.comm import NcclComm
-                from gpubfs_cli.algorithms.bfs.gpu.merrill.multi_gpu import kernel_module
+                from gpubfs_cli.algorithms.bfs.gpu.merrill.multi.kernels import kernel_module
                 from gpubfs_cli.core.device import gpu
 
                 _, uid, path, timeout_s = order
@@ -61,7 +61,7 @@ def main_local(conn, rank: int) -> None:
     """Entry point of a spawned worker: orders through a pipe, device = rank."""
     import multiprocessing
 
-    from gpubfs_cli.algorithms.bfs.gpu.merrill.multi.ranks import PipeChannel
+    from gpubfs_cli.algorithms.bfs.gpu.merrill.multi.channels import PipeChannel
 
     parent = multiprocessing.parent_process()
     serve(PipeChannel(conn), rank, rank, alive=lambda: parent is None or parent.is_alive())
@@ -71,7 +71,7 @@ def main_mpi() -> None:
     """Entry point under mpirun: orders from world rank 0 through MPI, device = local rank."""
     from mpi4py import MPI
 
-    from gpubfs_cli.algorithms.bfs.gpu.merrill.multi.ranks import MpiChannel, mpi_local_rank
+    from gpubfs_cli.algorithms.bfs.gpu.merrill.multi.channels import MpiChannel, mpi_local_rank
 
     rank = MPI.COMM_WORLD.Get_rank()
     serve(MpiChannel(MPI.COMM_WORLD, 0), rank, mpi_local_rank(), alive=lambda: True)

@@ -6,7 +6,7 @@ to a temporary name beside PATH and renamed when complete; PATH must be a regula
 or a new name (files.check_output_path), and a failed write leaves nothing behind.
 
 Each format is written for the peer that reads it, and tests load it with that peer's
-rules (tests/datasets/test_export_peers.py):
+rules (tests/graph/test_export_peers.py):
 - mtx (Gunrock, scipy.io.mmread): `coordinate pattern general` for a directed graph
   (every CSR entry, 1-based); `coordinate pattern symmetric` for an undirected one
   (entries with row >= column, which the reader mirrors back into both directions).

@@ -21,16 +21,16 @@ graph that is not cached costs m / 20 M edges per second (downloads: plus the ne
 from __future__ import annotations
 
 import dataclasses
-import json
 import statistics
 from collections import defaultdict
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from gpubfs_cli.bench.config import DatasetSpec, RunConfig, Variant, load_config
+from gpubfs_cli.bench.config import DatasetSpec, RunConfig, load_config
 from gpubfs_cli.bench.groups import group_samples
 from gpubfs_cli.bench.results import Sample, load_results
-from gpubfs_cli.bench.runner import make_variant
+from gpubfs_cli.bench.variants import Variant, make_variant
+from gpubfs_cli.core.knobs import knobs_key
 from gpubfs_cli.core.problem import get_problem
 from gpubfs_cli.core.strategy import knobs_dict, registry
 from gpubfs_cli.errors import UserError, unknown_name
@@ -76,7 +76,7 @@ def paper_config_paths(key: str) -> list[Path]:
 
 # ------------------------------------------------------------------ cells
 def cell_key(config: str, dataset: str, problem: str, strategy: str, knobs: dict, predecessors: bool) -> tuple:
-    return (config, dataset, problem, strategy, json.dumps(knobs, sort_keys=True), bool(predecessors))
+    return (config, dataset, problem, strategy, knobs_key(knobs), bool(predecessors))
 
 
 def variant_knobs(cfg: RunConfig, variant: Variant) -> dict:
@@ -246,12 +246,14 @@ def fetch_missing(plan: ConfigPlan, say, progress: bool) -> None:
     """Fetch or generate the graphs the plan still needs; one line and the graph's cells
     dropped for each that cannot be had here (no network, checksum, bad file)."""
     from gpubfs_cli.datasets.prepare import ensure_dataset
+    from gpubfs_cli.gpu.backend import cupy_if_usable
 
     for dp in plan.datasets:
         if dp.action == "cached" or dp.spec.name not in plan.todo:
             continue
         try:
-            ensure_dataset(dp.spec.name, plan.config.data_dir, seed=dp.spec.seed, progress=progress)
+            ensure_dataset(dp.spec.name, plan.config.data_dir, seed=dp.spec.seed, progress=progress,
+                           gpu_xp=cupy_if_usable)
             dp.action = "cached"
         except Exception as exc:  # the reproduction goes on without this graph
             lines = str(exc).strip().splitlines()
@@ -318,5 +320,5 @@ def failed_cells(files: list[Path]) -> int:
     wrong-answer or error sample."""
     from gpubfs_cli.report.load import load_many
 
-    return len({(x.dataset, x.strategy, json.dumps(x.knobs, sort_keys=True), x.predecessors)
+    return len({(x.dataset, x.strategy, knobs_key(x.knobs), x.predecessors)
                 for x in load_many(files).samples if x.status in ("wrong-answer", "error")})

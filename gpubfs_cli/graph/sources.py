@@ -1,4 +1,7 @@
-"""Source vertices for a graph (DESIGN.md, Sources).
+"""Source vertices for a graph: one list per graph, which every strategy runs from.
+
+They depend on the graph alone (its degrees, its name, a seed), so they live with the
+graph: the runner and auto.bfs's depth probe draw them alike.
 
 Random sources are drawn with a seeded numpy Generator among vertices of
 out-degree >= 1, always without replacement: asked for more than there are, the run

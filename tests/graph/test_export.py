@@ -5,15 +5,11 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from gpubfs_cli.datasets import export
-from gpubfs_cli.datasets.export import export_graph
 from gpubfs_cli.errors import UserError
 from gpubfs_cli.graph import EdgeList, build_csr
-
-
-def _random_graph(directed: bool, n=300, m=2000, seed=1):
-    rng = np.random.default_rng(seed)
-    return build_csr(EdgeList(rng.integers(0, n, m), rng.integers(0, n, m), n, directed))
+from gpubfs_cli.graph.io import export
+from gpubfs_cli.graph.io.export import export_graph
+from gpubfs_cli.graph.samples import gnm
 
 
 def _read_back(path, base):
@@ -33,7 +29,7 @@ def block(request, monkeypatch):
 
 @pytest.mark.parametrize("directed", [True, False])
 def test_mtx_round_trip(tmp_path, directed, block):
-    g = _random_graph(directed)
+    g = gnm(300, 2000, 1, directed=directed)
     path = tmp_path / "g.mtx"
     lines = export_graph(g, path, "mtx", comment="from a test")
     text = path.read_text()
@@ -50,7 +46,7 @@ def test_mtx_round_trip(tmp_path, directed, block):
 
 @pytest.mark.parametrize("directed", [True, False])
 def test_edge_list_round_trip(tmp_path, directed, block):
-    g = _random_graph(directed)
+    g = gnm(300, 2000, 1, directed=directed)
     path = tmp_path / "g.el"
     assert export_graph(g, path, "el") == g.m
     _, pairs = _read_back(path, 0)
@@ -72,7 +68,7 @@ def test_large_ids_and_isolated_tail(tmp_path):
 
 
 def test_errors_and_no_partial_file(tmp_path, monkeypatch):
-    g = _random_graph(True)
+    g = gnm(300, 2000, 1, directed=True)
     with pytest.raises(UserError, match=r"unknown export format 'csv'"):
         export_graph(g, tmp_path / "x.csv", "csv")
     with pytest.raises(UserError, match="no such folder"):

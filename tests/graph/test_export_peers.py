@@ -20,26 +20,20 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from gpubfs_cli.datasets.export import export_graph
 from gpubfs_cli.graph import EdgeList, build_csr
+from gpubfs_cli.graph.io.export import export_graph
+from gpubfs_cli.graph.samples import gnm
 
 # ../shared/peers beside the checkout; GPUBFS_PEERS points elsewhere (e.g. a copy on a GPU machine)
 PEERS = Path(os.environ.get("GPUBFS_PEERS") or Path(__file__).resolve().parents[2].parent / "shared" / "peers")
 INT32_MAX = 2**31 - 1
 
 
-def _graph(directed: bool, n=300, m=1500, seed=3, isolated_tail=0):
-    """A random graph; the last `isolated_tail` vertices have no edge at all."""
-    rng = np.random.default_rng(seed)
-    k = n - isolated_tail
-    return build_csr(EdgeList(rng.integers(0, k, m), rng.integers(0, k, m), n, directed), name="g")
-
-
-GRAPHS = {
-    "directed": lambda: _graph(True),
-    "undirected": lambda: _graph(False),
-    "directed-isolated-tail": lambda: _graph(True, isolated_tail=7),
-    "undirected-isolated-tail": lambda: _graph(False, isolated_tail=1),
+GRAPHS = {  # an isolated tail: the last vertices have no edge at all
+    "directed": lambda: gnm(300, 1500, 3, directed=True, name="g"),
+    "undirected": lambda: gnm(300, 1500, 3, name="g"),
+    "directed-isolated-tail": lambda: gnm(300, 1500, 3, directed=True, isolated=7, name="g"),
+    "undirected-isolated-tail": lambda: gnm(300, 1500, 3, isolated=1, name="g"),
 }
 
 

@@ -10,11 +10,11 @@ import subprocess
 import numpy as np
 import pytest
 
-from gpubfs_cli.datasets.export import export_graph
 from gpubfs_cli.errors import UserError
 from gpubfs_cli.graph import CSRGraph
 from gpubfs_cli.graph.build import reverse_csr
-from tests.datasets.test_export_peers import GRAPHS, _gapbs_bfs, _reached, _same
+from gpubfs_cli.graph.io.export import export_graph
+from tests.graph.test_export_peers import GRAPHS, _gapbs_bfs, _reached, _same
 
 
 def gapbs_sg(path) -> tuple[CSRGraph, CSRGraph | None]:

@@ -5,9 +5,9 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from gpubfs_cli.bench.sources import choose_sources, fixed_source_of, random_sources
 from gpubfs_cli.errors import UserError
 from gpubfs_cli.graph import EdgeList, build_csr
+from gpubfs_cli.graph.sources import choose_sources, fixed_source_of, random_sources
 
 
 def graph(name="g"):
