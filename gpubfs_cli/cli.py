@@ -81,7 +81,7 @@ def list_strategies(
                 "paper": cls.paper,
                 "section": cls.section,
                 "device": cls.device_kind,
-                "gpus": cls.gpus if cls.device_kind == "gpu" else 0,
+                "gpus": len(cls.devices_for(cls.Knobs())) if cls.device_kind == "gpu" else 0,
                 "summary": cls.summary,
                 "knobs": knobs_dict(cls.Knobs()),
                 "unavailable": cls.unavailable_reason(),
@@ -137,6 +137,7 @@ def fetch_dataset(
     from gpubfs_cli.datasets.catalogue import load_catalogue
     from gpubfs_cli.datasets.prepare import add_user_dataset, ensure_dataset
     from gpubfs_cli.errors import UserError
+    from gpubfs_cli.gpu.backend import cupy_if_usable
 
     names = list(names or [])
     if url is not None or file is not None:
@@ -157,7 +158,8 @@ def fetch_dataset(
             names += [e.name for e in cat.for_paper(paper)]
         if not names:
             raise UserError("name a dataset (gpubfs list datasets), or give --all or --paper KEY")
-        jobs = [functools.partial(ensure_dataset, n, directory, force=force, seed=seed, keep_download=keep_download)
+        jobs = [functools.partial(ensure_dataset, n, directory, force=force, seed=seed, keep_download=keep_download,
+                                  gpu_xp=cupy_if_usable)
                 for n in dict.fromkeys(names)]
     sweep_cache(directory)
     for job in jobs:
@@ -211,10 +213,10 @@ def export(
 
     mtx loads in Gunrock and scipy; el (bare `u v` lines, 0-based) and sg (its serialized
     CSR, loaded in a fraction of a second) in gapbs."""
-    from gpubfs_cli.datasets.export import EXPORT_FORMATS, export_graph, needs_tail_loop
     from gpubfs_cli.datasets.store import load_graph
     from gpubfs_cli.errors import unknown_name
     from gpubfs_cli.files import check_output_path
+    from gpubfs_cli.graph.io.export import EXPORT_FORMATS, export_graph, needs_tail_loop
 
     if fmt not in EXPORT_FORMATS:
         raise unknown_name("export format", fmt, EXPORT_FORMATS)
@@ -390,11 +392,11 @@ def reproduce(
     the CPU rows run and the GPU rows are skipped (each said once)."""
     from pathlib import Path
 
-    from gpubfs_cli.bench import reproduce as rp
     from gpubfs_cli.bench.progress import NullProgress, RunProgress
     from gpubfs_cli.gpu.backend import unavailable_reason
     from gpubfs_cli.report.command import make_report
     from gpubfs_cli.report.render import print_rich, render, write_output
+    from gpubfs_cli.workflows import reproduce as rp
 
     def say(line: str) -> None:
         console.print(line, markup=False, soft_wrap=True, highlight=False)

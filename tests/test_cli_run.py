@@ -115,8 +115,14 @@ def test_smoke_config_runs_end_to_end(tmp_path, no_gpu):
     assert statuses <= {"ok", "unavailable"}
     assert doc["sources"]["smoke-grid"] == [doc["datasets"]["smoke-grid"]["meta"]["input_info"]["center"]]
     cpu_ok = [s for s in doc["samples"] if s["strategy"].startswith("cpu.") and s["status"] == "ok"]
-    assert len(cpu_ok) == 5 * 2 * (8 + 8 + 1)  # 5 CPU rows (3 + parallel_td, parallel_do) x 2 modes x 17 sources
+    # 6 CPU rows (3 + parallel_td, parallel_do, msbfs) x 2 modes x 17 sources
+    assert len(cpu_ok) == 6 * 2 * (8 + 8 + 1)
     assert all(s["valid"] for s in cpu_ok)
+    # cpu.msbfs answers each graph's sources in one batch; no other strategy's samples say batch.
+    batch = {(s["dataset"], s.get("batch")) for s in cpu_ok if s["strategy"] == "cpu.msbfs"}
+    assert batch == {("smoke-rmat", 8), ("smoke-gnm", 8), ("smoke-grid", 1)}
+    assert not any("batch" in s for s in doc["samples"] if s["strategy"] != "cpu.msbfs")
+    assert "batch strategies, time per source" in result.output
 
 
 # ---------------------------------------------------------------- hostile inputs

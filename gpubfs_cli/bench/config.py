@@ -39,13 +39,13 @@ Every mistake is one UserError naming the file and key, with the closest valid n
 from __future__ import annotations
 
 import dataclasses
-import fnmatch
-import itertools
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from gpubfs_cli.bench.variants import Variant, expand_strategies
+from gpubfs_cli.bench.variants import config_error as _err
 from gpubfs_cli.core.strategy import Registry
 from gpubfs_cli.errors import UserError, unknown_name
 from gpubfs_cli.files import parse_yaml, read_text_file
@@ -64,22 +64,6 @@ L2_MODES = ("warm", "cold")
 class DatasetSpec:
     name: str
     seed: int | None = None
-
-
-@dataclass(frozen=True)
-class Variant:
-    """One strategy of one problem with one set of knob values (the overrides of its
-    defaults)."""
-
-    strategy: str
-    overrides: dict[str, Any] = field(default_factory=dict, hash=False)
-    problem: str = "bfs"
-
-    @property
-    def label(self) -> str:
-        if not self.overrides:
-            return self.strategy
-        return f"{self.strategy}[{','.join(f'{k}={v}' for k, v in self.overrides.items())}]"
 
 
 @dataclass
@@ -222,119 +206,7 @@ def build_config(
     return cfg
 
 
-# ------------------------------------------------------------------ strategies
-def default_problem(where: str, spec: Any, reg: Registry, problem: str | None) -> str:
-    """The problem of entries that name none: `problem` when given, else the one the
-    plain names imply (cpu.dijkstra is SSSP's alone, so `cpu.dijkstra, cpu.scipy` is an
-    SSSP run), else bfs."""
-    from gpubfs_cli.core.problem import DEFAULT_PROBLEM
-    from gpubfs_cli.core.strategy import problems_of
-
-    if problem is not None:
-        if problem not in reg:
-            raise _err(where, "problem", str(unknown_name("problem", problem, reg)))
-        return problem
-    implied = set()
-    for item in spec if isinstance(spec, list) else [spec]:
-        if isinstance(item, str) and not any(c in item for c in "*?[") and item != "all":
-            found = problems_of(item, reg)
-            if len(found) == 1:
-                implied.add(found[0])
-    return implied.pop() if len(implied) == 1 else DEFAULT_PROBLEM
-
-
-def expand_strategies(
-    where: str, spec: Any, reg: Registry | None = None, problem: str | None = None
-) -> list[Variant]:
-    """`all`, names, patterns and knob sweeps -> the list of variants, in order, no repeats."""
-    from gpubfs_cli.core.strategy import make_knobs, registry
-
-    reg = reg if reg is not None else registry()
-    items = spec if isinstance(spec, list) else [spec]
-    if not items:
-        raise _err(where, "strategies", "empty list (give names, patterns, or all)")
-    default = default_problem(where, spec, reg, problem)
-    variants: list[Variant] = []
-    for i, item in enumerate(items):
-        key = f"strategies[{i}]" if isinstance(spec, list) else "strategies"
-        knobs: dict[str, Any] = {}
-        entry_problem = default
-        if isinstance(item, dict):
-            for k in item:
-                if k not in ("name", "problem", "knobs"):
-                    raise _err(where, key, str(unknown_name("key", str(k), ("name", "problem", "knobs"))))
-            if "name" not in item:
-                raise _err(where, key, "a mapping needs 'name' (and optionally 'problem', 'knobs')")
-            knobs = item.get("knobs") or {}
-            if not isinstance(knobs, dict):
-                raise _err(where, f"{key}.knobs", "expected a mapping KNOB: value")
-            entry_problem = item.get("problem", default)
-            if entry_problem not in reg:
-                raise _err(where, f"{key}.problem", str(unknown_name("problem", str(entry_problem), reg)))
-            item = item["name"]
-        if not isinstance(item, str):
-            raise _err(where, key, f"expected a strategy name, got {item!r}")
-        names = reg.get(entry_problem, {})
-        for name in _match(where, key, item, names, entry_problem):
-            cls = names[name]
-            defaults = {f.name: f.default for f in dataclasses.fields(cls.Knobs)}
-            for k in knobs:
-                if k not in defaults:
-                    raise _err(where, f"{key}.knobs", str(unknown_name(f"knob of {name}", str(k), defaults)))
-            swept = {k: (v if isinstance(v, list) else [v]) for k, v in knobs.items()}
-            for combo in itertools.product(*swept.values()):
-                overrides = dict(zip(swept, combo, strict=True))
-                for k, v in overrides.items():
-                    _check_knob_type(where, f"{key}.knobs.{k}", name, defaults[k], v)
-                try:
-                    make_knobs(cls, overrides)
-                except UserError as exc:
-                    raise _err(where, f"{key}.knobs", str(exc)) from None
-                variant = Variant(name, overrides, entry_problem)
-                if all((v.label, v.problem) != (variant.label, variant.problem) for v in variants):
-                    variants.append(variant)
-    return variants
-
-
-def _match(where: str, key: str, pattern: str, names: dict, problem: str) -> list[str]:
-    from gpubfs_cli.core.strategy import canonical_name
-
-    if pattern == "all":
-        return list(names)
-    if any(c in pattern for c in "*?["):
-        found = [n for n in names if fnmatch.fnmatchcase(n, pattern)]
-        if not found:
-            raise _err(where, key, f"pattern '{pattern}' matches no {problem} strategy (see: gpubfs list strategies)")
-        return found
-    pattern = canonical_name(pattern)
-    if pattern not in names:
-        raise _err(where, key, str(unknown_name(f"{problem} strategy", pattern, names)))
-    return [pattern]
-
-
-def _check_knob_type(where: str, key: str, strategy: str, default: Any, value: Any) -> None:
-    if default is None or default is dataclasses.MISSING:
-        return
-    if isinstance(default, bool):
-        ok = isinstance(value, bool)
-    elif isinstance(default, int):
-        ok = isinstance(value, int) and not isinstance(value, bool)
-    elif isinstance(default, float):
-        ok = isinstance(value, (int, float)) and not isinstance(value, bool)
-    else:
-        ok = isinstance(value, type(default))
-    if not ok:
-        raise _err(
-            where, key,
-            f"{strategy}: expected {type(default).__name__} like the default {default!r}, got {value!r}",
-        )
-
-
 # ------------------------------------------------------------------ plain keys
-def _err(where: str, key: str | None, msg: str) -> UserError:
-    return UserError(f"{where}: {key}: {msg}" if key else f"{where}: {msg}")
-
-
 def _typed(where: str, key: str, value: Any, kind: type | tuple) -> Any:
     kinds = kind if isinstance(kind, tuple) else (kind,)
     bad_bool = isinstance(value, bool) and bool not in kinds

@@ -7,7 +7,6 @@ mode): warm and cold samples of pooled files are never averaged together.
 
 from __future__ import annotations
 
-import json
 from collections import defaultdict
 from dataclasses import dataclass, field
 from typing import Any
@@ -17,6 +16,7 @@ import numpy as np
 from gpubfs_cli.bench.results import Sample
 from gpubfs_cli.bench.statistics import summarize
 from gpubfs_cli.bench.status import group_status, sample_status
+from gpubfs_cli.core.knobs import knobs_key
 
 
 @dataclass
@@ -39,7 +39,17 @@ class Group:
 
     @property
     def variant(self) -> str:
-        return json.dumps(self.knobs, sort_keys=True)
+        return knobs_key(self.knobs)
+
+    @property
+    def batched(self) -> bool:
+        """A batch strategy's group: several sources per timed call."""
+        return any(s.batch is not None for s in self.samples)
+
+    @property
+    def batch(self) -> int:
+        """The largest batch its sources were answered in (1: one source per call)."""
+        return max((s.batch or 1 for s in self.samples), default=1)
 
     def ok_samples(self) -> list[Sample]:
         return [s for s in self.samples if status_of(s) == "ok"]
@@ -60,7 +70,7 @@ class Group:
             "q25_ms": self.q25_ms,
             "q75_ms": self.q75_ms,
             **self.summary,
-        }
+        } | ({"batch": self.batch} if self.batched else {})
 
 
 def status_of(s: Sample) -> str:
@@ -68,7 +78,7 @@ def status_of(s: Sample) -> str:
 
 
 def group_key(s: Sample) -> tuple:
-    return (s.dataset, s.problem, s.strategy, json.dumps(s.knobs, sort_keys=True), bool(s.predecessors), s.l2)
+    return (s.dataset, s.problem, s.strategy, knobs_key(s.knobs), bool(s.predecessors), s.l2)
 
 
 def finish(group: Group) -> Group:

@@ -1,4 +1,4 @@
-"""The results file: one JSON document per `gpubfs run` (DESIGN.md, Results file).
+"""The results file: one JSON document per `gpubfs run`.
 
 Layout (schema_version 1):
   schema_version, tool_version, git_commit, created (ISO-8601 UTC), command_line,
@@ -15,6 +15,8 @@ Layout (schema_version 1):
   problems {KEY: Problem.describe()},         # title, option, baseline, rate of each problem run
   prepares [Prepare...],                      # prepare() time and memory, per graph+strategy
   samples [Sample...],                        # one per (dataset, problem, strategy, knobs, source, mode)
+                                              # (batch: only a batch strategy's samples: the size of the
+                                              #  batch a source was answered in; time_ms is the call's / batch)
   summaries [{dataset, problem, strategy, variant, knobs, predecessors, l2, status, reason,
               statuses, low_reach, and summarize()'s keys when status is ok}]
   clocks [{dataset, problem, strategy, knobs, predecessors, l2, device,
@@ -69,6 +71,7 @@ class Sample:
     counters: dict[str, Any] = field(default_factory=dict)
     timed_by: str | None = None  # a peer's name where the time and the check are the peer's own
     l2: str = "warm"  # the run's L2 mode (--l2): files from before it were warm runs
+    batch: int | None = None  # a batch strategy's: sources its timed call answered (time_ms: the call's / batch)
 
     @property
     def depth(self):
@@ -79,6 +82,8 @@ class Sample:
         d.update(d.pop("measures"))
         if d["timed_by"] is None:  # only a peer's samples carry the key
             del d["timed_by"]
+        if d["batch"] is None:  # only a batch strategy's samples carry the key
+            del d["batch"]
         return d
 
     @classmethod
@@ -111,6 +116,31 @@ class Prepare:
 
     def to_dict(self) -> dict:
         return asdict(self)
+
+
+def new_results(environment: dict, config: dict, problems: dict, equivalent_teps: list[str], created: str) -> dict:
+    """The document of a run that has just begun: no dataset, sample or summary yet."""
+    import gpubfs_cli
+
+    return {
+        "schema_version": SCHEMA_VERSION,
+        "tool_version": gpubfs_cli.__version__,
+        "git_commit": environment.get("git_commit"),
+        "created": created,
+        "finished": None,
+        "interrupted": False,
+        "command_line": environment.get("command_line"),
+        "environment": environment,
+        "config": config,
+        "datasets": {},
+        "sources": {},
+        "problems": problems,
+        "equivalent_teps": equivalent_teps,
+        "prepares": [],
+        "samples": [],
+        "summaries": [],
+        "clocks": [],
+    }
 
 
 def write_results(path: str | Path, doc: dict) -> Path:

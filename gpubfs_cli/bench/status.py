@@ -1,4 +1,4 @@
-"""The one status rulebook: how samples' statuses make a cell's, and which make a run fail.
+"""The one status rulebook: samples' statuses make a cell's (and exceptions a sample's).
 
 Used by the runner (its results-file summaries, end-of-run table and exit code) and by
 every report, so the two never disagree.
@@ -42,3 +42,20 @@ def group_status(statuses: list[str]) -> str:
 def severity(status: str) -> int:
     """Lower is more serious."""
     return SEVERITY.index(status) if status in SEVERITY else len(SEVERITY)
+
+
+def classify(exc: BaseException) -> tuple[str, str]:
+    """(status, one-line reason) of an exception a strategy raised."""
+    from gpubfs_cli.core.strategy import StrategyUnavailable
+
+    text = str(exc).strip().splitlines()[0] if str(exc).strip() else ""
+    if isinstance(exc, StrategyUnavailable):
+        return "unavailable", text or type(exc).__name__
+    reason = f"{type(exc).__name__}: {text}" if text else type(exc).__name__
+    if (
+        isinstance(exc, MemoryError)
+        or type(exc).__name__ == "OutOfMemoryError"
+        or "cudaErrorMemoryAllocation" in text
+    ):
+        return "out-of-memory", reason[:300]
+    return "error", reason[:300]

@@ -1,18 +1,19 @@
-"""The one timing path (DESIGN.md, Timing).
+"""The one timing path: one timer per timing kind a strategy declares (core/strategy.py).
 
-GPU strategies: CUDA events around the whole traverse() call (every launch and any
-host round trip it makes) on every device the strategy runs on; the figure is the
-slowest device's. The copy-back of the answer happens after the stop events.
-CPU strategies: time.perf_counter_ns around traverse().
-What the runner does between samples (the cold-L2 flush, reading the clocks) happens
-before the start events are recorded or after the stop events are synchronized: never
-inside a timed region.
+- `events`: CUDA events around the whole call (every launch and any host round trip it
+  makes) on every GPU the strategy runs on; the figure is the slowest device's.
+- `host`: time.perf_counter_ns around the call.
+- `self`: the strategy's own figure, Answer.time_ms (a peer's timer; a multi-GPU
+  strategy's slowest rank), the sum over the answers of a batch.
+The copy-back of the answer happens after the stop events or clock. What the harness
+does between samples (the cold-L2 flush, reading the clocks) happens before a timer
+starts or after it stops: never inside a timed region.
 """
 
 from __future__ import annotations
 
 import time
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Sequence
 from typing import Any
 
 from gpubfs_cli.core.answer import Answer
@@ -20,14 +21,18 @@ from gpubfs_cli.core.device import Device
 from gpubfs_cli.core.strategy import Strategy
 
 
-def timed_call(fn: Callable[[], Any], devices: Sequence[Device] = ()) -> tuple[float, Any]:
-    """(milliseconds, value) of fn(): events on each GPU in `devices` (the slowest
-    counts), else the host clock."""
+def time_host(fn: Callable[[], Any], devices: Sequence[Device] = ()) -> tuple[float, Any]:
+    """(milliseconds, value) of fn() by the host clock."""
+    t0 = time.perf_counter_ns()
+    value = fn()
+    return (time.perf_counter_ns() - t0) / 1e6, value
+
+
+def time_events(fn: Callable[[], Any], devices: Sequence[Device] = ()) -> tuple[float, Any]:
+    """(milliseconds, value) of fn(): events on each GPU in `devices`, the slowest counts."""
     gpus = [d for d in devices if d.is_gpu]
     if not gpus:
-        t0 = time.perf_counter_ns()
-        value = fn()
-        return (time.perf_counter_ns() - t0) / 1e6, value
+        raise RuntimeError("events timing needs a GPU among the strategy's devices")
     import cupy as cp
 
     events = []
@@ -48,17 +53,45 @@ def timed_call(fn: Callable[[], Any], devices: Sequence[Device] = ()) -> tuple[f
     return ms, value
 
 
+def time_self(fn: Callable[[], Any], devices: Sequence[Device] = ()) -> tuple[float, Any]:
+    """(milliseconds, value) of fn(), an Answer or a list of them, by their own time_ms."""
+    value = fn()
+    answers = value if isinstance(value, list) else [value]
+    missing = [a for a in answers if a.time_ms is None]
+    if missing:
+        raise RuntimeError("a strategy timed by itself returned an answer without its time_ms")
+    return float(sum(a.time_ms for a in answers)), value
+
+
+TIMERS = {"events": time_events, "host": time_host, "self": time_self}
+
+
+def timed_call(fn: Callable[[], Any], devices: Sequence[Device] = ()) -> tuple[float, Any]:
+    """(milliseconds, value) of work that is not a traversal (upload, prepare): events
+    where `devices` hold a GPU, else the host clock."""
+    timer = time_events if any(d.is_gpu for d in devices) else time_host
+    return timer(fn, devices)
+
+
 def timed_traverse(strategy: Strategy, source: int, predecessors: bool = False) -> tuple[float, Answer]:
-    """(milliseconds, host answer) for one traversal; the strategy's own time where it
-    timed itself (a peer; a multi-GPU strategy whose slowest rank's events count)."""
-    ms, answer = timed_call(lambda: strategy.traverse(source, predecessors), strategy.devices)
-    return (answer.time_ms if answer.time_ms is not None else ms), answer.to_host()
+    """(milliseconds, host answer) of one traversal, timed as the strategy declares."""
+    ms, answer = TIMERS[strategy.timing](lambda: strategy.traverse(source, predecessors), strategy.devices)
+    return ms, answer.to_host()
+
+
+def timed_batch(strategy: Strategy, sources: list[int], predecessors: bool = False) -> tuple[float, list[Answer]]:
+    """(milliseconds of the whole call, one host answer per source) of one batch."""
+    ms, answers = TIMERS[strategy.timing](lambda: strategy.traverse_batch(list(sources), predecessors),
+                                          strategy.devices)
+    if len(answers) != len(sources):
+        raise RuntimeError(f"{strategy.name} answered {len(answers)} of a batch of {len(sources)} sources")
+    return ms, [a.to_host() for a in answers]
 
 
 def timed_traverse_split(strategy: Strategy, source: int, predecessors: bool = False) -> tuple[float, float, Answer]:
     """(milliseconds, the host's share of them, the answer still on the device): the
-    same events as timed_traverse, and the host clock from just after the start events
-    to traverse() returning (the launch path), for the scripts that split the two."""
+    timer of timed_traverse, and the host clock from just after the start events to
+    traverse() returning (the launch path), for the scripts that split the two."""
     host: list[float] = []
 
     def launch() -> Answer:
@@ -67,16 +100,5 @@ def timed_traverse_split(strategy: Strategy, source: int, predecessors: bool = F
         host.append((time.perf_counter_ns() - t0) / 1e6)
         return answer
 
-    ms, answer = timed_call(launch, strategy.devices)
+    ms, answer = TIMERS[strategy.timing](launch, strategy.devices)
     return ms, host[0], answer
-
-
-def warm_up_runs(runs: int, ms: float) -> Iterator[int]:
-    """The untimed runs before a group's timed ones: `runs` of them and, if any, on until
-    `ms` milliseconds have passed since the first began (nvbench's minimum warm-up time).
-    Yields the run's index; the caller does the run."""
-    start = time.perf_counter()
-    i = 0
-    while i < runs or (i and (time.perf_counter() - start) * 1000.0 < ms):
-        yield i
-        i += 1

@@ -1,11 +1,20 @@
-"""The Strategy contract (DESIGN.md) and the registry of every strategy, of every problem.
+"""The Strategy contract and the registry of every strategy, of every problem.
 
 A strategy is a class registered with @register under a stable name `family.variant`
 (the family is the folder it lives in: merrill.hybrid is algorithms/bfs/gpu/merrill).
 It declares the problem it solves, the paper section it implements and a knobs
 dataclass whose defaults are the paper's. Names are unique within a problem: SSSP's
-cpu.scipy and BFS's cpu.scipy are two strategies. The runner owns timing: a strategy
-never times itself.
+cpu.scipy and BFS's cpu.scipy are two strategies.
+
+The measuring harness owns timing. A strategy declares how it is timed (`timing`):
+`events` (CUDA events on its devices around the call: GPU strategies), `host` (a CPU
+clock around the call: CPU strategies) or `self` (the strategy's own figure in
+Answer.time_ms, where no clock around the call can measure it: a peer's binary timing
+itself, a multi-GPU strategy whose ranks each time their own GPU and the slowest counts).
+
+Batches: a strategy whose batch_size() is above 1 answers that many sources in one
+traverse_batch() call (a multi-source BFS); the harness times the call once and checks
+every source's answer. Every other strategy answers one source per traverse().
 
 Discovery (core.problem.discover) imports every module under gpubfs_cli.algorithms (all
 of them import without CuPy: GPU work imports cupy inside methods, through
@@ -21,6 +30,8 @@ from gpubfs_cli.core.answer import Answer
 from gpubfs_cli.core.device import CPU, Device, gpu
 from gpubfs_cli.core.problem import DEFAULT_PROBLEM, Problem, discover, get_problem
 from gpubfs_cli.errors import UserError, unknown_name
+
+TIMINGS = ("events", "host", "self")  # how a strategy is timed: see the module docstring
 
 # Names that earlier versions registered: results files that carry them still load
 # and report under the new name, and run configs may still use them.
@@ -56,8 +67,8 @@ class Strategy:
     # What differs from the paper on today's GPUs, and what to keep in mind reading its
     # numbers: one short line each (the HTML report lists them per strategy).
     caveats: ClassVar[tuple[str, ...]] = ()
-    device_kind: ClassVar[str] = "cpu"  # "cpu" or "gpu": decides the runner's timer
-    gpus: ClassVar[int] = 1  # GPUs one instance spans (GPU strategies)
+    device_kind: ClassVar[str] = "cpu"  # "cpu" or "gpu": the devices it runs on
+    timing: ClassVar[str] = "host"  # one of TIMINGS
     Knobs: ClassVar[type] = NoKnobs
     supports_predecessors: ClassVar[bool] = True
     # What its GTEPS count: "traversed" (the edges a top-down BFS looks at, the papers'
@@ -67,14 +78,14 @@ class Strategy:
 
     def __init__(self, knobs: Any | None = None, devices: tuple[Device, ...] | None = None):
         self.knobs = knobs if knobs is not None else self.Knobs()
-        self.devices = devices if devices is not None else self.default_devices()
+        self.devices = devices if devices is not None else self.devices_for(self.knobs)
         self.graph = None
 
     @classmethod
-    def default_devices(cls) -> tuple[Device, ...]:
-        if cls.device_kind == "gpu":
-            return tuple(gpu(i) for i in range(cls.gpus))
-        return (CPU,)
+    def devices_for(cls, knobs: Any) -> tuple[Device, ...]:
+        """The devices an instance with these knobs runs on: GPU 0 or the CPU. A strategy
+        spanning several GPUs says so through its knobs (a `gpus` knob) and overrides this."""
+        return (gpu(0),) if cls.device_kind == "gpu" else (CPU,)
 
     @property
     def device(self) -> Device:
@@ -105,6 +116,15 @@ class Strategy:
     def traverse(self, source: int, predecessors: bool = False) -> Answer:
         raise NotImplementedError
 
+    def batch_size(self) -> int:
+        """Sources one traverse_batch() call answers (1: one source per traverse())."""
+        return 1
+
+    def traverse_batch(self, sources: list[int], predecessors: bool = False) -> list[Answer]:
+        """One answer per source, in order, from one call (strategies whose batch_size()
+        is above 1; at most that many sources)."""
+        raise NotImplementedError(f"{self.name} answers one source per traverse()")
+
     def prepared_bytes(self) -> int:
         """Extra memory prepare() allocated (reported beside the prepare time)."""
         return 0
@@ -122,6 +142,8 @@ def register(cls: type[Strategy]) -> type[Strategy]:
     names = _REGISTRY.setdefault(cls.problem, {})
     if "." not in cls.name:
         raise RuntimeError(f"strategy {cls.name}: names are family.variant")
+    if cls.timing not in TIMINGS:
+        raise RuntimeError(f"strategy {cls.name}: timing {cls.timing!r} is not one of {', '.join(TIMINGS)}")
     if cls.name in names and names[cls.name] is not cls:
         raise RuntimeError(f"strategy {cls.problem} {cls.name} registered twice")
     names[cls.name] = cls

@@ -10,8 +10,8 @@ from gpubfs_cli.gpu.device_graph import DeviceGraph
 
 
 class GpuStrategy(Strategy):
-    """Base for GPU strategies: the runner times traverse() with CUDA events on every
-    device the strategy runs on.
+    """Base for GPU strategies: timed with CUDA events on every device the strategy runs
+    on (timing `events`; the slowest device counts).
 
     upload() puts the graph (and its weights, when the problem needs them) on each of
     the strategy's devices, shared through DeviceGraph.of. prepare() then allocates
@@ -22,13 +22,14 @@ class GpuStrategy(Strategy):
     """
 
     device_kind = "gpu"
+    timing = "events"
     # Why traverse() allocates device memory, where a library call it is built on does
     # (the allocation test holds every other GPU strategy to none); "" = it does not.
     traverse_allocates = ""
 
     @classmethod
     def unavailable_reason(cls) -> str | None:
-        return backend.gpus_unavailable_reason(cls.gpus)
+        return backend.gpus_unavailable_reason(len(cls.devices_for(cls.Knobs())))
 
     def _needs_weights(self) -> bool:
         return self.problem_spec().needs_weights

@@ -133,3 +133,19 @@ def reading_or_reason(reader: ClockReader, device: Device) -> tuple[ClockReading
         return None, str(exc)
     except Exception as exc:
         return None, f"{type(exc).__name__}: {exc}"[:300]
+
+
+def readings(reader: ClockReader, devices) -> dict[Device, tuple[ClockReading | None, str | None]]:
+    """(reading, why not) of each GPU among `devices`; nothing for CPU devices."""
+    return {d: reading_or_reason(reader, d) for d in devices if d.is_gpu}
+
+
+def clock_entries(before: dict, after: dict) -> list[dict]:
+    """One entry per device of two readings(): the readings around a group of timed
+    samples, and why either is missing."""
+    out = []
+    for device, (first, why_first) in before.items():
+        last, why_last = after[device]
+        whys = [f"{when}: {why}" for when, why in (("before", why_first), ("after", why_last)) if why]
+        out.append({"device": str(device), "before": first, "after": last, "reason": "; ".join(whys) or None})
+    return out

@@ -150,7 +150,7 @@ class Aggregate:
     """The groups of one problem in a pool of results, and the cells built from them."""
 
     def __init__(self, results: Results, problem: str = DEFAULT_PROBLEM, teps: str = "edges",
-                 baseline: str | None = None):
+                 baseline: str | None = None, batched: bool = False):
         self.results = results
         self.problem = problem
         self.teps = teps
@@ -159,10 +159,19 @@ class Aggregate:
         self.baseline_name = baseline or info["baseline"]
         self.option_label = info["option_label"]
         self.rate_convention = info.get("rate") if teps == "edges" else None
-        self.groups = group_samples([s for s in results.samples if s.problem == problem])
+        # Batch strategies (several sources per timed call) have tables of their own
+        # (`batched`): their time per source never shares a table with one-source rows.
+        # The speedup baseline is looked up among every group.
+        every = group_samples([s for s in results.samples if s.problem == problem])
+        self.batched = batched
+        self.groups = [g for g in every if g.batched == batched]
         self._by_cell: dict[tuple, list[Group]] = defaultdict(list)
         for g in self.groups:
             self._by_cell[(g.dataset, g.strategy, g.predecessors)].append(g)
+        self._baselines: dict[tuple, list[Group]] = defaultdict(list)
+        for g in every:
+            if g.strategy == self.baseline_name:
+                self._baselines[(g.dataset, g.predecessors)].append(g)
 
     # ------------------------------------------------------------------ lookups
     def datasets(self) -> list[str]:
@@ -199,7 +208,7 @@ class Aggregate:
         distance runs), the ok variant whose knobs agree with `like`'s on every knob they
         share, else the fastest ok variant (lowest median time)."""
         for pred in (predecessors, False):
-            ok = [g for g in self.variants(dataset, self.baseline_name, pred) if g.status == "ok"]
+            ok = [g for g in self._baselines.get((dataset, pred), []) if g.status == "ok"]
             if not ok:
                 continue
             if like is not None:

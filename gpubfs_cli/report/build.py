@@ -98,18 +98,28 @@ def transpose(table: Table, corner: str) -> Table:
                  rows=rows, footnotes=table.footnotes, side_by_side=table.side_by_side)
 
 
+BATCH_NOTE = ("batch strategies answer several sources in one timed call: a source's time is the call's time "
+              "over the batch's size, so these rows stand apart from one-source strategies")
+
+
 def overview_table(results: Results, problem: str, metric: str,
                    agg: Aggregate | None = None, teps: str = "edges", table_id: str | None = None) -> tuple[Table, Aggregate]:
-    """Datasets x strategies of one problem, one metric per cell."""
+    """Datasets x strategies of one problem, one metric per cell (the batch strategies'
+    own table when `agg` holds them)."""
     agg = agg or Aggregate(results, problem, teps)
     cols = agg.columns()
+    title = metric_title(metric, agg.baseline_name, problem, agg.teps)
+    if agg.batched:
+        title = "batch strategies: " + title.replace(f"per {problem.upper()}", "per source")
     table = Table(
-        id=table_id or ("overview" if problem == "bfs" else f"overview-{problem}"),
-        title=problem_heading(results, problem) + metric_title(metric, agg.baseline_name, problem, agg.teps),
-        columns=["dataset"] + [column_title(s, p, agg.option_label)
+        id=(table_id or ("overview" if problem == "bfs" else f"overview-{problem}")) + ("-batch" if agg.batched else ""),
+        title=problem_heading(results, problem) + title,
+        columns=["dataset"] + [column_title(s, p, agg.option_label) + batch_label(agg, s, p)
                                + (f" ({EQUIVALENT})" if metric == "gteps" and s in results.equivalent_teps else "")
                                for s, p in cols],
     )
+    if agg.batched:
+        table.footnotes.append(BATCH_NOTE)
     if metric == "gteps" and any(s in results.equivalent_teps for s, _ in cols):
         table.footnotes.append(EQUIVALENT_NOTE)
     for ds in agg.datasets():
@@ -129,25 +139,42 @@ def overview_table(results: Results, problem: str, metric: str,
     return table, agg
 
 
+def batch_label(agg: Aggregate, strategy: str, predecessors: bool) -> str:
+    """` (batches of 64)` after a batch strategy's column title; nothing otherwise."""
+    if not agg.batched:
+        return ""
+    size = max((g.batch for g in agg.groups if (g.strategy, g.predecessors) == (strategy, predecessors)), default=1)
+    return f" (batches of {size})"
+
+
+def batch_aggregate(results: Results, problem: str, teps: str = "edges") -> Aggregate | None:
+    """The problem's batch strategies, or None where the pool has none."""
+    agg = Aggregate(results, problem, teps, batched=True)
+    return agg if agg.groups else None
+
+
 def overview(results: Results, metric: str, teps: str = "edges") -> Document:
-    """One table per problem in the pool (BFS first)."""
+    """One table per problem in the pool (BFS first), and one for its batch strategies."""
     check_metric(metric)
     check_teps(teps)
     tables, groups = [], []
     for problem in results.problem_keys() or ["bfs"]:
         table, agg = overview_table(results, problem, metric, teps=teps)
         tables.append(table)
+        batched = batch_aggregate(results, problem, teps)
+        if batched is not None:
+            tables.append(overview_table(results, problem, metric, batched, teps)[0])
         for peer in agg.peers():  # where a peer ran: every strategy's speedup over it
             vs, _ = overview_table(results, problem, "speedup", Aggregate(results, problem, teps, baseline=peer),
                                    teps, table_id=f"{table.id}-vs-{peer}")
             tables.append(vs)
-        for g in agg.groups:
+        for g, of in [(g, agg) for g in agg.groups] + [(g, batched) for g in (batched.groups if batched else [])]:
             d = g.to_dict()
-            stats = agg.speedup_stats(g)
+            stats = of.speedup_stats(g)
             d["speedup"], d["speedup_q25"], d["speedup_q75"], d["speedup_sources"] = (
                 stats if stats is not None else (None, None, None, 0))
             if teps != "edges":
-                d["gteps_hmean_" + teps] = agg.rates(g).get("gteps_hmean")
+                d["gteps_hmean_" + teps] = of.rates(g).get("gteps_hmean")
             groups.append(d)
     return Document(
         title="gpubfs report",
@@ -163,8 +190,11 @@ def run_summary(results: Results, name: str) -> Document:
     doc = Document(title=f"{name}: median time per traversal and GTEPS (harmonic mean; "
                          f"{TEPS_TITLE['edges']})")
     failed = []
-    for problem in results.problem_keys():
-        ms, agg = overview_table(results, problem, "ms")
+    for problem, batched in [(p, b) for p in results.problem_keys() for b in (False, True)]:
+        agg = batch_aggregate(results, problem) if batched else Aggregate(results, problem)
+        if agg is None:
+            continue
+        ms, _ = overview_table(results, problem, "ms", agg)
         rates, _ = overview_table(results, problem, "gteps", agg)
         no_rate: dict[str, list[str]] = {}
         cols = agg.columns()
@@ -180,7 +210,8 @@ def run_summary(results: Results, name: str) -> Document:
         ms.footnotes += [f"n/a GTEPS ({why}): {', '.join(where)}" for why, where in no_rate.items()]
         if any(s in results.equivalent_teps for s, _ in cols):
             ms.footnotes.append(EQUIVALENT_NOTE)
-        ms.title = problem_heading(results, problem).rstrip(": ")
+        heading = problem_heading(results, problem).rstrip(": ")
+        ms.title = ": ".join(x for x in (heading, "batch strategies, time per source" if batched else "") if x)
         doc.tables.append(transpose(shorten_reasons_table(ms), "strategy"))
         failed += [g.to_dict() for g in agg.groups if g.status in RUN_FAILURES]
     doc.data = {"failed": failed}

@@ -25,7 +25,8 @@ from gpubfs_cli.report.conditions import conditions_text, file_conditions, mixed
 
 _REQUIRED = ("dataset", "strategy", "source", "status")
 _SAMPLE_FIELDS = {"dataset", "strategy", "knobs", "source", "time_ms", "reached", "edges", "valid",
-                  "status", "predecessors", "reason", "low_reach", "problem", "counters", "l2", "timed_by"}
+                  "status", "predecessors", "reason", "low_reach", "problem", "counters", "l2", "timed_by",
+                  "batch"}
 
 
 @dataclass
@@ -150,6 +151,7 @@ _SAMPLE_SPEC = {
     "counters": (lambda v: isinstance(v, dict), "an object"),
     "timed_by": _OPT_STRING,
     "l2": (lambda v: v in L2_MODES, " or ".join(L2_MODES)),
+    "batch": (lambda v: v is None or (_integer(v) and v >= 1), "a whole number >= 1"),
 }
 _DATASET_SPEC = {
     "n": (_integer, "a whole number"),

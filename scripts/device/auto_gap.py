@@ -53,15 +53,17 @@ def one_graph(name: str, count: int, trials: int, warmup_ms: float) -> bool:
     import numpy as np
 
     from gpubfs_cli.algorithms.bfs.probe import probe_depth
-    from gpubfs_cli.bench.references import solve_each
-    from gpubfs_cli.bench.sources import choose_sources
-    from gpubfs_cli.bench.timing import timed_traverse_split, warm_up_runs
+    from gpubfs_cli.bench.schedule import warm_up_runs
+    from gpubfs_cli.bench.timing import timed_traverse_split
     from gpubfs_cli.core.problem import get_problem
+    from gpubfs_cli.core.solve import solve_each
     from gpubfs_cli.core.strategy import all_strategies, make_knobs
     from gpubfs_cli.datasets.prepare import ensure_dataset
+    from gpubfs_cli.gpu.backend import cupy_if_usable
     from gpubfs_cli.gpu.device_graph import DeviceGraph
+    from gpubfs_cli.graph.sources import choose_sources
 
-    graph = ensure_dataset(name, None, progress=False)
+    graph = ensure_dataset(name, None, progress=False, gpu_xp=cupy_if_usable)
     sources = choose_sources(graph, count=count, seed=0).vertices
     refs = list(solve_each(get_problem("bfs"), graph, sources))
     registry = all_strategies("bfs")

@@ -12,7 +12,7 @@ import pytest
 from typer.testing import CliRunner
 
 from gpubfs_cli.algorithms.bfs.cpu.sequential import SequentialBfs, sequential_bfs
-from gpubfs_cli.bench import runner as runner_module
+from gpubfs_cli.bench import measure as measure_module
 from gpubfs_cli.bench.config import build_config, load_config
 from gpubfs_cli.bench.groups import group_samples
 from gpubfs_cli.bench.results import load_results
@@ -24,10 +24,10 @@ from gpubfs_cli.core.strategy import Strategy
 from gpubfs_cli.errors import UserError
 from gpubfs_cli.gpu import clocks
 from gpubfs_cli.gpu.l2 import L2Flusher
+from gpubfs_cli.graph.samples import grid
 from gpubfs_cli.report.build import overview
 from gpubfs_cli.report.load import load_many
 from gpubfs_cli.report.render import render
-from tests.bench.test_runner import grid
 from tests.test_cli_run import _one_line
 
 LOG: list = []
@@ -66,8 +66,8 @@ def host_timer(monkeypatch):
         return ms, answer.to_host()
 
     LOG.clear()
-    monkeypatch.setattr(runner_module, "timed_call", logged)
-    monkeypatch.setattr(runner_module, "timed_traverse", traverse)
+    monkeypatch.setattr(measure_module, "timed_call", logged)
+    monkeypatch.setattr(measure_module, "timed_traverse", traverse)
 
 
 def flush(devices):
@@ -82,7 +82,7 @@ def reader(device):
 
 
 def run(tmp_path, strategies, *, flush_l2=flush, read_clocks=reader, out="out.json", **raw):
-    g = grid(6, 6, "grid6")
+    g = grid(6, 6, name="grid6")
     raw = {"name": "t", "datasets": ["grid6"], "strategies": strategies, "sources": 3, "warmup_ms": 0, **raw}  # counts runs
     cfg = build_config(raw, dataset_check=lambda name: None, registry=REGISTRY)
     r = Runner(cfg, load_graph=lambda spec, d, p: (g, {}), out_path=tmp_path / out,
@@ -391,7 +391,7 @@ def test_warm_up_runs_counts_then_time():
     """warm_up_runs: `runs` at least, then on until `ms` has passed; none with runs 0."""
     import time
 
-    from gpubfs_cli.bench.timing import warm_up_runs
+    from gpubfs_cli.bench.schedule import warm_up_runs
 
     assert list(warm_up_runs(3, 0)) == [0, 1, 2]
     assert list(warm_up_runs(0, 1000)) == []
@@ -415,7 +415,7 @@ def test_timed_traverse_split_gives_the_host_share_of_the_time():
             time.sleep(0.005)
             return super().traverse(source, predecessors)
 
-    g = grid(4, 4, "g")
+    g = grid(4, 4, name="g")
     s = Sleepy()
     s.upload(g)
     s.prepare(g)

@@ -13,36 +13,16 @@ from gpubfs_cli.algorithms.bfs.cpu.scipy_ref import ScipyBfs
 from gpubfs_cli.algorithms.bfs.cpu.sequential import SequentialBfs, sequential_bfs
 from gpubfs_cli.bench.config import build_config
 from gpubfs_cli.bench.results import load_results
-from gpubfs_cli.bench.runner import Runner, classify
+from gpubfs_cli.bench.runner import Runner
+from gpubfs_cli.bench.status import classify
 from gpubfs_cli.core.answer import Answer
 from gpubfs_cli.core.strategy import Strategy, StrategyUnavailable
-from gpubfs_cli.graph import EdgeList, build_csr
+from gpubfs_cli.graph.samples import disjoint, grid
 
 SAMPLE_FIELDS = {
     "dataset", "strategy", "knobs", "source", "time_ms", "reached", "depth", "edges",
     "valid", "status", "predecessors", "reason", "low_reach", "edges_graph500", "counters",
 }
-
-
-def grid(nx: int, ny: int, name: str) -> object:
-    src, dst = [], []
-    for y in range(ny):
-        for x in range(nx):
-            v = x + nx * y
-            if x + 1 < nx:
-                src.append(v), dst.append(v + 1)
-            if y + 1 < ny:
-                src.append(v), dst.append(v + nx)
-    return build_csr(EdgeList(np.array(src), np.array(dst), nx * ny, False), name=name)
-
-
-def two_parts(name: str):
-    """A 10 x 10 grid (0..99) plus a directed-looking tail: vertices 100..199 isolated."""
-    g = grid(10, 10, name)
-    ro = np.concatenate([g.row_offsets, np.full(100, g.row_offsets[-1])])
-    from gpubfs_cli.graph.csr import CSRGraph
-
-    return CSRGraph(ro, g.col_indices, directed=False, name=name)
 
 
 class Base(Strategy):
@@ -188,7 +168,7 @@ def cell(doc, strategy, dataset=None, predecessors=False):
 
 
 def test_samples_carry_every_field_with_the_right_values(tmp_path):
-    g = grid(10, 10, "grid10")
+    g = grid(10, 10, name="grid10")
     outcome, doc = run(tmp_path, [g], ["cpu.sequential", "cpu.scipy"], sources=4, seed=1, predecessors="both")
     assert not outcome.interrupted and doc["interrupted"] is False
     sources = doc["sources"]["grid10"]
@@ -223,7 +203,7 @@ def test_samples_carry_every_field_with_the_right_values(tmp_path):
 
 
 def test_low_reach_and_partial_components(tmp_path):
-    g = two_parts("parts")
+    g = disjoint(grid(10, 10), isolated=100, name="parts")  # vertices 100..199 isolated
     _, doc = run(tmp_path, [g], ["cpu.sequential"], fixed_sources=[0, 150])
     a, b = samples(doc, "cpu.sequential")
     assert (a["source"], a["reached"], a["edges"], a["low_reach"]) == (0, 100, 360, False)
@@ -232,14 +212,14 @@ def test_low_reach_and_partial_components(tmp_path):
 
 
 def test_fixed_source_from_meta(tmp_path):
-    g = grid(5, 5, "g5")
+    g = grid(5, 5, name="g5")
     _, doc = run(tmp_path, [g], ["cpu.sequential"], sources=10, metas={"g5": {"fixed_source": 12}})
     assert doc["sources"]["g5"] == [12]
     assert [s["depth"] for s in doc["samples"]] == [4]
 
 
 def test_wrong_answer_keeps_its_time_but_is_never_ok(tmp_path):
-    _, doc = run(tmp_path, [grid(6, 6, "g")], ["fake.wrong"], sources=3)
+    _, doc = run(tmp_path, [grid(6, 6, name="g")], ["fake.wrong"], sources=3)
     got = samples(doc, "fake.wrong")
     assert len(got) == 3
     for s in got:
@@ -251,20 +231,20 @@ def test_wrong_answer_keeps_its_time_but_is_never_ok(tmp_path):
 
 
 def test_over_the_time_limit_skips_the_rest_of_the_variant(tmp_path):
-    _, doc = run(tmp_path, [grid(6, 6, "g")], ["fake.slow", "cpu.sequential"], sources=5, warmup=0, time_limit_s=0.03)
+    _, doc = run(tmp_path, [grid(6, 6, name="g")], ["fake.slow", "cpu.sequential"], sources=5, warmup=0, time_limit_s=0.03)
     got = samples(doc, "fake.slow")
     assert len(got) == 1
     assert got[0]["status"] == "out-of-time" and got[0]["time_ms"] >= 30
     assert "over the limit of 0.03 s (remaining 4 sources skipped)" in got[0]["reason"]
     assert len(samples(doc, "cpu.sequential", status="ok")) == 5  # the benchmark went on
     # a warm-up over the limit ends the variant before any timed run
-    _, doc = run(tmp_path, [grid(6, 6, "g")], ["fake.slow"], sources=5, warmup=1, time_limit_s=0.03)
+    _, doc = run(tmp_path, [grid(6, 6, name="g")], ["fake.slow"], sources=5, warmup=1, time_limit_s=0.03)
     (s,) = samples(doc, "fake.slow")
     assert (s["status"], s["source"]) == ("out-of-time", -1) and s["reason"].startswith("warm-up took")
 
 
 def test_memory_errors_are_out_of_memory(tmp_path):
-    _, doc = run(tmp_path, [grid(4, 4, "g")], ["fake.oom", "fake.hostmem"], sources=2, warmup=0)
+    _, doc = run(tmp_path, [grid(4, 4, name="g")], ["fake.oom", "fake.hostmem"], sources=2, warmup=0)
     (oom,) = samples(doc, "fake.oom")
     assert oom["status"] == "out-of-memory"
     assert oom["reason"].startswith("OutOfMemoryError: Out of memory allocating")
@@ -276,7 +256,7 @@ def test_memory_errors_are_out_of_memory(tmp_path):
 
 def test_unavailable_strategies_are_cells(tmp_path):
     _, doc = run(
-        tmp_path, [grid(4, 4, "a"), grid(3, 3, "b")],
+        tmp_path, [grid(4, 4, name="a"), grid(3, 3, name="b")],
         ["fake.unavailable", "fake.toobig", "fake.noparents"], sources=2, predecessors="both",
     )
     for s in samples(doc, "fake.unavailable"):
@@ -292,7 +272,7 @@ def test_unavailable_strategies_are_cells(tmp_path):
 
 
 def test_other_exceptions_are_error_cells_and_the_run_goes_on(tmp_path):
-    outcome, doc = run(tmp_path, [grid(4, 4, "g")], ["fake.broken", "cpu.sequential"], sources=3, warmup=0)
+    outcome, doc = run(tmp_path, [grid(4, 4, name="g")], ["fake.broken", "cpu.sequential"], sources=3, warmup=0)
     (s,) = samples(doc, "fake.broken")
     assert s["status"] == "error"
     assert s["reason"] == "ValueError: index 7 is out of bounds (remaining 2 sources skipped)"
@@ -305,7 +285,7 @@ def test_rounds_take_turns_each_variant_first_in_turn(tmp_path):
     is checked against its own source's reference (a mix-up would be a wrong answer)."""
     Turns.log = []
     a, b, c = "fake.turn_a", "fake.turn_b", "fake.turn_c"
-    _, doc = run(tmp_path, [grid(6, 6, "g")], [a, b, c], sources=6, warmup=0, rounds=3)
+    _, doc = run(tmp_path, [grid(6, 6, name="g")], [a, b, c], sources=6, warmup=0, rounds=3)
     src = doc["sources"]["g"]
     order = [(a, b, c), (b, c, a), (c, a, b)]
     want = [(name, src[i]) for r in range(3) for name in order[r] for i in (r, r + 3)]
@@ -317,11 +297,11 @@ def test_rounds_take_turns_each_variant_first_in_turn(tmp_path):
         assert cell(doc, name)["count"] == 6
     # more rounds than variants: the turn goes round again
     Turns.log = []
-    run(tmp_path, [grid(6, 6, "g")], [a, b], sources=4, warmup=0, rounds=4)
+    run(tmp_path, [grid(6, 6, name="g")], [a, b], sources=4, warmup=0, rounds=4)
     assert [n for n, _ in Turns.log] == [a, b, b, a, a, b, b, a]
     # one round (the default) is each variant's sources in turn
     Turns.log = []
-    run(tmp_path, [grid(6, 6, "g")], [a, b], sources=3, warmup=0)
+    run(tmp_path, [grid(6, 6, name="g")], [a, b], sources=3, warmup=0)
     assert [n for n, _ in Turns.log] == [a, a, a, b, b, b]
 
 
@@ -331,7 +311,7 @@ def test_warm_up_goes_on_until_warmup_ms_has_passed(tmp_path):
     source, as before."""
     Turns.log = []
     t0 = time.perf_counter()
-    _, doc = run(tmp_path, [grid(6, 6, "g")], ["fake.turn_a"], sources=3, warmup=1, warmup_ms=30)
+    _, doc = run(tmp_path, [grid(6, 6, name="g")], ["fake.turn_a"], sources=3, warmup=1, warmup_ms=30)
     src = doc["sources"]["g"]
     warm = Turns.log[:-3]
     assert Turns.log[-3:] == [("fake.turn_a", s) for s in src]
@@ -340,24 +320,24 @@ def test_warm_up_goes_on_until_warmup_ms_has_passed(tmp_path):
     assert len(samples(doc, "fake.turn_a", status="ok")) == 3
     # warmup_ms 0: exactly `warmup` runs; warmup 0: none, whatever warmup_ms asks
     Turns.log = []
-    run(tmp_path, [grid(6, 6, "g")], ["fake.turn_a"], sources=3, warmup=2, warmup_ms=0)
+    run(tmp_path, [grid(6, 6, name="g")], ["fake.turn_a"], sources=3, warmup=2, warmup_ms=0)
     assert len(Turns.log) == 5
     Turns.log = []
-    run(tmp_path, [grid(6, 6, "g")], ["fake.turn_a"], sources=3, warmup=0, warmup_ms=1000)
+    run(tmp_path, [grid(6, 6, name="g")], ["fake.turn_a"], sources=3, warmup=0, warmup_ms=1000)
     assert len(Turns.log) == 3
     # a run over the time limit ends the warm-up at once, whatever warmup_ms asks
-    _, doc = run(tmp_path, [grid(6, 6, "g")], ["fake.slow"], sources=2, warmup=1, warmup_ms=1000, time_limit_s=0.03)
+    _, doc = run(tmp_path, [grid(6, 6, name="g")], ["fake.slow"], sources=2, warmup=1, warmup_ms=1000, time_limit_s=0.03)
     (s,) = samples(doc, "fake.slow")
     assert (s["status"], s["source"]) == ("out-of-time", -1) and s["reason"].startswith("warm-up took")
 
 
 def test_a_variant_that_fails_sits_out_the_later_rounds(tmp_path):
-    _, doc = run(tmp_path, [grid(4, 4, "g")], ["fake.broken", "cpu.sequential"], sources=4, warmup=0, rounds=2)
+    _, doc = run(tmp_path, [grid(4, 4, name="g")], ["fake.broken", "cpu.sequential"], sources=4, warmup=0, rounds=2)
     (s,) = samples(doc, "fake.broken")
     assert s["status"] == "error"
     assert s["reason"] == "ValueError: index 7 is out of bounds (remaining 3 sources skipped)"
     assert len(samples(doc, "cpu.sequential", status="ok")) == 4
-    _, doc = run(tmp_path, [grid(6, 6, "g")], ["fake.slow"], sources=4, warmup=0, time_limit_s=0.03, rounds=2)
+    _, doc = run(tmp_path, [grid(6, 6, name="g")], ["fake.slow"], sources=4, warmup=0, time_limit_s=0.03, rounds=2)
     (s,) = samples(doc, "fake.slow")
     assert s["status"] == "out-of-time" and "(remaining 3 sources skipped)" in s["reason"]
 
@@ -365,7 +345,7 @@ def test_a_variant_that_fails_sits_out_the_later_rounds(tmp_path):
 def test_ctrl_c_keeps_what_finished(tmp_path):
     Interrupting.calls = 0
     outcome, doc = run(
-        tmp_path, [grid(4, 4, "g"), grid(5, 5, "h")], ["cpu.sequential", "fake.interrupt"],
+        tmp_path, [grid(4, 4, name="g"), grid(5, 5, name="h")], ["cpu.sequential", "fake.interrupt"],
         sources=4, warmup=0,
     )
     assert outcome.interrupted and doc["interrupted"] is True
@@ -377,7 +357,7 @@ def test_ctrl_c_keeps_what_finished(tmp_path):
 
 
 def test_results_file_is_json_with_the_schema(tmp_path):
-    _, doc = run(tmp_path, [grid(3, 3, "g")], ["cpu.sequential"], sources=2)
+    _, doc = run(tmp_path, [grid(3, 3, name="g")], ["cpu.sequential"], sources=2)
     raw = json.loads((tmp_path / "out.json").read_text())
     for key in (
         "schema_version", "tool_version", "git_commit", "created", "command_line", "environment",
@@ -397,7 +377,7 @@ def test_classify():
 def test_a_dataset_that_fails_to_load_is_recorded_and_the_run_goes_on(tmp_path):
     from gpubfs_cli.errors import UserError
 
-    good = grid(3, 3, "good")
+    good = grid(3, 3, name="good")
     cfg = build_config(
         {"datasets": ["broken", "good"], "strategies": ["cpu.sequential"], "sources": 2},
         dataset_check=lambda name: None, registry=REGISTRY,
@@ -419,7 +399,7 @@ def test_a_user_error_mid_run_still_writes_what_finished(tmp_path):
     from gpubfs_cli.errors import UserError
 
     with pytest.raises(UserError, match="--source: vertex 20 is out of range for small"):
-        run(tmp_path, [grid(5, 5, "big"), grid(4, 4, "small")], ["cpu.sequential"], fixed_sources=[20])
+        run(tmp_path, [grid(5, 5, name="big"), grid(4, 4, name="small")], ["cpu.sequential"], fixed_sources=[20])
     doc = load_results(tmp_path / "out.json")
     assert [s["dataset"] for s in doc["samples"]] == ["big"]
 

@@ -16,37 +16,28 @@ import pytest
 
 from gpubfs_cli.algorithms.bfs.cpu.sequential import SequentialBfs, sequential_bfs
 from gpubfs_cli.algorithms.sssp.cpu.dijkstra import DijkstraSssp, dijkstra
-from gpubfs_cli.bench import runner as runner_module
+from gpubfs_cli.bench import inputs as inputs_module
 from gpubfs_cli.bench.config import build_config
 from gpubfs_cli.bench.references import References
 from gpubfs_cli.bench.runner import Runner
 from gpubfs_cli.core.answer import Answer
 from gpubfs_cli.core.strategy import Strategy
-from gpubfs_cli.graph import EdgeList, build_csr
+from gpubfs_cli.graph.samples import from_edges, grid, grid_edges
 
 NX = NY = 6
 SOURCE = 0  # a corner of the grid: vertex x + NX * y is at BFS level x + y
 
 
-def grid_edges() -> tuple[np.ndarray, np.ndarray]:
-    x, y = np.meshgrid(np.arange(NX), np.arange(NY))
-    v = (x + NX * y).ravel()
-    right = v[(x < NX - 1).ravel()]
-    down = v[(y < NY - 1).ravel()]
-    return np.concatenate([right, down]), np.concatenate([right + 1, down + NX])
-
-
 def bfs_graph():
-    src, dst = grid_edges()
-    return build_csr(EdgeList(src, dst, NX * NY, False), name="grid")
+    return grid(NY, NX, name="grid")
 
 
 def sssp_graph():
     """The grid with weights 1..5 that are not all equal, so a neighbour is not always a
     shortest-path parent (the tight check has something to catch)."""
-    src, dst = grid_edges()
+    src, dst = grid_edges(NY, NX)
     w = 1 + (src * 7 + dst * 3) % 5
-    return build_csr(EdgeList(src, dst, NX * NY, False, w), keep_weights=True, name="wgrid")
+    return from_edges(src, dst, NX * NY, weights=w, name="wgrid", self_loops="drop", duplicates="drop")
 
 
 # ------------------------------------------------------------------ damage
@@ -210,7 +201,7 @@ def run(tmp_path, problem, strategy_cls, budget, predecessors, monkeypatch, warm
             super().__init__(*a, **kw)
             made.append(self)
 
-    monkeypatch.setattr(runner_module, "References", Spy)
+    monkeypatch.setattr(inputs_module, "References", Spy)
     cfg = build_config(
         {"name": "t", "datasets": [graph.name], "strategies": [strategy_cls.name], "problem": problem,
          "fixed_sources": sources or [SOURCE], "warmup": warmup, "time_limit_s": time_limit_s,

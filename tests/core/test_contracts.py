@@ -36,15 +36,62 @@ def test_every_strategy_names_a_problem_and_follows_family_variant():
             assert family and variant, name
 
 
-def test_strategy_devices_follow_its_kind():
-    class OnTwo(Strategy):
-        name = "test.two"
-        device_kind = "gpu"
-        gpus = 2
+def test_strategy_devices_follow_its_kind_and_knobs():
+    @dataclasses.dataclass(frozen=True)
+    class Spread:
+        gpus: int = 2
 
-    assert OnTwo().devices == (gpu(0), gpu(1)) and OnTwo().device == gpu(0)
+    class OnSeveral(Strategy):
+        name = "test.several"
+        device_kind = "gpu"
+        Knobs = Spread
+
+        @classmethod
+        def devices_for(cls, knobs):
+            return tuple(gpu(i) for i in range(knobs.gpus))
+
+    class OnOne(Strategy):
+        name = "test.one"
+        device_kind = "gpu"
+
+    assert OnSeveral().devices == (gpu(0), gpu(1)) and OnSeveral().device == gpu(0)
+    assert OnSeveral(Spread(3)).devices == (gpu(0), gpu(1), gpu(2))
+    assert OnOne().devices == (gpu(0),) and not hasattr(Strategy, "gpus")
     assert get_strategy("cpu.sequential")().devices == (CPU,)
-    assert OnTwo(devices=(gpu(3), gpu(5))).devices == (gpu(3), gpu(5))
+    assert OnSeveral(devices=(gpu(3), gpu(5))).devices == (gpu(3), gpu(5))
+
+
+def test_the_multi_gpu_strategies_span_the_gpus_their_knob_names():
+    from gpubfs_cli.core.strategy import make_knobs
+
+    for name in ("merrill.multi_gpu", "merrill.multi_gpu_do"):
+        cls = get_strategy(name)
+        assert cls.timing == "self"
+        assert cls(make_knobs(cls, {"gpus": 2})).devices == (gpu(0), gpu(1))
+        assert cls().devices == (gpu(0),)
+
+
+def test_every_strategy_declares_a_timing_kind():
+    from gpubfs_cli.core.strategy import TIMINGS
+
+    kinds = {}
+    for names in registry().values():
+        for name, cls in names.items():
+            assert cls.timing in TIMINGS, name
+            kinds[name] = cls.timing
+    # GPU strategies by events, CPU strategies by the host clock, peers by themselves.
+    assert kinds["merrill.hybrid"] == kinds["do.bfs"] == kinds["auto.bfs"] == "events"
+    assert kinds["cpu.sequential"] == kinds["cpu.parallel_do"] == "host"
+    assert kinds["peer.gunrock"] == kinds["peer.gapbs"] == "self"
+    assert all(kinds[n] == "events" for names in registry().values() for n, c in names.items()
+               if c.device_kind == "gpu" and n not in ("merrill.multi_gpu", "merrill.multi_gpu_do"))
+
+    class Odd(Strategy):
+        name = "test.odd"
+        timing = "stopwatch"
+
+    with pytest.raises(RuntimeError, match="timing 'stopwatch'"):
+        register(Odd)
 
 
 def test_old_names_are_aliases():

@@ -7,7 +7,7 @@ from __future__ import annotations
 import pytest
 
 from gpubfs_cli.bench.config import Variant
-from gpubfs_cli.bench.runner import equivalent_teps
+from gpubfs_cli.bench.variants import equivalent_teps
 from gpubfs_cli.core.strategy import all_strategies
 from gpubfs_cli.errors import UserError
 from gpubfs_cli.report.aggregate import EQUIVALENT

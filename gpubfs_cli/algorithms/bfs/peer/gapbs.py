@@ -2,7 +2,7 @@
 C++ and OpenMP; a static build and its notes are in ../shared/peers/gapbs/) on the graph
 exported from the cache, from the run's own sources, on the host of the run.
 
-prepare() writes the graph in gapbs's serialized format (`sg`, datasets/export.py: the
+prepare() writes the graph in gapbs's serialized format (`sg`, graph/io/export.py: the
 CSR as it is, loaded in a fraction of a second, where an edge list takes gapbs minutes
 to read and build). plan_sources() runs the binary once per source,
 `bfs -f G.sg -r SOURCE -n TRIALS -v` with OMP_NUM_THREADS set, and keeps the last
@@ -106,6 +106,7 @@ class GapbsBfs(Strategy):
         "gapbs always builds the parent tree: distance and predecessor samples are the same run",
     )
     device_kind = "cpu"
+    timing = "self"  # gapbs's own Trial Time
     Knobs = GapbsKnobs
 
     @classmethod
@@ -114,7 +115,7 @@ class GapbsBfs(Strategy):
         return (find_binary()[1] or None) if os.environ.get(ENV) else None
 
     def prepare(self, graph) -> None:
-        from gpubfs_cli.datasets.export import GAPBS_MAX_ID, export_graph
+        from gpubfs_cli.graph.io.export import GAPBS_MAX_ID, export_graph
 
         binary, why = find_binary(self.knobs.binary)
         if binary is None:

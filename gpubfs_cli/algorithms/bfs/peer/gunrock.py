@@ -1,7 +1,7 @@
 """peer.gunrock: Gunrock's BFS binary (gunrock/gunrock "essentials" bfs example; a build for
 sm_90 and its notes are in ../shared/peers/gunrock/) on the graph exported from the cache.
 
-prepare() writes the graph as Matrix Market (datasets/export.py) into a temporary folder;
+prepare() writes the graph as Matrix Market (graph/io/export.py) into a temporary folder;
 plan_sources() runs the binary once over every source, twice in a row like the peer's
 run.sh (the first pass warms up), with --validate and --export_metrics; traverse(source)
 then answers with the second pass's time for that source from the metrics JSON's
@@ -64,7 +64,8 @@ class GunrockBfs(Strategy):
         "Gunrock checks only the last source of a run; the other samples are not validated",
         "one process runs every source twice (the first pass warms up); load and set-up are not timed",
     )
-    device_kind = "cpu"  # gpubfs starts a process; the peer's own CUDA events time it
+    device_kind = "cpu"  # gpubfs starts a process on the host
+    timing = "self"  # the peer's own CUDA events around its traversal
     Knobs = GunrockKnobs
     supports_predecessors = False
 
@@ -74,7 +75,7 @@ class GunrockBfs(Strategy):
         return (find_binary()[1] or None) if os.environ.get(ENV) else None
 
     def prepare(self, graph) -> None:
-        from gpubfs_cli.datasets.export import export_graph
+        from gpubfs_cli.graph.io.export import export_graph
 
         binary, why = find_binary(self.knobs.binary)
         if binary is None:

@@ -26,29 +26,21 @@ from gpubfs_cli.algorithms.bfs.gpu.auto.features import (
 from gpubfs_cli.algorithms.bfs.gpu.auto.strategy import AutoBfs, AutoKnobs
 from gpubfs_cli.algorithms.bfs.probe import PROBE_SOURCES, probe_depth, probe_sources
 from gpubfs_cli.bench.results import SCHEMA_VERSION, Prepare, Sample, write_results
-from gpubfs_cli.bench.sources import random_sources
 from gpubfs_cli.core.device import CPU
 from gpubfs_cli.errors import UserError
 from gpubfs_cli.graph import EdgeList, build_csr
+from gpubfs_cli.graph import samples as sample_graphs
+from gpubfs_cli.graph.sources import random_sources
+from gpubfs_cli.workflows import auto_table as builder
 
 ROOT = Path(__file__).resolve().parents[4]
 sys.path.insert(0, str(ROOT / "scripts"))
 import build_auto_table  # noqa: E402
 
 
-def path_graph(n: int, name: str = "path"):
-    v = np.arange(n - 1)
-    return build_csr(EdgeList(v, v + 1, n, directed=False), name=name)
-
-
-def star_graph(leaves: int, name: str = "star"):
-    return build_csr(EdgeList(np.zeros(leaves, dtype=np.int64), np.arange(1, leaves + 1), leaves + 1,
-                              directed=False), name=name)
-
-
 # ------------------------------------------------------------------ features
 def test_features_of_a_path_are_exact():
-    f, probe_ms = graph_features(path_graph(5), l2_bytes=160)
+    f, probe_ms = graph_features(sample_graphs.path(5), l2_bytes=160)
     # degrees 1 2 2 2 1; fewer vertices than probes: every vertex probed, depths 4 3 2 3 4
     assert (f.n, f.m, f.directed, f.max_degree) == (5, 8, False, 2)
     assert f.mean_degree == 1.6 and f.degree_skew == 1.25 and f.depth == 3.2
@@ -65,8 +57,7 @@ def test_features_of_a_directed_graph_and_of_one_vertex():
     assert (f.directed, f.max_degree, f.depth, f.mean_degree) == (True, 3, 1.5, 0.8)
     assert f.degree_skew == 3.75 and f.top1_share == 0.75
     assert f.vector()[-1] == 1.0
-    lone, _ = graph_features(build_csr(EdgeList(np.array([], dtype=np.int64), np.array([], dtype=np.int64), 1,
-                                                directed=False), name="one"), l2_bytes=1000)
+    lone, _ = graph_features(sample_graphs.single_vertex(name="one"), l2_bytes=1000)
     assert (lone.mean_degree, lone.degree_skew, lone.depth, lone.top1_share) == (0.0, 0.0, 0.0, 0.0)
 
 
@@ -81,7 +72,7 @@ def test_recorded_features_match_the_graph_definition():
     info = {"status": "ok", "n": 5, "m": 8, "directed": False, "stats": {"max_degree": 2}, "depth_avg": 3.2}
     assert recorded_features(info, 160) == make_features(5, 8, False, 2, 3.2, 160)
     assert recorded_features(info, 160).to_dict() == {
-        **graph_features(path_graph(5), 160)[0].to_dict(), "top1_share": None}
+        **graph_features(sample_graphs.path(5), 160)[0].to_dict(), "top1_share": None}
     assert recorded_features({**info, "depth_avg": None}, 160) is None  # a run without validation
     assert recorded_features({"status": "error", "reason": "x"}, 160) is None
 
@@ -124,13 +115,13 @@ def test_a_run_records_the_probes_depth_whatever_its_sources(tmp_path):
 
 
 def test_the_probe_reuses_the_depths_a_run_already_has(monkeypatch):
-    from gpubfs_cli.bench import references
+    from gpubfs_cli.core import solve
 
-    graph = path_graph(50)
+    graph = sample_graphs.path(50)
     sources = probe_sources(graph)
     solved = []
-    real = references.solve_each
-    monkeypatch.setattr(references, "solve_each", lambda p, g, s: (solved.extend(s), real(p, g, s))[1])
+    real = solve.solve_each
+    monkeypatch.setattr(solve, "solve_each", lambda p, g, s: (solved.extend(s), real(p, g, s))[1])
     depths = {v: int(sequential_bfs(graph, v).distances.max()) for v in sources}
     want = float(np.mean(list(depths.values())))
     assert probe_depth(graph, {**depths, 999: 1}) == want and solved == []
@@ -216,14 +207,14 @@ def test_auto_prepare_with_a_bad_table_fails_with_its_line(tmp_path):
     bad = write_table(tmp_path / "bad.yaml", [rule("g", "nope.nope")])
     auto = AutoBfs(AutoKnobs(table=str(bad)), devices=(CPU,))
     with pytest.raises(UserError, match=r"rules\[0\]\.strategy"):
-        auto.prepare(path_graph(10))
+        auto.prepare(sample_graphs.path(10))
 
 
 # ------------------------------------------------------------------ auto delegating (CPU)
 def test_auto_delegates_to_the_cpu_strategy_the_table_names(tmp_path):
     table = write_table(tmp_path / "t.yaml", DEEP_SHALLOW)
-    for graph, chosen, cls in ((path_graph(300), "cpu.sequential", SequentialBfs),
-                               (star_graph(300), "cpu.scipy", ScipyBfs)):
+    for graph, chosen, cls in ((sample_graphs.path(300), "cpu.sequential", SequentialBfs),
+                               (sample_graphs.star(300), "cpu.scipy", ScipyBfs)):
         auto = AutoBfs(AutoKnobs(table=str(table)), devices=(CPU,))
         auto.upload(graph)
         auto.prepare(graph)
@@ -259,7 +250,7 @@ def test_auto_through_the_runner_records_its_choice(tmp_path):
 
     registry = {"bfs": {"cpu.sequential": SequentialBfs, "cpu.scipy": ScipyBfs, "auto.bfs": HostAuto}}
     table = write_table(tmp_path / "t.yaml", DEEP_SHALLOW)
-    graph = path_graph(200, "p200")
+    graph = sample_graphs.path(200, name="p200")
     cfg = build_config({"name": "t", "datasets": ["p200"], "sources": 3,
                         "strategies": [{"name": "auto.bfs", "knobs": {"table": str(table)}}]},
                        dataset_check=lambda name: None, registry=registry)
@@ -310,7 +301,7 @@ def test_builder_picks_each_graphs_fastest_gpu_strategy(tmp_path):
     ], {"g1": info(), "g2": {**info(), "depth_avg": None}})
     newer = results_file(tmp_path / "new.json", [ok("g1", "merrill.hybrid", [0.5, 0.6, 0.4])], {"g1": info()},
                          created="2026-02-01T00:00:00+00:00")
-    doc = auto_table.build_table(auto_table.measured([newer, older]))
+    doc = builder.build_table(builder.measured([newer, older]))
     assert [r["graph"] for r in doc["rules"]] == ["g1"]
     (r,) = doc["rules"]
     assert (r["strategy"], r["ms"], r["from"]) == ("merrill.hybrid", 0.5, str(newer))  # the newer file counts
@@ -334,7 +325,7 @@ def test_graphs_at_one_point_share_one_winner(tmp_path):
         ok("b", "merrill.hybrid", [1.3]), ok("b", "lbbfs.hybrid", [1.0]),
         ok("c", "merrill.hybrid", [1.0]), ok("c", "lbbfs.hybrid", [2.0]),  # elsewhere: its own
     ], {"a": info(), "b": info(), "c": info(depth=500.0)})
-    rules = {r["graph"]: r for r in auto_table.build_table(auto_table.measured([path]))["rules"]}
+    rules = {r["graph"]: r for r in builder.build_table(builder.measured([path]))["rules"]}
     assert {g: (r["strategy"], r["ms"]) for g, r in rules.items()} == {
         "a": ("lbbfs.hybrid", 1.05), "b": ("lbbfs.hybrid", 1.0), "c": ("merrill.hybrid", 1.0)}
     assert rules["a"]["runner_up"]["strategy"] == "merrill.hybrid"
@@ -344,7 +335,7 @@ def test_builder_refuses_two_gpu_models_and_bad_files(tmp_path, capsys):
     a = results_file(tmp_path / "a.json", [ok("g1", "merrill.hybrid", [1.0])], {"g1": info()})
     b = results_file(tmp_path / "b.json", [ok("g1", "merrill.hybrid", [1.0])], {"g1": info()}, gpu="Other GPU")
     with pytest.raises(UserError, match="a table is built from one GPU model"):
-        auto_table.measured([a, b])
+        builder.measured([a, b])
     out = tmp_path / "t.yaml"
     junk = tmp_path / "junk.json"
     junk.write_text("{not json")
@@ -371,7 +362,7 @@ def test_check_verdicts(tmp_path, capsys):
         "deep": info(depth=1000.0), "shallow": info(depth=2.0, max_degree=800)})
     table = write_table(tmp_path / "t.yaml", [rule("deep", "merrill.hybrid", depth=1000.0),
                                               rule("shallow", "lbbfs.hybrid", depth=2.0, degree_skew=200.0)])
-    verdicts = {v.graph: v for v in auto_table.check(auto_table.measured([results]), auto_table.load_table(table))}
+    verdicts = {v.graph: v for v in builder.check(builder.measured([results]), auto_table.load_table(table))}
     assert verdicts["close"].ok and verdicts["close"].ratio == pytest.approx(1.05)
     assert verdicts["close"].how == "auto run" and verdicts["close"].choice == "merrill.hybrid {}"
     assert verdicts["close"].choice_ratio == 1.0  # the chosen strategy's own group is the fastest
@@ -415,7 +406,7 @@ def test_catalogue_config_runs_every_gpu_strategy_but_auto():
     names = {v.strategy for v in cfg.variants}
     # Multi-GPU strategies (a `gpus` knob) are no candidates of a one-GPU choice.
     multi = {n for n, cls in all_strategies("bfs").items() if hasattr(cls.Knobs, "gpus")}
-    gpu = {n for n, cls in all_strategies("bfs").items() if cls.device_kind == "gpu" and cls.gpus == 1}
+    gpu = {n for n, cls in all_strategies("bfs").items() if cls.device_kind == "gpu"}
     assert multi and not names & multi
     assert gpu - {"auto.bfs"} - multi <= names
     assert not any(n.startswith(("auto.", "cpu.", "peer.")) for n in names)
@@ -427,7 +418,7 @@ def test_catalogue_config_runs_every_gpu_strategy_but_auto():
 def test_auto_on_the_gpu_runs_the_shipped_tables_choice():
     from gpubfs_cli.core.device import gpu
 
-    graph = star_graph(5000, "star5000")
+    graph = sample_graphs.star(5000)
     auto = AutoBfs()
     auto.upload(graph)
     auto.prepare(graph)

@@ -19,11 +19,11 @@ Knobs: table, the decision table's path ("" = the shipped one).
 
 from __future__ import annotations
 
-import json
 import time
 from dataclasses import dataclass
 
 from gpubfs_cli.core.answer import Answer
+from gpubfs_cli.core.knobs import knobs_key
 from gpubfs_cli.core.strategy import (
     Strategy,
     StrategyUnavailable,
@@ -50,6 +50,7 @@ class AutoBfs(Strategy):
         "its prepare time includes 10 sequential CPU BFSes run at once (the depth probe)",
     )
     device_kind = "gpu"
+    timing = "events"  # until prepare(): then as the strategy it runs
     Knobs = AutoKnobs
 
     def __init__(self, knobs=None, devices=None):
@@ -84,15 +85,16 @@ class AutoBfs(Strategy):
         reason = cls.unavailable_reason()
         if reason is not None:
             raise StrategyUnavailable(f"auto chose {rule.strategy} (as on {rule.graph}): {reason}")
-        same_kind = cls.device_kind == self.device.kind and cls.gpus == len(self._own_devices)
+        same_kind = cls.device_kind == self.device.kind and len(cls.devices_for(cls.Knobs())) == len(self._own_devices)
         self.delegate = cls(make_knobs(cls, rule.knobs), self._own_devices if same_kind else None)
         self.delegate.upload(graph)
         self.delegate.prepare(graph)
-        # The runner times traverse() on strategy.devices: those of the strategy that runs.
+        # Timed as the strategy that runs is, on its devices.
         self.devices = self.delegate.devices
+        self.timing = self.delegate.timing
         self._counters = {
             "auto.choice": rule.strategy,
-            "auto.knobs": json.dumps(rule.knobs, sort_keys=True),
+            "auto.knobs": knobs_key(rule.knobs),
             "auto.rule": rule.graph,
             "auto.distance": round(distance, 4),
             "auto.probe_ms": round(probe_ms, 3),
@@ -117,5 +119,6 @@ class AutoBfs(Strategy):
             self.delegate.release()
         self.delegate = None
         self.devices = self._own_devices
+        self.timing = type(self).timing
         self._counters = {}
         super().release()

@@ -23,8 +23,8 @@ ranks 1..N-1 (multi/ranks.py: MPI when launched under mpirun with N ranks, other
 spawned processes) and hands each its owned rows; release() ends them. A dead or silent
 rank is one error, never a hang (every wait has `timeout_s`).
 
-Timing: every rank times its level loop with CUDA events on its own GPU; the figure is
-the slowest rank's (Answer.time_ms). Labels are gathered to rank 0 afterwards, in
+Timing (`self`): every rank times its level loop with CUDA events on its own GPU; the
+figure is the slowest rank's (Answer.time_ms). Labels are gathered to rank 0 afterwards, in
 to_host(), outside the timed region. The partition is prepare() time.
 
 Knobs: ``gpus`` (ranks, one GPU each; the config key `gpus` / `gpubfs run --gpus N`
@@ -45,21 +45,16 @@ from typing import ClassVar
 import numpy as np
 
 from gpubfs_cli.algorithms.bfs.gpu.merrill.multi import partition as pt
+from gpubfs_cli.algorithms.bfs.gpu.merrill.multi.channels import mpi_world_size
+from gpubfs_cli.algorithms.bfs.gpu.merrill.multi.kernels import kernel_module
 from gpubfs_cli.algorithms.bfs.gpu.merrill.multi.level import Direction, merge_counters
-from gpubfs_cli.algorithms.bfs.gpu.merrill.multi.ranks import RankGroup, mpi_world_size
+from gpubfs_cli.algorithms.bfs.gpu.merrill.multi.ranks import RankGroup
 from gpubfs_cli.core.answer import Answer
 from gpubfs_cli.core.device import gpu
 from gpubfs_cli.core.strategy import StrategyUnavailable, register
 from gpubfs_cli.gpu import backend
 from gpubfs_cli.gpu.base import GpuStrategy
 from gpubfs_cli.gpu.launch import require_int32_ids
-from gpubfs_cli.gpu.modules import load_module
-
-KERNELS = Path(__file__).with_name("multi_gpu.cu")
-
-
-def kernel_module(device):
-    return load_module(KERNELS, device=device)
 
 
 @dataclass(frozen=True)
@@ -106,13 +101,16 @@ class _MultiGpu(GpuStrategy):
     traverse_allocates = ("the per-rank level loop builds its exchange bins and bottom-up bitmaps as CuPy arrays "
                           "each level (rank-local, freed when the traversal ends)")
 
-    def __init__(self, knobs=None, devices=None):
-        super().__init__(knobs, devices)
-        if devices is None:
-            world = mpi_world_size()
-            # Under MPI the other ranks' GPUs may be on other hosts: this process times GPU 0.
-            count = 1 if world is not None and world > 1 else int(self.knobs.gpus)
-            self.devices = tuple(gpu(i) for i in range(count))
+    # Each rank times its own level loop with events on its GPU; the slowest rank's figure
+    # is the answer's time_ms: no clock around the call in this process can see the others.
+    timing = "self"
+
+    @classmethod
+    def devices_for(cls, knobs) -> tuple:
+        """GPUs 0..gpus-1 of this host; under MPI the other ranks' GPUs may be on other
+        hosts, so this process holds GPU 0 alone."""
+        world = mpi_world_size()
+        return (gpu(0),) if world is not None and world > 1 else tuple(gpu(i) for i in range(int(knobs.gpus)))
 
     def _direction(self) -> Direction | None:
         return None

@@ -1,0 +1,261 @@
+"""Measuring one variant on one graph: upload and prepare (timed apart), the warm-up, then
+one timed call per source (or per batch of sources), each answer checked and measured.
+
+The timer is the one the strategy declares (bench/timing.py: events, host or self); this
+room never asks what kind of strategy it holds. An answer without distances was checked
+by its maker (a peer's binary returns no labels): its verdict is the maker's, and its
+measures come from the baseline's answer. Every other answer is checked by the problem
+against the reference, exactly.
+
+Outside every timed region: with `l2: cold` the GPU's L2 is evicted before each timed
+call (gpu/l2.py), and each GPU's SM and memory clocks and temperature are read before the
+first and after the last timed call of every group (gpu/clocks.py).
+
+Failure is a table cell: a strategy that cannot run is `unavailable`, a traversal over
+the time limit is `out-of-time` (the rest of that variant on that graph is skipped),
+memory exhaustion is `out-of-memory`, an answer that differs from the baseline is
+`wrong-answer` (its time is kept, never reported as a number), any other exception is
+`error`. A failure that concerns a whole variant on a graph is one sample with source -1.
+
+Batches: a strategy whose batch_size() is above 1 gets its sources in batches; the call's
+time divided by the batch's size is each source's time_ms, and each sample records the
+batch's size (`batch`), so reports keep batch rows in tables of their own.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable, Sequence
+
+import numpy as np
+
+from gpubfs_cli.bench.inputs import ProblemInput
+from gpubfs_cli.bench.results import Prepare, Sample
+from gpubfs_cli.bench.schedule import Indexed, batches, warm_up_runs
+from gpubfs_cli.bench.status import classify
+from gpubfs_cli.bench.timing import timed_batch, timed_call, timed_traverse
+from gpubfs_cli.core.answer import Answer
+from gpubfs_cli.core.device import Device
+from gpubfs_cli.core.knobs import knobs_key
+from gpubfs_cli.core.strategy import Strategy, knobs_dict
+from gpubfs_cli.gpu.clocks import clock_entries, default_reader, readings
+
+L2Flush = Callable[[Sequence[Device]], None]
+
+
+class Records:
+    """Where measurements go: the runner's results document."""
+
+    def sample(self, sample: Sample) -> None:
+        raise NotImplementedError
+
+    def prepare(self, prepare: Prepare) -> None:
+        raise NotImplementedError
+
+    def clocks(self, entry: dict) -> None:
+        raise NotImplementedError
+
+
+class Measure:
+    """Measures variants for a run: its config, progress, records, and the machine hooks."""
+
+    def __init__(self, config, progress, records: Records, flush_l2: L2Flush | None, read_clocks):
+        self.config = config
+        self.progress = progress
+        self.records = records
+        self.flush_l2 = flush_l2
+        self.read_clocks = read_clocks  # None: the default reader, made on first use
+
+    def variant(self, name: str, pi: ProblemInput, indexed: Indexed, cls: type[Strategy], knobs,
+                label: str, info: dict, modes: list[bool], later: int = 0) -> tuple[bool, set[bool]]:
+        """The given modes of one variant on one graph over `indexed` (`later` more sources
+        come in later rounds): whether the graph went to a GPU, and the modes that ended
+        here (failed, out of time)."""
+        kd = knobs_dict(knobs)
+        key = pi.problem.key
+        sources = [s for _, s in indexed]
+        stopped: set[bool] = set()
+
+        def whole(status: str, reason: str, mode: bool | None = None) -> None:
+            for m in modes if mode is None else [mode]:
+                self.records.sample(Sample(name, cls.name, kd, -1, None, 0, 0, None, status, m, reason, problem=key))
+                stopped.add(m)
+            self.progress.advance_by(len(sources) * (len(modes) if mode is None else 1))
+
+        def prepared(status: str, reason: str | None = None, **kw) -> None:
+            self.records.prepare(Prepare(name, cls.name, kd, kw.pop("ms", None), status=status, reason=reason,
+                                         problem=key, devices=[str(d) for d in cls.devices_for(knobs)], **kw))
+
+        reason = pi.failure or cls.unavailable_reason()
+        if reason is not None:
+            status = "error" if pi.failure else "unavailable"
+            prepared(status, reason)
+            whole(status, reason)
+            return False, stopped
+
+        strategy = cls(knobs)
+        uploaded = strategy.device.is_gpu
+        self.progress.describe(f"{name} · {label}: upload and prepare")
+        try:
+            step = "upload: "
+            try:
+                upload_ms, _ = timed_call(lambda: strategy.upload(pi.graph), strategy.devices)
+                if uploaded:  # the first upload of a graph moves it; later ones find it there
+                    info["upload_ms"] = upload_ms if info.get("upload_ms") is None else info["upload_ms"]
+                step = ""
+                ms, _ = timed_call(lambda: strategy.prepare(pi.graph), strategy.devices)
+            except Exception as exc:
+                status, why = classify(exc)
+                prepared(status, step + why, upload_ms=info["upload_ms"] if uploaded and not step else None)
+                whole(status, step + why)
+                return uploaded, stopped
+            prepared("ok", ms=ms, bytes=int(strategy.prepared_bytes()),
+                     upload_ms=info["upload_ms"] if uploaded else None)
+            try:  # a peer runs its whole batch here (core/strategy.py plan_sources)
+                strategy.plan_sources(list(sources))
+            except Exception as exc:
+                whole(*classify(exc))
+                return uploaded, stopped
+            for mode in modes:
+                if mode and not cls.supports_predecessors:
+                    whole("unavailable", f"{cls.name} has no {pi.problem.option} output", mode)
+                    continue
+                failure = self._warm_up(strategy, sources[0], mode)
+                if failure is not None:
+                    whole(*failure, mode)
+                    continue
+                before = self._read_clocks(strategy.devices)
+                mode_label = label + (f" {pi.problem.option_label}" if mode else "")
+                if self._sources(name, pi, indexed, strategy, kd, mode, mode_label, later):
+                    stopped.add(mode)
+                after = self._read_clocks(strategy.devices)
+                self._clocks(name, key, cls.name, kd, mode, before, after)
+        finally:
+            strategy.release()
+        return uploaded, stopped
+
+    def _warm_up(self, strategy: Strategy, source: int, mode: bool) -> tuple[str, str] | None:
+        """Untimed runs (bench/schedule.warm_up_runs); a failure, or one run over the time
+        limit, ends the variant here. A batch strategy warms up on one source."""
+        cfg = self.config
+        batched = strategy.batch_size() > 1
+        for _ in warm_up_runs(cfg.warmup, cfg.warmup_ms):
+            t0 = time.perf_counter()
+            try:
+                if batched:
+                    [a.to_host() for a in strategy.traverse_batch([source], mode)]
+                else:
+                    strategy.traverse(source, mode).to_host()
+            except Exception as exc:
+                status, why = classify(exc)
+                return status, f"warm-up: {why}"
+            took = time.perf_counter() - t0
+            if took > cfg.time_limit_s:
+                return "out-of-time", f"warm-up took {took:.3g} s, over the limit of {cfg.time_limit_s:g} s"
+        return None
+
+    def _sources(self, name: str, pi: ProblemInput, indexed: Indexed, strategy: Strategy, kd: dict,
+                 mode: bool, label: str, later: int = 0) -> bool:
+        """Time and check one mode of a prepared variant from each (index, source) of
+        `indexed`, a call per source or per batch; True if it stopped early (the rest,
+        `later` ones included, skipped)."""
+        cfg = self.config
+        limit_ms = cfg.time_limit_s * 1000.0
+        size = strategy.batch_size()
+        n = len(indexed)
+        done = 0
+        for group in batches(indexed, size):
+            self.progress.describe(f"{name} · {label} · source {done + 1}/{n}"
+                                   + (f" (a batch of {len(group)})" if size > 1 else ""))
+            left = n - done - len(group) + later  # sources after this call
+            stage = "L2 flush: "  # a failed flush is the sample's failure, named as such
+            try:
+                if self.flush_l2 is not None:
+                    self.flush_l2(strategy.devices)
+                stage = ""
+                if size > 1:
+                    ms, answers = timed_batch(strategy, [s for _, s in group], mode)
+                else:
+                    ms, answer = timed_traverse(strategy, group[0][1], mode)
+                    answers = [answer]
+            except Exception as exc:
+                status, why = classify(exc)
+                why = stage + why + (f" (remaining {left + len(group) - 1} sources skipped)"
+                                     if left + len(group) > 1 else "")
+                self.records.sample(Sample(name, strategy.name, kd, group[0][1], None, 0, 0, None, status, mode,
+                                           why, problem=pi.problem.key))
+                self.progress.advance_by(n - done)
+                return True
+            per_source = ms / len(group)
+            over = per_source > limit_ms
+            for k, ((at, source), answer) in enumerate(zip(group, answers, strict=True)):
+                sample = self._checked(name, pi, strategy.name, kd, at, source, per_source, answer, mode)
+                if size > 1:  # a batch strategy's sample, whatever this batch's size
+                    sample.batch = len(group)
+                if over:
+                    sample.status = "out-of-time"
+                    sample.reason = f"{per_source / 1000:.3g} s is over the limit of {cfg.time_limit_s:g} s"
+                    if k == len(group) - 1 and left:
+                        sample.reason += f" (remaining {left} sources skipped)"
+                self.records.sample(sample)
+            done += len(group)
+            if over:
+                self.progress.advance_by(n - done + len(group))
+                return True
+            self.progress.advance_by(len(group))
+        return False
+
+    def _checked(self, name: str, pi: ProblemInput, strategy: str, kd: dict, at: int, source: int, ms: float,
+                 answer: Answer, mode: bool) -> Sample:
+        """The sample of one answer: checked (by the problem, or by its maker when it
+        returns no labels) and measured."""
+        references = pi.references
+        by_maker = answer.distances is None  # a peer's binary: its own check (core/answer.py)
+        reason = None
+        if by_maker:
+            if references is not None:
+                answer.distances = references.distances(at)  # the measures only; no check
+        elif references is not None:
+            reason = references.check(at, answer, mode)
+        checked = references is not None and reason is None and not by_maker
+        sample = self._measure(name, pi, strategy, kd, source, ms, answer, mode, at == 0, checked)
+        if by_maker:
+            sample.timed_by, sample.valid = answer.timed_by, answer.peer_valid
+            if answer.peer_valid is False:
+                sample.status, sample.reason = "wrong-answer", f"{answer.timed_by}'s own check found errors"
+        elif references is not None:
+            sample.valid = checked
+            if not checked:
+                sample.status, sample.reason = "wrong-answer", reason
+        return sample
+
+    def _measure(self, name: str, pi: ProblemInput, strategy: str, kd: dict, source: int, ms: float,
+                 result: Answer, mode: bool, first: bool, checked: bool) -> Sample:
+        dist = np.asarray(result.distances)
+        facts = pi.facts
+        m = facts.failed() if dist.shape != (facts.graph.n,) else facts.measure_for(int(source), dist, checked)
+        # Per-iteration series (arrays) on the run's first source only; scalars on every sample.
+        counters = {k: v for k, v in result.counters.items() if first or not isinstance(v, (np.ndarray, list))}
+        return Sample(
+            dataset=name, strategy=strategy, knobs=kd, source=int(source), time_ms=float(ms),
+            reached=m.reached, edges=m.edges, valid=None, status="ok", predecessors=bool(mode),
+            low_reach=m.low_reach, problem=pi.problem.key, measures=dict(m.extra), counters=counters,
+        )
+
+    # ------------------------------------------------------------------ the machine
+    def _read_clocks(self, devices: Sequence[Device]) -> dict:
+        if not any(d.is_gpu for d in devices):
+            return {}
+        if self.read_clocks is None:
+            self.read_clocks = default_reader()
+        return readings(self.read_clocks, devices)
+
+    def _clocks(self, name, problem, strategy, kd, mode, before, after) -> None:
+        for entry in clock_entries(before, after):
+            self.records.clocks({"dataset": name, "problem": problem, "strategy": strategy, "knobs": kd,
+                                 "predecessors": bool(mode), "l2": self.config.l2, **entry})
+
+
+def label_key(problem: str, strategy: str, kd: dict) -> tuple[str, str, str]:
+    """The key the results file's summaries name a variant by (bench/groups.summaries)."""
+    return (problem, strategy, knobs_key(kd))
