@@ -11,6 +11,7 @@ set -u
 OUT=${OUT:-/tmp/out}
 DATASETS=${DATASETS:-g500-s20-ef16,smoke-grid,rmat20,luo-grid-1M}
 SOURCES=${SOURCES:-20}
+ROUNDS=${ROUNDS:-3}
 for f in merrill.cu merrill.cuh; do
   [ -f ".ab/$f" ] || { echo "missing .ab/$f (git show <commit>:gpubfs_cli/algorithms/bfs/gpu/merrill/$f)"; exit 2; }
 done
@@ -34,7 +35,7 @@ done
 
 side_py B -m gpubfs_cli fetch-dataset ${DATASETS//,/ } || exit 1
 
-for round in 1 2 3; do
+for round in $(seq "$ROUNDS"); do
   for side in A B; do
     side_py $side -m gpubfs_cli run --dataset "$DATASETS" \
       --strategy merrill.hybrid --strategy merrill.two_phase --sources "$SOURCES" --require-gpu \
@@ -47,20 +48,28 @@ done
 python3 - "$OUT" <<'P'
 import json, statistics, sys
 from pathlib import Path
-times, bad = {}, {}
+# (dataset, strategy, side) -> every ok time, and each round's median (the spread of one
+# side's rounds says how far apart two runs of the same code land)
+times, rounds, bad = {}, {}, {}
 for side in "AB":
-    for f in sorted(Path(sys.argv[1]).glob(f"ab-{side}[123].json")):
+    for f in sorted(Path(sys.argv[1]).glob(f"ab-{side}[0-9]*.json")):
+        mine = {}
         for s in json.load(open(f))["samples"]:
             key = (s["dataset"], s["strategy"], side)
             if s.get("status") == "ok" and s.get("valid") is not False:
-                times.setdefault(key, []).append(float(s["time_ms"]))
+                mine.setdefault(key, []).append(float(s["time_ms"]))
             else:
                 bad[key] = bad.get(key, 0) + 1
-print(f"{'dataset':15s} {'strategy':18s} {'A ms':>9s} {'B ms':>9s} {'B/A':>6s}  samples A/B")
+        for key, t in mine.items():
+            times.setdefault(key, []).extend(t)
+            rounds.setdefault(key, []).append(statistics.median(t))
+print(f"{'dataset':15s} {'strategy':18s} {'A ms':>9s} {'B ms':>9s} {'B/A':>6s}  rounds A (min-max)  rounds B (min-max)  samples A/B")
 for ds, name in sorted({k[:2] for k in times} | {k[:2] for k in bad}):
     a, b = times.get((ds, name, "A"), []), times.get((ds, name, "B"), [])
     ma = statistics.median(a) if a else float("nan")
     mb = statistics.median(b) if b else float("nan")
+    ra, rb = rounds.get((ds, name, "A"), [ma]), rounds.get((ds, name, "B"), [mb])
     note = "".join(f"  {bad[(ds, name, s)]} {s} not ok" for s in "AB" if (ds, name, s) in bad)
-    print(f"{ds:15s} {name:18s} {ma:9.3f} {mb:9.3f} {mb / ma:6.3f}  {len(a)}/{len(b)}{note}")
+    print(f"{ds:15s} {name:18s} {ma:9.3f} {mb:9.3f} {mb / ma:6.3f}  {min(ra):8.3f}-{max(ra):<8.3f}  "
+          f"{min(rb):8.3f}-{max(rb):<8.3f}  {len(a)}/{len(b)}{note}")
 P
