@@ -26,6 +26,7 @@ from __future__ import annotations
 
 import time
 from collections.abc import Callable, Sequence
+from typing import Protocol
 
 import numpy as np
 
@@ -43,17 +44,14 @@ from gpubfs_cli.gpu.clocks import clock_entries, default_reader, readings
 L2Flush = Callable[[Sequence[Device]], None]
 
 
-class Records:
-    """Where measurements go: the runner's results document."""
+class Records(Protocol):
+    """Where measurements go (the runner's results document)."""
 
-    def sample(self, sample: Sample) -> None:
-        raise NotImplementedError
+    def sample(self, sample: Sample) -> None: ...
 
-    def prepare(self, prepare: Prepare) -> None:
-        raise NotImplementedError
+    def prepare(self, prepare: Prepare) -> None: ...
 
-    def clocks(self, entry: dict) -> None:
-        raise NotImplementedError
+    def clocks(self, entry: dict) -> None: ...
 
 
 class Measure:

@@ -31,7 +31,7 @@ from pathlib import Path
 from gpubfs_cli.bench.config import DatasetSpec, RunConfig
 from gpubfs_cli.bench.groups import summaries
 from gpubfs_cli.bench.inputs import ProblemInput, default_loader, default_weights, problem_input
-from gpubfs_cli.bench.measure import Measure, Records, label_key
+from gpubfs_cli.bench.measure import Measure, label_key
 from gpubfs_cli.bench.progress import NullProgress, RunProgress
 from gpubfs_cli.bench.references import DEFAULT_BUDGET_BYTES
 from gpubfs_cli.bench.results import Prepare, Sample, new_results, write_results
@@ -66,7 +66,7 @@ class RunOutcome:
     written: bool = True  # False: no sample, so no results file
 
 
-class Runner(Records):
+class Runner:
     def __init__(
         self,
         config: RunConfig,
