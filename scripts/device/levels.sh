@@ -13,12 +13,13 @@ tail -5 "logs/$cfg.log"
 f=$(ls -t results/"$cfg"-*.json | head -1)
 python3 - "$f" <<'P'
 import json, statistics, sys
+from gpubfs_cli.core.knobs import knobs_key
 doc = json.load(open(sys.argv[1]))
 rows = {}
 for s in doc["samples"]:
     if s.get("status", "ok") != "ok" or s.get("depth") is None:
         continue
-    key = (s["dataset"], s["strategy"], json.dumps(s.get("knobs", {}), sort_keys=True))
+    key = (s["dataset"], s["strategy"], knobs_key(s.get("knobs", {})))
     rows.setdefault(key, []).append((float(s["time_ms"]), int(s["depth"]) + 1))
 for (ds, name, knobs), v in sorted(rows.items()):
     ms = statistics.median(t for t, _ in v)
