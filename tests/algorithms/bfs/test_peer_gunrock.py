@@ -1,5 +1,5 @@
 """peer.gunrock with a stub binary that writes a metrics JSON like Gunrock's (CPU), and the
-real binary from ../shared/peers/gunrock on a GPU."""
+real binary ($GPUBFS_PEERS/gunrock, else ../shared/peers/gunrock) on a GPU."""
 
 from __future__ import annotations
 
@@ -13,7 +13,9 @@ import pytest
 from gpubfs_cli.bench.config import build_config
 from gpubfs_cli.bench.runner import Runner
 
-PEER = Path(__file__).resolve().parents[4] / "shared" / "peers" / "gunrock" / "bfs"
+# The peers' folder: $GPUBFS_PEERS where the binaries were carried, else ../shared/peers.
+PEERS = Path(os.environ.get("GPUBFS_PEERS") or Path(__file__).resolve().parents[4] / "shared" / "peers")
+PEER = PEERS / "gunrock" / "bfs"
 
 STUB = """#!/usr/bin/env python3
 import json, sys
