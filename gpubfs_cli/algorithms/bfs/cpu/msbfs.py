@@ -29,6 +29,12 @@ from gpubfs_cli.core.strategy import Strategy, register
 from gpubfs_cli.graph.csr import CSRGraph
 
 WORD = 64
+# A set bit's index from the bit alone (de Bruijn multiplication): setting the levels and
+# parents of a newly reached vertex costs one step per source that reached it, not 64.
+DE_BRUIJN = 0x03F79D71B4CB0A89
+BIT_INDEX = np.zeros(WORD, dtype=np.int64)
+for _i in range(WORD):
+    BIT_INDEX[((1 << _i) * DE_BRUIJN & (2**64 - 1)) >> 58] = _i
 
 
 @dataclass(frozen=True)
@@ -41,10 +47,12 @@ class MsbfsKnobs:
 
 
 @njit(cache=True, nogil=True)
-def _msbfs(row_offsets, col_indices, sources, dist, parent, with_parents):
+def _msbfs(row_offsets, col_indices, sources, dist, parent, with_parents, bit_index):
     """Fills dist[i] (and parent[i]) for every source i; returns (levels, edges read)."""
     n = dist.shape[1]
     one = np.uint64(1)
+    de_bruijn = np.uint64(DE_BRUIJN)
+    shift = np.uint64(58)
     seen = np.zeros(n, dtype=np.uint64)
     visit = np.zeros(n, dtype=np.uint64)
     nxt = np.zeros(n, dtype=np.uint64)
@@ -83,9 +91,10 @@ def _msbfs(row_offsets, col_indices, sources, dist, parent, with_parents):
                     next_size += 1
                 nxt[w] |= new
                 if with_parents:
-                    for i in range(sources.shape[0]):
-                        if (new >> np.uint64(i)) & one:
-                            parent[i, w] = v
+                    while new:
+                        low = new & (~new + one)
+                        parent[bit_index[(low * de_bruijn) >> shift], w] = v
+                        new ^= low
         for q in range(size):
             visit[queue[q]] = 0
         for q in range(next_size):
@@ -94,10 +103,11 @@ def _msbfs(row_offsets, col_indices, sources, dist, parent, with_parents):
             seen[w] |= bits
             visit[w] = bits
             nxt[w] = 0
-            for i in range(sources.shape[0]):
-                if (bits >> np.uint64(i)) & one:
-                    dist[i, w] = level
             queue[q] = w
+            while bits:
+                low = bits & (~bits + one)
+                dist[bit_index[(low * de_bruijn) >> shift], w] = level
+                bits ^= low
         size = next_size
     return level, edges
 
@@ -114,7 +124,7 @@ def multi_source_bfs(graph: CSRGraph, sources: list[int], predecessors: bool = F
     dist = np.full((k, n), -1, dtype=np.int32)
     parent = np.full((k, n) if predecessors else (1, 1), -1, dtype=graph.col_indices.dtype)
     levels, edges = _msbfs(graph.row_offsets, graph.col_indices, np.asarray(sources, dtype=np.int64), dist, parent,
-                           predecessors)
+                           predecessors, BIT_INDEX)
     counters = {"levels": int(levels), "edges_inspected": int(edges), "batch": k}
     return [Answer(dist[i], parent[i] if predecessors else None, dict(counters)) for i in range(k)]
 
