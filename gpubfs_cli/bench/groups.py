@@ -54,6 +54,19 @@ class Group:
     def ok_samples(self) -> list[Sample]:
         return [s for s in self.samples if status_of(s) == "ok"]
 
+    def call_times(self) -> list[float]:
+        """One time per timed call of the ok samples: each sample's, except that a batch's
+        samples (recorded one after another, sharing the call's time) count once, since
+        statistics that need independent measurements must not count one call 64 times."""
+        ok = self.ok_samples()
+        if not self.batched:
+            return [float(s.time_ms) for s in ok]
+        out, i = [], 0
+        while i < len(ok):
+            out.append(float(ok[i].time_ms))
+            i += max(1, ok[i].batch or 1)
+        return out
+
     def to_dict(self) -> dict[str, Any]:
         return {
             "dataset": self.dataset,

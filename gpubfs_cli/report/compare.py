@@ -56,7 +56,10 @@ def is_regression(high: float, fail_pct: float | None) -> bool:
 
 
 def times_of(a: Group, b: Group) -> tuple[list[float], list[float], bool]:
-    """Per-source times paired when both ran the same sources, else every ok sample."""
+    """Per-source times paired when both ran the same sources, else every ok sample; a
+    batch strategy's one time per timed call, unpaired (its sources share a call)."""
+    if a.batched or b.batched:
+        return a.call_times(), b.call_times(), False
     if a.times and set(a.times) == set(b.times):
         sources = sorted(a.times)
         return [a.times[s] for s in sources], [b.times[s] for s in sources], True

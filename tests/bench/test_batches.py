@@ -242,3 +242,34 @@ def test_host_and_self_timers():
     assert v == 42 and ms >= 0
     answers = [Answer(None, time_ms=1.5), Answer(None, time_ms=2.0)]
     assert timing.time_self(lambda: answers) == (3.5, answers)
+
+
+# ------------------------------------------------------------------ statistics
+def _batch_group(times_per_call: list[float], size: int):
+    """A batch strategy's ok group: `size` samples per call, each with the call's time / size."""
+    samples = []
+    for k, t in enumerate(times_per_call):
+        for j in range(size):
+            samples.append(Sample("g", "cpu.msbfs", {}, k * size + j, t / size, 10, 20, True, batch=size))
+    return group_samples(samples)[0]
+
+
+def test_a_batch_counts_once_where_statistics_need_independent_times():
+    g = _batch_group([8.0, 12.0, 16.0], 4)
+    assert len(g.ok_samples()) == 12 and g.call_times() == [2.0, 3.0, 4.0]
+    plain = group_samples([Sample("g", "cpu.sequential", {}, s, 1.0 + s, 10, 20, True) for s in range(5)])[0]
+    assert plain.call_times() == [1.0, 2.0, 3.0, 4.0, 5.0]
+
+
+def test_compare_judges_a_batch_strategy_by_its_calls():
+    from gpubfs_cli.report.compare import compare_cell
+
+    # One call each side: one measurement, however many sources it answered: no verdict.
+    cell, data = compare_cell(_batch_group([8.0], 8), _batch_group([40.0], 8), None, fail_pct=200)
+    assert data["samples"] == [1, 1] and data["verdict"] is None and not data["regression"]
+    assert "too few samples" in cell.text
+    # Several calls a side: a verdict from them, unpaired.
+    cell, data = compare_cell(_batch_group([8.0, 8.2, 7.9, 8.1], 8), _batch_group([40.0, 41.0, 39.0, 40.5], 8),
+                              None, fail_pct=200)
+    assert data["samples"] == [4, 4] and data["paired"] is False and data["verdict"] == "SLOWER"
+    assert data["regression"]
