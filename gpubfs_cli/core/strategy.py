@@ -144,6 +144,9 @@ def register(cls: type[Strategy]) -> type[Strategy]:
         raise RuntimeError(f"strategy {cls.name}: names are family.variant")
     if cls.timing not in TIMINGS:
         raise RuntimeError(f"strategy {cls.name}: timing {cls.timing!r} is not one of {', '.join(TIMINGS)}")
+    if cls.device_kind == "gpu" and cls.timing == "host":
+        # a host clock around asynchronous launches measures the launches, not the work
+        raise RuntimeError(f"strategy {cls.name}: a GPU strategy is timed by events or by itself, not the host clock")
     if cls.name in names and names[cls.name] is not cls:
         raise RuntimeError(f"strategy {cls.problem} {cls.name} registered twice")
     names[cls.name] = cls

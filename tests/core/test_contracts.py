@@ -93,6 +93,13 @@ def test_every_strategy_declares_a_timing_kind():
     with pytest.raises(RuntimeError, match="timing 'stopwatch'"):
         register(Odd)
 
+    class HostTimedGpu(Strategy):
+        name = "test.host_gpu"
+        device_kind = "gpu"
+
+    with pytest.raises(RuntimeError, match="not the host clock"):
+        register(HostTimedGpu)
+
 
 def test_old_names_are_aliases():
     for old, new in ALIASES.items():
