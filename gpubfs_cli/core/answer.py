@@ -31,9 +31,10 @@ class Answer:
     distances: Any
     parents: Any | None = None
     counters: dict[str, Any] = field(default_factory=dict)
-    # A peer (another project's binary) times and checks itself: timed_by names it,
-    # time_ms is its own figure, peer_valid its own check (None: it checked nothing).
-    # distances is then None; the runner measures with the baseline's answer.
+    # time_ms: the strategy's own figure, read only for timing "self" (a peer's timer, a
+    # multi-GPU strategy's slowest rank). A peer's binary also checks itself: timed_by
+    # names it, peer_valid is its own check (None: it checked nothing), and distances
+    # is None; the harness measures with the baseline's answer.
     timed_by: str | None = None
     time_ms: float | None = None
     peer_valid: bool | None = None

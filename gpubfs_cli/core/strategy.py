@@ -12,7 +12,7 @@ clock around the call: CPU strategies) or `self` (the strategy's own figure in
 Answer.time_ms, where no clock around the call can measure it: a peer's binary timing
 itself, a multi-GPU strategy whose ranks each time their own GPU and the slowest counts).
 
-Batches: a strategy whose batch_size() is above 1 answers that many sources in one
+Batches: a strategy whose batch_size() is above 1 answers up to that many sources in one
 traverse_batch() call (a multi-source BFS); the harness times the call once and checks
 every source's answer. Every other strategy answers one source per traverse().
 
