@@ -129,6 +129,11 @@ def group_samples(samples: list[Sample]) -> list[Group]:
     return [finish(g) for g in groups.values()]
 
 
+def label_key(problem: str, strategy: str, knobs: dict) -> tuple[str, str, str]:
+    """What summaries() looks a variant's config name up by."""
+    return (problem, strategy, knobs_key(knobs))
+
+
 def summaries(samples: list[dict], labels: dict[tuple, str] | None = None) -> list[dict]:
     """The results file's `summaries`: one entry per group. `labels` maps (problem,
     strategy, knobs JSON) to the variant's name in the run config."""
@@ -136,6 +141,6 @@ def summaries(samples: list[dict], labels: dict[tuple, str] | None = None) -> li
     out = []
     for g in group_samples([Sample.from_dict(s) for s in samples]):
         entry = g.to_dict()
-        entry["variant"] = labels.get((g.problem, g.strategy, g.variant), g.strategy)
+        entry["variant"] = labels.get(label_key(g.problem, g.strategy, g.knobs), g.strategy)
         out.append(entry)
     return out

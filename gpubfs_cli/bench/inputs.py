@@ -38,11 +38,10 @@ class ProblemInput:
     reference answers (None: not validating), the measurer, or why it is no input."""
 
     problem: Problem
-    graph: object
-    references: object | None
+    graph: CSRGraph
+    references: References | None
     facts: ReachedEdges
     failure: str | None = None
-
 
 
 def problem_input(key: str, name: str, graph: CSRGraph, sources: list[int], info: dict, config,

@@ -37,7 +37,6 @@ from gpubfs_cli.bench.status import classify
 from gpubfs_cli.bench.timing import timed_batch, timed_call, timed_traverse
 from gpubfs_cli.core.answer import Answer
 from gpubfs_cli.core.device import Device
-from gpubfs_cli.core.knobs import knobs_key
 from gpubfs_cli.core.strategy import Strategy, knobs_dict
 from gpubfs_cli.gpu.clocks import clock_entries, default_reader, readings
 
@@ -187,7 +186,8 @@ class Measure:
             per_source = ms / len(group)
             over = per_source > limit_ms
             for k, ((at, source), answer) in enumerate(zip(group, answers, strict=True)):
-                sample = self._checked(name, pi, strategy.name, kd, at, source, per_source, answer, mode)
+                sample = self._checked(name, pi, strategy.name, kd, at, source, per_source, answer, mode,
+                                       verdict=not over)
                 if size > 1:  # a batch strategy's sample, whatever this batch's size
                     sample.batch = len(group)
                 if over:
@@ -204,9 +204,10 @@ class Measure:
         return False
 
     def _checked(self, name: str, pi: ProblemInput, strategy: str, kd: dict, at: int, source: int, ms: float,
-                 answer: Answer, mode: bool) -> Sample:
+                 answer: Answer, mode: bool, verdict: bool = True) -> Sample:
         """The sample of one answer: checked (by the problem, or by its maker when it
-        returns no labels) and measured."""
+        returns no labels) and measured; without `verdict` (a call over the time limit,
+        which is its status) the sample carries no valid, reason or timed_by."""
         references = pi.references
         by_maker = answer.distances is None  # a peer's binary: its own check (core/answer.py)
         reason = None
@@ -217,6 +218,8 @@ class Measure:
             reason = references.check(at, answer, mode)
         checked = references is not None and reason is None and not by_maker
         sample = self._measure(name, pi, strategy, kd, source, ms, answer, mode, at == 0, checked)
+        if not verdict:
+            return sample
         if by_maker:
             sample.timed_by, sample.valid = answer.timed_by, answer.peer_valid
             if answer.peer_valid is False:
@@ -253,7 +256,3 @@ class Measure:
             self.records.clocks({"dataset": name, "problem": problem, "strategy": strategy, "knobs": kd,
                                  "predecessors": bool(mode), "l2": self.config.l2, **entry})
 
-
-def label_key(problem: str, strategy: str, kd: dict) -> tuple[str, str, str]:
-    """The key the results file's summaries name a variant by (bench/groups.summaries)."""
-    return (problem, strategy, knobs_key(kd))

@@ -23,22 +23,21 @@ goes on.
 from __future__ import annotations
 
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import datetime, timezone
 from pathlib import Path
 
 from gpubfs_cli.bench.config import DatasetSpec, RunConfig
-from gpubfs_cli.bench.groups import summaries
+from gpubfs_cli.bench.groups import label_key, summaries
 from gpubfs_cli.bench.inputs import ProblemInput, default_loader, default_weights, problem_input
-from gpubfs_cli.bench.measure import Measure, label_key
+from gpubfs_cli.bench.measure import L2Flush, Measure
 from gpubfs_cli.bench.progress import NullProgress, RunProgress
 from gpubfs_cli.bench.references import DEFAULT_BUDGET_BYTES
 from gpubfs_cli.bench.results import Prepare, Sample, new_results, write_results
 from gpubfs_cli.bench.schedule import steps, turns
 from gpubfs_cli.bench.status import classify
 from gpubfs_cli.bench.variants import equivalent_teps, make_variant
-from gpubfs_cli.core.device import Device
 from gpubfs_cli.core.problem import get_problem
 from gpubfs_cli.core.strategy import Registry, knobs_dict
 from gpubfs_cli.core.strategy import registry as all_registered
@@ -49,8 +48,6 @@ from gpubfs_cli.graph.csr import CSRGraph
 from gpubfs_cli.graph.sources import choose_sources
 
 GraphLoader = Callable[[DatasetSpec, "str | None", bool], "tuple[CSRGraph, dict]"]
-L2Flush = Callable[[Sequence[Device]], None]
-__all__ = ["Runner", "RunOutcome", "classify", "default_out_path"]
 
 
 def default_out_path(config: RunConfig, now: datetime | None = None) -> Path:

@@ -148,7 +148,10 @@ def batch_label(agg: Aggregate, strategy: str, predecessors: bool) -> str:
 
 
 def batch_aggregate(results: Results, problem: str, teps: str = "edges") -> Aggregate | None:
-    """The problem's batch strategies, or None where the pool has none."""
+    """The problem's batch strategies, or None where the pool has none (the usual case,
+    found without grouping the pool a second time)."""
+    if not any(s.batch is not None for s in results.samples if s.problem == problem):
+        return None
     agg = Aggregate(results, problem, teps, batched=True)
     return agg if agg.groups else None
 

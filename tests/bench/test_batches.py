@@ -115,6 +115,7 @@ def test_a_batch_over_the_time_limit_is_out_of_time(tmp_path, monkeypatch):
                      time_limit_s=1.5)
     assert CALLS == [[0, 1, 2, 3]]
     assert [s["status"] for s in samples] == ["out-of-time"] * 4
+    assert all(s["valid"] is None for s in samples)  # over the limit is the verdict
     assert samples[-1]["reason"].endswith("(remaining 2 sources skipped)")
     samples, _ = run(tmp_path, Batcher, list(range(4)), monkeypatch=monkeypatch, fixed_ms=4000.0,
                      time_limit_s=1.5)

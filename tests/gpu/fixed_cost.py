@@ -1,4 +1,4 @@
-"""What the fixed-cost checks share (issue 14, section 3): a census of the device arrays
+"""What the fixed-cost checks share: a census of the device arrays
 a traverse() creates under the CPU emulator (tests/gpu/emulated_cupy.py), on the graph
 whose traversals cost nothing but the fixed part (samples.grid_and_pair: a grid plus one
 lone edge; from PAIR_SOURCE one vertex is reached in one level).

@@ -316,6 +316,22 @@ def test_builder_picks_each_graphs_fastest_gpu_strategy(tmp_path):
     assert out.read_text().startswith("# auto.bfs's decision table")
 
 
+def test_a_batch_strategy_is_never_a_candidate(tmp_path):
+    """auto.bfs answers one source per call: a batch strategy's time per source, however
+    low, never wins a rule."""
+    import json
+
+    path = results_file(tmp_path / "r.json", [ok("g1", "merrill.hybrid", [2.0, 2.0, 2.0]),
+                                               ok("g1", "fake.batch", [0.1, 0.1, 0.1])], {"g1": info()})
+    doc = json.loads(path.read_text())
+    for s in doc["samples"]:
+        if s["strategy"] == "fake.batch":
+            s["batch"] = 3
+    path.write_text(json.dumps(doc))
+    (r,) = builder.build_table(builder.measured([path]))["rules"]
+    assert (r["strategy"], r["candidates"]) == ("merrill.hybrid", 1)
+
+
 def test_graphs_at_one_point_share_one_winner(tmp_path):
     """Two names for one graph (the catalogue has default-grid and luo-grid-1M): the
     lookup could only ever give both the first rule's winner, so the builder gives both
