@@ -17,15 +17,19 @@
 // prefix sum; merrill.cu composes them per its gather knob, with positions from its own
 // prefix sums and one queue reservation a tile. The stages' `sh` is a GatherShared or
 // any struct with its members (merrill.cu's, laid out among its own fields).
+//
+// A list's start (an edge offset) has the caller's type O: int, or long long for graphs
+// of 2^31 edges or more, whose `sh` must carry starts as wide (bcast, win_src:
+// GatherShared<BLOCK, long long>). Lengths and positions stay int.
 #pragma once
 
 #include "common.cuh"
 
-template <int BLOCK>
+template <int BLOCK, class O = int>
 struct GatherShared {
     int scratch[33];       // block_exclusive_scan
-    int bcast[5];          // the CTA-wide list: owner thread, start, length, vertex, position
-    int win_src[BLOCK];    // scan gathering: column-index offsets of this round
+    O bcast[5];            // the CTA-wide list: owner thread, start, length, vertex, position
+    O win_src[BLOCK];      // scan gathering: column-index offsets of this round
     int win_par[BLOCK];    // scan gathering: the vertex each offset came from
 };
 
@@ -55,9 +59,10 @@ __device__ __forceinline__ void sink_emit(Sink& sink, int v, int u, int pos, boo
 
 // CTA: lists of at least BLOCK neighbours, one at a time (every thread runs the same
 // number of rounds); the owner's len becomes 0. pos: where the thread's list goes.
-template <int BLOCK, class Sh, class Sink>
+template <int BLOCK, class Sh, class O, class Sink>
 __device__ __forceinline__ void gather_cta(Sh& sh, const int* __restrict__ col, int u,
-                                           int start, int& len, int pos, Sink& sink) {
+                                           O start, int& len, int pos, Sink& sink) {
+    static_assert(sizeof(sh.bcast[0]) >= sizeof(O), "bcast holds a list's start");
     constexpr bool P = SinkPositions<Sink>::value;
     const int tid = threadIdx.x;
     while (__syncthreads_or(len >= BLOCK)) {
@@ -71,8 +76,9 @@ __device__ __forceinline__ void gather_cta(Sh& sh, const int* __restrict__ col, 
             len = 0;
         }
         __syncthreads();
-        const int cs = sh.bcast[1], cl = sh.bcast[2], cu = sh.bcast[3];
-        const int cp = P ? sh.bcast[4] : 0;
+        const O cs = sh.bcast[1];
+        const int cl = (int)sh.bcast[2], cu = (int)sh.bcast[3];
+        const int cp = P ? (int)sh.bcast[4] : 0;
         for (int i = tid; i - tid < cl; i += BLOCK) {
             const bool a = i < cl;
             sink_emit(sink, a ? col[cs + i] : -1, cu, cp + i, a);
@@ -82,8 +88,8 @@ __device__ __forceinline__ void gather_cta(Sh& sh, const int* __restrict__ col, 
 
 // Warp: lanes with a list of at least MIN neighbours vie for the warp; the winner's list
 // is strip-mined by all 32 and its len becomes 0.
-template <int MIN = 32, class Sink>
-__device__ __forceinline__ void gather_warp(const int* __restrict__ col, int u, int start, int& len, int pos,
+template <int MIN = 32, class O, class Sink>
+__device__ __forceinline__ void gather_warp(const int* __restrict__ col, int u, O start, int& len, int pos,
                                             Sink& sink) {
     constexpr bool P = SinkPositions<Sink>::value;
     const int lane = threadIdx.x & 31;
@@ -91,7 +97,7 @@ __device__ __forceinline__ void gather_warp(const int* __restrict__ col, int u, 
         const unsigned int want = __ballot_sync(GPUBFS_FULL_MASK, len >= MIN);
         if (!want) break;
         const int leader = __ffs(want) - 1;
-        const int ws = __shfl_sync(GPUBFS_FULL_MASK, start, leader);
+        const O ws = __shfl_sync(GPUBFS_FULL_MASK, start, leader);
         const int wl = __shfl_sync(GPUBFS_FULL_MASK, len, leader);
         const int wu = __shfl_sync(GPUBFS_FULL_MASK, u, leader);
         const int wp = P ? __shfl_sync(GPUBFS_FULL_MASK, pos, leader) : 0;
@@ -106,9 +112,10 @@ __device__ __forceinline__ void gather_warp(const int* __restrict__ col, int u, 
 // Scan: the lists packed BLOCK neighbours per round through shared memory. ex and total:
 // the CTA's exclusive prefix sum of len and its total; pos: where the first packed
 // neighbour goes.
-template <int BLOCK, class Sh, class Sink>
+template <int BLOCK, class Sh, class O, class Sink>
 __device__ __forceinline__ void gather_scan(Sh& sh, const int* __restrict__ col, int u,
-                                            int start, int len, int ex, int total, int pos, Sink& sink) {
+                                            O start, int len, int ex, int total, int pos, Sink& sink) {
+    static_assert(sizeof(sh.win_src[0]) >= sizeof(O), "win_src holds column-index offsets");
     constexpr bool PAR = SinkParents<Sink>::value;
     const int tid = threadIdx.x;
     int r = ex;
@@ -120,16 +127,16 @@ __device__ __forceinline__ void gather_scan(Sh& sh, const int* __restrict__ col,
         }
         __syncthreads();
         const bool a = base + tid < total;
-        const int src = a ? sh.win_src[tid] : 0;
+        const O src = a ? sh.win_src[tid] : O(0);
         const int par = (a && PAR) ? sh.win_par[tid] : -1;
         __syncthreads();  // the window is rewritten next round
         sink_emit(sink, a ? col[src] : -1, par, pos + base + tid, a);
     }
 }
 
-template <int BLOCK, class Sink>
-__device__ __forceinline__ void gather_lists(GatherShared<BLOCK>& sh, const int* __restrict__ col,
-                                             int u, int start, int len, Sink& sink) {
+template <int BLOCK, class O, class Sink>
+__device__ __forceinline__ void gather_lists(GatherShared<BLOCK, O>& sh, const int* __restrict__ col,
+                                             int u, O start, int len, Sink& sink) {
     static_assert(!SinkPositions<Sink>::value, "a sink with positions needs the stages' offsets");
     gather_cta<BLOCK>(sh, col, u, start, len, 0, sink);
     gather_warp(col, u, start, len, 0, sink);

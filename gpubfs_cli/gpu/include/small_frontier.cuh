@@ -114,10 +114,13 @@ __device__ __forceinline__ void team_sync(unsigned long long* count, unsigned lo
 // entries << 42 | entries with a non-empty list << 21 | edges (lists clamped at CAP + 1,
 // so that CAP lists never carry into the other fields; a clamped total is past any
 // threshold). A level whose entries or edges pass the threshold (at most CAP) is handed
-// back to the grid, so a queue never holds more than CAP entries.
-template <int CAP>
+// back to the grid, so a queue never holds more than CAP entries. O, the type of a list
+// start (an edge offset), is the kernel's row offsets' (int, or long long from 2^31 edges).
+template <int CAP, class O = int>
 struct SfQueues {
-    int v[2][CAP], start[2][CAP], len[2][CAP], ex[2][CAP];
+    int v[2][CAP];
+    O start[2][CAP];
+    int len[2][CAP], ex[2][CAP];
     unsigned long long packed[3];
 };
 
@@ -130,9 +133,9 @@ __device__ __forceinline__ int sf_edges(unsigned long long p) { return (int)(p &
 // Appends the lanes' kept vertices with their lists to queue b (warp-converged): one
 // shared atomic per warp reserves the positions and the lists' offsets at once, so
 // offsets grow with positions (what sf_expand's binary search needs).
-template <int CAP>
-__device__ __forceinline__ void sf_append(SfQueues<CAP>& q, int b, int level, bool keep, int v,
-                                          int start, int len) {
+template <int CAP, class O>
+__device__ __forceinline__ void sf_append(SfQueues<CAP, O>& q, int b, int level, bool keep, int v,
+                                          O start, int len) {
     const unsigned int m = __ballot_sync(GPUBFS_FULL_MASK, keep);
     if (!m) return;
     const int clamped = keep ? min(len, CAP + 1) : 0;
@@ -154,26 +157,29 @@ __device__ __forceinline__ void sf_append(SfQueues<CAP>& q, int b, int level, bo
 
 // Exact lookup of v (one CTA runs: a returned atomicOr decides), with v's row offsets
 // fetched while the atomic is in flight.
-__device__ __forceinline__ bool sf_discover(const int* __restrict__ row, unsigned int* bitmask,
-                                            int v, int& start, int& len) {
+template <class O>
+__device__ __forceinline__ bool sf_discover(const O* __restrict__ row, unsigned int* bitmask,
+                                            int v, O& start, int& len) {
     start = row[v];
-    const int end = row[v + 1];
+    const O end = row[v + 1];
     const unsigned int bit = 1u << (v & 31);
     const bool fresh = !(atomicOr(bitmask + (v >> 5), bit) & bit);
-    len = end - start;
+    len = (int)(end - start);  // one list: under 2^31
     return fresh;
 }
 
 // Gathers level D's queue (buffer b: cnt entries, `edges` neighbours) into buffer b ^ 1.
 // Each vertex discovered is handed to label(v, u, len): v reached from u, v's list
 // length len; the kernel labels it D + 1.
-template <int BLOCK, int CAP, class Label>
-__device__ void sf_expand(SfQueues<CAP>& q, const int* __restrict__ row, const int* __restrict__ col,
+template <int BLOCK, int CAP, class O, class Label>
+__device__ void sf_expand(SfQueues<CAP, O>& q, const O* __restrict__ row, const int* __restrict__ col,
                           unsigned int* bitmask, int D, int b, int cnt, int edges, Label& label) {
     for (int e0 = 0; e0 < edges; e0 += BLOCK) {
         const int e = e0 + threadIdx.x;
         bool keep = false;
-        int v = -1, start = 0, len = 0;
+        int v = -1;
+        O start = 0;
+        int len = 0;
         if (e < edges) {
             const int lo = mergepath_vertical(q.ex[b], cnt, e) - 1;  // the last list starting <= e
             const int u = q.v[b][lo];

@@ -8,6 +8,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
+from gpubfs_cli.algorithms.bfs.gpu.do import strategies as do
 from gpubfs_cli.core.strategy import all_strategies, make_knobs
 from gpubfs_cli.errors import UserError
 from tests.algorithms.bfs.gpu import test_strategies as ts
@@ -37,6 +38,16 @@ def test_family_is_not_a_paper():
         cls = all_strategies()[name]
         assert cls.paper == "beyond" and cls.device_kind == "gpu"
     assert all_strategies()["do.top_down"].Knobs().bottom_up is False
+
+
+def test_64bit_offsets_from_2_31_edges():
+    """The 64-bit offset build exactly when int32 cannot hold every offset 0..m."""
+    assert not do.offsets64(0) and not do.offsets64(2**31 - 1)
+    assert do.offsets64(2**31) and do.offsets64(2**40)
+    assert "DO_OFFSET64" not in do.kernel_defines(256)  # the 32-bit build's key is unchanged
+    assert do.kernel_defines(256, offset64=True) == {**do.kernel_defines(256), "DO_OFFSET64": 1}
+    assert {tuple(sorted(d.items())) for d in do.KERNEL_DEFINES} == {
+        tuple(sorted(do.kernel_defines(c, w).items())) for c in do.CTA_SIZES for w in (False, True)}
 
 
 def _check(strategy, graph_name, sources, predecessors=False):
@@ -126,6 +137,19 @@ def test_growth_rule_flips_less_on_a_lattice():
     flips = sum(g.counters["switches"] for _, g in counts)
     kept = sum(g.counters["switches"] for _, g in growth)
     assert kept <= flips, (flips, kept)
+
+
+@pytest.mark.gpu
+@pytest.mark.parametrize("knobs", [{}, FORCED_BU, {"bottom_up": False, "spread_edges": 0}])
+def test_64bit_offsets_build(knobs, monkeypatch):
+    """The build for 2^31 edges and more, forced on small graphs (threshold 0 edges)."""
+    monkeypatch.setattr(do, "OFFSET64_EDGES", 0)
+    for graph_name in ("kronecker", "grid60x60", "directed", "disconnected"):
+        strategy = _do(**knobs)
+        strategy.prepare(ts.graph(graph_name))
+        assert strategy._offset64
+        strategy.release()
+        _check(strategy, graph_name, ts.sources(graph_name)[:3], predecessors=True)
 
 
 @pytest.mark.gpu

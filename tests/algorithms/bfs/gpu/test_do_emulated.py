@@ -7,19 +7,30 @@ so the CTA-wide, warp and scan gathering of top-down steps and the warp-per-word
 bottom-up steps all run on graphs of a few hundred vertices; fibers switch at atomics
 and __ldcg at random (seeded), so CTAs race for the visited bits. Each traversal is
 checked against cpu.sequential (distances, a BFS tree of parents, the level count).
+
+Both edge offset builds run: the 32-bit one the launcher picks below 2^31 edges and the
+64-bit one (DO_OFFSET64) it picks from there on, forced here by lowering the launcher's
+threshold; a last test moves every offset past 2^32 (the column arrays shifted back by
+as many elements) so that a truncation anywhere reads far outside the arrays (wrong
+neighbours, or the process dies of a segmentation fault: a failure either way).
 """
 
 from __future__ import annotations
+
+import ctypes
 
 import numpy as np
 import pytest
 
 from gpubfs_cli.algorithms.bfs.cpu.sequential import sequential_bfs
 from gpubfs_cli.algorithms.bfs.gpu.do import strategies as do
+from gpubfs_cli.gpu import device_graph
 from tests.algorithms.bfs.gpu import emulated_bfs as eb
 from tests.gpu import emulated_cupy as ec
 
-DO = ec.Family(do.KERNELS, "do_driver.cpp", (do,), defines=[do.kernel_defines(128)])
+DO = ec.Family(do.KERNELS, "do_driver.cpp", (do,),
+               defines=[do.kernel_defines(128), do.kernel_defines(128, offset64=True)])
+OFFSETS = [32, 64]  # the edge offset builds
 BASE = {"cta_size": 128, "small_frontier": 0, "mid_frontier": 0, "growth": False}  # the grid's steps, the thresholds' rule
 PATCHES = {"blocks_per_sm": lambda kernel, block, shared_mem=0: 2}
 FORCED_BU = {"alpha": 1e9, "beta": 1e9}  # bottom-up from the first level, never back
@@ -68,9 +79,16 @@ def check_counters(strategy, g, s, got):
             assert c["edges_examined"][L] == deg[frontier].sum(), (L, c)
 
 
-def run(monkeypatch, emulation, knobs: dict, graphs, name: str = "do.bfs", **kw):
-    return eb.run(monkeypatch, emulation, name, {**BASE, **knobs}, graphs, patches=PATCHES, sms=2,
-                  resident=2, check=check_counters, **kw)
+def run(monkeypatch, emulation, knobs: dict, graphs, name: str = "do.bfs", offsets: int = 32, **kw):
+    """eb.run on the build of `offsets`-bit edge offsets (64: the launcher's threshold
+    lowered to 0 edges), checking that the launcher loaded that build alone."""
+    if offsets == 64:
+        monkeypatch.setattr(do, "OFFSET64_EDGES", 0)
+    emulation.defines.clear()
+    answers = eb.run(monkeypatch, emulation, name, {**BASE, **knobs}, graphs, patches=PATCHES, sms=2,
+                     resident=2, check=check_counters, **kw)
+    assert emulation.defines and {dict(k).get("DO_OFFSET64", 0) for k in emulation.defines} == {offsets == 64}
+    return answers
 
 
 VARIANTS = [
@@ -108,13 +126,15 @@ def _id(knobs) -> str:
     return "-".join(f"{k}={v}" for k, v in knobs.items()) or "defaults"
 
 
+@pytest.mark.parametrize("offsets", OFFSETS)
 @pytest.mark.parametrize("knobs", VARIANTS, ids=[_id(k) for k in VARIANTS])
-def test_every_graph(monkeypatch, emulation, knobs):
-    run(monkeypatch, emulation, knobs, list(eb.GRAPHS))
+def test_every_graph(monkeypatch, emulation, knobs, offsets):
+    run(monkeypatch, emulation, knobs, list(eb.GRAPHS), offsets=offsets)
 
 
-def test_top_down_variant(monkeypatch, emulation):
-    run(monkeypatch, emulation, {"counters": True}, eb.HARD, name="do.top_down")
+@pytest.mark.parametrize("offsets", OFFSETS)
+def test_top_down_variant(monkeypatch, emulation, offsets):
+    run(monkeypatch, emulation, {"counters": True}, eb.HARD, name="do.top_down", offsets=offsets)
 
 
 def test_automatic_switch_goes_both_ways(monkeypatch, emulation):
@@ -167,11 +187,12 @@ def test_profile_rows(monkeypatch, emulation):
            patches=PATCHES, sms=2, resident=2, check=check_profile)
 
 
+@pytest.mark.parametrize("offsets", OFFSETS)
 @pytest.mark.parametrize("seed", [2, 3])
-def test_more_thread_interleavings(monkeypatch, emulation, seed):
+def test_more_thread_interleavings(monkeypatch, emulation, seed, offsets):
     for knobs in ({}, FORCED_BU, {"alpha": 2.0, "beta": 8.0}, {"small_frontier": 8},
                   {"small_frontier": 4, "mid_frontier": 32, "mid_ctas": 2}):
-        run(monkeypatch, emulation, knobs, ["loops_dups", "rmat", "directed"], seed=seed)
+        run(monkeypatch, emulation, knobs, ["loops_dups", "rmat", "directed"], seed=seed, offsets=offsets)
 
 
 def test_growth_rule_keeps_a_lattice_tail_top_down(monkeypatch, emulation):
@@ -183,3 +204,53 @@ def test_growth_rule_keeps_a_lattice_tail_top_down(monkeypatch, emulation):
     flips = [int(a.counters["switches"]) for a in counts]
     kept = [int(a.counters["switches"]) for a in growth]
     assert sum(kept) < sum(flips), (flips, kept)  # 5 against 2 a traversal today
+
+
+# Past 2^32, with the low word's sign bit set: a start cut to 32 bits, or its low word
+# sign-extended, lands far from the column it names.
+SHIFT = 3 * 2**31 + 5
+
+
+def _shifted(a: np.ndarray, by: int) -> np.ndarray:
+    """A view of `a`'s memory as an array starting `by` elements earlier (never read
+    there: the kernel indexes it with offsets of at least `by`)."""
+    raw = (ctypes.c_int32 * (len(a) + by)).from_address(a.ctypes.data - by * a.itemsize)
+    return np.ctypeslib.as_array(raw).view(ec.DeviceArray)
+
+
+@pytest.mark.parametrize("knobs", [
+    {"bottom_up": False, "spread_edges": -1, "counters": True},  # CTA, warp and scan gathering
+    {"bottom_up": False, "spread_edges": 0, "counters": True},  # every level spread over the grid
+    {"alpha": 0.5, "beta": 2.0, "counters": True},  # both directions, switching
+    {"small_frontier": 16, "mid_frontier": 64, "mid_ctas": 2, "growth": True, "alpha": 2.0, "beta": 8.0,
+     "counters": True},  # CTA 0 alone and the team: starts in the shared and team queues
+    {**FORCED_BU, "counters": True},
+], ids=["gather", "spread", "switching", "small-mid", "bottom-up"])
+def test_offsets_past_2_32(monkeypatch, emulation, knobs):
+    """The 64-bit build with every row and in-row offset raised by SHIFT and the column
+    arrays it indexes moved back by as many elements: the kernel reads the same lists
+    only if it carries all 64 bits of every offset (row reads, the gathering's shared
+    starts, the spread's, the small-frontier and team queues', bottom-up's in-edges)."""
+    of = device_graph.DeviceGraph.of.__func__
+    keep = []  # the arrays the shifted views borrow
+
+    def shifted_of(cls, graph, device=None, **kw):
+        dg = of(cls, graph, device, **kw)
+        if not getattr(dg, "_shifted", False):
+            dg.with_in_edges()
+            keep.append((dg.row_offsets, dg.col_indices, dg.in_offsets, dg.in_indices))
+            undirected = dg.in_offsets is dg.row_offsets
+            dg.row_offsets = (dg.row_offsets + SHIFT).view(ec.DeviceArray)
+            dg.row_offsets32 = None
+            dg.col_indices = _shifted(dg.col_indices, SHIFT)
+            if undirected:
+                dg.in_offsets, dg.in_indices = dg.row_offsets, dg.col_indices
+            else:
+                dg.in_offsets = (dg.in_offsets + SHIFT).view(ec.DeviceArray)
+                dg.in_indices = _shifted(dg.in_indices, SHIFT)
+            dg._shifted = True
+        return dg
+
+    monkeypatch.setattr(device_graph.DeviceGraph, "of", classmethod(shifted_of))
+    run(monkeypatch, emulation, knobs, ["rmat", "broom", "directed", "grid9x13", "loops_dups"], offsets=64)
+    assert keep

@@ -24,8 +24,10 @@
 // kernel (queue -> bitmap from the distance labels, bitmap -> queue by ballots) at the
 // cost of one more grid barrier.
 //
-// Vertex ids and edge offsets are 32-bit (the host checks m < 2^31). Every queue entry
-// is a vertex this kernel labelled (exact atomics), so a queue never holds more than n.
+// Vertex ids are 32-bit (the host checks n < 2^31). Edge offsets are offset_t: int, or
+// long long in the DO_OFFSET64 build (the host's choice from m >= 2^31 on); one list's
+// length (a degree) stays int, sums over a frontier are 64-bit. Every queue entry is a
+// vertex this kernel labelled (exact atomics), so a queue never holds more than n.
 #include "do.cuh"
 #include "expand.cuh"
 #include "mergepath.cuh"
@@ -37,14 +39,23 @@ constexpr int WARPS = BLOCK / 32;
 constexpr int SMALL_CAP = DO_SMALL_CAP;
 static_assert(BLOCK % 32 == 0 && WARPS <= 32, "CTAs of 32 to 1024 threads");
 
+#if DO_OFFSET64
+typedef long long offset_t;
+#else
+typedef int offset_t;
+#endif
+
 struct Shared {
-    GatherShared<BLOCK> g;
+    GatherShared<BLOCK, offset_t> g;
     union {
         struct {
-            int off[DO_SPREAD + 1];  // top_down_spread: the frontier's edge offsets
-            int v[DO_SPREAD];        // ... and its vertices
+            offset_t off[DO_SPREAD + 1];  // top_down_spread: the frontier's edge offsets
+            int v[DO_SPREAD];             // ... and its vertices
+#if DO_OFFSET64
+            long long scan[33];  // the scan of its whole lists (g.scratch is int: short lists)
+#endif
         } spread;
-        SfQueues<SMALL_CAP> sq;      // small-frontier mode (CTA 0 alone)
+        SfQueues<SMALL_CAP, offset_t> sq;  // small-frontier mode (CTA 0 alone)
     };
     unsigned long long red[WARPS][4];  // per-CTA sums of the per-thread counts
     unsigned long long ctl[3];         // the level's slot, read once per CTA
@@ -52,9 +63,9 @@ struct Shared {
 };
 
 struct State {
-    const int* __restrict__ row;
+    const offset_t* __restrict__ row;
     const int* __restrict__ col;
-    const int* __restrict__ in_row;
+    const offset_t* __restrict__ in_row;
     const int* __restrict__ in_col;
     int n;
     int* dist;
@@ -77,8 +88,8 @@ struct State {
     __device__ int* queue(int L) const { return (L & 1) ? q1 : q0; }
     __device__ int4* mid_queue(int L) const { return (L & 1) ? mq + mq_cap : mq; }
     __device__ int* sf_words() const { return reinterpret_cast<int*>(ctl + CTL_SF); }  // small_frontier.cuh's
-    __device__ int out_degree(int v) const { return row[v + 1] - row[v]; }
-    __device__ int in_degree(int v) const { return in_row[v + 1] - in_row[v]; }
+    __device__ int out_degree(int v) const { return (int)(row[v + 1] - row[v]); }
+    __device__ int in_degree(int v) const { return (int)(in_row[v + 1] - in_row[v]); }
     __device__ void stamp(int L, int word, unsigned long long value) const {
         prof_stamp<PROF_WORDS>(prof, prof_cap, L, word, value);
     }
@@ -203,16 +214,27 @@ __device__ void top_down(const State& S, Shared& sh, int L, int nf) {
     const int ntiles = (nf + BLOCK - 1) / BLOCK;
     for (int t = blockIdx.x; t < ntiles; t += gridDim.x) {
         const int i = t * BLOCK + threadIdx.x;
-        int u = -1, start = 0, len = 0;
+        int u = -1;
+        offset_t start = 0;
+        int len = 0;
         if (i < nf) {
             u = __ldcg(in + i);
             start = S.row[u];
-            len = S.row[u + 1] - start;
+            len = (int)(S.row[u + 1] - start);
             if (STATS) ++c.vertices;
         }
         gather_lists<BLOCK>(sh.g, S.col, u, start, len, sink);
     }
     flush<STATS>(S, sh, L, c, false);
+}
+
+// The spread's scan scratch: g.scratch where offsets are int, else its own.
+__device__ __forceinline__ offset_t* spread_scratch(Shared& sh) {
+#if DO_OFFSET64
+    return sh.spread.scan;
+#else
+    return sh.g.scratch;
+#endif
 }
 
 // Top-down for a frontier of at most DO_SPREAD vertices: every CTA scans the frontier's
@@ -225,7 +247,7 @@ __device__ void top_down_spread(const State& S, Shared& sh, int L, int nf) {
     Counts c;
     TopDownSink<PRED, STATS> sink{&S, S.queue(L + 1), S.slot(L + 1) + SLOT_NF, L + 1, &c};
     const int* in = S.queue(L);
-    int carry = 0;
+    offset_t carry = 0;  // up to DO_SPREAD whole lists: offset-wide
     for (int base = 0; base < nf; base += BLOCK) {
         const int i = base + threadIdx.x;
         int u = -1, len = 0;
@@ -233,8 +255,8 @@ __device__ void top_down_spread(const State& S, Shared& sh, int L, int nf) {
             u = __ldcg(in + i);
             len = S.out_degree(u);
         }
-        int total;
-        const int ex = block_exclusive_scan(len, sh.g.scratch, &total);
+        offset_t total;
+        const offset_t ex = block_exclusive_scan_t<offset_t>(len, spread_scratch(sh), &total);
         if (i < nf) {
             sh.spread.off[i] = carry + ex;
             sh.spread.v[i] = u;
@@ -245,8 +267,8 @@ __device__ void top_down_spread(const State& S, Shared& sh, int L, int nf) {
     }
     const int lane = lane_id();
     const int gwarp = grid_warp<BLOCK>(), nwarps = grid_warps<BLOCK>();
-    for (int b = gwarp << 5; b < carry; b += nwarps << 5) {  // warp-uniform bounds
-        const int e = b + lane;
+    for (offset_t b = (offset_t)gwarp << 5; b < carry; b += (offset_t)nwarps << 5) {  // warp-uniform bounds
+        const offset_t e = b + lane;
         const bool a = e < carry;
         int v = -1, u = -1;
         if (a) {
@@ -274,8 +296,8 @@ __device__ void bottom_up(const State& S, Shared& sh, int L) {
         const int v = (w << 5) + lane;
         bool hit = false;
         if (v < S.n && !((seen >> lane) & 1u)) {
-            const int s = S.in_row[v], e = S.in_row[v + 1];
-            int k = s;
+            const offset_t s = S.in_row[v], e = S.in_row[v + 1];
+            offset_t k = s;
             for (; k < e; ++k) {
                 const int u = S.in_col[k];
                 if ((__ldcg(front + (u >> 5)) >> (u & 31)) & 1u) {
@@ -366,11 +388,13 @@ __device__ int small_levels(const State& S, Shared& sh, int L, int nf, int thres
     const int* in = S.queue(L);
     for (int i0 = 0; i0 < nf; i0 += BLOCK) {
         const int i = i0 + tid;
-        int v = -1, start = 0, len = 0;
+        int v = -1;
+        offset_t start = 0;
+        int len = 0;
         if (i < nf) {
             v = __ldcg(in + i);
             start = S.row[v];
-            len = S.row[v + 1] - start;
+            len = (int)(S.row[v + 1] - start);
         }
         sf_append(sh.sq, 0, L, i < nf, v, start, len);
     }
@@ -428,13 +452,36 @@ __device__ int small_levels(const State& S, Shared& sh, int L, int nf, int thres
 // (sf_discover), and one atomic per warp both reserves queue positions and sums the
 // entries' out-edges. (Gathering lists of up to 4 or 8 neighbours in their own thread,
 // with no block barrier, measured slower on grid5pt.5000: 6.5 and 7.0 against 5.8 us a
-// level; docs/performance.md, session 13.) The control words keep the grid's slot rotation (level D reads slot
-// D % 3, fills D + 1, clears D + 2); slot D's SLOT_NF holds entries << 32 | out-edges
-// (entries <= n, edges <= m < 2^31: no carry), SLOT_INF the entries' in-edges (directed
+// level; docs/performance.md, per-level cost.) The control words keep the grid's slot rotation (level D reads slot
+// D % 3, fills D + 1, clears D + 2); slot D's SLOT_NF holds entries << MID_EDGE_BITS |
+// out-edges (no carry: see MID_EDGE_BITS), SLOT_INF the entries' in-edges (directed
 // graphs; undirected ones have as many as out-edges). The team hands level D back to the
 // grid when the heuristic would go bottom-up, when D passes the threshold or fits the
 // small-frontier mode, or when its lists are long (DO_HUB_DEGREE: the grid spreads them
 // over every warp); CTA 0 then rewrites slot D as the grid's level D - 1 would have left it.
+
+// A level's entries number at most mid_frontier (each is claimed through one edge of
+// the level before, which had at most mid_frontier): under 2^16. Their out-edges are
+// under 2^31 (at most m) with 32-bit offsets, else under 2^16 lists of under 2^31 each.
+constexpr int MID_EDGE_BITS = DO_OFFSET64 ? 48 : 32;
+constexpr unsigned long long MID_EDGE_MASK = (1ull << MID_EDGE_BITS) - 1;
+static_assert(DO_MID_CAP < (1ull << (64 - MID_EDGE_BITS)), "the team's entries fit above the edges");
+
+// A team queue entry: vertex, list start, list length; a 64-bit start's high word in w.
+__device__ __forceinline__ int4 mid_entry(int v, offset_t start, int len) {
+#if DO_OFFSET64
+    return make_int4(v, (int)start, len, (int)(start >> 32));
+#else
+    return make_int4(v, start, len, 0);
+#endif
+}
+__device__ __forceinline__ offset_t mid_start(const int4& e) {
+#if DO_OFFSET64
+    return (long long)(unsigned int)e.y | ((long long)e.w << 32);
+#else
+    return e.y;
+#endif
+}
 
 // Whether a top-down frontier is the team's: mid-size, and not a few long lists.
 __device__ __forceinline__ bool mid_fits(long long nf, long long mf, int mid_frontier, int small_frontier) {
@@ -451,7 +498,8 @@ struct MidSink {
     int label;
     bool directed;
     __device__ void emit(int v, int u, bool active) {
-        int start = 0, len = 0;
+        offset_t start = 0;
+        int len = 0;
         const bool mine = active && sf_discover(S->row, S->visited, v, start, len);
         unsigned long long in = 0;
         if (mine) {
@@ -462,8 +510,9 @@ struct MidSink {
         const unsigned int m = __ballot_sync(GPUBFS_FULL_MASK, mine);
         if (!m) return;
         const unsigned long long edges = warp_sum_t((unsigned long long)(mine ? len : 0));
-        const unsigned long long base = warp_leader_add(packed, m, ((unsigned long long)__popc(m) << 32) | edges);
-        if (mine) out[(base >> 32) + lane_rank(m)] = make_int4(v, start, len, 0);
+        const unsigned long long base =
+            warp_leader_add(packed, m, ((unsigned long long)__popc(m) << MID_EDGE_BITS) | edges);
+        if (mine) out[(base >> MID_EDGE_BITS) + lane_rank(m)] = mid_entry(v, start, len);
         if (directed) warp_leader_add(inf, m, warp_sum_t(in));
     }
 };
@@ -485,8 +534,8 @@ __device__ int mid_levels(const State& S, Shared& sh, int L, long long nf, long 
         if (D > L) {
             const unsigned long long* slot = S.slot(D);
             const unsigned long long p = __ldcg(slot + SLOT_NF);
-            cnt = (long long)(p >> 32);
-            edges = (long long)(p & 0xffffffffull);
+            cnt = (long long)(p >> MID_EDGE_BITS);
+            edges = (long long)(p & MID_EDGE_MASK);
             const long long in = directed ? (long long)__ldcg(slot + SLOT_INF) : edges;
             inf_sum += (unsigned long long)in;
             m_u -= in;
@@ -522,16 +571,18 @@ __device__ int mid_levels(const State& S, Shared& sh, int L, long long nf, long 
         const int ntiles = (int)((cnt + tile - 1) / tile);
         for (int t = blockIdx.x; t < ntiles; t += team) {
             const int i = t * tile + tid;
-            int u = -1, start = 0, len = 0;
+            int u = -1;
+            offset_t start = 0;
+            int len = 0;
             if (tid < tile && i < cnt) {
                 if (D == L) {  // the grid's queue: vertices alone
                     u = __ldcg(plain + i);
                     start = S.row[u];
-                    len = S.row[u + 1] - start;
+                    len = (int)(S.row[u + 1] - start);
                 } else {
                     const int4 e = __ldcg(in + i);
                     u = e.x;
-                    start = e.y;
+                    start = mid_start(e);
                     len = e.z;
                 }
             }
@@ -687,13 +738,13 @@ __device__ void bfs(const State& S, int src, long long m_in, long long alpha_mil
 // out-edges run in CTA 0 alone (0: never; at most DO_SMALL_CAP); top-down frontiers of at
 // most mid_frontier vertices and out-edges (0: never; at most DO_MID_CAP) run in the first
 // mid_ctas CTAs, from the queues mq (two of mq_cap entries).
-#define DO_BFS_PARAMS                                                                          \
-    const int *__restrict__ row, const int *__restrict__ col, const int *__restrict__ in_row,  \
-        const int *__restrict__ in_col, int n, int src, long long m_in, long long alpha_milli, \
-        long long beta_milli, int rule, long long spread_edges, int small_frontier,            \
-        int mid_frontier, int mid_ctas, int *dist, int *parent,                                \
-        unsigned int *visited, unsigned int *front0, unsigned int *front1, int *q0, int *q1,   \
-        unsigned long long *ctl, unsigned long long *counters, int counter_cap,                \
+#define DO_BFS_PARAMS                                                                            \
+    const dobfs::offset_t *__restrict__ row, const int *__restrict__ col,                        \
+        const dobfs::offset_t *__restrict__ in_row, const int *__restrict__ in_col, int n, int src, \
+        long long m_in, long long alpha_milli, long long beta_milli, int rule, long long spread_edges, \
+        int small_frontier, int mid_frontier, int mid_ctas, int *dist, int *parent,              \
+        unsigned int *visited, unsigned int *front0, unsigned int *front1, int *q0, int *q1,     \
+        unsigned long long *ctl, unsigned long long *counters, int counter_cap,                  \
         unsigned long long *prof, int prof_cap, int4 *mq, int mq_cap
 
 template <bool PRED, bool STATS>

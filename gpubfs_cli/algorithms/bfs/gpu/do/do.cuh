@@ -28,6 +28,12 @@
 #endif
 #define DO_HUB_DEGREE 32  // a frontier averaging this many out-edges a vertex leaves the team mode
 
+// Edge offsets (the CSRs' row offsets, list starts): 32-bit, or 64-bit in the build the
+// launcher picks for graphs of 2^31 edges or more (it reads twice the bytes per offset).
+#ifndef DO_OFFSET64
+#define DO_OFFSET64 0
+#endif
+
 // alpha and beta reach the kernel in thousandths (integer kernel arguments).
 
 // The direction rule (kernel argument `rule`).

@@ -19,7 +19,7 @@ vertices not yet visited):
 
 Beamer's alpha = 14 and beta = 24 were tuned for a CPU's cost of an edge check in each
 direction. Here alpha = 48, beta = 24: ``scripts/device/do_sweep.sh`` on the H100
-(session 7, 16 sources, alpha in {4, 14, 48} x beta in {6, 24, 96}) found alpha = 48
+(2026-11-23, 16 sources, alpha in {4, 14, 48} x beta in {6, 24, 96}) found alpha = 48
 fastest on g500-s20-ef16 (0.35 ms against 0.38 ms at 14) and kron_g500-logn20-gen
 (0.73 against 1.04 ms) and equal on uniform-n21-e26 (0.75 ms): a GPU's bottom-up step
 is cheap next to a top-down one (no atomics, bitmap in L2), so it pays to switch
@@ -41,6 +41,9 @@ What was adapted for a GPU, and why:
   whole from a ballot (no atomics, no clearing pass). Directed graphs get the transpose
   (CSR of in-edges) built in prepare (DeviceGraph.with_in_edges, vectorised);
   undirected graphs use the CSR itself.
+- Edge offsets are 32-bit below 2^31 edges (half the bytes per offset read) and 64-bit
+  from there on (a second build, DO_OFFSET64: Graph500 scale 26 sits at about 2^31
+  directed edges, scale 27 passes it); vertex ids stay 32-bit.
 - No fixed cost per traversal: every buffer is allocated in prepare, the argument
   tuple is built there (traverse puts in the source), and nothing is read back during
   the traversal (exact claims: no overflow to check). Per-level counters are compiled
@@ -58,11 +61,10 @@ Knobs:
   the first level and stay there.
 - ``bottom_up``: False holds every level top-down (the ``do.top_down`` variant).
 - ``growth``: the switch as Beamer et al.'s state machine (their Fig. 3) has it: to
-  bottom-up only while the frontier grows, back only while it shrinks. On by default
-  since session 10. With the thresholds alone (``growth`` false, as tuned in session 7)
-  a lattice's shrinking tail flips direction every level (m_u falls below alpha * m_f, a
+  bottom-up only while the frontier grows, back only while it shrinks. On by default.
+  With the thresholds alone (``growth`` false) a lattice's shrinking tail flips direction every level (m_u falls below alpha * m_f, a
   bottom-up pass over the whole bitmap finds a small frontier, beta sends it back). On
-  the H100 (session 10, variants taking turns) growth takes 10% off grid5pt.5000 and is
+  the H100 (2026-11-24, variants taking turns) growth takes 10% off grid5pt.5000 and is
   within 2% on g500-s20-ef16, uniform-n21-e26 and kron_g500-logn20-gen.
 - ``cta_size``: threads per CTA (128 to 1024; compiled per size).
 - ``blocks_per_sm``: CTAs per SM of the persistent grid (0 = as many as fit).
@@ -77,10 +79,10 @@ Knobs:
   (gpu/include/small_frontier.cuh, the mode merrill.* has as a knob); the first level
   past it goes back to the grid. Those levels stay top-down whatever the heuristic says
   (a bottom-up step reads the whole bitmap). 0: off; at most DO_SMALL_CAP (512).
-  512 by default since session 10: on the H100 it takes levels-path-100k from 4.3 to
+  512 by default: on the H100 it takes levels-path-100k from 4.3 to
   0.9 us per level and is within 1.5% on the low-diameter target graphs, where it runs
   only the source's level and hands the next one back (measured with the variants
-  taking turns; session 8's 16-48 us cost was the run-order effect, docs/performance.md).
+  taking turns; an earlier 16-48 us cost was the run-order effect, docs/performance.md).
 - ``mid_frontier``: while a top-down frontier has at most this many vertices and
   out-edges (and more than ``small_frontier``), a team of ``mid_ctas`` CTAs runs the
   levels with a barrier of its own while the rest of the grid parks (do.cu's
@@ -90,7 +92,7 @@ Knobs:
   past the threshold, when it fits the small-frontier mode, when the heuristic would go
   bottom-up (the team keeps m_u and the frontier's growth), or when its lists average
   DO_HUB_DEGREE (32) or more (the grid spreads those). 0: off; at most DO_MID_CAP
-  (32768), the default since session 13: on the H100 it takes grid5pt.5000 from 11.9
+  (32768), the default: on the H100 it takes grid5pt.5000 from 11.9
   to 5.8 us per level (the grid's barrier over 528 CTAs and a longer chain were most of
   it), within 5% on the low-diameter graphs (docs/performance.md).
 - ``mid_ctas``: the team's size; 0 (default) = one CTA per SM (132 on the H100; 66 and
@@ -144,16 +146,26 @@ PROF_WORDS = C["PROF_WORDS"]
 SMALL_CAP = C["DO_SMALL_CAP"]  # the largest small_frontier threshold
 MID_CAP = C["DO_MID_CAP"]  # the largest mid_frontier threshold
 CTL_MID_LEVELS = C["CTL_MID_LEVELS"]
-EDGE_LIMIT = 2**31  # edge offsets are 32-bit
+OFFSET64_EDGES = 2**31  # from this many edges on, the 64-bit offset build (int32 holds 0..m below)
 MAX_LEVELS = 1 << 20  # per-level counter and profile rows kept (a longer BFS keeps the first)
 
 
-def kernel_defines(cta_size: int) -> dict[str, int]:
-    """The -D defines of the build for CTAs of `cta_size` threads."""
-    return {"DO_BLOCK": cta_size, "DO_MIN_BLOCKS": max(1, 1024 // cta_size)}
+def offsets64(m: int) -> bool:
+    """Whether a graph of m edges needs the 64-bit edge offset build."""
+    return int(m) >= OFFSET64_EDGES
 
 
-KERNEL_DEFINES = [kernel_defines(c) for c in CTA_SIZES]  # every build, for the compile test
+def kernel_defines(cta_size: int, offset64: bool = False) -> dict[str, int]:
+    """The -D defines of the build for CTAs of `cta_size` threads, with 64-bit edge
+    offsets when `offset64` (the 32-bit build names no define: its key is unchanged)."""
+    defines = {"DO_BLOCK": cta_size, "DO_MIN_BLOCKS": max(1, 1024 // cta_size)}
+    if offset64:
+        defines["DO_OFFSET64"] = 1
+    return defines
+
+
+# every build, for the compile test
+KERNEL_DEFINES = [kernel_defines(c, wide) for c in CTA_SIZES for wide in (False, True)]
 
 
 def kernel_name(predecessors: bool, stats: bool) -> str:
@@ -233,8 +245,8 @@ def profile_rows(profile, counters: dict) -> list[dict]:
     return rows
 
 
-def compiled_module(cta_size: int, device: Device | None = None):
-    return load_module(KERNELS, defines=kernel_defines(cta_size), cooperative=True,
+def compiled_module(cta_size: int, device: Device | None = None, offset64: bool = False):
+    return load_module(KERNELS, defines=kernel_defines(cta_size, offset64), cooperative=True,
                        name_expressions=KERNEL_NAMES, device=device)
 
 
@@ -254,20 +266,22 @@ class DirectionOptimizing(GpuStrategy):
 
     def prepare(self, graph: CSRGraph) -> None:
         require_int32_ids(graph, self.name)
-        if graph.m >= EDGE_LIMIT:
-            raise StrategyUnavailable(f"{self.name} keeps edge offsets in 32 bits (m < 2^31)")
         super().prepare(graph)
         cp = self.cupy()
         k = self.knobs
         n = graph.n
+        wide = offsets64(graph.m) or self.dgraph.row_offsets32 is None
+        self.derived("_offset64", wide)  # which build runs (tests read it)
         dg = self.dgraph.with_in_edges()
-        row = dg.row_offsets32
+        row = dg.row_offsets if wide else dg.row_offsets32
         if dg.in_offsets is dg.row_offsets:  # undirected: the CSR is its own transpose
             in_row, in_col = row, dg.col_indices
+        elif wide:  # in_offsets are int64 (DeviceGraph.with_in_edges)
+            in_row, in_col = dg.in_offsets, dg.in_indices
         else:
             in_row, in_col = self.keep("_in_row", dg.in_offsets.astype(cp.int32)), dg.in_indices
         stats = bool(k.counters or k.profile)
-        module = compiled_module(int(k.cta_size), self.device)
+        module = compiled_module(int(k.cta_size), self.device, wide)
         self._kernels = {p: module.get_function(kernel_name(p, stats)) for p in (False, True)}
         fit = min(blocks_per_sm(kern, int(k.cta_size)) for kern in self._kernels.values())
         if fit < 1:
