@@ -3,8 +3,9 @@ of barriers among a team of CTAs (scripts/barrier_probe.cu), per barrier in
 microseconds, from the difference of two launches (N and 0 iterations, CUDA events,
 median of 5). Rows: the barrier (team_sync as shipped, with a release add and acquire
 polls; the same with full fences, its first form; the cooperative grid barrier), the team's size, and what each iteration adds to the
-chain (nothing, one dependent L2 load, one returned atomic). Session 13 (H100, 132 CTAs):
-team_sync with fences 1.40 us, release/acquire 1.15, grid.sync 1.20; 528 CTAs 2.45 / 2.01 / 1.73.
+chain (nothing, one dependent L2 load, one returned atomic). On an H100 (2026-11-24,
+docs/results/h100-2026-11-24/barrier-probe.log), 132 CTAs: team_sync with fences 1.462 us,
+release/acquire 1.130, grid.sync 1.194; 528 CTAs 2.596 / 2.003 / 1.724.
 
     python3 scripts/barrier_probe.py [--iters 4000]
 """

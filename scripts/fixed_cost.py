@@ -181,8 +181,8 @@ def floor_cases() -> list[Case]:
 def take_turns(cases: list[Case], samples: int, block: int = BLOCK) -> None:
     """`samples` traversals per case in rounds: in each round every live case runs one
     untimed traversal, then `block` timed ones back to back (as a run's sources are),
-    and round r starts from case r (mod the count), so that a drift over the run (session
-    11: do.bfs's one build measured 43.6 us early in a list run one after another and
+    and round r starts from case r (mod the count), so that a drift over the run (on an
+    H100, one do.bfs build measured 43.6 us early in a list run one after another and
     26.8 late) falls on every case alike. One sample each, switching every traversal,
     measured every case 1.2-1.8x slower: not what a run of sources pays."""
     live = [c for c in cases if c.result is None]

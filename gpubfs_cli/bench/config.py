@@ -20,7 +20,7 @@ Keys (all optional except datasets):
                  passed (50; 0: `warmup` runs alone). On the H100 a variant prepared
                  after CPU-only work (auto.bfs's depth probe) measured about 14 us
                  slower per traversal with one warm-up run, and alike with 50 ms
-                 (docs/performance.md, Session 12)
+                 (docs/auto.md, "Evidence")
   rounds:        the variants take turns: round r runs every variant on every rounds-th
                  source (from the r-th), starting from the r-th variant and going round,
                  so what running first or last does to a variant falls on all of them

@@ -1,6 +1,6 @@
-"""Why do auto.bfs's samples trail its own choice's? (session 11: over 78 groups, auto's
-median was 10-20 us per traversal behind the group of the strategy it ran, in the same
-run; docs/performance.md, Session 11.) One process per call, one graph after another:
+"""Why do auto.bfs's samples trail its own choice's? (With one warm-up run, auto's median
+was 10-20 us per traversal behind the group of the strategy it ran, in the same run;
+docs/auto.md, "Evidence".) One process per call, one graph after another:
 
     python scripts/device/auto_gap.py [--graphs A,B] [--sources N] [--trials T]
         [--warmup-ms MS]

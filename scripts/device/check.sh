@@ -1,21 +1,47 @@
 #!/usr/bin/env bash
-# The checks a change to GPU code must pass, on a GPU machine, in parts that each fit one
-# 10-minute call (docs/ci.md). Run from the repo root with the machine's python3 (which
-# has cupy): the project is installed editable first, with no downloads.
+# The GPU checks and the measurements behind docs/performance.md, on a GPU machine, in
+# parts that each fit one 10-minute call (docs/ci.md lists every part). Run from the repo
+# root with the machine's python3 (which has cupy): the project is installed editable
+# first, with no downloads (catalogue graphs are generated, or read from GPUBFS_DATA_DIR).
 #   bash scripts/device/check.sh PART [PART...]
-# Parts:
-#   tests1     make test-gpu without the BFS-4K and Raval variant matrices (~300 s on an
-#              H100); with the peers' binaries in .peers/ (gunrock/bfs, gapbs/bfs) their
-#              GPU tests run too
-#   tests2a    make test-gpu's BFS-4K and Raval BFS matrices (~280 s)
-#   tests2b    make test-gpu's Raval SSSP matrix (~220 s)
-#   sanitize   make test-gpu-sanitize, six sanitizer processes (~350 s)
-#   gather-ab  merrill.cu's gathering before (.ab/, carried) and after: scripts/device/gather_ab.sh
+# Checks:
+#   tests1       make test-gpu without the BFS-4K and Raval variant matrices; with the
+#                peers' binaries in .peers/ (gunrock/bfs, gapbs/bfs) their GPU tests run too
+#   tests2a      make test-gpu's BFS-4K and Raval BFS matrices
+#   tests2b      make test-gpu's Raval SSSP matrix
+#   sanitize     make test-gpu-sanitize, six sanitizer processes
+#   gather-ab    merrill.cu's gathering before (.ab/, carried) and after: gather_ab.sh
+# Paper runs (results/NAME.json, then its report in the part's log):
+#   run:NAME     gpubfs run configs/experiments/NAME.yaml; RUN_ARGS adds run flags
+#                (e.g. RUN_ARGS="--rounds 4" ... run:merrill-cta)
+#   lbbfs-random lbbfs-rmat   lbbfs.yaml's Random and R-MAT halves, 100 sources each
+#   raval        raval.yaml and raval-chunking.yaml on rmat20, ER20, ER23, and raval.*'s
+#                SSSP on the 2000 x 2000 lattice (time per worklist round)
+#   raval-g500 raval-g500-seeds23   raval.yaml on the Graph 500 scale-24 graph of seed 1,
+#                then on those of seeds 2 and 3, 2 sources each
+#   reproduce-luo  gpubfs reproduce luo, end to end
+# Beside other projects (the peers' binaries in .peers/):
+#   gunrock      do.yaml on its three low-diameter graphs: do.*, merrill.hybrid, peer.gunrock
+#   gapbs        the CPU BFS and gapbs tests, then cpu-parallel.yaml (cpu.parallel_* beside
+#                peer.gapbs at 1 thread and every core)
+# Per-level and fixed cost:
+#   levels       merrill-levels.yaml (small-frontier modes), one line per variant: levels.sh
+#   do-levels    do-levels.yaml (do.bfs's mid-frontier mode, team sizes): levels.sh
+#   gpu-levels   gpu-levels.yaml: every GPU strategy's us per level
+#   fixed-cost   scripts/fixed_cost.py: every GPU strategy from a 2-vertex component,
+#                at its defaults and with small_frontier 512, and the launch floor
+#                (FIXED_COST_ARGS replaces those flags, e.g. "--only do.bfs --floor")
+#   probes       scripts/barrier_probe.py, and scripts/device/order_probe.py with idle gaps
+# auto.bfs (docs/auto.md):
+#   catalogue1 catalogue2 catalogue3   catalogue-gpu.yaml with auto.bfs, in three parts
+#                (10 sources, 2 rounds) -> results/catalogue-K1.json ...; then, anywhere:
+#                python scripts/build_auto_table.py [--check] results/catalogue-K*.json
+#   auto-gap     scripts/device/auto_gap.py on the small graphs
 # Logs and results go to $OUT/check-PART.tgz (one file per part); each part's last lines
 # and its exit status are printed.
 set -u
 export PYTHONUNBUFFERED=1 OUT=${OUT:-/tmp/out}
-mkdir -p "$OUT" logs
+mkdir -p "$OUT" logs results
 if [ -d .peers ]; then
   export GPUBFS_GUNROCK_BFS=$PWD/.peers/gunrock/bfs GPUBFS_GAPBS_BFS=$PWD/.peers/gapbs/bfs GPUBFS_PEERS=$PWD/.peers
 fi
@@ -24,6 +50,12 @@ MATRICES="tests/algorithms/bfs/gpu/test_bfs4k.py tests/algorithms/bfs/gpu/test_r
 COMMON="-p no:cacheprovider -rfE --maxfail=30 -n 4 --durations=15"
 DESELECT=""
 for f in $MATRICES; do DESELECT="$DESELECT --deselect $f"; done
+G="python3 -m gpubfs_cli"
+LOW=g500-s20-ef16,uniform-n21-e26,kron_g500-logn20-gen
+SMALL=smoke-rmat,smoke-gnm,rmat20,Gen-ForestFire,luo-scalefree-1M,g500-s20-ef16
+CATALOGUE1=smoke-rmat,smoke-gnm,smoke-grid,default-rmat,default-uniform,default-grid,levels-grid-2000,Gen-ForestFire,Gen-SmallWorld,rmat20,ER20,ER23,g500-s20-ef16,lbbfs-random-d2,lbbfs-random-d4,lbbfs-random-d8,lbbfs-random-d16,lbbfs-random-d32
+CATALOGUE2=lbbfs-rmat-d2,lbbfs-rmat-d4,lbbfs-rmat-d8,lbbfs-rmat-d16,lbbfs-rmat-d32,luo-grid-1M,luo-grid-2M,luo-grid-5M,luo-grid-7M,luo-grid-9M,luo-grid-10M,luo-scalefree-1M,luo-scalefree-5M,grid7pt.300
+CATALOGUE3=luo-scalefree-10M,random.2Mv.128Me,rmat.2Mv.128Me,kron_g500-logn20-gen,uniform-n21-e26,grid5pt.5000,graph500-s24-ef20-seed1
 
 run() {  # run PART LIMIT CMD...: a part's command with a time limit, logged
   local part=$1 limit=$2; shift 2
@@ -33,8 +65,18 @@ run() {  # run PART LIMIT CMD...: a part's command with a time limit, logged
   local rc=$?
   echo "$part: rc=$rc $(( $(date +%s) - start ))s" | tee -a logs/parts.txt
   tail -6 "logs/$part.log"
-  tar czf "$OUT/check-$part.tgz" logs $( [ -d results ] && echo results ) 2>/dev/null
+  tar czf "$OUT/check-$part.tgz" logs results 2>/dev/null
   return $rc
+}
+sh_run() { local part=$1 limit=$2; shift 2; run "$part" "$limit" bash -c "$*"; }  # a part of several commands
+
+# `config NAME OUT [FLAGS...]`: run configs/experiments/NAME.yaml into results/OUT.json, then its report.
+config() { local name=$1 out=$2; shift 2; echo "$G run configs/experiments/$name.yaml $* --out results/$out.json && $G report results/$out.json --format md"; }
+# The catalogue with auto.bfs beside every candidate; SIGINT before the limit makes the
+# runner write what it measured.
+catalogue() {
+  sed '/^  - classic\.\*$/a\  - auto.bfs' configs/experiments/catalogue-gpu.yaml > /tmp/catalogue-auto.yaml
+  echo "timeout -s INT 550 $G run /tmp/catalogue-auto.yaml -d $2 --sources 10 --rounds 2 --out results/catalogue-K$1.json"
 }
 
 status=0
@@ -45,7 +87,30 @@ for part in "$@"; do
     tests2b) run tests2b 580 make test-gpu PYTHON=python3 PYTEST_ARGS="$COMMON ${MATRICES##* }" ;;
     sanitize) run sanitize 580 make test-gpu-sanitize PYTHON=python3 SANITIZE_ARGS="--jobs 6" ;;
     gather-ab) run gather-ab 400 env OUT="$PWD/logs/ab" bash scripts/device/gather_ab.sh ;;
-    *) echo "unknown part $part (tests1 tests2a tests2b sanitize gather-ab)"; exit 2 ;;
+    run:*) name=${part#run:}; sh_run "run-$name" 580 "$(config "$name" "$name" "${RUN_ARGS:-}")" ;;
+    lbbfs-random) sh_run "$part" 580 "$(config lbbfs lbbfs-random -d lbbfs-random-d2,lbbfs-random-d4,lbbfs-random-d8,lbbfs-random-d16,lbbfs-random-d32,random.2Mv.128Me)" ;;
+    lbbfs-rmat) sh_run "$part" 580 "$(config lbbfs lbbfs-rmat -d lbbfs-rmat-d2,lbbfs-rmat-d4,lbbfs-rmat-d8,lbbfs-rmat-d16,lbbfs-rmat-d32,rmat.2Mv.128Me)" ;;
+    raval) sh_run raval 580 "$(config raval raval -d rmat20,ER20,ER23) && $(config raval-chunking raval-chunking -d rmat20,ER20,ER23) &&" \
+      "$G run -d levels-grid-2000 --problem sssp -s 'raval.*' -s cpu.dijkstra --sources 3 --out results/raval-lattice.json &&" \
+      "$G report --paper raval results/raval*.json --format md" ;;
+    raval-g500) sh_run raval-g500 580 "$(config raval raval-g500 -d graph500-s24-ef20-seed1 --sources 2 --time-limit 60)" ;;
+    raval-g500-seeds23) sh_run "$part" 580 "$(config raval raval-g500-seeds23 -d graph500-s24-ef20-seed2,graph500-s24-ef20-seed3 --sources 2 --time-limit 60)" ;;
+    reproduce-luo) run reproduce-luo 580 $G reproduce luo ;;
+    gunrock) sh_run gunrock 580 "$(config do do -d $LOW)" ;;
+    gapbs) sh_run gapbs 580 "python3 -m pytest -q -rs -p no:cacheprovider tests/algorithms/bfs/cpu tests/algorithms/bfs/test_peer_gapbs.py" \
+      "tests/graph/test_export_sg.py && (nproc; lscpu | head -20) > logs/cpu.txt && $(config cpu-parallel cpu-parallel)" ;;
+    levels) run levels 580 env LIMIT=550 bash scripts/device/levels.sh merrill-levels ;;
+    do-levels) run do-levels 580 env LIMIT=550 bash scripts/device/levels.sh do-levels ;;
+    gpu-levels) sh_run gpu-levels 580 "$G run configs/experiments/gpu-levels.yaml --out results/gpu-levels.json &&" \
+      "$G report results/gpu-levels.json --metric us_level --format md" ;;
+    fixed-cost) run fixed-cost 580 python3 scripts/fixed_cost.py ${FIXED_COST_ARGS:---samples 50 --knobs small_frontier=512 --floor} \
+      --json results/fixed_cost.json ;;
+    probes) sh_run probes 400 "python3 scripts/barrier_probe.py && python3 scripts/device/order_probe.py --gaps 0,1,5,20,0" ;;
+    catalogue1|catalogue2|catalogue3)
+      i=${part#catalogue}; graphs=CATALOGUE$i
+      sh_run "$part" 580 "$(catalogue "$i" "${!graphs}")" ;;
+    auto-gap) run auto-gap 500 python3 scripts/device/auto_gap.py --graphs "$SMALL" --sources 10 --trials 3 --warmup-ms 50 ;;
+    *) echo "unknown part $part (see the head of scripts/device/check.sh, or docs/ci.md)"; exit 2 ;;
   esac || status=1
 done
 cat logs/parts.txt

@@ -8,11 +8,11 @@ and the vertices and edges it examined; then the time per direction.
 
 from __future__ import annotations
 
-import json
 import sys
 from collections import defaultdict
 
 from gpubfs_cli.algorithms.bfs.gpu.do.strategies import profile_rows
+from gpubfs_cli.bench.results import load_results
 
 
 def main(paths: list[str]) -> int:
@@ -21,8 +21,7 @@ def main(paths: list[str]) -> int:
         return 2
     shown = 0
     for path in paths:
-        with open(path) as f:
-            doc = json.load(f)
+        doc = load_results(path)  # *.json or *.json.gz
         for s in doc.get("samples", []):
             c = s.get("counters") or {}
             if not s["strategy"].startswith("do.") or "profile" not in c:

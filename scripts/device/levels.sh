@@ -1,20 +1,24 @@
 #!/usr/bin/env bash
-# Issue 14: time per level on grid5pt.5000 and levels-path-100k (merrill.hybrid's
-# small_frontier off and on in configs/experiments/merrill-levels.yaml), then one line per
+# Time per level on the high-diameter graphs: run a per-level config, then one line per
 # variant: dataset, strategy and knobs, median ms, us per level (levels from the results).
 # Targets: <= 3 us/level (21 ms) on grid5pt.5000, <= 1.2 us/level on levels-path-100k.
-#   bash scripts/device/levels.sh [CONFIG]   (on the GPU machine, from the repo root;
-#   CONFIG is a name in configs/experiments, merrill-levels by default: do-levels sweeps
-#   do.bfs's mid-frontier mode)
-source "$(dirname "$0")/lib.sh"
+#   bash scripts/device/levels.sh [CONFIG]   (on the GPU machine, from the repo root, the
+#   project installed; CONFIG is a name in configs/experiments: merrill-levels (default,
+#   the small-frontier modes of merrill.* and do.bfs) or do-levels (do.bfs's mid-frontier
+#   mode and its team sizes); LIMIT caps the run, 590 s by default)
+# scripts/device/check.sh runs it as the parts `levels` and `do-levels`.
+set -u
+export PYTHONUNBUFFERED=1
 cfg=${1:-merrill-levels}
-step ${LIMIT:-590} "$cfg" python3 -m gpubfs_cli run "configs/experiments/$cfg.yaml"
-tail -5 "logs/$cfg.log"
-f=$(ls -t results/"$cfg"-*.json | head -1)
+mkdir -p results
+# SIGINT at the limit: the runner writes what it measured
+timeout -s INT "${LIMIT:-590}" python3 -m gpubfs_cli run "configs/experiments/$cfg.yaml" --out "results/$cfg.json" 2>&1 | tail -5
+f=results/$cfg.json
 python3 - "$f" <<'P'
-import json, statistics, sys
+import statistics, sys
+from gpubfs_cli.bench.results import load_results
 from gpubfs_cli.core.knobs import knobs_key
-doc = json.load(open(sys.argv[1]))
+doc = load_results(sys.argv[1])
 rows = {}
 for s in doc["samples"]:
     if s.get("status", "ok") != "ok" or s.get("depth") is None:

@@ -1,8 +1,8 @@
-"""Where does the run-order effect come from? (sessions 8-10: the first variant to run on
-a graph measures slow through all its sources, e.g. do.bfs 0.216 against 0.157 ms on
-g500-s20-ef16.) Runs the same strategy in several fresh instances, one after another,
-on one graph, and splits each sample into the host's share (start event to the launch
-returning) and the events' total.
+"""Where does the run-order effect come from? (Without rounds, the first variant to run on
+a graph measures slow through all its sources, e.g. do.bfs 0.216 against 0.163 ms on
+g500-s20-ef16: docs/performance.md.) Runs the same strategy in several fresh instances,
+one after another, on one graph, and splits each sample into the host's share (start
+event to the launch returning) and the events' total.
 
     python scripts/device/order_probe.py [--graph NAME] [--strategy NAME] [--sources N]
         [--trials T] [--reupload]   (--reupload: the graph leaves the GPU between trials)

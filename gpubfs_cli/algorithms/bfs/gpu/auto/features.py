@@ -11,12 +11,11 @@ file recorded about one (the table builder), with one definition of each.
                        (algorithms/bfs/probe.py: the sequential baseline's BFS from the
                        first PROBE_SOURCES random sources a run picks, seed 0); from a
                        results file, depth_probe, which the runner records from the same
-                       function (files before session 11: depth_avg, the mean over the
-                       run's own sources, which is the probe's only where those were
-                       random; the lattices run from their centre). Until session 10
-                       the probe started at the vertex of highest out-degree: on a
-                       lattice that is a corner, twice the mean depth, so auto took
-                       luo-grid-9M for luo-grid-10M.
+                       function (files without depth_probe: depth_avg, the mean over
+                       the run's own sources, which is the probe's only where those were
+                       random; the lattices run from their centre). The probe does not
+                       start at the vertex of highest out-degree: on a lattice that is a
+                       corner, twice the mean depth.
   csr_bytes            row offsets (int64, n + 1) and column indices (int32; int64 from
                        2^31 vertices), as CSRGraph stores them
   l2_ratio             csr_bytes / the GPU's L2 size

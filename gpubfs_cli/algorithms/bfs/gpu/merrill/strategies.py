@@ -100,8 +100,8 @@ What changed for today's GPUs (C2050 -> H100/H200):
 - A queue that would overflow (possible with heavy duplication, as the paper saw on
   kron_g500-logn20 without culling) sets a flag; the kernel then reruns the traversal
   with ``atomic`` culling, whose queues are bounded by n and m (``exact_rerun``
-  counter), in the same launch: traverse() reads nothing back (until session 11 the
-  host read the flag after every launch, some 18 us of each traversal's time).
+  counter), in the same launch: traverse() reads nothing back (a host read of the flag
+  after every launch would add a pinned round trip to each traversal's time).
 
 Counters (per BFS level d, device-side; computed after timing in ``to_host``):
 ``frontier_vertices``/``frontier_edges`` (logical: unique vertices at distance d and
