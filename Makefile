@@ -14,11 +14,11 @@ endif
 # On a machine with an NVIDIA driver, install the CuPy wheel matching its CUDA major.
 CUDA_MAJOR := $(shell nvidia-smi 2>/dev/null | sed -n 's/.*CUDA Version: *\([0-9]*\)\..*/\1/p' | head -n1)
 ifeq ($(CUDA_MAJOR),12)
-EXTRAS := dev,cuda12
+EXTRAS := dev,mpi,cuda12
 else ifeq ($(CUDA_MAJOR),13)
-EXTRAS := dev,cuda13
+EXTRAS := dev,mpi,cuda13
 else
-EXTRAS := dev
+EXTRAS := dev,mpi
 endif
 
 PYTEST_ARGS ?=

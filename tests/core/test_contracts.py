@@ -64,7 +64,7 @@ def test_strategy_devices_follow_its_kind_and_knobs():
 def test_the_multi_gpu_strategies_span_the_gpus_their_knob_names():
     from gpubfs_cli.core.strategy import make_knobs
 
-    for name in ("merrill.multi_gpu", "merrill.multi_gpu_do"):
+    for name in ("merrill.multi_gpu", "merrill.multi_gpu_do", "mgpu.bfs"):
         cls = get_strategy(name)
         assert cls.timing == "self"
         assert cls(make_knobs(cls, {"gpus": 2})).devices == (gpu(0), gpu(1))
@@ -83,8 +83,10 @@ def test_every_strategy_declares_a_timing_kind():
     assert kinds["merrill.hybrid"] == kinds["do.bfs"] == kinds["auto.bfs"] == "events"
     assert kinds["cpu.sequential"] == kinds["cpu.parallel_do"] == "host"
     assert kinds["peer.gunrock"] == kinds["peer.gapbs"] == "self"
+    multi = ("merrill.multi_gpu", "merrill.multi_gpu_do", "mgpu.bfs")  # each rank times its own GPU
+    assert all(kinds[n] == "self" for n in multi)
     assert all(kinds[n] == "events" for names in registry().values() for n, c in names.items()
-               if c.device_kind == "gpu" and n not in ("merrill.multi_gpu", "merrill.multi_gpu_do"))
+               if c.device_kind == "gpu" and n not in multi)
 
     class Odd(Strategy):
         name = "test.odd"

@@ -1,5 +1,7 @@
 """merrill.multi_gpu on real GPUs: 1 rank always (a one-rank NCCL communicator), 2 ranks
-where the machine has 2 GPUs; exact distances and a valid BFS tree on the nasty graphs."""
+where the machine has 2 GPUs; exact distances and a valid BFS tree on the nasty graphs,
+run as one disjoint union plus the directed one (starting ranks is most of the cost).
+Too few GPUs and a dead rank: test_mgpu.py, for every multi-GPU strategy."""
 
 from __future__ import annotations
 
@@ -9,9 +11,9 @@ import pytest
 from gpubfs_cli.algorithms.bfs.cpu.sequential import sequential_bfs
 from gpubfs_cli.algorithms.bfs.validate import parent_failures
 from gpubfs_cli.bench.timing import timed_traverse
-from gpubfs_cli.core.strategy import StrategyUnavailable, all_strategies, make_knobs
+from gpubfs_cli.core.strategy import all_strategies, make_knobs
 from gpubfs_cli.gpu import backend
-from tests.algorithms.bfs.gpu import emulated_bfs as eb
+from tests.algorithms.bfs.gpu import test_mgpu as tm
 
 NAMES = ["merrill.multi_gpu", "merrill.multi_gpu_do"]
 
@@ -22,14 +24,14 @@ def _gpus(need: int) -> None:
         pytest.skip(why)
 
 
-def _check(name: str, knobs: dict, graphs) -> None:
+def _check(name: str, knobs: dict) -> None:
     cls = all_strategies("bfs")[name]
-    for gname in graphs:
-        g = eb.graph(gname)
+    for gname in ("nasty-union", "directed"):
+        g = tm.graphs()[gname]
         s = cls(make_knobs(cls, knobs))
         s.prepare(g)
         try:
-            for source in eb.sources(g):
+            for source in tm.sources(g):
                 for preds in (False, True):
                     ms, a = timed_traverse(s, source, preds)
                     ref = sequential_bfs(g, source).distances
@@ -47,7 +49,7 @@ def _check(name: str, knobs: dict, graphs) -> None:
 def test_one_rank(name, partition):
     _gpus(1)
     _check(name, {"gpus": 1, "partition": partition, "alpha": 2.0} if name.endswith("_do")
-           else {"gpus": 1, "partition": partition}, list(eb.GRAPHS))
+           else {"gpus": 1, "partition": partition})
 
 
 @pytest.mark.gpu
@@ -55,29 +57,4 @@ def test_one_rank(name, partition):
 @pytest.mark.parametrize("partition", ["stripe", "degree"])
 def test_two_ranks(name, partition):
     _gpus(2)
-    _check(name, {"gpus": 2, "partition": partition}, list(eb.GRAPHS))
-
-
-@pytest.mark.gpu
-def test_more_gpus_than_the_machine_has_is_unavailable():
-    _gpus(1)
-    cls = all_strategies("bfs")["merrill.multi_gpu"]
-    s = cls(make_knobs(cls, {"gpus": backend.device_count() + 1}))
-    with pytest.raises(StrategyUnavailable, match="needs .* GPUs, this machine has"):
-        s.prepare(eb.graph("rmat"))
-    s.release()
-
-
-@pytest.mark.gpu
-def test_a_dead_rank_is_one_error_not_a_hang():
-    _gpus(2)
-    cls = all_strategies("bfs")["merrill.multi_gpu"]
-    s = cls(make_knobs(cls, {"gpus": 2, "timeout_s": 30.0}))
-    s.prepare(eb.graph("rmat"))
-    try:
-        s.group.procs[0].kill()
-        s.group.procs[0].join()
-        with pytest.raises(RuntimeError, match="rank 1|peer rank exited"):
-            s.traverse(0).to_host()
-    finally:
-        s.release()
+    _check(name, {"gpus": 2, "partition": partition})

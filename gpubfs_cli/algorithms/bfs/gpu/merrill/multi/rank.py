@@ -1,7 +1,10 @@
 """One GPU rank: its arrays on its device, its ops and communicator, and one timed BFS.
-Rank 0 (inside the strategy) and every worker process use this same class."""
+Rank 0 (inside the strategy) and every worker process (gpu/ranks/worker.py, which builds
+it from "init": the arrays file rank 0 wrote) use this same class."""
 
 from __future__ import annotations
+
+import pickle
 
 import numpy as np
 
@@ -10,8 +13,16 @@ from gpubfs_cli.algorithms.bfs.gpu.merrill.multi.ops import DeviceOps
 
 
 class GpuRank:
-    def __init__(self, arrays: dict, comm, module):
+    def __init__(self, rank: int, device: int, comm, arrays: dict | None = None, arrays_file: str | None = None):
         import cupy as cp
+
+        from gpubfs_cli.algorithms.bfs.gpu.merrill.multi.kernels import kernel_module
+        from gpubfs_cli.core.device import gpu
+
+        if arrays is None:
+            with open(arrays_file, "rb") as f:
+                arrays = pickle.load(f)
+        module = kernel_module(gpu(device))
 
         self.view = RankView(xp=cp, **{k: cp.asarray(v) if isinstance(v, np.ndarray) else v
                                       for k, v in arrays.items()})

@@ -1,7 +1,7 @@
-"""How rank 0 and the other ranks of merrill.multi_gpu talk (a pipe or MPI) and what an
+"""How rank 0 and the other ranks of a multi-GPU strategy talk (a pipe or MPI) and what an
 MPI launcher says about this process.
 
-Below ranks.py (rank 0's side) and worker.py (the others' side), which both need them, so
+Below group.py (rank 0's side) and worker.py (the others' side), which both need them, so
 that neither imports the other to get them.
 """
 

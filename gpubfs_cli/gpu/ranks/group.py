@@ -6,17 +6,18 @@ gpubfs spawns N-1 local processes (multiprocessing, spawn) and orders go through
 Either way the NCCL unique id travels in the "init" order. The environment (with
 NCCL_NVLS_ENABLE as the machine set it) is inherited by spawned ranks; each rank reports
 the value it sees and a mismatch is an error. Every wait has a timeout and checks that
-the ranks are alive: a dead rank is one clear RuntimeError.
+the ranks are alive: a dead rank is one RankFailed naming it and its own message.
+
+Each rank runs an object of a class named "package.module:Class" (the same class rank 0
+builds for itself): `start()` builds it on every other rank with that rank's keyword
+arguments, `call(method, *args)` calls a method on all of them and returns their results.
 """
 
 from __future__ import annotations
 
-from gpubfs_cli.algorithms.bfs.gpu.merrill.multi.channels import (
-    MpiChannel,
-    PipeChannel,
-    RankFailed,
-    mpi_world_size,
-)
+import os
+
+from gpubfs_cli.gpu.ranks.channels import MpiChannel, PipeChannel, RankFailed, mpi_world_size
 
 _EXIT_REGISTERED: list = []
 
@@ -52,7 +53,7 @@ class RankGroup:
             return
         import multiprocessing
 
-        from gpubfs_cli.algorithms.bfs.gpu.merrill.multi import worker
+        from gpubfs_cli.gpu.ranks import worker
 
         ctx = multiprocessing.get_context("spawn")
         for r in range(1, size):
@@ -67,8 +68,55 @@ class RankGroup:
         return all(p.is_alive() for p in self.procs)
 
     def tell(self, order) -> None:
-        for ch in self.channels:
-            ch.send(order)
+        for r, ch in enumerate(self.channels, start=1):
+            try:
+                ch.send(order)
+            except (OSError, EOFError) as exc:  # a dead rank's pipe: name the rank, not the pipe
+                raise RankFailed(self._why_dead(r, exc)) from None
+
+    def _why_dead(self, r: int, exc) -> str:
+        """The rank's own last words when it left any in its channel, else how it ended."""
+        try:
+            answer = self.channels[r - 1].recv(0.2)
+            if answer and answer[0] == "error":
+                return answer[1]
+        except Exception:
+            pass
+        code = self.procs[r - 1].exitcode if self.procs else None
+        return f"rank {r}: exited" + (f" with code {code}" if code is not None else f" ({exc})")
+
+    def explain(self, exc: BaseException) -> BaseException:
+        """What rank 0 raises when its own part failed: a dead rank's reason (its own last
+        words) when one died, else `exc` itself."""
+        for r, p in enumerate(self.procs, start=1):
+            if not p.is_alive():
+                return RankFailed(self._why_dead(r, exc))
+        return exc
+
+    def start(self, spec: str, kwargs_of, uid) -> None:
+        """Build `spec`'s object on ranks 1..size-1 (kwargs_of(rank) -> keyword arguments)."""
+        for r, ch in enumerate(self.channels, start=1):
+            try:
+                ch.send(("init", spec, kwargs_of(r), uid, self.size, float(self.timeout_s)))
+            except (OSError, EOFError) as exc:
+                raise RankFailed(self._why_dead(r, exc)) from None
+
+    def ready(self) -> list:
+        """Every rank's ("ready", bytes, NCCL_NVLS_ENABLE) answer; a rank seeing another
+        NCCL_NVLS_ENABLE than rank 0 is an error."""
+        out = self.answers("ready")
+        mine = os.environ.get("NCCL_NVLS_ENABLE")
+        for r, (_, _, seen) in enumerate(out, start=1):
+            if seen != mine:
+                raise RankFailed(f"rank {r} sees NCCL_NVLS_ENABLE={seen!r}, rank 0 {mine!r}")
+        return out
+
+    def call(self, method: str, *args) -> None:
+        """Order every rank to call `method(*args)`; collect with results()."""
+        self.tell(("call", method, args))
+
+    def results(self) -> list:
+        return [a[1] for a in self.answers("ok")]
 
     def answers(self, expect: str) -> list:
         """Every rank's answer to the last order; RankFailed naming the first that failed."""
@@ -78,7 +126,8 @@ class RankGroup:
             try:
                 answer = ch.recv(self.timeout_s, alive)
             except (RankFailed, EOFError, OSError) as exc:
-                raise RankFailed(f"rank {r}: {exc or 'exited'}") from None
+                dead = self.procs and not self.procs[r - 1].is_alive()
+                raise RankFailed(self._why_dead(r, exc) if dead else f"rank {r}: {exc}") from None
             if answer[0] == "error":
                 raise RankFailed(answer[1])
             if answer[0] != expect:

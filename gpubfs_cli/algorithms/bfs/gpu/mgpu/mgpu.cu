@@ -1,0 +1,258 @@
+// mgpu.bfs's kernels: one rank's part of a level of direction-optimizing BFS over p
+// GPUs. Each rank owns the vertices [lo, hi) (lo a multiple of 32) with their out-edges
+// (and in-edges, for bottom-up steps); every rank holds the same two n-bit bitmaps,
+// `known` (visited) and `front` (the level's frontier). A level is
+//   queue -> step -> all-reduce(x) -> [parents] -> apply -> all-reduce(counts) -> publish
+// on each rank's stream, captured once into a CUDA graph (rank.py). The direction, the
+// level and the end of the search live in device memory (ctl[]): the host only launches
+// the graph and polls the page-locked word publish() writes, one level ahead.
+#include "mgpu.cuh"
+
+#ifdef GPUBFS_EMULATE
+#define MGPU_FENCE_SYSTEM() __threadfence()
+#else
+#define MGPU_FENCE_SYSTEM() __threadfence_system()
+#endif
+
+#define FPW (32 / MGPU_FIELD_BITS)  // exchange fields per 32-bit word
+#define FIELD_MASK ((1u << MGPU_FIELD_BITS) - 1u)
+
+__device__ __forceinline__ long long warp_id_global() {
+    return (blockIdx.x * (long long)blockDim.x + threadIdx.x) >> 5;
+}
+__device__ __forceinline__ long long warps_global() { return (gridDim.x * (long long)blockDim.x) >> 5; }
+
+// Adds 1 to vertex v's exchange field (this rank found v).
+__device__ __forceinline__ void mark_found(unsigned int* x, long long v) {
+    atomicOr(&x[v / FPW], 1u << ((unsigned)(v % FPW) * MGPU_FIELD_BITS));
+}
+
+// Every array of a traversal to its initial state.
+extern "C" __global__ void mgpu_clear(unsigned int* known, unsigned int* front, long long words,
+                                      unsigned int* x, long long x_words, int* dist, int* parent,
+                                      long long count) {
+    const long long step = gridDim.x * (long long)blockDim.x;
+    for (long long i = blockIdx.x * (long long)blockDim.x + threadIdx.x; i < words; i += step) {
+        known[i] = 0;
+        front[i] = 0;
+    }
+    for (long long i = blockIdx.x * (long long)blockDim.x + threadIdx.x; i < x_words; i += step) x[i] = 0;
+    for (long long i = blockIdx.x * (long long)blockDim.x + threadIdx.x; i < count; i += step) {
+        dist[i] = -1;
+        if (parent) parent[i] = -1;
+    }
+}
+
+// The source (read from the host word the host wrote before launching) is the level-0
+// frontier; its owner counts it. One thread.
+extern "C" __global__ void mgpu_source(long long pub_addr, long long lo, long long hi, const long long* off,
+                                       unsigned int* known, unsigned int* front, int* dist, int* parent,
+                                       long long* ctl, long long* part, long long m_total) {
+    if (blockIdx.x || threadIdx.x) return;
+    const long long s = reinterpret_cast<volatile const long long*>(pub_addr)[PUB_SOURCE];
+    known[s >> 5] |= 1u << (s & 31);
+    front[s >> 5] |= 1u << (s & 31);
+    part[CNT_NF] = 0;
+    part[CNT_MF] = 0;
+    if (s >= lo && s < hi) {
+        const long long l = s - lo;
+        dist[l] = 0;
+        if (parent) parent[l] = (int)s;
+        part[CNT_NF] = 1;
+        part[CNT_MF] = off[l + 1] - off[l];
+    }
+    for (int i = 0; i < CTL_WORDS; ++i) ctl[i] = 0;
+    ctl[CTL_DIR] = MGPU_TOP_DOWN;
+    ctl[CTL_MU] = m_total;
+}
+
+// Top-down levels: the owned frontier vertices as tasks of at most MGPU_CHUNK edges
+// (task = local vertex, chunk index), one warp per 32-vertex word, one atomic per warp.
+extern "C" __global__ void mgpu_queue(const unsigned int* front, long long lo, long long hi,
+                                      const long long* off, long long* ctl, int* tasks) {
+    if (ctl[CTL_DONE] || ctl[CTL_DIR] != MGPU_TOP_DOWN) return;
+    const int lane = threadIdx.x & 31;
+    const long long last = (hi + 31) >> 5;
+    for (long long w = (lo >> 5) + warp_id_global(); w < last; w += warps_global()) {
+        const unsigned int f = front[w];
+        if (!f) continue;  // uniform: the whole warp reads one word
+        const long long v = (w << 5) + lane;
+        int k = 0;
+        if (((f >> lane) & 1u) && v < hi) {
+            const long long d = off[v - lo + 1] - off[v - lo];
+            k = (int)((d + MGPU_CHUNK - 1) / MGPU_CHUNK);
+        }
+        int total;
+        const int before = warp_exclusive_scan(k, &total);
+        unsigned long long base = 0;
+        if (lane == 0 && total)
+            base = atomicAdd(reinterpret_cast<unsigned long long*>(&ctl[CTL_TASKS]), (unsigned long long)total);
+        base = __shfl_sync(GPUBFS_FULL_MASK, base, 0);
+        for (int i = 0; i < k; ++i) {
+            const long long t = (long long)base + before + i;
+            tasks[2 * t] = (int)(v - lo);
+            tasks[2 * t + 1] = i;
+        }
+    }
+}
+
+// One level's work on this rank.
+// Top-down: a warp per task; a neighbour not yet known is claimed in `known` (exact
+// test-and-set) and marked in x; an owned one is labelled at once.
+// Bottom-up: a warp per owned 32-vertex word, a lane per unvisited vertex scanning its
+// in-edges for a frontier vertex, stopping at the first.
+extern "C" __global__ void mgpu_step(long long lo, long long hi, const long long* off, const int* col,
+                                     const long long* in_off, const int* in_col, unsigned int* known,
+                                     const unsigned int* front, unsigned int* x, int* dist, int* parent,
+                                     const long long* ctl, const int* tasks) {
+    if (ctl[CTL_DONE]) return;
+    const int next = (int)ctl[CTL_LEVEL] + 1;
+    const int lane = threadIdx.x & 31;
+    if (ctl[CTL_DIR] == MGPU_TOP_DOWN) {
+        const long long count = ctl[CTL_TASKS];
+        for (long long t = warp_id_global(); t < count; t += warps_global()) {
+            const int lv = tasks[2 * t];
+            const long long b = off[lv] + (long long)tasks[2 * t + 1] * MGPU_CHUNK;
+            const long long e = min(b + (long long)MGPU_CHUNK, off[lv + 1]);
+            for (long long i = b + lane; i < e; i += 32) {
+                const int u = col[i];
+                const unsigned int bit = 1u << (u & 31);
+                if (__ldcg(&known[u >> 5]) & bit) continue;
+                if (atomicOr(&known[u >> 5], bit) & bit) continue;
+                mark_found(x, u);
+                if (u >= lo && u < hi) {
+                    dist[u - lo] = next;
+                    if (parent) parent[u - lo] = (int)(lo + lv);
+                }
+            }
+        }
+        return;
+    }
+    const long long last = (hi + 31) >> 5;
+    for (long long w = (lo >> 5) + warp_id_global(); w < last; w += warps_global()) {
+        const long long v = (w << 5) + lane;
+        if (v >= hi || ((known[w] >> lane) & 1u)) continue;
+        const long long l = v - lo;
+        for (long long i = in_off[l]; i < in_off[l + 1]; ++i) {
+            const int u = in_col[i];
+            if ((front[u >> 5] >> (u & 31)) & 1u) {
+                dist[l] = next;
+                if (parent) parent[l] = u;
+                mark_found(x, v);
+                break;
+            }
+        }
+    }
+}
+
+// After the exchange of a top-down level (parents asked for): an owned vertex another
+// rank found has no parent yet; any in-neighbour in the level's frontier is one.
+extern "C" __global__ void mgpu_parents(long long lo, long long hi, const long long* in_off, const int* in_col,
+                                        const unsigned int* front, const unsigned int* x, int* dist, int* parent,
+                                        const long long* ctl) {
+    if (ctl[CTL_DONE] || ctl[CTL_DIR] != MGPU_TOP_DOWN) return;
+    const int next = (int)ctl[CTL_LEVEL] + 1;
+    const long long step = gridDim.x * (long long)blockDim.x;
+    for (long long v = lo + blockIdx.x * (long long)blockDim.x + threadIdx.x; v < hi; v += step) {
+        if (!((x[v / FPW] >> ((unsigned)(v % FPW) * MGPU_FIELD_BITS)) & FIELD_MASK)) continue;
+        const long long l = v - lo;
+        if (parent[l] >= 0) continue;
+        for (long long i = in_off[l]; i < in_off[l + 1]; ++i) {
+            const int u = in_col[i];
+            if ((front[u >> 5] >> (u & 31)) & 1u) {
+                parent[l] = u;
+                dist[l] = next;
+                break;
+            }
+        }
+    }
+}
+
+// After the exchange: a non-zero field is a vertex found this level by some rank. The
+// new frontier replaces `front`, joins `known`, and x is cleared for the next level;
+// owned new vertices are labelled and counted (vertices, out-edges) into part[].
+extern "C" __global__ void mgpu_apply(long long lo, long long hi, long long words, const long long* off,
+                                      unsigned int* known, unsigned int* front, unsigned int* x, int* dist,
+                                      const long long* ctl, long long* part) {
+    if (ctl[CTL_DONE]) return;
+    const int next = (int)ctl[CTL_LEVEL] + 1;
+    long long nf = 0, mf = 0;
+    const long long step = gridDim.x * (long long)blockDim.x;
+    for (long long w = blockIdx.x * (long long)blockDim.x + threadIdx.x; w < words; w += step) {
+        unsigned int f = 0;
+#pragma unroll
+        for (int j = 0; j < MGPU_FIELD_BITS; ++j) {
+            const unsigned int xw = x[w * MGPU_FIELD_BITS + j];
+            if (!xw) continue;
+            x[w * MGPU_FIELD_BITS + j] = 0;
+            for (int i = 0; i < FPW; ++i)
+                if ((xw >> (i * MGPU_FIELD_BITS)) & FIELD_MASK) f |= 1u << (j * FPW + i);
+        }
+        front[w] = f;
+        if (!f) continue;
+        known[w] |= f;
+        const long long v0 = w << 5;
+        if (v0 < lo || v0 >= hi) continue;
+        for (unsigned int g = f; g; g &= g - 1) {
+            const long long l = v0 + (__ffs(g) - 1) - lo;
+            if (dist[l] < 0) dist[l] = next;
+            nf += 1;
+            mf += off[l + 1] - off[l];
+        }
+    }
+    nf = warp_sum_t<long long>(nf);
+    mf = warp_sum_t<long long>(mf);
+    if ((threadIdx.x & 31) == 0 && (nf || mf)) {
+        atomicAdd(reinterpret_cast<unsigned long long*>(&part[CNT_NF]), (unsigned long long)nf);
+        atomicAdd(reinterpret_cast<unsigned long long*>(&part[CNT_MF]), (unsigned long long)mf);
+    }
+}
+
+// One thread, after the counts' all-reduce: the level's history, m_u, the end of the
+// search, Beamer's switch for the next level (alpha, beta in thousandths; `growth`: to
+// bottom-up only while the frontier grows, back only while it shrinks), then the
+// publication the host polls. `advance` is 0 after the source (no level ran yet).
+extern "C" __global__ void mgpu_publish(long long pub_addr, long long* ctl, const long long* counts,
+                                        long long* part, long long* hist, long long hist_cap, long long n,
+                                        long long alpha_milli, long long beta_milli, int growth, int advance) {
+    if (blockIdx.x || threadIdx.x) return;
+    volatile long long* pub = reinterpret_cast<volatile long long*>(pub_addr);
+    const long long nf = counts[CNT_NF], mf = counts[CNT_MF];
+    part[CNT_NF] = 0;
+    part[CNT_MF] = 0;
+    ctl[CTL_TASKS] = 0;
+    if (!ctl[CTL_DONE]) {
+        long long level = ctl[CTL_LEVEL];
+        const long long dir = ctl[CTL_DIR];
+        if (advance) {
+            if (level < hist_cap) {
+                hist[2 * level] = nf;
+                hist[2 * level + 1] = dir;
+            }
+            if (dir == MGPU_BOTTOM_UP) ctl[CTL_BU_LEVELS] += 1;
+            ctl[CTL_LEVEL] = level + 1;
+        }
+        const long long mu = ctl[CTL_MU] - mf;
+        ctl[CTL_MU] = mu;
+        if (nf == 0) {
+            ctl[CTL_DONE] = 1;
+        } else {
+            const long long prev = ctl[CTL_PREV_NF];
+            long long to = dir;
+            if (dir == MGPU_TOP_DOWN) {
+                if (alpha_milli > 0 && mf * alpha_milli > mu * MGPU_MILLI && (!growth || nf > prev))
+                    to = MGPU_BOTTOM_UP;
+            } else if (nf * beta_milli < n * MGPU_MILLI && (!growth || nf < prev)) {
+                to = MGPU_TOP_DOWN;
+            }
+            if (to != dir) ctl[CTL_SWITCHES] += 1;
+            ctl[CTL_DIR] = to;
+            ctl[CTL_PREV_NF] = nf;
+        }
+    }
+    const long long seq = pub[PUB_SEQ] + 1;
+    pub[PUB_NF + seq % PUB_RING] = ctl[CTL_DONE] ? 0 : nf;
+    MGPU_FENCE_SYSTEM();
+    pub[PUB_SEQ] = seq;
+    MGPU_FENCE_SYSTEM();
+}

@@ -1,0 +1,57 @@
+// Multi-GPU direction-optimizing BFS (mgpu.*): constants shared by mgpu.cu, its
+// launcher (rank.py reads the #defines with header_constants) and the CPU emulation
+// harness (tests/gpu/emu/mgpu_driver.cpp).
+#pragma once
+
+#include "common.cuh"
+
+#ifndef MGPU_BLOCK
+#define MGPU_BLOCK 256  // threads per CTA (a multiple of 32)
+#endif
+
+// Bits per vertex in the exchange buffer: every rank adds 1 to the field of each vertex
+// it discovered, and the all-reduce (a sum) leaves a field non-zero exactly when some
+// rank discovered the vertex. A field holds up to 2^bits - 1 ranks without carrying into
+// the next one: 2 bits for up to 3 ranks, 4 for 15, 8 for 255.
+#ifndef MGPU_FIELD_BITS
+#define MGPU_FIELD_BITS 2
+#endif
+
+// A top-down task: CHUNK edges (or the rest of a list) of one frontier vertex, so that
+// a hub's list is spread over many warps.
+#ifndef MGPU_CHUNK
+#define MGPU_CHUNK 256
+#endif
+
+#define MGPU_TOP_DOWN 0
+#define MGPU_BOTTOM_UP 1
+#define MGPU_MILLI 1000  // alpha and beta reach publish() in thousandths
+
+// ctl[] words (int64), kept on each rank's GPU; every rank computes the same values from
+// the same all-reduced counts, so every rank takes the same direction at every level.
+#define CTL_LEVEL 0     // the level about to run (its frontier has depth CTL_LEVEL)
+#define CTL_DIR 1       // its direction
+#define CTL_DONE 2      // 1 once a level found nothing
+#define CTL_PREV_NF 3   // the frontier before (Beamer's growth test)
+#define CTL_MU 4        // edges out of the unvisited vertices (global)
+#define CTL_TASKS 5     // top-down tasks queued for the level
+#define CTL_BU_LEVELS 6  // levels run bottom-up
+#define CTL_SWITCHES 7   // direction changes
+#define CTL_WORDS 8
+
+// counts[] words: partial (this rank) before the small all-reduce, global after it.
+#define CNT_NF 0  // vertices of the new frontier
+#define CNT_MF 1  // their out-edges
+#define CNT_WORDS 2
+
+// pub[] words (int64, page-locked host memory the GPU writes and the host polls):
+// Publication k's frontier sits in its own slot of a ring: a rank running one level ahead
+// reads publication k while k + 1 may already be written, and every rank must read the
+// same value (the ranks launch the same levels, or their all-reduces would not match).
+#define PUB_SEQ 0      // publications so far in this traversal (init = 1, level L = L + 2)
+#define PUB_SOURCE 1   // written by the host before the traversal
+#define PUB_RING 4     // slots of the ring
+#define PUB_NF 4       // PUB_NF + k % PUB_RING: the frontier after publication k (0: over)
+#define PUB_WORDS 8
+
+// hist[] (int64): per level L, hist[2L] = the frontier found, hist[2L+1] = direction.

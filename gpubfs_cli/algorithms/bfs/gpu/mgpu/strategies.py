@@ -1,0 +1,154 @@
+"""mgpu.bfs: direction-optimizing BFS over several GPUs, gpubfs's own (paper key
+"beyond"; merrill.multi_gpu stays the paper's section-6 algorithm).
+
+How it works (Beamer et al.'s direction optimization, distributed as a 1-D partition):
+
+- **Partition.** Each rank (one process per GPU) owns a contiguous range of vertices,
+  cut where the out-edges balance (partition.py), and reads only its rows from the
+  dataset cache's CSR files through a memory map. Memory per GPU: its rows (and in-rows
+  for a directed graph), O(n/p) labels, and four bits a vertex: two n-bit bitmaps every
+  rank holds alike (visited, and the level's frontier) and a two-bit exchange field
+  (four bits past 3 GPUs, eight past 15). No per-edge temporaries, no O(n) maps.
+- **A level** (mgpu.cu): top-down, each rank expands its owned frontier vertices, their
+  lists cut into tasks of `chunk` edges so a hub spreads over many warps, claiming
+  unvisited neighbours in its visited bitmap (exact test-and-set); bottom-up, a lane per
+  unvisited owned vertex scans its in-edges and stops at the first frontier vertex.
+  Either way a rank adds 1 to the exchange field of every vertex it found; one NCCL
+  all-reduce (a sum) of the fields leaves a field non-zero exactly where some rank found
+  the vertex: that is the next frontier, on every rank at once. A second all-reduce
+  sums the new frontier's vertices and out-edges, from which every rank takes the same
+  decision: Beamer's switch (alpha, beta, with the growth test of do.bfs) and the end
+  of the search.
+- **The host.** A level is two kernels, the all-reduce, one or two kernels, the second
+  all-reduce and one thread's publication; the direction and the level live on the
+  device. The host enqueues a level's steps (or, on one GPU with ``graph``, launches
+  them as one CUDA graph captured once per graph), runs one level ahead and reads one
+  page-locked word per level, never the device (rank.py).
+- **Parents** (predecessors): an owned vertex found by another rank looks, after the
+  exchange, for an in-neighbour in the level's frontier (any one is a BFS parent).
+
+Timing (`self`): every rank times its traversal with CUDA events on its own stream; the
+sample is the slowest rank's; labels travel to rank 0 after timing (to_host()).
+
+Knobs: ``gpus`` (ranks, one GPU each), ``alpha``/``beta``/``growth``/``bottom_up`` (as
+do.bfs's), ``chunk`` (edges per top-down task: 64, 256, 1024), ``cta_size``,
+``blocks_per_sm`` (CTAs per SM of each kernel's grid), ``graph`` (one GPU only: the
+level as one CUDA graph instead of its steps launched one by one; with several ranks
+the captured NCCL all-reduces did not finish on the H200 pair, so it is refused there),
+``timeout_s`` (longest wait on a rank).
+"""
+
+from __future__ import annotations
+
+from dataclasses import asdict, dataclass
+
+import numpy as np
+
+from gpubfs_cli.algorithms.bfs.gpu.mgpu import partition as pt
+from gpubfs_cli.algorithms.bfs.gpu.mgpu.rank import CHUNKS, Plan, field_bits
+from gpubfs_cli.core.answer import Answer
+from gpubfs_cli.core.strategy import register
+from gpubfs_cli.gpu.ranks.strategy import GatheredAnswer, RankedStrategy
+
+CTA_SIZES = (64, 128, 256, 512, 1024)
+
+
+@dataclass(frozen=True)
+class MgpuKnobs:
+    gpus: int = 1
+    alpha: float = 48.0
+    beta: float = 24.0
+    growth: bool = True
+    bottom_up: bool = True
+    chunk: int = 256
+    cta_size: int = 256
+    blocks_per_sm: int = 4
+    graph: bool = False
+    timeout_s: float = 300.0
+
+    def __post_init__(self) -> None:
+        if isinstance(self.gpus, bool) or not isinstance(self.gpus, int) or self.gpus < 1:
+            raise ValueError(f"gpus: expected an integer >= 1, got {self.gpus!r}")
+        field_bits(self.gpus)
+        for key in ("alpha", "beta"):
+            value = getattr(self, key)
+            if isinstance(value, bool) or not isinstance(value, (int, float)) or not 0 <= value < 1e9:
+                raise ValueError(f"{key} must be a number >= 0, not {value!r}")
+        for key in ("growth", "bottom_up", "graph"):
+            if not isinstance(getattr(self, key), bool):
+                raise ValueError(f"{key} must be true or false, not {getattr(self, key)!r}")
+        if self.chunk not in CHUNKS:
+            raise ValueError(f"chunk must be one of {', '.join(map(str, CHUNKS))}")
+        if self.cta_size not in CTA_SIZES:
+            raise ValueError(f"cta_size must be one of {', '.join(map(str, CTA_SIZES))}")
+        if isinstance(self.blocks_per_sm, bool) or not isinstance(self.blocks_per_sm, int) \
+                or not 1 <= self.blocks_per_sm <= 32:
+            raise ValueError("blocks_per_sm must be an integer between 1 and 32")
+        if not float(self.timeout_s) > 0:
+            raise ValueError(f"timeout_s: expected a positive number of seconds, got {self.timeout_s}")
+        if self.graph and self.gpus > 1:
+            raise ValueError("graph: CUDA-graph levels run on one GPU only (with 2 ranks on the H200 pair the "
+                             "captured NCCL all-reduces did not finish; the level's steps launched one by one do)")
+
+
+def make_plan(graph, knobs: MgpuKnobs) -> Plan:
+    return Plan(n=graph.n, m=graph.m, bounds=tuple(int(b) for b in pt.bounds(graph.row_offsets, knobs.gpus)),
+                directed=bool(graph.directed), alpha=float(knobs.alpha if knobs.bottom_up else 0.0),
+                beta=float(knobs.beta), growth=knobs.growth, chunk=knobs.chunk, cta_size=knobs.cta_size,
+                blocks_per_sm=knobs.blocks_per_sm, graph=knobs.graph)
+
+
+@register
+class MgpuBfs(RankedStrategy):
+    name = "mgpu.bfs"
+    paper = "beyond"
+    section = "Beamer et al. SC'12 direction optimization over a 1-D partition: bitmap exchange by NCCL all-reduce"
+    summary = "multi-GPU direction-optimizing BFS: device-resident levels, bitmap exchange by two all-reduces a level"
+    Knobs = MgpuKnobs
+    RANK_CLASS = "gpubfs_cli.algorithms.bfs.gpu.mgpu.rank:MgpuRank"
+    teps = "equivalent"
+    caveats = ("the time is the slowest rank's event-timed traversal; labels are gathered to rank 0 afterwards, "
+               "untimed",)
+
+    def prepare(self, graph) -> None:
+        self.plan = make_plan(graph, self.knobs)
+        self.files = pt.graph_files(graph)
+        spec = {"files": self.files.folder, "plan": asdict(self.plan)}
+        self.start_ranks(graph, lambda r: spec, spec)
+
+    def traverse(self, source: int, predecessors: bool = False) -> Answer:
+        n = self.graph.n
+        if not 0 <= source < n:
+            raise ValueError(f"source {source} out of range [0, {n})")
+        (ms, counters), others = self.run_everywhere("bfs", int(source), bool(predecessors))
+        times = [ms] + [a[0] for a in others]
+        counters = dict(counters)
+        counters["rank_ms"] = np.asarray(times, np.float64)
+        counters["ranks"] = self.plan.ranks
+        counters["exchange_bytes_per_level"] = self.plan.exchange_bytes()
+        return GatheredAnswer(lambda: self._gather(predecessors), counters, max(times))
+
+    def _gather(self, predecessors: bool):
+        """Every rank's labels (and parents) to rank 0 over NCCL, in rank order."""
+        cp = self.cupy()
+        r0, b = self.rank0, self.plan.bounds
+        self.group.call("send_answer", bool(predecessors))
+        out = []
+        for key in ("dist", "parent") if predecessors else ("dist",):
+            bufs = [cp.empty(b[r + 1] - b[r], cp.int32) for r in range(1, self.plan.ranks)]
+            with r0.stream:
+                r0.comm.nccl.groupStart()
+                for r, buf in enumerate(bufs, start=1):
+                    r0.comm.recv(buf, r)
+                r0.comm.nccl.groupEnd()
+            r0.comm.wait_event(r0._recorded())
+            out.append(np.concatenate([getattr(r0, key).get()] + [buf.get() for buf in bufs]))
+        self.group.results()
+        return out[0], (out[1] if predecessors else None)
+
+    def release(self) -> None:
+        super().release()
+        files = getattr(self, "files", None)
+        if files is not None:
+            files.drop()
+            self.files = None

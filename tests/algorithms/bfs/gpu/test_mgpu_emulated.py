@@ -1,0 +1,135 @@
+"""mgpu.bfs without a GPU: the partition and the rows each rank reads, then p = 1..4
+ranks of the real rank code and level program run in lockstep (mgpu/lockstep.py) on
+mgpu.cu under the CPU kernel emulator, against cpu.sequential on the nasty graphs:
+distances, a BFS tree for parents, the level count, top-down only and with bottom-up
+levels switched on early."""
+
+from __future__ import annotations
+
+from dataclasses import asdict
+
+import numpy as np
+import pytest
+
+from gpubfs_cli.algorithms.bfs.cpu.sequential import sequential_bfs
+from gpubfs_cli.algorithms.bfs.gpu.mgpu import lockstep, rank
+from gpubfs_cli.algorithms.bfs.gpu.mgpu import partition as pt
+from gpubfs_cli.algorithms.bfs.gpu.mgpu.strategies import MgpuKnobs, make_plan
+from tests.algorithms.bfs.gpu import emulated_bfs as eb
+from tests.algorithms.bfs.gpu import test_strategies as ts
+from tests.gpu import emulated_cupy as ec
+
+MGPU = ec.Family(rank.KERNELS, "mgpu_driver.cpp", (rank,),
+                 defines=[{"MGPU_FIELD_BITS": b, "MGPU_CHUNK": 64} for b in (2, 4)])
+
+
+@pytest.fixture(scope="module")
+def emulation(tmp_path_factory) -> ec.Emulation:
+    return ec.Emulation(MGPU, ec.build_libraries(MGPU, tmp_path_factory.mktemp("mgpu_emu")))
+
+
+@pytest.mark.parametrize("ranks", [1, 2, 3, 5])
+@pytest.mark.parametrize("name", ["rmat", "star300", "directed", "single", "loops_dups"])
+def test_bounds_cut_whole_words_and_balance_edges(name, ranks):
+    g = eb.graph(name)
+    b = pt.bounds(g.row_offsets, ranks)
+    assert b[0] == 0 and b[-1] == g.n and len(b) == ranks + 1
+    assert np.all(np.diff(b) >= 0) and np.all(b[:-1] % 32 == 0)
+
+
+def test_bounds_split_edges_evenly_on_a_large_uniform_graph():
+    offsets = np.arange(0, 10 * 6400 + 1, 10, dtype=np.int64)  # 6,400 vertices of degree 10
+    b = pt.bounds(offsets, 4)
+    assert b.tolist() == [0, 1600, 3200, 4800, 6400]
+
+
+@pytest.mark.parametrize("name", ["rmat", "directed", "loops_dups"])
+def test_each_rank_reads_its_rows_and_in_rows(tmp_path, name):
+    g = eb.graph(name)
+    files = pt.graph_files(g)
+    try:
+        b = pt.bounds(g.row_offsets, 3)
+        for r in range(3):
+            off, cols = pt.rows(files.folder, int(b[r]), int(b[r + 1]))
+            want = g.col_indices[g.row_offsets[b[r]]: g.row_offsets[b[r + 1]]]
+            assert np.array_equal(cols, want) and off[-1] == len(want)
+            ioff, src = pt.in_rows(files.folder, int(b[r]), int(b[r + 1]), chunk_edges=7)
+            for v in range(int(b[r]), int(b[r + 1])):
+                got = np.sort(src[ioff[v - b[r]]: ioff[v - b[r] + 1]])
+                rows = np.repeat(np.arange(g.n), np.diff(g.row_offsets))
+                assert np.array_equal(got, np.sort(rows[g.col_indices == v])), (name, v)
+    finally:
+        files.drop()
+    assert files.temporary
+
+
+def test_a_cached_graph_is_read_in_place(tmp_path):
+    g = eb.graph("rmat")
+    np.save(tmp_path / pt.ROWS, g.row_offsets)
+    np.save(tmp_path / pt.COLS, g.col_indices)
+    from gpubfs_cli.graph.csr import CSRGraph
+
+    mapped = CSRGraph(np.load(tmp_path / pt.ROWS, mmap_mode="r"), np.load(tmp_path / pt.COLS, mmap_mode="r"),
+                      g.directed)
+    files = pt.graph_files(mapped)
+    assert files.folder == str(tmp_path) and not files.temporary
+
+
+def _ranks(g, ranks: int, **knobs):
+    plan = asdict(make_plan(g, MgpuKnobs(gpus=ranks, chunk=64, cta_size=64, blocks_per_sm=2, **knobs)))
+    files = pt.graph_files(g)
+    return [rank.MgpuRank(r, 0, None, files.folder, plan) for r in range(ranks)], files
+
+
+def _check(g, ranks, knobs, sources):
+    group, files = _ranks(g, ranks, **knobs)
+    try:
+        for s in sources:
+            for pred in (False, True):
+                dist, parents, counters = lockstep.traverse(group, s, pred)
+                ref = sequential_bfs(g, s)
+                label = f"{ranks} ranks {knobs} from {s}"
+                np.testing.assert_array_equal(dist, ref.distances, err_msg=label)
+                assert counters["levels"] == ref.counters["levels"], (label, counters)
+                assert counters["frontier_vertices"][0] == 1
+                if pred:
+                    ts.check_parents(g, s, dist, parents)
+    finally:
+        files.drop()
+    return counters
+
+
+KNOBS = [{}, {"bottom_up": False}, {"alpha": 1000.0, "beta": 0.0, "growth": False}]
+
+
+@pytest.mark.parametrize("ranks", [1, 2, 3, 4])
+@pytest.mark.parametrize("knobs", KNOBS, ids=["default", "top_down", "bottom_up_early"])
+def test_lockstep_ranks_agree_with_the_sequential_bfs(monkeypatch, emulation, ranks, knobs):
+    with ec.emulated(monkeypatch, emulation, sms=1, resident=2):
+        for name in eb.HARD + ["grid9x13", "path60", "disconnected"]:
+            if name not in eb.GRAPHS:
+                continue
+            g = eb.graph(name)
+            _check(g, ranks, knobs, eb.sources(g)[:2])
+
+
+def test_bottom_up_levels_run_when_asked(monkeypatch, emulation):
+    with ec.emulated(monkeypatch, emulation, sms=1, resident=2):
+        g = eb.graph("rmat")
+        counters = _check(g, 2, {"alpha": 1000.0, "beta": 0.0, "growth": False}, eb.sources(g)[:1])
+        assert counters["bottom_up_levels"] >= 1
+        counters = _check(g, 2, {"bottom_up": False}, eb.sources(g)[:1])
+        assert counters["bottom_up_levels"] == 0
+
+
+def test_field_bits_count_every_rank():
+    assert [rank.field_bits(p) for p in (1, 3, 4, 15, 16, 255)] == [2, 2, 4, 4, 8, 8]
+    with pytest.raises(ValueError):
+        rank.field_bits(256)
+
+
+@pytest.mark.parametrize("bad", [{"gpus": 0}, {"gpus": 300}, {"chunk": 100}, {"alpha": -1}, {"graph": "yes"},
+                                 {"blocks_per_sm": 0}, {"timeout_s": 0}, {"gpus": 2, "graph": True}])
+def test_bad_knobs_are_refused(bad):
+    with pytest.raises(ValueError):
+        MgpuKnobs(**bad)
