@@ -4,7 +4,11 @@
 #   bash scripts/device/mgpu.sh [GRAPHS...]      (default: g500-s24-ef16)
 # 1. the multi-GPU GPU tests and the rank layer's tests, timed;
 # 2. configs/experiments/mgpu.yaml (do.bfs on 1 GPU, mgpu.bfs on 1 and 2 GPUs, the same
-#    sources) on each graph; per-level figures on levels-path-100k.
+#    sources) on each graph; per-level figures on levels-path-100k;
+# 3. with wheels of mpi4py and mpich in .wheels/ (carried: the device has no network;
+#    `pip download --only-binary=:all: --python-version 3.12 -d .wheels mpi4py mpich`),
+#    the first graph again under `mpiexec -n 2`, rank 0 running gpubfs and rank 1 the
+#    worker, every answer validated as in step 2.
 # Results and logs come back in $OUT/mgpu.tgz, packed after every step.
 set -u
 export PYTHONUNBUFFERED=1 OUT=${OUT:-/tmp/out} NCCL_DEBUG=${NCCL_DEBUG:-WARN}
@@ -20,5 +24,11 @@ for d in "${@:-g500-s24-ef16}"; do
   step 300 "fetch-$d" python3 -m gpubfs_cli fetch-dataset "$d"
   step 300 "run-$d" python3 -m gpubfs_cli run configs/experiments/mgpu.yaml -d "$d" --out "results/mgpu-$d.json"
 done
+if ls .wheels/mpi4py-*.whl > /dev/null 2>&1; then
+  python3 -m pip install -q --no-index --find-links .wheels mpi4py mpich > logs/mpi-install.log 2>&1
+  d=${1:-g500-s24-ef16}
+  step 300 mpi-run mpiexec -n 1 python3 -m gpubfs_cli run -d "$d" -s mgpu.bfs --gpus 2 --sources 8 \
+    --out "results/mgpu-mpi-$d.json" : -n 1 python3 -m gpubfs_cli.gpu.ranks.worker
+fi
 cat logs/steps.txt
-for f in logs/tests.log logs/run-*.log; do echo "== $f"; tail -60 "$f"; done
+for f in logs/tests.log logs/run-*.log logs/mpi-run.log; do echo "== $f"; tail -60 "$f"; done
