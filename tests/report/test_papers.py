@@ -21,7 +21,7 @@ def test_every_paper_yaml_validates():
     papers = {p.key: p for p in load_all()}
     assert sorted(papers) == PAPERS
     merrill = papers["merrill"]
-    assert [t.id for t in merrill.tables] == ["table1", "table2", "fig10"]
+    assert [t.id for t in merrill.tables] == ["table1", "table2", "fig10", "fig11"]
     t2 = merrill.tables[1]
     assert len(t2.rows) == 13
     europe = t2.rows[0]
