@@ -229,3 +229,24 @@ def test_fetch_dataset_hands_the_dataset_layer_the_gpu(monkeypatch, tmp_path):
     res = run("fetch-dataset", "default-grid", "--dir", tmp_path / "cache")
     assert res.exit_code == 0, res.output
     assert [c["gpu_xp"] for c in calls] == [backend.cupy_if_usable]
+
+
+def test_fetch_out_of_memory_is_one_line_and_caches_nothing(monkeypatch, tmp_path):
+    """Memory running out while a graph is made: one error line, exit 2, no traceback,
+    nothing under the cache's name and no temporary folder."""
+    from gpubfs_cli.datasets import prepare
+    from tests.datasets.conftest import write_catalogue
+
+    write_catalogue(tmp_path / "gen.yaml", """  big:
+    papers: [merrill]
+    kind: generated
+    generator: gnm
+    params: {n: 50, m: 200}
+    seed: 1
+""", monkeypatch)
+    monkeypatch.setattr(prepare, "build_csr", lambda *a, **k: np.empty(1 << 50))
+    cache = tmp_path / "cache"
+    res = run("fetch-dataset", "big", "--dir", cache)
+    _one_line_error(res, "dataset 'big': out of host memory while building the CSR (9007199.3 GB asked")
+    assert res.stderr.strip().splitlines()[-1].endswith("; the cache is unchanged")
+    assert not store.is_cached("big", cache) and not [p for p in cache.iterdir() if p.name != ".downloads"]

@@ -6,6 +6,7 @@ from pathlib import Path
 
 from gpubfs_cli.datasets import store
 from gpubfs_cli.datasets.catalogue import load_catalogue
+from gpubfs_cli.errors import UserError
 
 
 def dataset_rows(data_dir: str | Path | None = None) -> list[dict]:
@@ -13,8 +14,9 @@ def dataset_rows(data_dir: str | Path | None = None) -> list[dict]:
     (user graphs, generated graphs with another seed).
 
     Keys: name, aliases, papers, kind, description, expected {n, m, note}, cached,
-    n and m (the cached graph's when cached, else the expected ones), size_bytes,
-    stats (cached only), expected_diff {n, m} (cached only), source (cached only).
+    broken (why a cached entry cannot be read, else None), n and m (the cached graph's
+    when cached, else the expected ones), size_bytes, stats (cached only),
+    expected_diff {n, m} (cached only), source (cached only).
     """
     cat = load_catalogue()
     cached = set(store.cached_keys(data_dir))
@@ -25,16 +27,20 @@ def dataset_rows(data_dir: str | Path | None = None) -> list[dict]:
         )
         cached.discard(e.name)
     for key in sorted(cached):
-        meta = store.read_meta(key, data_dir)
+        try:
+            meta = store.read_meta(key, data_dir)
+        except UserError:  # _row marks it broken, with why; the rest are listed
+            meta = {}
         exp = meta.get("expected") or {}
         entry = meta.get("entry") or {}
+        papers = entry.get("papers")
         rows.append(
             _row(
                 key,
                 meta.get("kind", "?"),
-                entry.get("papers") or (),
+                [str(p) for p in papers] if isinstance(papers, list) else (),
                 (),
-                entry.get("description", ""),
+                str(entry.get("description", "")),
                 exp.get("n"),
                 exp.get("m"),
                 exp.get("note", ""),
@@ -57,9 +63,14 @@ def _row(name, kind, papers, aliases, description, en, em, note, data_dir, cache
         "n": en,
         "m": em,
         "size_bytes": 0,
+        "broken": None,
     }
     if row["cached"]:
-        meta = store.read_meta(name, data_dir)
+        try:
+            meta = store.read_meta(name, data_dir)
+        except UserError as exc:
+            row.update(cached=False, broken=str(exc), size_bytes=store.cache_size_bytes(name, data_dir))
+            return row
         exp = meta.get("expected") or {}
         row.update(
             n=meta.get("n"),

@@ -4,6 +4,11 @@
 cached graph (memory-mapped) and does the work only when the graph is not cached yet
 (or `force`). The built graph's n and m are compared with the paper's; a difference
 over 1% is printed as a warning and recorded in meta.json either way.
+
+A graph whose edge list does not fit the GPU is generated on the CPU, and the CSR build
+splits itself into parts or moves to the CPU (graph/build.py); running out of memory
+all the same, on the GPU or the host, is one UserError line naming the dataset, the
+step and the sizes, with nothing left in the cache.
 """
 
 from __future__ import annotations
@@ -29,12 +34,20 @@ from gpubfs_cli.datasets.console import console as _console
 from gpubfs_cli.datasets.console import say as _say
 from gpubfs_cli.datasets.console import warn
 from gpubfs_cli.datasets.fetch import ChecksumMismatch, download, sha256_file
+from gpubfs_cli.datasets.lock import build_lock
 from gpubfs_cli.datasets.weights import build_record
 from gpubfs_cli.errors import UserError, unknown_name
 from gpubfs_cli.files import plain_json
 from gpubfs_cli.graph.build import build_csr
 from gpubfs_cli.graph.csr import CSRGraph, narrow_ints
 from gpubfs_cli.graph.edges import EdgeList
+from gpubfs_cli.graph.memory import (
+    device_free,
+    gb,
+    is_out_of_memory,
+    out_of_memory,
+    release_device,
+)
 
 TOLERANCE = 0.01  # relative difference from the paper's n or m that earns a warning
 
@@ -80,21 +93,40 @@ class _ParseBar:
         self._p.update(self._task, completed=done, total=total)
 
 
-def _generate(family: str, params: dict, seed: int, gpu_xp: GpuArrays | None = None) -> EdgeList:
-    """On the GPU when `gpu_xp` gives one (the generators give identical edges on either)."""
-    from gpubfs_cli.graph.generators import generate
-
+def _gpu_module(gpu_xp: GpuArrays | None):
     try:
-        xp = gpu_xp() if gpu_xp is not None else None
+        return gpu_xp() if gpu_xp is not None else None
     except Exception:  # a broken CuPy install: the CPU will do
-        xp = None
+        return None
+
+
+def _generate(family: str, params: dict, seed: int, gpu_xp: GpuArrays | None = None,
+              note: Callable[[str], None] | None = None) -> EdgeList:
+    """On the GPU when `gpu_xp` gives one and the edge list fits there (the generators
+    give identical edges on either); `note` hears why it went to the CPU."""
+    from gpubfs_cli.graph.generators import DEVICE_FAMILIES, device_bytes, generate
+
+    xp = _gpu_module(gpu_xp)
+    if xp is not None and family in DEVICE_FAMILIES:
+        try:
+            need = device_bytes(family, params)
+        except UserError:
+            need = None  # generate says what is wrong with the params
+        free = device_free(xp)
+        if need is not None and free is not None and need > free:
+            if note is not None:
+                note(f"generating on the CPU: the edge list needs about {gb(need)} of GPU memory, "
+                     f"{gb(free)} is free")
+            xp = None
     if xp is not None:
         try:
             return generate(family, dict(params), int(seed), xp=xp)
         except UserError:
             raise
         except Exception as exc:  # e.g. out of GPU memory for a large graph
-            warn(f"generating {family} on the GPU failed ({type(exc).__name__}); generating on the CPU")
+            failed = type(exc).__name__
+        release_device(xp)  # the failed try's arrays, now that its frames are gone
+        warn(f"generating {family} on the GPU failed ({failed}); generating on the CPU")
     return generate(family, dict(params), int(seed), xp=np)
 
 
@@ -106,11 +138,24 @@ def resolve_entry(name: str, data_dir: str | Path | None = None) -> DatasetEntry
         return cat.get(key)
     base = name.split("@seed=")[0]
     if store.is_cached(name, data_dir) or store.is_cached(base, data_dir):
-        meta = store.read_meta(name if store.is_cached(name, data_dir) else base, data_dir)
+        found = name if store.is_cached(name, data_dir) else base
+        meta = store.read_meta(found, data_dir)
         if meta.get("kind") == "user" and meta.get("entry"):
-            return entry_from_meta(meta)
-    user = [k for k in store.cached_keys(data_dir) if store.read_meta(k, data_dir).get("kind") == "user"]
+            try:
+                return entry_from_meta(meta)
+            except (TypeError, ValueError) as exc:
+                raise UserError(f"{store.graph_dir(found, data_dir) / store.META}: 'entry' is not "
+                                f"a graph's entry ({exc}); {store.repair_hint(found)}") from None
+    user = [k for k in store.cached_keys(data_dir) if _kind(k, data_dir) == "user"]
     raise unknown_name("dataset", name, cat.names() + user)
+
+
+def _kind(key: str, data_dir) -> str | None:
+    """A cached graph's kind; None when its meta.json is broken (it names no dataset)."""
+    try:
+        return store.read_meta(key, data_dir).get("kind")
+    except UserError:
+        return None
 
 
 def ensure_dataset(
@@ -140,14 +185,32 @@ def ensure_dataset(
     default_seed = entry.seed if entry.seed is not None else 0
     key = store.cache_key(entry.name, seed, default_seed) if entry.kind == "generated" else entry.name
     if store.is_cached(key, data_dir) and not force:
-        old = store.read_meta(key, data_dir).get("entry") or {}
-        changed = [k for k in _DEFINING if k in old and old[k] != entry.to_dict()[k]]
-        if changed and entry.kind != "user":
-            warn(f"{key}: the catalogue changed {', '.join(changed)} since it was cached; "
-                 f"rebuild with: gpubfs fetch-dataset {entry.name} --force")
-        return store.load_graph(key, data_dir)
-    return build_dataset(entry, key, data_dir, seed=seed, progress=progress, keep_download=keep_download,
-                         gpu_xp=gpu_xp)
+        return _cached(entry, key, data_dir)
+    before = _stamp(key, data_dir)
+    with build_lock(key, data_dir, lambda text: _say(progress, f"{key}: {text}")):
+        # Another process may have built it while this one waited: a fresh copy serves --force too.
+        if store.is_cached(key, data_dir) and (not force or _stamp(key, data_dir) != before):
+            return _cached(entry, key, data_dir)
+        return build_dataset(entry, key, data_dir, seed=seed, progress=progress, keep_download=keep_download,
+                             gpu_xp=gpu_xp)
+
+
+def _cached(entry: DatasetEntry, key: str, data_dir) -> CSRGraph:
+    old = store.read_meta(key, data_dir).get("entry") or {}
+    changed = [k for k in _DEFINING if k in old and old[k] != entry.to_dict()[k]]
+    if changed and entry.kind != "user":
+        warn(f"{key}: the catalogue changed {', '.join(changed)} since it was cached; "
+             f"rebuild with: gpubfs fetch-dataset {entry.name} --force")
+    return store.load_graph(key, data_dir)
+
+
+def _stamp(key: str, data_dir) -> tuple[int, int] | None:
+    """Which copy of a cached graph is in place (each write renames a new folder in)."""
+    try:
+        st = store.graph_dir(key, data_dir).stat()
+    except OSError:
+        return None
+    return st.st_dev, st.st_ino
 
 
 # Entry fields that change the built graph (a cached graph built with others is stale).
@@ -187,7 +250,8 @@ def add_user_dataset(
         if not path.is_file():
             raise UserError(f"{file}: no such file")
         file = str(path.resolve())
-    if store.is_cached(name, data_dir) and not force:
+
+    def cached() -> CSRGraph:
         old = store.read_meta(name, data_dir).get("entry") or {}
         same = (
             old.get("format") == fmt and bool(old.get("compact_ids")) == compact_ids
@@ -196,18 +260,25 @@ def add_user_dataset(
         if not same:
             raise UserError(f"dataset '{name}' is already cached from another source; add --force to replace it")
         return store.load_graph(name, data_dir)
-    entry = DatasetEntry(
-        name=name,
-        kind="user",
-        description=f"user graph from {url or file}",
-        directed=False if undirected else None,
-        urls=(url,) if url else (),
-        format=fmt,
-        file=file,
-        compact_ids=compact_ids,
-        weights=True,  # the file's weights when it has some; else the default rule
-    )
-    return build_dataset(entry, name, data_dir, progress=progress, keep_download=keep_download)
+
+    if store.is_cached(name, data_dir) and not force:
+        return cached()
+    before = _stamp(name, data_dir)
+    with build_lock(name, data_dir, lambda text: _say(progress, f"{name}: {text}")):
+        if store.is_cached(name, data_dir) and (not force or _stamp(name, data_dir) != before):
+            return cached()
+        entry = DatasetEntry(
+            name=name,
+            kind="user",
+            description=f"user graph from {url or file}",
+            directed=False if undirected else None,
+            urls=(url,) if url else (),
+            format=fmt,
+            file=file,
+            compact_ids=compact_ids,
+            weights=True,  # the file's weights when it has some; else the default rule
+        )
+        return build_dataset(entry, name, data_dir, progress=progress, keep_download=keep_download)
 
 
 def build_dataset(
@@ -228,8 +299,20 @@ def build_dataset(
     nothing in the cache."""
     store.check_cache_dir(data_dir)
     downloads: list[Path] = []
+    stage = _Stage()
     try:
-        return _build(entry, key, data_dir, seed=seed, progress=progress, downloads=downloads, gpu_xp=gpu_xp)
+        try:
+            return _build(entry, key, data_dir, seed=seed, progress=progress, downloads=downloads,
+                          gpu_xp=gpu_xp, stage=stage)
+        except Exception as exc:  # MemoryError (CuPy's too), or a CUDA allocation failure
+            if not is_out_of_memory(exc):
+                raise
+            what, sizes = out_of_memory(exc, _gpu_module(gpu_xp))
+        xp = _gpu_module(gpu_xp)
+        if xp is not None:
+            release_device(xp)
+        sizes = f" ({sizes})" if sizes else ""
+        raise UserError(f"dataset '{key}': out of {what} while {stage.doing}{sizes}; the cache is unchanged")
     finally:
         if not keep_download:
             for downloaded in downloads:
@@ -240,10 +323,20 @@ def build_dataset(
                     pass
 
 
+class _Stage:
+    """The step a build is at, for the out-of-memory line."""
+
+    doing = "preparing"
+
+
 def _build(entry: DatasetEntry, key: str, data_dir, *, seed, progress: bool, downloads: list[Path],
-           gpu_xp: GpuArrays | None = None) -> CSRGraph:
+           gpu_xp: GpuArrays | None = None, stage: _Stage | None = None) -> CSRGraph:
+    stage = stage or _Stage()
     times: dict[str, float] = {}
-    previous = store.read_meta(key, data_dir) if store.is_cached(key, data_dir) else {}
+    try:
+        previous = store.read_meta(key, data_dir) if store.is_cached(key, data_dir) else {}
+    except UserError:  # a broken entry being replaced (--force): nothing of it is kept
+        previous = {}
     t0 = time.perf_counter()
     seed_used = None
     if entry.kind == "generated":
@@ -251,7 +344,9 @@ def _build(entry: DatasetEntry, key: str, data_dir, *, seed, progress: bool, dow
         if seed_used is None:
             seed_used = 0
         _say(progress, f"{key}: generating {entry.generator} {entry.params} seed={seed_used}")
-        edges = _generate(entry.generator or "", entry.params, seed_used, gpu_xp)
+        stage.doing = f"generating {entry.generator}"
+        edges = _generate(entry.generator or "", entry.params, seed_used, gpu_xp,
+                          note=lambda text: _say(progress, f"{key}: {text}"))
         source = {"generator": entry.generator, "params": entry.params, "seed": seed_used}
         times["generate_s"] = time.perf_counter() - t0
     else:
@@ -266,6 +361,7 @@ def _build(entry: DatasetEntry, key: str, data_dir, *, seed, progress: bool, dow
             times["download_s"] = time.perf_counter() - t0
         source.update(format=entry.format, member=entry.member)
         _say(progress, f"{key}: parsing {path.name} ({entry.format})")
+        stage.doing = f"parsing {path.name}"
         t1 = time.perf_counter()
         kwargs = {"member": entry.member, "directed": entry.directed, "compact_ids": entry.compact_ids}
         if progress and _console().is_terminal:
@@ -275,6 +371,7 @@ def _build(entry: DatasetEntry, key: str, data_dir, *, seed, progress: bool, dow
             edges = _read(path, entry.format or "", **kwargs)
         times["parse_s"] = time.perf_counter() - t1
     if entry.multiplicity:
+        stage.doing = "expanding multiplicities"
         edges = expand_multiplicity(edges, key)
     elif not entry.weights:
         edges.weights = None  # values not kept: free them before the build (GBs on nlpkkt160)
@@ -282,6 +379,7 @@ def _build(entry: DatasetEntry, key: str, data_dir, *, seed, progress: bool, dow
     # returns it as undirected); directed=False symmetrizes whatever the file is.
     symmetrize = not edges.directed or entry.directed is False
     _say(progress, f"{key}: building CSR from {edges.num_records:,} records")
+    stage.doing = "building the CSR"
     t2 = time.perf_counter()
     keep_weights = entry.weights and not entry.multiplicity and edges.weights is not None
     graph = build_csr(
@@ -291,12 +389,16 @@ def _build(entry: DatasetEntry, key: str, data_dir, *, seed, progress: bool, dow
         duplicates=entry.duplicates,  # parallel weighted edges keep the lightest weight
         keep_weights=keep_weights,
         name=key,
+        report=lambda text: _say(progress, f"{key}: {text}"),
     )
     if keep_weights:
         graph.weights = narrow_ints(graph.weights)
     info = dict(edges.info)
     records = edges.num_records
+    on_device = type(edges.src).__module__.startswith("cupy")
     del edges
+    if on_device:  # the edge list and the build's cached blocks go back to the driver
+        release_device(_gpu_module(gpu_xp))
     if graph.m == 0:
         dropped = " (all self-loops, which are dropped)" if records and entry.self_loops == "drop" else ""
         raise UserError(f"dataset '{key}': the graph has no edges after {records:,} records{dropped}; "
@@ -321,6 +423,7 @@ def _build(entry: DatasetEntry, key: str, data_dir, *, seed, progress: bool, dow
         "weights": build_record(entry, seed_used, graph.weights is not None),
     }
     t3 = time.perf_counter()
+    stage.doing = "writing the cache"
     final = store.write_graph(key, graph, meta, data_dir)
     del graph
     _say(progress, f"{key}: cached in {final} ({time.perf_counter() - t3:.1f} s to write)")

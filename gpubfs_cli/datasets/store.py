@@ -32,6 +32,7 @@ from pathlib import Path
 
 import numpy as np
 
+from gpubfs_cli.datasets.integrity import check_csr
 from gpubfs_cli.errors import UserError, unknown_name
 from gpubfs_cli.graph.csr import CSRGraph
 
@@ -48,6 +49,13 @@ def data_dir(directory: str | Path | None = None) -> Path:
         return Path(directory)
     env = os.environ.get(DATA_DIR_ENV)
     return Path(env) if env else Path("datasets")
+
+
+def data_dir_origin(directory: str | Path | None = None) -> str:
+    """What chose `data_dir(directory)`: '--dir', '$GPUBFS_DATA_DIR' or 'the default'."""
+    if directory is not None:
+        return "--dir"
+    return f"${DATA_DIR_ENV}" if os.environ.get(DATA_DIR_ENV) else "the default"
 
 
 def cache_key(name: str, seed: int | None = None, default_seed: int | None = None) -> str:
@@ -98,16 +106,55 @@ def check_cache_dir(directory: str | Path | None = None) -> Path:
     return root
 
 
+# meta.json keys that readers use, and their types (None stands for absent).
+_REQUIRED = {"format_version": int, "n": int, "m": int}
+_OPTIONAL = {"directed": bool, "kind": str, "source": dict, "entry": dict, "expected": dict,
+             "stats": dict, "weights": dict, "policy": dict, "files": dict}
+
+
 def read_meta(key: str, directory: str | Path | None = None) -> dict:
+    """meta.json of a cached graph; a UserError naming the file (and how to repair it)
+    when it is unreadable, not a JSON object, or a key readers use has the wrong type."""
     path = data_dir(directory) / key / META
     try:
-        return json.loads(path.read_text(encoding="utf-8"))
+        meta = json.loads(path.read_text(encoding="utf-8"))
     except FileNotFoundError:
         raise UserError(
             f"dataset '{key}' is not cached in {data_dir(directory)} (run: gpubfs fetch-dataset {key})"
         ) from None
     except (OSError, ValueError) as exc:
-        raise UserError(f"{path}: unreadable ({exc}); re-fetch with --force") from None
+        raise UserError(f"{path}: unreadable ({exc}); {repair_hint(key)}") from None
+    problem = _meta_problem(meta)
+    if problem:
+        raise UserError(f"{path}: {problem}; {repair_hint(key)}")
+    return meta
+
+
+def _meta_problem(meta) -> str | None:
+    if not isinstance(meta, dict):
+        return f"expected a JSON object, found {_JSON_NAMES.get(type(meta), type(meta).__name__)}"
+    for name, kind in (*_REQUIRED.items(), *_OPTIONAL.items()):
+        value = meta.get(name)
+        if value is None and name in _OPTIONAL:
+            continue
+        if not isinstance(value, kind) or (kind is int and isinstance(value, bool)):  # JSON true is no count
+            return f"'{name}' must be {_KIND_WORDS[kind]}, found {json.dumps(value)[:40]}"
+        if kind is int and value < 0:
+            return f"'{name}' must not be negative, found {value}"
+    return None
+
+
+_KIND_WORDS = {int: "a whole number", bool: "true or false", str: "a string", dict: "an object"}
+_JSON_NAMES = {type(None): "null", list: "an array", str: "a string", int: "a number", float: "a number",
+               bool: "true or false"}
+
+
+def repair_hint(key: str) -> str:
+    """How to replace a broken cache entry: fetch it again (a catalogue graph), or add
+    one's own graph again."""
+    if _resolve_alias(key.split("@seed=")[0]) is not None:
+        return f"re-fetch with: gpubfs fetch-dataset {key} --force"
+    return f"add it again with: gpubfs fetch-dataset {key} --file FILE --format FORMAT --force"
 
 
 def cache_size_bytes(key: str, directory: str | Path | None = None) -> int:
@@ -141,7 +188,7 @@ def load_graph(name: str, data_dir: str | Path | None = None) -> CSRGraph:
     if not isinstance(version, int) or version > FORMAT_VERSION:
         raise UserError(
             f"dataset '{key}': cache format {version!r} is not readable by this version "
-            f"(expects {FORMAT_VERSION}); re-fetch with --force"
+            f"(expects {FORMAT_VERSION}); {repair_hint(key)}"
         )
     d = _data_dir_path(directory) / key
     try:
@@ -153,9 +200,10 @@ def load_graph(name: str, data_dir: str | Path | None = None) -> CSRGraph:
         has_weights = (d / "weights.npy").is_file() and not derived
         weights = np.load(d / "weights.npy", mmap_mode="r") if has_weights else None
     except (OSError, ValueError) as exc:
-        raise UserError(f"{d}: cached arrays unreadable ({exc}); re-fetch with --force") from None
-    if len(row_offsets) != meta.get("n", -1) + 1 or len(col_indices) != meta.get("m", -1):
-        raise UserError(f"{d}: arrays do not match meta.json (n, m); re-fetch with --force")
+        raise UserError(f"{d}: cached arrays unreadable ({exc}); {repair_hint(key)}") from None
+    check_csr(d, row_offsets, col_indices, weights, repair_hint(key))
+    if len(row_offsets) != meta["n"] + 1 or len(col_indices) != meta["m"]:
+        raise UserError(f"{d}: arrays do not match meta.json (n, m); {repair_hint(key)}")
     return CSRGraph(row_offsets, col_indices, directed=bool(meta.get("directed")), weights=weights, name=key)
 
 

@@ -12,6 +12,11 @@ from gpubfs_cli.graph.csr import CSRGraph
 _CACHE: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
 
 
+def offsets32_fit(m: int) -> bool:
+    """Whether int32 row offsets hold every offset of a graph of m edges (0..m)."""
+    return int(m) < 2**31
+
+
 class DeviceGraph:
     """row_offsets (int64, the contract), row_offsets32 (int32, when m < 2**31, which
     most kernels prefer: half the bytes per offset read), col_indices (int32);
@@ -28,7 +33,7 @@ class DeviceGraph:
         self.m = graph.m
         with on(device):
             self.row_offsets = cp.asarray(graph.row_offsets, dtype=cp.int64)
-            self.row_offsets32 = self.row_offsets.astype(cp.int32) if graph.m < 2**31 else None
+            self.row_offsets32 = self.row_offsets.astype(cp.int32) if offsets32_fit(graph.m) else None
             self.col_indices = cp.asarray(graph.col_indices)
         self.weights = None
         self.in_offsets = self.in_indices = None

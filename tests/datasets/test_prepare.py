@@ -161,7 +161,7 @@ def test_user_graph_errors(tmp_path, data_dir):
 def test_generated_entry_and_seed_variant(tmp_path, monkeypatch, data_dir):
     calls = []
 
-    def fake_generate(family, params, seed, gpu_xp=None):
+    def fake_generate(family, params, seed, gpu_xp=None, note=None):
         calls.append((family, params, seed))
         rng = np.random.default_rng(seed)
         from gpubfs_cli.graph import EdgeList
@@ -274,3 +274,171 @@ def test_a_graph_is_generated_on_the_gpu_only_through_the_callers_gpu_xp(monkeyp
     assert prepare._generate("gnm", {}, 1, broken) and used[-1] is np
     assert prepare._generate("gnm", {"gpu_fails": True}, 1, lambda: gpu) and used[-2:] == [gpu, np]
     assert "generating gnm on the GPU failed (MemoryError); generating on the CPU" in capsys.readouterr().err
+
+
+def _gen_entry(tmp_path, monkeypatch, name: str = "rnd") -> None:
+    write_catalogue(tmp_path / "gen.yaml", f"""  {name}:
+    papers: [merrill]
+    kind: generated
+    generator: gnm
+    params: {{n: 50, m: 200}}
+    seed: 7
+""", monkeypatch)
+
+
+def _nothing_cached(data_dir, key: str) -> None:
+    assert not store.is_cached(key, data_dir)
+    left = [p.name for p in data_dir.iterdir()] if data_dir.is_dir() else []
+    assert not [p for p in left if p.startswith(".tmp-") or p == key], left
+
+
+class OutOfMemoryError(MemoryError):
+    """CuPy's OutOfMemoryError: same name, module and attributes."""
+
+    __module__ = "cupy.cuda.memory"
+
+    def __init__(self, size: int, total: int):
+        super().__init__(f"Out of memory allocating {size:,} bytes (allocated so far: {total:,} bytes).")
+        self._size, self._total = size, total
+
+
+@pytest.mark.parametrize("step", ["generate", "build", "write"])
+def test_out_of_host_memory_is_one_line_and_caches_nothing(step, tmp_path, monkeypatch, data_dir):
+    """A MemoryError in any step of a fetch: one UserError line with the dataset, what
+    ran out, the step and the sizes; no graph, no temporary folder left behind."""
+    from gpubfs_cli.graph import memory
+
+    _gen_entry(tmp_path, monkeypatch)
+    monkeypatch.setattr(memory, "available_memory", lambda: 9_100_000_000)
+
+    def fail(*args, **kwargs):
+        return np.empty(1 << 50)  # numpy's own MemoryError: 8 PiB asked
+
+    if step == "generate":
+        monkeypatch.setattr(prepare, "_generate", fail)
+        doing = "generating gnm"
+    elif step == "build":
+        monkeypatch.setattr(prepare, "build_csr", fail)
+        doing = "building the CSR"
+    else:
+        real = np.save
+
+        def save(path, arr, *a, **k):
+            if str(path).endswith("col_indices.npy"):
+                fail()
+            return real(path, arr, *a, **k)
+
+        monkeypatch.setattr(store.np, "save", save)
+        doing = "writing the cache"
+    with pytest.raises(UserError) as info:
+        ensure_dataset("rnd", progress=False)
+    text = str(info.value)
+    assert text == (f"dataset 'rnd': out of host memory while {doing} "
+                    "(9007199.3 GB asked, 9.1 GB available); the cache is unchanged")
+    assert "\n" not in text
+    _nothing_cached(data_dir, "rnd")
+
+
+def test_out_of_gpu_memory_past_the_fallbacks_is_one_line(tmp_path, monkeypatch, data_dir):
+    _gen_entry(tmp_path, monkeypatch)
+
+    def fail(*args, **kwargs):
+        raise OutOfMemoryError(17_200_000_000, 68_700_000_000)
+
+    monkeypatch.setattr(prepare, "build_csr", fail)
+    with pytest.raises(UserError, match=r"^dataset 'rnd': out of GPU memory while building the CSR "
+                                        r"\(17\.2 GB asked, 68\.7 GB held by this process\); the cache is unchanged$"):
+        ensure_dataset("rnd", progress=False)
+    _nothing_cached(data_dir, "rnd")
+
+
+def test_other_errors_are_not_taken_for_memory(tmp_path, monkeypatch, data_dir):
+    _gen_entry(tmp_path, monkeypatch)
+    monkeypatch.setattr(prepare, "build_csr", lambda *a, **k: 1 / 0)
+    with pytest.raises(ZeroDivisionError):
+        ensure_dataset("rnd", progress=False)
+    _nothing_cached(data_dir, "rnd")
+
+
+class _Device:
+    """numpy as the GPU's array module, with a free memory to report and a pool."""
+
+    def __init__(self, free: int):
+        import types
+
+        self.released = 0
+        self.cuda = types.SimpleNamespace(runtime=types.SimpleNamespace(memGetInfo=lambda: (free, 80 * 10**9)))
+
+    def get_default_memory_pool(self):
+        import types
+
+        def free_all_blocks():
+            self.released += 1
+
+        return types.SimpleNamespace(free_bytes=lambda: 0, free_all_blocks=free_all_blocks)
+
+    def __getattr__(self, name):
+        return getattr(np, name)
+
+
+def test_an_edge_list_larger_than_the_free_gpu_memory_is_generated_on_the_cpu(monkeypatch):
+    from gpubfs_cli.graph import generators
+
+    params = {"n": 1000, "m": 5000}
+    want = generators.generate("gnm", params, 3)
+    used, said = [], []
+    real = generators.generate
+
+    def generate(family, p, seed, xp):
+        used.append(xp)
+        return real(family, p, seed, xp)
+
+    monkeypatch.setattr(generators, "generate", generate)
+    roomy = _Device(free=generators.device_bytes("gnm", params))
+    got = prepare._generate("gnm", params, 3, lambda: roomy, note=said.append)
+    assert used == [roomy] and not said
+    assert np.array_equal(got.src, want.src) and np.array_equal(got.dst, want.dst)
+    small = _Device(free=generators.device_bytes("gnm", params) - 1)
+    got = prepare._generate("gnm", params, 3, lambda: small, note=said.append)
+    assert used[-1] is np and np.array_equal(got.src, want.src)
+    assert said == ["generating on the CPU: the edge list needs about 1.1 GB of GPU memory, 1.1 GB is free"]
+
+
+def test_a_failed_gpu_generation_frees_the_pool_before_the_cpu_try(monkeypatch, capsys):
+    from gpubfs_cli.graph import generators
+
+    device = _Device(free=10**12)
+
+    def generate(family, p, seed, xp):
+        if xp is device:
+            raise OutOfMemoryError(10**10, 7 * 10**10)
+        return "cpu edges"
+
+    monkeypatch.setattr(generators, "generate", generate)
+    assert prepare._generate("gnm", {"n": 10, "m": 10}, 1, lambda: device) == "cpu edges"
+    assert device.released == 1
+    assert "generating gnm on the GPU failed (OutOfMemoryError); generating on the CPU" in capsys.readouterr().err
+
+
+def test_a_generated_graph_built_in_parts_is_the_graph_built_whole(tmp_path, monkeypatch, data_dir, capsys):
+    """The dataset layer's build in parts (a host reading of little free memory) caches
+    the same arrays as the build in one part, and says so in its progress."""
+    from gpubfs_cli.graph import build as build_mod
+    from gpubfs_cli.graph import memory
+
+    write_catalogue(tmp_path / "k.yaml", """  kron:
+    papers: [merrill]
+    kind: generated
+    generator: kronecker
+    params: {scale: 10, edgefactor: 16}
+    seed: 2
+""", monkeypatch)
+    whole = ensure_dataset("kron")
+    offsets, cols = np.array(whole.row_offsets), np.array(whole.col_indices)
+    monkeypatch.setattr(memory, "available_memory", lambda: 0)
+    monkeypatch.setattr(build_mod, "HOST_PART_MIN", 5000)
+    monkeypatch.setattr(build_mod, "CHUNK_RECORDS", 3001)
+    capsys.readouterr()
+    parts = ensure_dataset("kron", force=True)
+    assert "kron: building the CSR on the CPU in 8 parts of at most 4,645 entries" in capsys.readouterr().err
+    assert np.array_equal(parts.row_offsets, offsets) and np.array_equal(parts.col_indices, cols)

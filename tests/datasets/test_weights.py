@@ -89,7 +89,7 @@ def test_bad_weight_range_is_one_line(value, message):
         parse_catalogue(body, "c.yaml")
 
 
-def _fake_generate(family, params, seed, gpu_xp=None):
+def _fake_generate(family, params, seed, gpu_xp=None, note=None):
     rng = np.random.default_rng(seed)
     return EdgeList(rng.integers(0, 60, 300), rng.integers(0, 60, 300), 60, False)
 

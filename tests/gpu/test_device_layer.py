@@ -54,3 +54,12 @@ def test_timed_call_records_events_on_the_device():
     x = cp.arange(1 << 24, dtype=cp.float32)
     ms, value = timed_call(lambda: float((x * 2).sum()), (gpu(0),))
     assert ms > 0 and value > 0
+
+
+def test_int32_row_offsets_only_below_2_31_edges():
+    """No GPU needed: the decision alone (m itself is the last offset)."""
+    from gpubfs_cli.gpu.device_graph import offsets32_fit
+
+    assert offsets32_fit(0) and offsets32_fit(2**31 - 1)
+    assert not offsets32_fit(2**31) and not offsets32_fit(16 << 28)
+    assert offsets32_fit(np.int64(2**31 - 1)) and not offsets32_fit(np.int64(2**32 + 5))

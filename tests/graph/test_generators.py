@@ -69,6 +69,27 @@ def test_same_seed_same_edges_other_seed_other_edges(family):
         assert len(c.src) != len(a.src) or not (np.array_equal(a.src, c.src) and np.array_equal(a.dst, c.dst))
 
 
+@pytest.mark.parametrize("family", DEVICE_FAMILIES)
+def test_size_is_what_generate_makes_and_sizes_the_gpu_memory(family):
+    from gpubfs_cli.graph.generators import device_bytes, size
+
+    params = dict(SMALL[family], **({"diagonal": True} if family == "lattice" else {}))
+    e = generate(family, params, 3)
+    assert size(family, params) == (e.n, e.num_records)
+    n, records = e.n, e.num_records
+    assert device_bytes(family, params) == 8 * records + 40 * n + (1 << 30)
+
+
+def test_size_of_the_largest_kronecker_graphs_is_exact():
+    from gpubfs_cli.graph.generators import device_bytes, size
+
+    assert size("kronecker", {"scale": 27, "edgefactor": 16}) == (1 << 27, 1 << 31)
+    assert size("kronecker", {"scale": 30, "edgefactor": 64}) == (1 << 30, 1 << 36)
+    assert device_bytes("kronecker", {"scale": 27, "edgefactor": 16}) == 8 * 2**31 + 40 * 2**27 + 2**30
+    with pytest.raises(UserError, match="unknown device generator family 'forest_fire'"):
+        size("forest_fire", SMALL["forest_fire"])
+
+
 def test_unknown_family_and_bad_params_name_the_key():
     with pytest.raises(UserError, match="unknown generator family 'rmatt'.*rmat"):
         generate("rmatt", {}, 1)
@@ -206,7 +227,7 @@ def test_kronecker_numba_equals_array_version_and_counts():
     key = rng.stream_key(2, kron_mod.STREAM)
     th = (0.76, 0.19 / 0.24, 0.57 / 0.76)
     s1, d1 = np.empty(50_000, np.int32), np.empty(50_000, np.int32)
-    kron_mod._kron_numba(np.uint64(key), 12, 50_000, *th, s1, d1)
+    kron_mod._kron_numba(np.uint64(key), 12, 0, 50_000, *th, s1, d1)
     s2, d2 = kron_mod.kron_arrays(key, 12, 50_000, th, np, chunk=17_000)
     assert np.array_equal(s1, s2) and np.array_equal(d1, d2)
     e = generate("kronecker", {"scale": 12, "edgefactor": 16}, 2)

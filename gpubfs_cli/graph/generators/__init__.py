@@ -55,6 +55,27 @@ def check(family: str, params: dict | None) -> dict:
     return _MODULES[family].parse(params)
 
 
+# Peak GPU bytes of generating: the edge list (two int32 ids per record), a vertex
+# permutation (keys, indices, the sort's scratch, int32 labels) and one chunk's draws
+# and masks (a few million records of 8-byte temporaries).
+RECORD_BYTES = 8
+VERTEX_BYTES = 40
+CHUNK_BYTES = 1 << 30
+
+
+def size(family: str, params: dict | None) -> tuple[int, int]:
+    """(vertices, edge records) that `generate` makes, without generating (a device family)."""
+    if family not in DEVICE_FAMILIES:
+        raise unknown_name("device generator family", str(family), DEVICE_FAMILIES)
+    return _MODULES[family].size(check(family, params))
+
+
+def device_bytes(family: str, params: dict | None) -> int:
+    """About the most GPU memory that generating `family` with `params` holds at once."""
+    n, records = size(family, params)
+    return RECORD_BYTES * records + VERTEX_BYTES * n + CHUNK_BYTES
+
+
 def generate(family: str, params: dict | None, seed: int, xp=np) -> EdgeList:
     """The edges of `family` with `params` and `seed`, as numpy (xp=numpy) or cupy arrays.
 
@@ -68,4 +89,4 @@ def generate(family: str, params: dict | None, seed: int, xp=np) -> EdgeList:
     return fn(params, seed, xp)
 
 
-__all__ = ["FAMILIES", "DEVICE_FAMILIES", "check", "generate"]
+__all__ = ["FAMILIES", "DEVICE_FAMILIES", "check", "device_bytes", "generate", "size"]

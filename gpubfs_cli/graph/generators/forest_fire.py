@@ -8,8 +8,9 @@ out-neighbours chosen at random; then the same for in-links with b. Newly burned
 burn in the next step; the fire stops when a step burns nothing. v gets an arc to every
 burned node (the ambassador included). The result is directed.
 
-The process is sequential (each node sees the graph built so far), so it runs as one
-numba-compiled CPU routine whatever the device; the GPU path copies the result over,
+The process is sequential (each node sees the graph built so far), so it runs as a
+numba-compiled CPU routine whatever the device, called for CHUNK new nodes at a time
+(so Ctrl-C is seen between calls); the GPU path copies the result over,
 so the output is the same regardless of device. SNAP's own random stream is not
 reproduced (DATASETS.md 2.8). Random numbers: node v's k-th draw is draw k of
 sub-stream v.
@@ -27,6 +28,7 @@ from gpubfs_cli.graph.generators import rng
 from gpubfs_cli.graph.generators.params import Params
 
 STREAM = 5
+CHUNK = 1 << 16  # new nodes per numba call (a fraction of a second)
 
 
 def parse(params: dict | None) -> dict:
@@ -43,7 +45,7 @@ def forest_fire(params: dict, seed: int, xp=np) -> EdgeList:
     """Forest-fire arcs, computed on the CPU; params as `parse` reads them."""
     q = parse(params)
     n = q["n"]
-    src, dst = _burn(np.uint64(rng.stream_key(seed, STREAM)), n, q["f"], q["b"])
+    src, dst = _burn_all(np.uint64(rng.stream_key(seed, STREAM)), n, q["f"], q["b"])
     if xp is not np:
         src, dst = xp.asarray(src), xp.asarray(dst)
     info = {"generator": "forest_fire", "seed": seed, "params": q}
@@ -59,8 +61,8 @@ def _geo_minus_one(key, c, q):
     return int(math.floor(math.log(u) / math.log(q)))
 
 
-@numba.njit(cache=True)
-def _burn(key, n, f, b):
+def _burn_all(key, n: int, f: float, b: float):
+    """Every node's fire, CHUNK nodes per call; the state carries over between calls."""
     cap = max(16, 8 * n)
     esrc = np.empty(cap, np.int32)
     edst = np.empty(cap, np.int32)
@@ -70,12 +72,21 @@ def _burn(key, n, f, b):
     in_len = np.zeros(n, np.int64)
     in_cap = np.zeros(n, np.int64)
     pool = np.empty(cap, np.int32)
-    top = 0
     stamp = np.full(n, -1, np.int32)  # stamp[x] == v: x burned in v's fire
     burned = np.empty(n, np.int32)
     alive = np.empty(16, np.int32)
-    m = 0
-    for v in range(1, n):
+    m = top = 0
+    for v0 in range(1, n, CHUNK):
+        esrc, edst, pool, alive, m, top = _burn(
+            key, f, b, v0, min(v0 + CHUNK, n), esrc, edst, out_start, in_off, in_len, in_cap,
+            pool, stamp, burned, alive, m, top)
+    return esrc[:m].copy(), edst[:m].copy()
+
+
+@numba.njit(cache=True)
+def _burn(key, f, b, v0, v1, esrc, edst, out_start, in_off, in_len, in_cap, pool, stamp, burned, alive, m, top):
+    """The fires of nodes v0..v1-1; returns the arrays that may have grown, m and top."""
+    for v in range(v0, v1):
         vk = rng.sub_key_nb(key, np.uint64(v))
         c = 0
         amb = rng.below_nb(rng.draw_nb(vk, np.uint64(c)), np.uint64(v))
@@ -141,4 +152,4 @@ def _burn(key, n, f, b):
             pool[in_off[y] + in_len[y]] = v
             in_len[y] += 1
         out_start[v + 1] = m
-    return esrc[:m].copy(), edst[:m].copy()
+    return esrc, edst, pool, alive, m, top

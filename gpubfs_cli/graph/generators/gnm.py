@@ -34,6 +34,11 @@ def parse(params: dict | None) -> dict:
     return {"n": n, "m": m, "self_loops": self_loops, "directed": directed}
 
 
+def size(q: dict) -> tuple[int, int]:
+    """(vertices, edge records) of parsed params."""
+    return q["n"], q["m"]
+
+
 def gnm(params: dict, seed: int, xp=np) -> EdgeList:
     """G(n, M) arcs (or undirected samples); params as `parse` reads them."""
     q = parse(params)

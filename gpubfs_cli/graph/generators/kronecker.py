@@ -47,19 +47,26 @@ def parse(params: dict | None) -> dict:
             "directed": directed}
 
 
+def size(q: dict) -> tuple[int, int]:
+    """(vertices, edge records) of parsed params."""
+    n = 1 << q["scale"]
+    return n, q["edgefactor"] * n
+
+
 def kronecker(params: dict, seed: int, xp=np) -> EdgeList:
     """Graph 500 Kronecker edges (undirected); params as `parse` reads them."""
     q = parse(params)
     scale, a, b, c = q["scale"], q["a"], q["b"], q["c"]
-    n = 1 << scale
-    m = q["edgefactor"] * n
+    n, m = size(q)
     ab = a + b
     thresholds = (ab, c / (1.0 - ab), a / ab)
     key = rng.stream_key(seed, STREAM)
     if xp is np:
         src = np.empty(m, np.int32)
         dst = np.empty(m, np.int32)
-        _kron_numba(np.uint64(key), scale, m, *thresholds, src, dst)
+        for start in range(0, m, CHUNK):  # Ctrl-C is only seen between numba calls
+            end = min(start + CHUNK, m)
+            _kron_numba(np.uint64(key), scale, start, end - start, *thresholds, src[start:end], dst[start:end])
     else:
         src, dst = kron_arrays(key, scale, m, thresholds, xp)
     if q["permute"]:
@@ -99,9 +106,10 @@ def kron_arrays(key: int, scale: int, m: int, thresholds: tuple, xp, chunk: int 
 
 
 @numba.njit(parallel=True, cache=True)
-def _kron_numba(key, scale, m, ab, c_norm, a_norm, src, dst):
-    for t in numba.prange(m):
-        base = np.uint64(t) * np.uint64(scale)
+def _kron_numba(key, scale, start, count, ab, c_norm, a_norm, src, dst):
+    """Edges start..start+count-1 into src[0:count], dst[0:count]."""
+    for t in numba.prange(count):
+        base = np.uint64(start + t) * np.uint64(scale)
         u = 0
         v = 0
         for level in range(scale):

@@ -31,13 +31,19 @@ def parse(params: dict | None) -> dict:
     return {"dims": dims, "diagonal": diagonal}
 
 
+def size(q: dict) -> tuple[int, int]:
+    """(vertices, edge records) of parsed params."""
+    dims = q["dims"]
+    n = int(np.prod(dims, dtype=np.int64))
+    return n, sum((dims[ax] - 1) * n // dims[ax] for ax in range(len(dims))) + (n if q["diagonal"] else 0)
+
+
 def lattice(params: dict, seed: int, xp=np) -> EdgeList:
     """Grid edges, each listed once (undirected). The seed is unused."""
     q = parse(params)
-    dims, diagonal = q["dims"], q["diagonal"]
-    n = int(np.prod(dims, dtype=np.int64))
+    dims = q["dims"]
+    n, m = size(q)
     strides = [int(np.prod(dims[:i], dtype=np.int64)) for i in range(len(dims))]
-    m = sum((dims[ax] - 1) * n // dims[ax] for ax in range(len(dims))) + (n if diagonal else 0)
     src = xp.empty(m, xp.int32)
     dst = xp.empty(m, xp.int32)
     pos = 0
@@ -55,7 +61,7 @@ def lattice(params: dict, seed: int, xp=np) -> EdgeList:
         dst[pos : pos + k] = v
         pos += k
         del v
-    if diagonal:
+    if q["diagonal"]:
         src[pos:] = xp.arange(n, dtype=xp.int32)
         dst[pos:] = src[pos:]
     center = sum((d // 2) * s for d, s in zip(dims, strides, strict=True))

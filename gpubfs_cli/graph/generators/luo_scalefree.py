@@ -40,6 +40,14 @@ def parse(params: dict | None) -> dict:
     return {"n": n, "hub_fraction": frac, "hub_degree": hub_degree}
 
 
+def size(q: dict) -> tuple[int, int]:
+    """(vertices, edge records) of parsed params."""
+    n = q["n"]
+    h = int(round(n * q["hub_fraction"]))
+    r = n - h
+    return n, h * q["hub_degree"] + 2 * r + r // 2
+
+
 def luo_scalefree(params: dict, seed: int, xp=np) -> EdgeList:
     """Hubs on a 5-regular ring base (undirected); params as `parse` reads them."""
     q = parse(params)
@@ -47,7 +55,7 @@ def luo_scalefree(params: dict, seed: int, xp=np) -> EdgeList:
     h = int(round(n * q["hub_fraction"]))
     r = n - h
     half = r // 2
-    m = h * hub_degree + 2 * r + half
+    m = size(q)[1]
     src = xp.empty(m, xp.int32)
     dst = xp.empty(m, xp.int32)
     j = xp.arange(r, dtype=xp.int32)

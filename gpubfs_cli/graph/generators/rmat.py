@@ -30,6 +30,7 @@ from gpubfs_cli.graph.generators.params import Params
 
 STREAM = 1
 CHUNK = 1 << 21
+CPU_CHUNK = 1 << 20  # records per numba call: a fraction of a second, so Ctrl-C lands soon
 _U16 = 2.0**-16
 
 
@@ -64,6 +65,11 @@ def parse(params: dict | None) -> dict:
             "gtgraph_b_quirk": quirk, "self_loops": self_loops}
 
 
+def size(q: dict) -> tuple[int, int]:
+    """(vertices, edge records) of parsed params."""
+    return q["n"], q["m"]
+
+
 def rmat(params: dict, seed: int, xp=np) -> EdgeList:
     """R-MAT arcs (see the module docstring); params as `parse` reads them."""
     q = parse(params)
@@ -74,7 +80,10 @@ def rmat(params: dict, seed: int, xp=np) -> EdgeList:
     if xp is np:
         src = np.empty(m, np.int32)
         dst = np.empty(m, np.int32)
-        _rmat_numba(np.uint64(key), np.asarray(steps, np.int64), 0, m, *cfg, src, dst)
+        levels = np.asarray(steps, np.int64)
+        for start in range(0, m, CPU_CHUNK):  # Ctrl-C is only seen between numba calls
+            end = min(start + CPU_CHUNK, m)
+            _rmat_numba(np.uint64(key), levels, start, end - start, *cfg, src[start:end], dst[start:end])
     else:
         src, dst = rmat_arrays(key, steps, m, cfg, xp)
     info = {"generator": "rmat", "seed": seed, "levels": len(steps), "params": q}

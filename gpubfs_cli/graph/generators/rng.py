@@ -18,6 +18,8 @@ from __future__ import annotations
 import numba
 import numpy as np
 
+from gpubfs_cli.graph import interruptible
+
 MASK = (1 << 64) - 1
 GAMMA = 0x9E3779B97F4A7C15
 MUL1 = 0xBF58476D1CE4E5B9
@@ -116,7 +118,7 @@ def permutation(key: int, n: int, xp):
     k >>= _S32
     k <<= _S32
     k |= xp.arange(n, dtype=xp.uint64)
-    k.sort()
+    interruptible.sort(k)
     k &= _LO32
     return k.astype(xp.int64)
 

@@ -39,12 +39,17 @@ def parse(params: dict | None) -> dict:
     return {"n": n, "k": k, "p": p}
 
 
+def size(q: dict) -> tuple[int, int]:
+    """(vertices, edge records) of parsed params."""
+    return q["n"], q["n"] * q["k"]
+
+
 def small_world(params: dict, seed: int, xp=np) -> EdgeList:
     """Ring plus rewired edges (undirected); params as `parse` reads them."""
     q = parse(params)
     n, k, p = q["n"], q["k"], q["p"]
     key = rng.stream_key(seed, STREAM)
-    m = n * k
+    m = size(q)[1]
     src = xp.empty(m, xp.int32)
     dst = xp.empty(m, xp.int32)
     span = np.uint64(n - k - 1)

@@ -2,12 +2,12 @@
 
 from __future__ import annotations
 
-import os
 from collections.abc import Callable
 
 import numpy as np
 
 from gpubfs_cli.graph.io.text import Parsed, TextReader
+from gpubfs_cli.graph.memory import available_memory
 
 MAX_COMMENTS = 50
 
@@ -71,36 +71,6 @@ def check_ids(
     bad = int(np.flatnonzero((ids < lo) | (ids > hi))[0])
     row = bad if row_of is None else row_of(bad)
     raise reader.error(f"{what} {int(ids[bad])} out of range {lo}..{hi}", parsed.locate(row))
-
-
-def available_memory() -> int | None:
-    """Bytes this process can still allocate: MemAvailable, capped by a cgroup limit."""
-    found: list[int] = []
-    try:
-        with open("/proc/meminfo", encoding="ascii") as f:
-            for line in f:
-                if line.startswith("MemAvailable:"):
-                    found.append(int(line.split()[1]) * 1024)
-                    break
-    except (OSError, ValueError):
-        pass
-    for limit, usage in (
-        ("/sys/fs/cgroup/memory.max", "/sys/fs/cgroup/memory.current"),
-        ("/sys/fs/cgroup/memory/memory.limit_in_bytes", "/sys/fs/cgroup/memory/memory.usage_in_bytes"),
-    ):
-        try:
-            with open(limit, encoding="ascii") as a, open(usage, encoding="ascii") as b:
-                cap, used = a.read().strip(), b.read().strip()
-            if cap.isdigit() and used.isdigit() and int(cap) < 1 << 60:
-                found.append(max(0, int(cap) - int(used)))
-        except (OSError, ValueError):
-            pass
-    if not found:
-        try:
-            found.append(os.sysconf("SC_AVPHYS_PAGES") * os.sysconf("SC_PAGE_SIZE"))
-        except (OSError, ValueError, AttributeError):
-            return None
-    return min(found)
 
 
 def check_vertex_count(reader: TextReader, n: int, records: int, line: int | None, origin: str) -> None:
