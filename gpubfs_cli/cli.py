@@ -13,6 +13,7 @@ import sys
 import typer
 from rich.console import Console
 from rich.table import Table
+from rich.text import Text
 
 from gpubfs_cli.errors import UserError
 
@@ -64,6 +65,15 @@ def user_errors(fn):
 
 
 # ---------------------------------------------------------------- list strategies
+def list_table(title: str, columns: list[str], whole: tuple[str, ...] = (), right: tuple[str, ...] = ()) -> Table:
+    """A `gpubfs list` table that fits the terminal: the `whole` columns (names) are never
+    wrapped or cut; the others wrap at words and fold a word too long for them."""
+    table = Table(title=title)
+    for col in columns:
+        table.add_column(col, justify="right" if col in right else "left", no_wrap=col in whole, overflow="fold")
+    return table
+
+
 @list_app.command("strategies")
 @user_errors
 def list_strategies(
@@ -89,14 +99,21 @@ def list_strategies(
     if as_json:
         sys.stdout.write(json.dumps(rows, indent=1) + "\n")
         return
-    table = Table(title="strategies")
-    for col in ("name", "problem", "paper", "device", "knobs (defaults)", "here"):
-        table.add_column(col)
-    for r in rows:
-        knobs = ", ".join(f"{k}={v}" for k, v in r["knobs"].items()) or "-"
-        here = "yes" if r["unavailable"] is None else f"no: {r['unavailable']}"
-        table.add_row(r["name"], r["problem"], r["paper"], r["device"], knobs, here)
+    wide = console.width >= 100  # knobs in a column where it fits, else under the table
+    columns = ["name", "problem", "paper", "device", "here", "knobs (defaults)"][: 6 if wide else 5]
+    table = list_table("strategies", columns, whole=("name", "here"))
+    reasons = list(dict.fromkeys(r["unavailable"] for r in rows if r["unavailable"] is not None))
+    knobs = {r["name"]: ", ".join(f"{k}={v}" for k, v in r["knobs"].items()) or "-" for r in rows}
+    for r in rows:  # why a strategy cannot run here: once under the table, numbered
+        here = "yes" if r["unavailable"] is None else f"no ({reasons.index(r['unavailable']) + 1})"
+        table.add_row(*[r["name"], r["problem"], r["paper"], r["device"], here, knobs[r["name"]]][: len(columns)])
     console.print(table)
+    for k, why in enumerate(reasons, start=1):
+        console.print(Text(f"({k}) {why}"))
+    if not wide:
+        console.print(Text("knobs (defaults):"))
+        for r in rows:
+            console.print(Text(f"{r['name']} ({r['problem']}): {knobs[r['name']]}"))
 
 
 # ---------------------------------------------------------------- datasets
@@ -145,9 +162,9 @@ def fetch_dataset(
             raise UserError("--url/--file add one graph: give exactly one NAME (and no --all/--paper)")
         if fmt is None:
             raise UserError("--url/--file need --format (dimacs9, metis, snap, mtx, gtgraph)")
-        jobs = [functools.partial(
+        jobs = {names[0]: functools.partial(
             add_user_dataset, names[0], fmt, url=url, file=file, undirected=undirected,
-            compact_ids=compact_ids, data_dir=directory, force=force, keep_download=keep_download)]
+            compact_ids=compact_ids, data_dir=directory, force=force, keep_download=keep_download)}
     else:
         if fmt is not None or undirected or compact_ids:
             raise UserError("--format/--undirected/--compact-ids apply only with --url or --file")
@@ -158,13 +175,27 @@ def fetch_dataset(
             names += [e.name for e in cat.for_paper(paper)]
         if not names:
             raise UserError("name a dataset (gpubfs list datasets), or give --all or --paper KEY")
-        jobs = [functools.partial(ensure_dataset, n, directory, force=force, seed=seed, keep_download=keep_download,
-                                  gpu_xp=cupy_if_usable)
-                for n in dict.fromkeys(names)]
+        jobs = {n: functools.partial(ensure_dataset, n, directory, force=force, seed=seed, keep_download=keep_download,
+                                     gpu_xp=cupy_if_usable)
+                for n in dict.fromkeys(names)}
     sweep_cache(directory)
-    for job in jobs:
-        g = job()
+    failed = []
+    for name, job in jobs.items():
+        try:
+            g = job()
+        except UserError as exc:
+            if len(jobs) == 1:
+                raise
+            err_console.print(f"error: {name}: {exc}", markup=False)
+            failed.append(name)  # the others are still fetched; the failures are listed at the end
+            continue
+        except KeyboardInterrupt:
+            err_console.print(f"interrupted while fetching {name}: the cache holds only complete graphs",
+                              markup=False)
+            raise typer.Exit(130) from None
         console.print(f"{g.name}: n = {g.n:,}, m = {g.m:,} ({'directed' if g.directed else 'undirected'})", markup=False, soft_wrap=True)
+    if failed:
+        raise UserError(f"{len(failed)} of {len(jobs)} datasets not fetched: {', '.join(failed)} (why: above)")
 
 
 @list_app.command("datasets")
@@ -181,10 +212,9 @@ def list_datasets(
     if as_json:
         sys.stdout.write(json.dumps(rows, indent=1) + "\n")
         return
-    table = Table(title="datasets")
     wide = console.width >= 110  # aliases only where they fit
-    for col in ("name", "papers", "kind", "n", "m", "cached", "size", "aliases")[: 8 if wide else 7]:
-        table.add_column(col, justify="right" if col in ("n", "m", "size") else "left", no_wrap=col not in ("papers", "aliases"))
+    columns = ["name", "papers", "kind", "n", "m", "cached", "aliases"][: 7 if wide else 6]
+    table = list_table("datasets", columns, whole=("name", "n", "m", "cached"), right=("n", "m", "cached"))
     for r in rows:
         cells = [
             r["name"],
@@ -192,13 +222,16 @@ def list_datasets(
             r["kind"],
             human_count(r["n"]),
             human_count(r["m"]),
-            "yes" if r["cached"] else "no",
-            human_bytes(r["size_bytes"]) if r["cached"] else "-",
+            "broken" if r["broken"] else human_bytes(r["size_bytes"]) if r["cached"] else "no",
             ", ".join(r["aliases"]),
         ]
-        table.add_row(*cells[: 8 if wide else 7])
+        table.add_row(*cells[: len(columns)])
     console.print(table)
-    console.print("n, m: the cached graph's when cached, else what the paper lists (m = directed edges).")
+    for r in rows:  # an entry that cannot be read: why, and how to replace it
+        if r["broken"]:
+            console.print(f"broken: {r['broken']}", markup=False, soft_wrap=True, highlight=False)
+    console.print("n, m: the cached graph's when cached, else what the paper lists (m = directed edges); "
+                  "cached: the size on disk.")
 
 
 @app.command("export")
@@ -234,7 +267,8 @@ def export(
 @app.command("report")
 @user_errors
 def report(
-    results: list[str] = typer.Argument(None, help="Results files (default: the newest in results/); several are pooled."),
+    results: list[str] = typer.Argument(None, help="Results files, or a stopped run's journal (*.journal.jsonl) "
+                                        "(default: the newest results file in results/); several are pooled."),
     metric: str = typer.Option("ms", "--metric", help="ms (median), gteps (harmonic mean), speedup (over the problem's baseline), us_level (per BFS level), us_iteration (per worklist round) or counter.NAME (median of a strategy counter)."),
     fmt: str = typer.Option("table", "--format", help="table, md, csv, json or html."),
     out: str = typer.Option(None, "--out", help="Write the report to FILE instead of the terminal."),
@@ -290,13 +324,12 @@ def list_papers(
     if as_json:
         sys.stdout.write(json.dumps(rows, indent=1) + "\n")
         return
-    table = Table(title="papers")
-    for col in ("key", "title / venue", "hardware", "tables", "strategies here"):
-        table.add_column(col)
-    for r in rows:
-        done = "unknown (strategy discovery failed)" if r["registry_error"] else ", ".join(r["implemented"]) or "-"
+    table = list_table("papers", ["key", "title / venue", "hardware", "tables", "strategies here"],
+                       whole=("key", "strategies here"))
+    for r in rows:  # one strategy name a line: names stay whole
+        done = "unknown (strategy\ndiscovery failed)" if r["registry_error"] else "\n".join(r["implemented"]) or "-"
         if r["not_implemented"]:
-            done += f" (not yet: {', '.join(r['not_implemented'])})"
+            done += "\nnot yet:\n" + "\n".join(r["not_implemented"])
         hw = f"GPU {r['hardware']['gpu']}\nCPU {r['hardware']['cpu']}"
         table.add_row(r["key"], f"{r['title']}\n{r['venue']}", hw, ", ".join(r["tables"]), done)
     console.print(table)
@@ -328,46 +361,65 @@ def run(
     problem: str = typer.Option(None, "--problem", help="bfs or sssp (default: what the strategy names imply, else bfs)."),
     l2: str = typer.Option(None, "--l2", help="warm (default) or cold: evict the GPU's L2 before each timed sample, untimed."),
     gpus: int = typer.Option(None, "--gpus", help="GPUs a multi-GPU strategy (merrill.multi_gpu*) spans (default 1)."),
+    resume: str = typer.Option(None, "--resume", metavar="JOURNAL", help="Go on with a stopped run from its "
+                               "journal (results/NAME-TIME.journal.jsonl), skipping what it holds; its config "
+                               "is the journal's unless given (then it must be the same)."),
+    force: bool = typer.Option(False, "--force", help="Let --out (or the config's out) replace an existing "
+                               "results file, and a stopped run's journal beside it."),
 ) -> None:
     """Run strategies x datasets x sources; write the results file; print the summary.
 
+    Every turn's samples go to a journal beside the results file as they are measured
+    (flushed to disk), so a killed run keeps them: `gpubfs run --resume JOURNAL` goes on.
+
     Exit status: 0, or 1 when any answer was wrong, a strategy raised an error or a
-    dataset could not be loaded, 2 for a bad config, 130 when interrupted (the results
-    file keeps what finished).
+    dataset could not be loaded, 2 for a bad config, 128 + the signal when Ctrl-C
+    (130), SIGTERM (143) or SIGHUP (129) stopped it (the results file keeps what was
+    measured, partial cells marked).
     """
     from gpubfs_cli.bench.config import config_from_cli
     from gpubfs_cli.bench.progress import NullProgress, RunProgress
+    from gpubfs_cli.bench.resume import journal_config
     from gpubfs_cli.bench.runner import Runner
+    from gpubfs_cli.bench.stop import exit_code
     from gpubfs_cli.report.build import run_summary
     from gpubfs_cli.report.load import results_from_doc
     from gpubfs_cli.report.render import print_rich
 
+    if resume is not None and out is not None:
+        raise UserError("--resume writes the results file beside its journal; give no --out")
     cfg = config_from_cli(
         config, datasets=datasets, strategies=strategies, sources=sources, seed=seed,
         fixed_sources=fixed, out=out, data_dir=directory, warmup=warmup, warmup_ms=warmup_ms, rounds=rounds, time_limit_s=time_limit,
         predecessors=predecessors, validate=validate, require_gpu=require_gpu, problem=problem, l2=l2,
-        gpus=gpus,
+        gpus=gpus, base=journal_config(resume) if resume is not None else None, base_where=str(resume),
     )
     progress = RunProgress(err_console) if err_console.is_terminal else NullProgress(err_console)
-    runner = Runner(cfg, progress=progress)
+    runner = Runner(cfg, progress=progress, resume=resume, replace=force)
     sweep_cache(cfg.data_dir)
     outcome = runner.run()
+    doc = outcome.doc
+    stopped = (f"interrupted by {outcome.stopped_by}"
+               + (f" during {doc['interrupted_during']}" if doc.get("interrupted_during") else ""))
+    not_run = {n: i for n, i in doc["datasets"].items() if i.get("status") not in ("ok", "skipped")}
     if not outcome.written:
-        for name, info in outcome.doc["datasets"].items():
+        for name, info in not_run.items():
             err_console.print(f"{name}: not run: {info.get('reason')}", markup=False, soft_wrap=True)
-        err_console.print("nothing ran: no results file written", markup=False)
-        raise typer.Exit(130 if outcome.interrupted else 1)
-    summary = run_summary(results_from_doc(outcome.doc, str(outcome.path)), cfg.name)
+        err_console.print(f"{stopped}: nothing was measured, so no results file" if outcome.interrupted
+                          else "nothing ran: no results file written", markup=False, soft_wrap=True)
+        raise typer.Exit(exit_code(outcome.stopped_by) if outcome.interrupted else 1)
+    summary = run_summary(results_from_doc(doc, str(outcome.path)), cfg.name)
     print_rich(summary, console)
-    for name, info in outcome.doc["datasets"].items():
-        if info.get("status") != "ok":
-            console.print(f"{name}: not run: {info.get('reason')}", markup=False, soft_wrap=True)
+    for name, info in not_run.items():
+        console.print(f"{name}: not run: {info.get('reason')}", markup=False, soft_wrap=True)
     console.print(f"results: {outcome.path}", markup=False, soft_wrap=True)
     if outcome.interrupted:
-        err_console.print("interrupted: the results file keeps the runs that finished", markup=False)
-        raise typer.Exit(130)
+        err_console.print(f"{stopped}: the results file keeps every sample measured, cells marked "
+                          f"(measured/planned) are partial; go on with: gpubfs run --resume {outcome.journal}",
+                          markup=False, soft_wrap=True)
+        raise typer.Exit(exit_code(outcome.stopped_by))
     bad = summary.data["failed"]
-    missing = [n for n, i in outcome.doc["datasets"].items() if i.get("status") != "ok"]
+    missing = list(not_run)
     if bad or missing:
         err_console.print(
             f"{len(bad)} cells failed (wrong-answer or error), {len(missing)} datasets not run: see above",
@@ -396,6 +448,7 @@ def reproduce(
     from gpubfs_cli.gpu.backend import unavailable_reason
     from gpubfs_cli.report.command import make_report
     from gpubfs_cli.report.render import print_rich, render, write_output
+    from gpubfs_cli.workflows import history
     from gpubfs_cli.workflows import reproduce as rp
 
     def say(line: str) -> None:
@@ -405,34 +458,26 @@ def reproduce(
     for key in keys:  # a bad layout or config list fails before anything is said
         rp.paper_config_paths(key)
     root = Path(results_dir) if results_dir else rp.RESULTS_ROOT
-    gpu, cpu = rp.device_label()
+    rp.check_results_folder(root, keys)  # before any graph is fetched or built
+    gpu, cpu = history.device_label()
     if gpu is None:
         say(f"no usable GPU here ({unavailable_reason()}): only the CPU rows run; GPU rows are skipped")
-    rates = rp.measured_rates([Path("results"), *(root / k for k in keys)], gpu, cpu)
-    say(f"estimates for {gpu or 'this CPU'}: from earlier results of this device where there are some, "
-        "else 1 GTEPS (GPU) and 0.05 GTEPS (CPU) per traversal")
+    machine = history.this_machine(gpu, cpu, [Path("results"), *(root / k for k in keys)])
+    say(machine.describe())
     sweep_cache(directory)
-    outcomes = []
-    for key in keys:
-        outcome = rp.plan_paper(key, root, rates, directory)
-        for plan in outcome.plans:
-            for line in plan.skipped:
-                say(line)
-            for dp in plan.datasets:
-                if dp.spec.name in plan.todo and dp.action != "cached":
-                    say(f"{plan.name}: {dp.spec.name}: {dp.action} first")
-            say(f"{key} · {plan.name}: {plan.cells_to_run()} cell(s) to run, {plan.finished} finished, "
-                f"about {rp.human_seconds(plan.estimate_s)}")
-        total = sum(p.estimate_s for p in outcome.plans)
-        say(f"{key}: {sum(p.cells_to_run() for p in outcome.plans)} cell(s) to run, "
-            f"about {rp.human_seconds(total)} in all; results in {outcome.folder}")
-        outcomes.append(outcome)
+    outcomes = rp.plan_papers(keys, root, machine, directory)
+    for outcome in outcomes:
+        for line in rp.plan_lines(outcome):
+            say(line)
+    if len(outcomes) > 1:
+        say(rp.total_line(outcomes))
     if dry_run:
         return
     progress = (lambda: RunProgress(err_console)) if err_console.is_terminal else NullProgress
     failed = 0
+    clock = rp.Clock.of(outcomes, say)
     for outcome in outcomes:
-        rp.run_paper(outcome, rates, say, progress)
+        rp.run_paper(outcome, machine, clock, progress)
         if outcome.interrupted:
             err_console.print(f"interrupted: {outcome.folder} keeps what finished; run again to resume",
                               markup=False)
@@ -456,16 +501,82 @@ def reproduce(
 @user_errors
 def info(
     as_json: bool = typer.Option(False, "--json", help="Print JSON instead of text."),
+    directory: str = DIR_OPTION,
 ) -> None:
-    """The environment: GPU, driver, CUDA, CuPy, CPU, memory, versions; says why no GPU is usable."""
+    """The environment: GPU, driver, CUDA, CuPy, CPU, memory, versions; says why no GPU is
+    usable; where the dataset cache and the results files are."""
+    from pathlib import Path
+
     from gpubfs_cli.bench.environment import collect_environment, describe_lines
+    from gpubfs_cli.datasets.store import DATA_DIR_ENV, data_dir, data_dir_origin
 
     env = collect_environment()
+    # `gpubfs run` writes results/NAME-TIME.json (bench/runner.py), reproduce results/reproduce/KEY/
+    places = {"data_dir": str(data_dir(directory).resolve()), "data_dir_from": data_dir_origin(directory),
+              "results_dir": str(Path("results").resolve())}
     if as_json:
-        sys.stdout.write(json.dumps(env, indent=1) + "\n")
+        sys.stdout.write(json.dumps({**env, "paths": places}, indent=1) + "\n")
         return
     for line in describe_lines(env):
         console.print(line, markup=False, soft_wrap=True, highlight=False)
+    for line in (
+        f"datasets: {places['data_dir']} (from {places['data_dir_from']}; set it with --dir DIR "
+        f"on each command or ${DATA_DIR_ENV}; default ./datasets)",
+        f"results: {places['results_dir']} (gpubfs run writes NAME-TIME.json there, --out FILE "
+        "elsewhere; gpubfs reproduce writes reproduce/PAPER/ there, --results DIR elsewhere)",
+    ):
+        console.print(line, markup=False, soft_wrap=True, highlight=False)
+
+
+class OutputError(Exception):
+    """Standard output cannot be written (a closed pipe, a full disk)."""
+
+    def __init__(self, cause: OSError):
+        super().__init__(cause.strerror or str(cause))
+        self.errno = cause.errno
+
+
+class GuardedOutput:
+    """sys.stdout whose write errors become OutputError: unlike a bare OSError, which any
+    layer may raise for its own files, it can only mean that the output is gone."""
+
+    def __init__(self, stream):
+        self._stream = stream
+
+    def write(self, text):
+        try:
+            return self._stream.write(text)
+        except OSError as exc:
+            raise OutputError(exc) from None
+
+    def flush(self):
+        try:
+            self._stream.flush()
+        except OSError as exc:
+            raise OutputError(exc) from None
+
+    def __getattr__(self, name):
+        return getattr(self._stream, name)
+
+
+def _output_failed(exc: OutputError) -> int:
+    """Say why (nothing for a reader that closed the pipe, as `head` does) -> exit status."""
+    import errno
+    import os
+
+    try:  # what is still buffered would fail again when Python exits
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.__stdout__.fileno())
+        os.close(devnull)
+    except (OSError, AttributeError, ValueError):
+        pass
+    if exc.errno == errno.EPIPE:
+        return 141  # as a shell reports a command that SIGPIPE ended
+    try:
+        err_console.print(f"error: cannot write output: {exc}", markup=False)
+    except OSError:
+        pass
+    return 1
 
 
 def main() -> None:
@@ -474,7 +585,15 @@ def main() -> None:
     # `kill` (SIGTERM) stops a run the way Ctrl-C does: cleanup runs, temporary files go,
     # and the results file keeps what finished.
     signal.signal(signal.SIGTERM, signal.default_int_handler)
-    app()
+    sys.stdout = GuardedOutput(sys.stdout)
+    try:
+        try:
+            app()
+        except SystemExit as done:
+            sys.stdout.flush()  # the last of the output, while a failure can still be reported
+            raise done
+    except OutputError as exc:
+        raise SystemExit(_output_failed(exc)) from None
 
 
 if __name__ == "__main__":

@@ -76,7 +76,7 @@ def test_list_papers(results):
     rows = {p["key"]: p for p in json.loads(r.stdout)}
     assert sorted(rows) == ["bfs4k", "lbbfs", "luo", "merrill", "raval"]
     assert rows["merrill"]["venue"] == "PPoPP 2012"
-    assert rows["merrill"]["tables"] == ["table1", "table2", "fig10"]
+    assert rows["merrill"]["tables"] == ["table1", "table2", "fig10", "fig11"]
     assert "Tesla C2050" in rows["merrill"]["hardware"]["gpu"]
     r = runner.invoke(app, ["list", "papers"])
     assert r.exit_code == 0 and "merrill" in r.stdout

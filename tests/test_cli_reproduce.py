@@ -2,11 +2,13 @@
 
 A temporary papers folder holds a copy of the luo layout whose `configs:` names one run
 config of a temporary experiments folder (smoke graphs, cpu.sequential and a GPU strategy),
-and a catalogue entry whose download cannot be had (a loopback URL nobody serves).
+and a catalogue entry whose download cannot be had (a loopback URL nobody serves). The
+tests run in the temporary folder, so no results/ of the checkout counts as history.
 """
 
 from __future__ import annotations
 
+import os
 import re
 import shutil
 from pathlib import Path
@@ -36,6 +38,7 @@ UNREACHABLE = """
 def paper(tmp_path, monkeypatch):
     """A papers folder with `tiny` (luo's layout) whose configs list is [tiny-run]."""
     monkeypatch.setattr(backend, "unavailable_reason", lambda: "disabled for this test")
+    monkeypatch.chdir(tmp_path)
     papers = tmp_path / "configs" / "papers"
     experiments = tmp_path / "configs" / "experiments"
     papers.mkdir(parents=True)
@@ -68,8 +71,10 @@ def test_dry_run_lists_the_plan_and_runs_nothing(paper):
     assert "tiny-run: bfs merrill.hybrid: not run here: disabled for this test" in out
     assert "tiny-run: smoke-gnm: generate first" in out
     assert "tiny-run: offline-graph: fetch first" in out
-    # 3 graphs x cpu.sequential
-    assert re.search(r"tiny · tiny-run: 3 cell\(s\) to run, 0 finished, about \d+ (s|min)", out)
+    # 3 graphs x cpu.sequential, and their 3 baselines: no GPU and no history, so nothing is guessed
+    assert "estimates for this CPU (" in out and "no GPU: its own earlier results (none yet) only" in out
+    assert "tiny · tiny-run: 3 cell(s) to run, 0 finished, time unknown (from unknown: 6)" in out
+    assert "tiny: 3 cell(s) to run, time unknown in all (from unknown: 6)" in out
     assert not (paper / "out").exists() and not (paper / "data").exists()
 
 
@@ -78,6 +83,10 @@ def test_runs_skips_what_cannot_be_had_then_resumes(paper):
     assert result.exit_code == 0, result.output
     out = result.output
     assert re.search(r"tiny-run: offline-graph: skipped, cannot be had here: .+", out)
+    # after each graph: its time, the time so far, what is left
+    assert re.search(r"tiny · tiny-run: smoke-gnm done in (under 1|\d+) s \(estimate time unknown\); "
+                     r"(under 1|\d+) s so far, time left unknown\n", out), out
+    assert re.search(r"tiny · tiny-run: smoke-grid done in .+; .+ so far, nothing left\n", out), out
     files = sorted((paper / "out" / "tiny").glob("*.json"))
     assert len(files) == 1
     doc = load_results(files[0])
@@ -90,6 +99,9 @@ def test_runs_skips_what_cannot_be_had_then_resumes(paper):
     assert again.exit_code == 0, again.output
     # the two smoke cells are finished; the graph that cannot be had is tried again
     assert "tiny · tiny-run: 1 cell(s) to run, 2 finished" in again.output, again.output
+    # this CPU's own results now estimate cpu.sequential (the cell and its baseline)
+    assert re.search(r"tiny · tiny-run: 1 cell\(s\) to run, 2 finished, about .+ \(from local history: 2\)",
+                     again.output), again.output
     assert "tiny-run: offline-graph: skipped, cannot be had here" in again.output
     assert sorted((paper / "out" / "tiny").glob("*.json")) == files  # nothing ran
 
@@ -123,6 +135,51 @@ def test_a_failed_cell_fails_the_reproduction(paper):
     result = invoke(paper)
     assert result.exit_code == 1, result.output
     assert "1 cells failed (wrong-answer or error)" in result.output
+
+
+@pytest.fixture
+def no_datasets(monkeypatch):
+    """The dataset layer fails loudly if anything asks it for a graph or the cache."""
+    from gpubfs_cli.datasets import prepare, store
+
+    def called(*args, **kwargs):
+        raise AssertionError("the dataset layer was called before --results was checked")
+
+    for module, names in ((prepare, ("ensure_dataset", "resolve_entry")), (store, ("is_cached", "read_meta"))):
+        for name in names:
+            monkeypatch.setattr(module, name, called)
+
+
+@pytest.mark.parametrize("dry", [False, True])
+def test_results_folder_is_checked_before_any_graph(paper, no_datasets, dry):
+    """A file where the results folder (or the paper's folder in it) should be: one line,
+    exit 2, and no graph fetched or built; the dry run checks it too."""
+    extra = ["--dry-run"] if dry else []
+    blocker = paper / "out"
+    blocker.write_text("not a folder")
+    result = invoke(paper, *extra)
+    assert result.exit_code == 2, result.output
+    assert result.output.strip() == f"error: --results {blocker}: {blocker} is not a folder"
+
+    blocker.unlink()
+    (paper / "out").mkdir()
+    (paper / "out" / "tiny").write_text("not a folder")
+    result = invoke(paper, *extra)
+    assert result.exit_code == 2, result.output
+    assert result.output.strip() == f"error: --results {blocker}: {blocker / 'tiny'} is not a folder"
+
+
+@pytest.mark.skipif(os.geteuid() == 0, reason="root writes into read-only folders")
+def test_results_folder_must_take_a_file(paper, no_datasets):
+    locked = paper / "locked"
+    locked.mkdir(mode=0o500)
+    try:
+        result = runner.invoke(app, ["reproduce", "tiny", "--dir", str(paper / "data"),
+                                     "--results", str(locked / "out")])
+    finally:
+        locked.chmod(0o700)
+    assert result.exit_code == 2, result.output
+    assert result.output.strip().startswith(f"error: --results {locked / 'out'}: cannot write in {locked} (")
 
 
 def test_unknown_paper_and_missing_configs_are_one_line(paper):

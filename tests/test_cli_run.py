@@ -238,3 +238,213 @@ def test_run_of_an_empty_graph_writes_nothing(tmp_path, monkeypatch):
     assert result.stderr.strip().endswith("nothing ran: no results file written")
     assert not (tmp_path / "results").exists()
     assert [p.name for p in (tmp_path / "data").iterdir()] == []  # nothing cached (the download is gone)
+
+
+# ---------------------------------------------------------------- stopped runs, journals
+
+
+@pytest.fixture
+def stops(monkeypatch):
+    """fakerun.stops registered, and every dataset a 6 x 6 grid (nothing generated)."""
+    from gpubfs_cli.algorithms.bfs.cpu.sequential import sequential_bfs
+    from gpubfs_cli.bench import runner as runner_module
+    from gpubfs_cli.core import strategy as strategy_module
+    from gpubfs_cli.core.problem import discover
+    from gpubfs_cli.core.strategy import Strategy
+    from gpubfs_cli.graph.samples import grid
+
+    class Stops(Strategy):
+        name = "fakerun.stops"
+        paper = "cpu"
+        section = "test"
+        after: int | None = 3
+        calls = 0
+
+        def traverse(self, source, predecessors=False):
+            Stops.calls += 1
+            if Stops.after is not None and Stops.calls > Stops.after:
+                raise KeyboardInterrupt
+            return sequential_bfs(self.graph, source, predecessors)
+
+    discover()
+    monkeypatch.setitem(strategy_module._REGISTRY["bfs"], Stops.name, Stops)
+    monkeypatch.setattr(runner_module, "default_loader", lambda spec, d, p: (grid(6, 6, name=spec.name), {}))
+    return Stops
+
+
+def _run_stops(tmp_path, *args):
+    return runner.invoke(app, ["run", "-d", "smoke-grid", "-s", "cpu.sequential,fakerun.stops", "--sources", "5",
+                               "--warmup", "0", "--dir", str(tmp_path / "data"), *args])
+
+
+def test_ctrl_c_leaves_partial_cells_marked_and_resume_finishes_them(tmp_path, monkeypatch, stops):
+    monkeypatch.chdir(tmp_path)
+    result = _run_stops(tmp_path)
+    assert result.exit_code == 130, result.output
+    (path,) = (tmp_path / "results").glob("*.json")
+    journal = path.with_name(path.stem + ".journal.jsonl")
+    assert " ms (3/5)" in result.stdout  # the end table: 3 of the 5 sources
+    assert "partial (3 of 5 sources measured" in result.stdout
+    assert (f"interrupted by SIGINT during fakerun.stops on smoke-grid: the results file keeps every sample "
+            f"measured, cells marked (measured/planned) are partial; go on with: gpubfs run --resume "
+            f"results/{journal.name}") in " ".join(result.stderr.split())
+    for file in (path, journal):  # the report reads the results file and the journal alike
+        report = runner.invoke(app, ["report", str(file), "--format", "md"])
+        assert report.exit_code == 0, report.output
+        assert "(3/5)" in report.stdout and "the run did not complete: interrupted by SIGINT" in report.stdout
+    bad = runner.invoke(app, ["run", "--resume", str(journal), "--sources", "6"])
+    _one_line(bad, "the run config differs from the journal's (sources: 6 here, 5 in the journal)")
+    stops.after = None
+    done = runner.invoke(app, ["run", "--resume", str(journal)])
+    assert done.exit_code == 0, done.output
+    assert "(3/5)" not in done.stdout and not journal.exists()
+    doc = load_results(path)
+    assert doc["complete"] is True and len(doc["resumed"]) == 1
+    per = {}
+    for s in doc["samples"]:
+        per.setdefault(s["strategy"], []).append(s["source"])
+    assert sorted(per["fakerun.stops"]) == sorted(per["cpu.sequential"]) == sorted(doc["sources"]["smoke-grid"])
+
+
+def test_ctrl_c_during_the_reference_answers_says_so(tmp_path, monkeypatch, stops):
+    from gpubfs_cli.bench import runner as runner_module
+
+    def no_references(*args, **kwargs):
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(runner_module, "problem_input", no_references)
+    out = tmp_path / "r.json"
+    result = _run_stops(tmp_path, "--out", str(out))
+    assert result.exit_code == 130, result.output
+    assert result.stderr.strip() == ("interrupted by SIGINT during the reference answers of smoke-grid (bfs): "
+                                     "nothing was measured, so no results file")
+    assert "not run" not in result.output and not out.exists()
+
+
+def test_out_over_an_existing_file_needs_force(tmp_path, stops):
+    stops.after = None
+    out = tmp_path / "r.json"
+    assert _run_stops(tmp_path, "--out", str(out)).exit_code == 0
+    before = out.read_text()
+    _one_line(_run_stops(tmp_path, "--out", str(out)), f"{out}: already exists; give --force to replace it, or another --out")
+    assert out.read_text() == before
+    forced = _run_stops(tmp_path, "--out", str(out), "--force")
+    assert forced.exit_code == 0, forced.output
+    assert out.read_text() != before
+
+
+def test_runs_started_in_one_second_never_share_a_results_file(tmp_path, monkeypatch, stops):
+    from datetime import datetime, timezone
+
+    from gpubfs_cli.bench import runner as runner_module
+
+    stops.after = None
+    monkeypatch.chdir(tmp_path)
+    second = datetime(2026, 1, 2, 3, 4, 5, tzinfo=timezone.utc)
+    real = runner_module.default_out_path
+    monkeypatch.setattr(runner_module, "default_out_path", lambda cfg, now=None: real(cfg, second))
+    for _ in range(3):
+        assert _run_stops(tmp_path).exit_code == 0
+    assert sorted(p.name for p in (tmp_path / "results").iterdir()) == [
+        "run-20260102T030405Z-2.json", "run-20260102T030405Z-3.json", "run-20260102T030405Z.json"]
+
+
+def test_a_config_where_nothing_can_run_loads_no_graph(tmp_path, monkeypatch, no_gpu):
+    """merrill.yaml without a GPU: no graph generated, no reference answer computed, one
+    line saying so, every cell unavailable."""
+    from pathlib import Path
+
+    from gpubfs_cli.bench import runner as runner_module
+
+    def load(*args):
+        raise AssertionError("no graph should be loaded")
+
+    monkeypatch.setattr(runner_module, "default_loader", load)
+    merrill = Path(__file__).resolve().parents[1] / "configs" / "experiments" / "merrill.yaml"
+    out = tmp_path / "m.json"
+    result = runner.invoke(app, ["run", str(merrill), "--no-require-gpu", "--out", str(out), "--dir", str(tmp_path / "d")])
+    assert result.exit_code == 0, result.output
+    lines = [line for line in result.stderr.splitlines() if line.startswith("note: ")]
+    assert lines == ["note: no strategy of this run can run here (merrill.hybrid: disabled for this test): no "
+                     "graph loaded, no reference answer computed; every cell is unavailable"]
+    assert "not run" not in result.output
+    doc = load_results(out)
+    assert {s["status"] for s in doc["samples"]} == {"unavailable"} and len(doc["samples"]) == 5 * 2
+
+
+@pytest.fixture(scope="module")
+def gnm_data(tmp_path_factory):
+    """A dataset folder that the subprocess runs below share (smoke-gnm made once)."""
+    return tmp_path_factory.mktemp("gnm-data")
+
+
+def _start_and_stop(tmp_path, data, send, after_s=0.0, sources=100):
+    """`python -m gpubfs_cli run` (cpu.sequential, then the slow cpu.networkx, on
+    `sources` sources of smoke-gnm), sent `send` once its first turn is journaled (and
+    `after_s` more seconds): (its journal, its return code)."""
+    import subprocess
+    import sys
+    import time
+
+    cmd = [sys.executable, "-m", "gpubfs_cli", "run", "-d", "smoke-gnm", "-s", "cpu.sequential,cpu.networkx",
+           "--sources", str(sources), "--dir", str(data)]
+    proc = subprocess.Popen(cmd, cwd=tmp_path, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+    journal = None
+    try:
+        deadline = time.monotonic() + 120
+        while time.monotonic() < deadline and proc.poll() is None:
+            found = list((tmp_path / "results").glob("*.journal.jsonl")) if (tmp_path / "results").exists() else []
+            if found and b'"kind":"measured"' in found[0].read_bytes():
+                journal = found[0]
+                break
+            time.sleep(0.02)
+        time.sleep(after_s)
+        proc.send_signal(send)
+        proc.wait(timeout=60)
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+            proc.wait()
+    assert journal is not None, proc.stderr.read().decode()
+    return journal, proc.returncode
+
+
+def test_sigkill_loses_at_most_the_group_in_flight(tmp_path, gnm_data):
+    """Killed once its first turn is journaled: the journal replays into a partial
+    results document, and --resume finishes it with every source once."""
+    import signal
+    import subprocess
+    import sys
+
+    from gpubfs_cli.bench.journal import read_journal
+
+    journal, code = _start_and_stop(tmp_path, gnm_data, signal.SIGKILL)
+    assert code == -signal.SIGKILL
+    doc = read_journal(journal).results()
+    assert doc["complete"] is False and doc["finished"] is None
+    ok = {s["strategy"] for s in doc["samples"] if s["status"] == "ok"}
+    assert "cpu.sequential" in ok and len(doc["sources"]["smoke-gnm"]) == 100
+    report = runner.invoke(app, ["report", str(journal), "--format", "md"])
+    assert report.exit_code == 0 and "unfinished (no end recorded" in report.stdout
+    done = subprocess.run([sys.executable, "-m", "gpubfs_cli", "run", "--resume", str(journal)], cwd=tmp_path,
+                          capture_output=True, text=True, timeout=300)
+    assert done.returncode == 0, done.stderr
+    final = load_results(journal.with_name(journal.name.replace(".journal.jsonl", ".json")))
+    assert final["complete"] is True
+    for strategy in ("cpu.sequential", "cpu.networkx"):
+        got = sorted(s["source"] for s in final["samples"] if s["strategy"] == strategy)
+        assert got == sorted(final["sources"]["smoke-gnm"])
+
+
+def test_sigterm_writes_the_partial_results_and_exits_143(tmp_path, gnm_data):
+    import signal
+
+    # cpu.networkx takes over 10 ms a source: 600 of them outlast the 4 s it is given
+    journal, code = _start_and_stop(tmp_path, gnm_data, signal.SIGTERM, after_s=4.0, sources=600)
+    assert code == 143
+    doc = load_results(journal.with_name(journal.name.replace(".journal.jsonl", ".json")))
+    assert (doc["complete"], doc["interrupted"], doc["stopped_by"]) == (False, True, "SIGTERM")
+    assert doc["interrupted_during"] == "cpu.networkx on smoke-gnm"
+    cells = {c["strategy"]: c for c in doc["summaries"]}
+    assert cells["cpu.sequential"]["partial"] is False
+    assert cells["cpu.networkx"]["partial"] is True  # what it measured before the signal is kept

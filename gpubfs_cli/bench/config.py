@@ -318,8 +318,12 @@ def config_from_cli(
     gpus: int | None = None,
     dataset_check: DatasetCheck | None = None,
     registry: Registry | None = None,
+    base: dict[str, Any] | None = None,
+    base_where: str = "command line",
 ) -> RunConfig:
-    """`gpubfs run [CONFIG] [flags]`: the file's config with the flags on top, or the flags alone."""
+    """`gpubfs run [CONFIG] [flags]`: the file's config with the flags on top, or the flags
+    alone; without a file, `base` (a resumed journal's config, read from `base_where`)
+    is what the flags go on top of."""
     overrides = {
         "datasets": split_names(datasets),
         "strategies": split_names(strategies),
@@ -341,6 +345,8 @@ def config_from_cli(
     }
     if path is not None:
         return load_config(path, overrides, dataset_check=dataset_check, registry=registry)
+    if base is not None:
+        return build_config(base, overrides, where=base_where, dataset_check=dataset_check, registry=registry)
     if not overrides["datasets"]:
         raise UserError("give a run config (configs/experiments/*.yaml) or --dataset NAME")
     return build_config({}, overrides, dataset_check=dataset_check, registry=registry)

@@ -2,7 +2,9 @@
 runner's summaries, its end-of-run table and exit code, and every report.
 
 A group is every sample of one (dataset, problem, strategy, knobs variant, option, L2
-mode): warm and cold samples of pooled files are never averaged together.
+mode): warm and cold samples of pooled files are never averaged together. A multi-GPU
+strategy's variants carry the knob GPUS_KNOB (their GPU count, `Group.gpus`): reports keep
+each count apart, never folding two counts into one cell.
 """
 
 from __future__ import annotations
@@ -15,8 +17,17 @@ import numpy as np
 
 from gpubfs_cli.bench.results import Sample
 from gpubfs_cli.bench.statistics import summarize
-from gpubfs_cli.bench.status import group_status, sample_status
+from gpubfs_cli.bench.status import group_status, is_partial, sample_status
 from gpubfs_cli.core.knobs import knobs_key
+
+# The knob a multi-GPU strategy names its GPU count by (merrill.multi_gpu, and any other
+# strategy with such a knob): keyed by this name, never by strategy names.
+GPUS_KNOB = "gpus"
+
+
+def gpus_of(knobs: dict[str, Any]) -> Any:
+    """The GPU count a variant's knobs name; None for a strategy without a `gpus` knob."""
+    return knobs.get(GPUS_KNOB)
 
 
 @dataclass
@@ -36,10 +47,16 @@ class Group:
     q25_ms: float | None = None
     q75_ms: float | None = None
     low_reach: int = 0
+    planned: int | None = None  # sources its run(s) planned on the dataset (None: not known)
 
     @property
     def variant(self) -> str:
         return knobs_key(self.knobs)
+
+    @property
+    def gpus(self) -> Any:
+        """The GPU count of a multi-GPU strategy's variant (None: no `gpus` knob)."""
+        return gpus_of(self.knobs)
 
     @property
     def batched(self) -> bool:
@@ -53,6 +70,15 @@ class Group:
 
     def ok_samples(self) -> list[Sample]:
         return [s for s in self.samples if status_of(s) == "ok"]
+
+    @property
+    def measured(self) -> int:
+        """Distinct sources with an ok sample."""
+        return len({s.source for s in self.ok_samples() if s.source >= 0})
+
+    @property
+    def partial(self) -> bool:
+        return is_partial(self.status, self.measured, self.planned)
 
     def call_times(self) -> list[float]:
         """One time per timed call of the ok samples: each sample's, except that a batch's
@@ -83,7 +109,9 @@ class Group:
             "q25_ms": self.q25_ms,
             "q75_ms": self.q75_ms,
             **self.summary,
-        } | ({"batch": self.batch} if self.batched else {})
+        } | ({"batch": self.batch} if self.batched else {}) | (
+            {} if self.planned is None else
+            {"sources_planned": self.planned, "sources_measured": self.measured, "partial": self.partial})
 
 
 def status_of(s: Sample) -> str:
@@ -134,12 +162,16 @@ def label_key(problem: str, strategy: str, knobs: dict) -> tuple[str, str, str]:
     return (problem, strategy, knobs_key(knobs))
 
 
-def summaries(samples: list[dict], labels: dict[tuple, str] | None = None) -> list[dict]:
+def summaries(samples: list[dict], labels: dict[tuple, str] | None = None,
+              sources: dict[str, list[int]] | None = None) -> list[dict]:
     """The results file's `summaries`: one entry per group. `labels` maps (problem,
-    strategy, knobs JSON) to the variant's name in the run config."""
+    strategy, knobs JSON) to the variant's name in the run config; `sources` (dataset ->
+    the run's sources) gives each group its planned sources."""
     labels = labels or {}
     out = []
     for g in group_samples([Sample.from_dict(s) for s in samples]):
+        if sources is not None and g.dataset in sources:
+            g.planned = len(set(sources[g.dataset]))
         entry = g.to_dict()
         entry["variant"] = labels.get(label_key(g.problem, g.strategy, g.knobs), g.strategy)
         out.append(entry)

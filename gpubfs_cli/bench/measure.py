@@ -85,10 +85,9 @@ class Measure:
 
         reason = pi.failure or cls.unavailable_reason()
         if reason is not None:
-            status = "error" if pi.failure else "unavailable"
-            prepared(status, reason)
-            whole(status, reason)
-            return False, stopped
+            self.unavailable(name, key, cls, knobs, modes, reason, len(sources),
+                             "error" if pi.failure else "unavailable")
+            return False, set(modes)
 
         strategy = cls(knobs)
         uploaded = strategy.device.is_gpu
@@ -130,6 +129,17 @@ class Measure:
         finally:
             strategy.release()
         return uploaded, stopped
+
+    def unavailable(self, name: str, problem: str, cls: type[Strategy], knobs, modes: list[bool], reason: str,
+                    sources: int, status: str = "unavailable") -> None:
+        """A variant that cannot run here (or on this input): its prepare record and one
+        sample with source -1 per mode; nothing of the graph's is needed."""
+        kd = knobs_dict(knobs)
+        self.records.prepare(Prepare(name, cls.name, kd, None, status=status, reason=reason, problem=problem,
+                                     devices=[str(d) for d in cls.devices_for(knobs)]))
+        for m in modes:
+            self.records.sample(Sample(name, cls.name, kd, -1, None, 0, 0, None, status, m, reason, problem=problem))
+        self.progress.advance_by(sources * len(modes))
 
     def _warm_up(self, strategy: Strategy, source: int, mode: bool) -> tuple[str, str] | None:
         """Untimed runs (bench/schedule.warm_up_runs); a failure, or one run over the time

@@ -2,15 +2,21 @@
 
 Layout (schema_version 1):
   schema_version, tool_version, git_commit, created (ISO-8601 UTC), command_line,
-  finished (ISO-8601 UTC), interrupted (true when Ctrl-C stopped the run early),
-  failed (only when an error stopped the run: its one-line reason),
+  finished (ISO-8601 UTC; null while the run goes on, or when it was killed),
+  complete (true only when the run reached its end; absent in files from before it:
+            complete unless interrupted or failed),
+  interrupted (true when Ctrl-C, SIGTERM or SIGHUP stopped the run early), stopped_by
+  (SIGINT | SIGTERM | SIGHUP), interrupted_during (what ran then: "the reference answers
+  of NAME (bfs)"), failed (only when an error stopped the run: its one-line reason),
+  resumed [{at, command_line, git_commit}] (each `gpubfs run --resume` of the run),
   environment {cpu, gpu, versions...}, config {the resolved run config},
   datasets {NAME: {status, n, m, directed, stats {...}, meta {...}, load_s,
                    sources_origin (random | explicit | fixed_source),
                    depth_avg, depth_max (the baseline's search depths over the sources),
                    depth_probe (auto.bfs's depth feature: algorithms/bfs/probe.py),
                    upload_ms (graph upload to the GPU, once per graph)}
-            | {status: error, reason} for a dataset that could not be loaded},
+            | {status: error, reason} for a dataset that could not be loaded
+            | {status: skipped, reason} when no strategy of the run could run here},
   sources {NAME: [int, ...]},                 # the list every strategy ran on NAME
   problems {KEY: Problem.describe()},         # title, option, baseline, rate of each problem run
   prepares [Prepare...],                      # prepare() time and memory, per graph+strategy
@@ -18,7 +24,8 @@ Layout (schema_version 1):
                                               # (batch: only a batch strategy's samples: the size of the
                                               #  batch a source was answered in; time_ms is the call's / batch)
   summaries [{dataset, problem, strategy, variant, knobs, predecessors, l2, status, reason,
-              statuses, low_reach, and summarize()'s keys when status is ok}]
+              statuses, low_reach, sources_planned, sources_measured, partial (an ok group
+              with fewer sources than planned), and summarize()'s keys when status is ok}]
   clocks [{dataset, problem, strategy, knobs, predecessors, l2, device,
            before, after: {sm_mhz, mem_mhz, temperature_c, via} | null,
            reason (why a reading is null, else null)}]
@@ -34,6 +41,8 @@ A failure of a whole variant on a graph (unavailable, prepare failed, warm-up fa
 is one Sample with source -1 and time_ms null. A traversal that fails (error,
 out-of-memory, out-of-time) ends its variant on that graph: the sources after it have
 no sample. Reports are made only from these files.
+The run writes its journal first (bench/journal.py); this document is what the journal
+replays into.
 """
 
 from __future__ import annotations
@@ -128,6 +137,7 @@ def new_results(environment: dict, config: dict, problems: dict, equivalent_teps
         "git_commit": environment.get("git_commit"),
         "created": created,
         "finished": None,
+        "complete": False,
         "interrupted": False,
         "command_line": environment.get("command_line"),
         "environment": environment,
@@ -141,6 +151,20 @@ def new_results(environment: dict, config: dict, problems: dict, equivalent_teps
         "summaries": [],
         "clocks": [],
     }
+
+
+def run_state(doc: dict) -> str | None:
+    """How a run ended, when not complete: `interrupted by SIGINT during ...`, `failed:
+    ...`, or `unfinished` (no end recorded: killed, or still running); None when complete."""
+    if doc.get("failed"):
+        return f"failed ({doc['failed']})"
+    if doc.get("interrupted"):
+        by = f" by {doc['stopped_by']}" if doc.get("stopped_by") else ""
+        during = f" during {doc['interrupted_during']}" if doc.get("interrupted_during") else ""
+        return f"interrupted{by}{during}"
+    if doc.get("complete") is False:
+        return "unfinished (no end recorded: the run was killed, or is still running)"
+    return None
 
 
 def write_results(path: str | Path, doc: dict) -> Path:

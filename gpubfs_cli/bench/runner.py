@@ -11,17 +11,31 @@ upload, prepare, warm-up, the timed calls, checks). Variants come from the confi
 The runner knows no algorithm: each variant's strategy names its Problem (BFS, SSSP),
 and the problem supplies the reference answers, the check and the measures.
 
-The results file is written after each graph and at the end. Ctrl-C stops the run; the
-file keeps everything that finished (`interrupted: true`). The results path is checked
-before anything runs (a regular file or a new path: files.check_output_path). A run with
-no sample writes no results file (a failed run must not become the newest one); a run
-stopped by an error after some samples writes them with `failed: REASON`, which a bare
-`gpubfs report` skips. A dataset that cannot be loaded is recorded as such and the run
-goes on.
+Nothing measured is lost: each turn's records go to the run's journal (bench/journal.py)
+as soon as the turn ends, flushed to disk, and the results file is what the journal
+replays into, written after each graph and at the end. Ctrl-C, SIGTERM and SIGHUP stop
+the run alike (bench/stop.py): the turn in flight is journaled, the results file keeps
+everything measured (`interrupted`, `stopped_by`, `interrupted_during`), and `gpubfs run
+--resume JOURNAL` goes on from there (bench/resume.py). A complete run's journal is
+removed once its results file is written. A run with no sample writes no results file (a
+failed run must not become the newest one); a run stopped by an error after some samples
+writes them with `failed: REASON`, which a bare `gpubfs report` skips. A dataset that
+cannot be loaded is recorded as such and the run goes on.
+
+Results names are never shared: the default results/NAME-<UTC second>.json takes a
+`-2`, `-3`... when another run of that second has the name (its journal is created with
+O_EXCL, which claims it); a named results file (`--out`, `out:`) that exists is refused
+unless `replace`.
+
+Availability comes first: a variant that cannot run here (no GPU) is an `unavailable`
+cell without its graph's reference answers, and when no variant of the run can run at
+all, no graph is loaded.
 """
 
 from __future__ import annotations
 
+import itertools
+import json
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -29,20 +43,22 @@ from datetime import datetime, timezone
 from pathlib import Path
 
 from gpubfs_cli.bench.config import DatasetSpec, RunConfig
-from gpubfs_cli.bench.groups import label_key, summaries
 from gpubfs_cli.bench.inputs import ProblemInput, default_loader, default_weights, problem_input
+from gpubfs_cli.bench.journal import FLUSH_EVERY_S, Journal, journal_path, results_path, spec_label
 from gpubfs_cli.bench.measure import L2Flush, Measure
 from gpubfs_cli.bench.progress import NullProgress, RunProgress
 from gpubfs_cli.bench.references import DEFAULT_BUDGET_BYTES
-from gpubfs_cli.bench.results import Prepare, Sample, new_results, write_results
+from gpubfs_cli.bench.results import Prepare, Sample, write_results
+from gpubfs_cli.bench.resume import Done, check_same_run
 from gpubfs_cli.bench.schedule import steps, turns
 from gpubfs_cli.bench.status import classify
+from gpubfs_cli.bench.stop import Stop
 from gpubfs_cli.bench.variants import equivalent_teps, make_variant
 from gpubfs_cli.core.problem import get_problem
 from gpubfs_cli.core.strategy import Registry, knobs_dict
 from gpubfs_cli.core.strategy import registry as all_registered
 from gpubfs_cli.errors import UserError
-from gpubfs_cli.files import check_output_path
+from gpubfs_cli.files import check_output_path, plain_json
 from gpubfs_cli.gpu.clocks import ClockReader
 from gpubfs_cli.graph.csr import CSRGraph
 from gpubfs_cli.graph.sources import choose_sources
@@ -61,6 +77,9 @@ class RunOutcome:
     path: Path
     interrupted: bool = False
     written: bool = True  # False: no sample, so no results file
+    journal: Path | None = None  # kept when the run did not complete: resume it
+    stopped_by: str | None = None  # SIGINT, SIGTERM or SIGHUP
+    notes: list[str] | None = None  # one line each: what was skipped and why
 
 
 class Runner:
@@ -77,59 +96,173 @@ class Runner:
         add_weights: Callable[[CSRGraph, str | None], CSRGraph] | None = None,
         flush_l2: L2Flush | None = None,
         read_clocks: ClockReader | None = None,
+        resume: str | Path | None = None,
+        replace: bool = True,
     ):
         """flush_l2 (cold runs only; default gpu.l2.L2Flusher) and read_clocks (default
-        gpu.clocks.default_reader()) are injectable so CPU tests can fake them."""
+        gpu.clocks.default_reader()) are injectable so CPU tests can fake them. `resume`:
+        a journal to go on with (its results file is the one beside it); `replace`: a
+        named results file (out_path, config.out) may replace an existing one."""
         self.config = config
         self.load_graph = load_graph or default_loader
         self.progress = progress or NullProgress()
-        self.out_path = Path(out_path or config.out or default_out_path(config))
+        self.resume = Path(resume) if resume is not None else None
+        named = out_path or config.out
+        self.named = bool(named)
+        self.replace = replace
+        self.out_path = results_path(self.resume) if self.resume else Path(named or default_out_path(config))
         self.reference_budget_bytes = reference_budget_bytes
-        env = environment if environment is not None else _environment()
+        self.environment = environment if environment is not None else _environment()
         self.registry = registry if registry is not None else all_registered()
         self.add_weights = add_weights or default_weights
         flush = (flush_l2 or _l2_flusher()) if config.l2 == "cold" else None
         self.flush_l2 = flush
         self.measure = Measure(config, self.progress, self, flush, read_clocks)
-        self.labels: dict[tuple[str, str, str], str] = {}
         self.written = False
-        problems = {p: get_problem(p).describe() for p in dict.fromkeys(v.problem for v in config.variants)}
-        self.doc = new_results(env, config.to_dict(), problems, equivalent_teps(config.variants), _now())
+        self.stop = Stop()
+        self.journal: Journal | None = None
+        self.done: Done | None = None  # what the resumed journal holds
+        self.stage: str | None = None  # what runs now, for a stopped run's record
+        self.notes: list[str] = []
+        self._pending: dict[str, list] = {"samples": [], "prepares": [], "clocks": []}
+        self._variant = ""  # the label of the variant whose records are pending
+        self._flushed = time.monotonic()
+        self._dataset: tuple[str, str, dict] | None = None  # (name, spec label, info) of the graph in hand
+        self._journaled: dict[str, str] = {}  # dataset name -> its info as last journaled
+        self._refs_skipped: dict[str, list] = {}  # problem -> [graphs, why]
+
+    @property
+    def doc(self) -> dict:
+        return self.journal.replay.doc
 
     # ------------------------------------------------------------------ driver
     def run(self) -> RunOutcome:
         """Run everything; the results file is written after each graph and at the end,
-        also when Ctrl-C or an error stops the run (then with what finished)."""
+        also when Ctrl-C, a signal or an error stops the run (then with what finished)."""
         check_output_path(self.out_path, "results file")
         self._check_gpu_requirement()
-        interrupted = False
+        interrupted, error = False, None
+        with self.stop:
+            try:
+                self._open_journal()
+            except BaseException:
+                getattr(self.flush_l2, "release", lambda: None)()
+                raise
+            try:
+                with self.progress:
+                    self.progress.start(self._steps())
+                    runnable = self._runnable()
+                    for spec in self.config.datasets:
+                        if runnable:
+                            self._run_dataset(spec)
+                        else:
+                            self._skip_dataset(spec)
+                        self.flush()
+                        self.write()
+            except KeyboardInterrupt:
+                interrupted = True
+            except BaseException as exc:
+                error = exc
+            self.stop.stopping()
+            try:
+                path = self._finish(interrupted, error)
+            except UserError:
+                if error is None:
+                    raise
+            finally:
+                getattr(self.flush_l2, "release", lambda: None)()
+        if error is not None:
+            raise error
+        kept = self.journal.path if self.journal.path.exists() else None
+        return RunOutcome(self.doc, path, interrupted, self.written, kept,
+                          (self.stop.signal or "SIGINT") if interrupted else None, self.notes)
+
+    def _finish(self, interrupted: bool, error: BaseException | None) -> Path:
+        """The group in flight and the end record to the journal; the results file; the
+        journal removed when the run is complete (or measured nothing)."""
+        failed = None
+        if error is not None:
+            text = " ".join(str(error).split())
+            failed = text if isinstance(error, UserError) else f"{type(error).__name__}: {text}"[:300]
+        self._say_skipped()
         try:
-            with self.progress:
-                self.progress.start(self._steps())
-                for spec in self.config.datasets:
-                    self._run_dataset(spec)
-                    self.write()
-        except KeyboardInterrupt:
-            interrupted = True
-        except BaseException as exc:
-            text = " ".join(str(exc).split())
-            self.doc["failed"] = f"{type(exc).__name__}: {text}"[:300] if not isinstance(exc, UserError) else text
-            raise
-        finally:
-            self.doc["interrupted"] = interrupted
-            self.doc["finished"] = _now()
+            with self.stop.held():
+                self.flush()
+                self.journal.write({
+                    "kind": "end", "finished": _now(), "complete": not interrupted and error is None,
+                    "interrupted": interrupted, "stopped_by": (self.stop.signal or "SIGINT") if interrupted else None,
+                    "interrupted_during": self.stage if interrupted else None, "failed": failed,
+                })
             path = self.write()
-            getattr(self.flush_l2, "release", lambda: None)()
-        return RunOutcome(self.doc, path, interrupted, self.written)
+            if self.doc.get("complete") or not self.doc["samples"]:
+                self.journal.remove()
+        finally:
+            self.journal.close()
+        return path
 
     def write(self) -> Path:
-        """Write the results file (atomically); nothing while there is no sample."""
-        if not self.doc["samples"]:
+        """Write the results file (atomically) from the journal's replay; nothing while
+        there is no sample."""
+        doc = self.journal.replay.results()
+        if not doc["samples"]:
             return self.out_path
-        self.doc["summaries"] = summaries(self.doc["samples"], self.labels)
-        path = write_results(self.out_path, self.doc)
+        path = write_results(self.out_path, doc)
         self.written = True
         return path
+
+    def _open_journal(self) -> None:
+        cfg = self.config
+        if self.resume is not None:
+            self.journal = Journal.reopen(self.resume)
+            try:
+                check_same_run(self.resume, self.journal.replay.header, cfg.to_dict(), self.environment)
+                env = self.environment
+                self.journal.write({"kind": "resume", "at": _now(), "command_line": env.get("command_line"),
+                                    "git_commit": env.get("git_commit")})
+            except BaseException:
+                self.journal.close()
+                raise
+            self.done = Done(self.doc["samples"])
+            self._journaled = {k: _key(v) for k, v in self.doc["datasets"].items()}
+            return
+        header = {
+            "results": str(self.out_path), "created": _now(), "environment": self.environment,
+            "config": cfg.to_dict(),
+            "problems": {p: get_problem(p).describe() for p in dict.fromkeys(v.problem for v in cfg.variants)},
+            "equivalent_teps": equivalent_teps(cfg.variants),
+        }
+        if self.named:
+            self.journal = self._create_named(header)
+            return
+        stem, folder = self.out_path.stem, self.out_path.parent
+        for i in itertools.count(1):  # the first name of this second that no other run holds
+            path = folder / (f"{stem}.json" if i == 1 else f"{stem}-{i}.json")
+            try:
+                journal = Journal.create(journal_path(path), dict(header, results=str(path)), exclusive=True)
+            except FileExistsError:
+                continue
+            except OSError as exc:
+                raise UserError(f"{journal_path(path)}: cannot write the journal ({exc.strerror or exc})") from None
+            if path.exists() or path.is_symlink():  # a finished run's file: its journal is gone
+                journal.remove()
+                continue
+            self.out_path, self.journal = path, journal
+            return
+
+    def _create_named(self, header: dict) -> Journal:
+        path, jpath = self.out_path, journal_path(self.out_path)
+        if not self.replace:
+            if path.exists():
+                raise UserError(f"{path}: already exists; give --force to replace it, or another --out")
+            if jpath.exists():
+                raise UserError(f"{jpath}: the journal of an unfinished run is there: resume it (gpubfs run "
+                                f"--resume {jpath}) or give --force to start over")
+        try:
+            return Journal.create(jpath, header, exclusive=not self.replace)
+        except FileExistsError:
+            raise UserError(f"{jpath}: another run has just begun writing it") from None
+        except OSError as exc:
+            raise UserError(f"{jpath}: cannot write the journal ({exc.strerror or exc})") from None
 
     def _check_gpu_requirement(self) -> None:
         if not self.config.require_gpu:
@@ -152,10 +285,49 @@ class Runner:
                     len({v.problem for v in cfg.variants}), cfg.validate == "all")
         return one * (len(cfg.datasets) if sources is None else 1)
 
+    # ------------------------------------------------------------------ availability
+    def _runnable(self) -> bool:
+        """Whether any variant of the run can run here; if none can, says so once."""
+        why = None
+        for variant in self.config.variants:
+            cls, _ = make_variant(self.config, variant, self.registry)
+            reason = cls.unavailable_reason()
+            if reason is None:
+                return True
+            why = why or f"{cls.name}: {reason}"
+        self.notes.append(f"no strategy of this run can run here ({why}): no graph loaded, no reference "
+                          "answer computed; every cell is unavailable")
+        self.progress.note(self.notes[-1])
+        return False
+
+    def _skip_dataset(self, spec: DatasetSpec) -> None:
+        """A graph of a run where nothing can run: its unavailable cells, not the graph."""
+        name = spec_label(spec.name, spec.seed)
+        self._dataset = (name, name, {"status": "skipped", "reason": "no strategy of this run can run here"})
+        for variant in self.config.variants:
+            cls, knobs = make_variant(self.config, variant, self.registry)
+            self._variant = variant.label
+            self.measure.unavailable(name, variant.problem, cls, knobs, self.config.modes,
+                                     cls.unavailable_reason() or "unavailable",
+                                     len(self.config.fixed_sources) or self.config.sources)
+            self.flush()
+
+    def _say_skipped(self) -> None:
+        for problem, (graphs, why) in self._refs_skipped.items():
+            self.notes.append(f"{problem} reference answers skipped on {len(graphs)} graph(s): no {problem} "
+                              f"strategy of this run can run here ({why})")
+            self.progress.note(self.notes[-1])
+        self._refs_skipped = {}
+
     # ------------------------------------------------------------------ one graph
     def _run_dataset(self, spec: DatasetSpec) -> None:
         cfg = self.config
+        label = spec_label(spec.name, spec.seed)
+        if self._held_whole(label):
+            self.progress.advance_by(self._steps(len(self.doc["sources"][self.journal.replay.names[label]])))
+            return
         self.progress.describe(f"{spec.name}: loading")
+        self.stage = f"loading {label}"
         t0 = time.perf_counter()
         try:
             graph, meta = self.load_graph(spec, cfg.data_dir, self.progress.enabled)
@@ -163,7 +335,8 @@ class Runner:
             status, reason = classify(exc)
             if isinstance(exc, UserError):
                 status, reason = "error", str(exc)
-            self.doc["datasets"][spec.name] = {"status": status, "reason": reason}
+            self._dataset = (spec.name, label, {"status": status, "reason": reason})
+            self.stage = None
             return
         name = graph.name or spec.name
         load_s = time.perf_counter() - t0
@@ -174,6 +347,10 @@ class Runner:
         if chosen.note:
             self.progress.note(f"{name}: {chosen.note}")
         self.progress.resize(self._steps(len(sources)) - self._steps(len(cfg.fixed_sources) or cfg.sources))
+        before = self.doc["sources"].get(name)
+        if self.done is not None and before is not None and list(before) != [int(s) for s in sources]:
+            raise UserError(f"{self.resume}: {name}: the sources drawn now differ from the journal's "
+                            "(the graph changed?); the run cannot be resumed")
         info: dict = {
             "status": "ok",
             "n": graph.n,
@@ -187,47 +364,119 @@ class Runner:
             "depth_max": None,
             "upload_ms": None,
         }
-        self.doc["datasets"][name] = info
-        self.doc["sources"][name] = sources
+        old = self.doc["datasets"].get(name) or {}
+        info.update({k: v for k, v in old.items() if info.get(k) is None and old.get("status") == "ok"})
+        self._dataset = (name, label, info)
+        self._journal_dataset(sources)
         inputs: dict[str, ProblemInput] = {}
         uploaded: dict[int, CSRGraph] = {}  # a problem's view (with weights) is its own object
         ended: dict[int, set[bool]] = {}  # a variant's modes that failed or ran out of time
+        unavailable: dict[str, str] = {}  # problem -> why a variant of it cannot run here
         try:
             for turn in turns(sources, len(cfg.variants), cfg.rounds):
                 variant = cfg.variants[turn.variant]
-                if variant.problem not in inputs:
-                    inputs[variant.problem] = problem_input(variant.problem, name, graph, sources, info, cfg,
-                                                            self.add_weights, self.progress,
-                                                            self.reference_budget_bytes)
-                pi = inputs[variant.problem]
-                modes = [m for m in cfg.modes if m not in ended.setdefault(turn.variant, set())]
+                cls, knobs = make_variant(cfg, variant, self.registry)
+                kd = knobs_dict(knobs)
+                key = (name, variant.problem, cls.name, kd)
+                modes = [m for m in cfg.modes if m not in ended.setdefault(turn.variant, set())
+                         and not (self.done and self.done.ended(*key, m))]
                 self.progress.advance_by(len(turn.sources) * (len(cfg.modes) - len(modes)))
                 if not modes:
                     continue
-                cls, knobs = make_variant(cfg, variant, self.registry)
-                self.labels[label_key(variant.problem, cls.name, knobs_dict(knobs))] = variant.label
-                went, stopped = self.measure.variant(name, pi, turn.sources, cls, knobs, variant.label, info,
-                                                     modes, turn.later)
-                if went:
-                    uploaded[id(pi.graph)] = pi.graph
-                ended[turn.variant] |= stopped
+                self._variant = variant.label
+                reason = cls.unavailable_reason()
+                if reason is not None:  # no reference answers needed for this one
+                    self.measure.unavailable(name, variant.problem, cls, knobs, modes, reason, len(turn.sources))
+                    unavailable.setdefault(variant.problem, f"{cls.name}: {reason}")
+                    ended[turn.variant] |= set(modes)
+                    self.flush()
+                    continue
+                left: dict[tuple, tuple[list, list[bool]]] = {}  # modes by the sources they still need
+                for m in modes:
+                    todo = self.done.left(*key, m, turn.sources) if self.done else list(turn.sources)
+                    left.setdefault(tuple(todo), (todo, []))[1].append(m)
+                for todo, todo_modes in left.values():
+                    self.progress.advance_by((len(turn.sources) - len(todo)) * len(todo_modes))
+                    if not todo:
+                        continue
+                    if variant.problem not in inputs:
+                        self.stage = f"the reference answers of {name} ({variant.problem})"
+                        inputs[variant.problem] = problem_input(variant.problem, name, graph, sources, info, cfg,
+                                                                self.add_weights, self.progress,
+                                                                self.reference_budget_bytes)
+                    pi = inputs[variant.problem]
+                    self.stage = f"{variant.label} on {name}"
+                    went, stopped = self.measure.variant(name, pi, todo, cls, knobs, variant.label, info,
+                                                         todo_modes, turn.later)
+                    if went:
+                        uploaded[id(pi.graph)] = pi.graph
+                    ended[turn.variant] |= stopped
+                    self.flush()
+            self.stage = None
         finally:
+            for problem, why in unavailable.items():
+                if problem not in inputs:
+                    self._refs_skipped.setdefault(problem, [[], why])[0].append(name)
             if uploaded:
                 from gpubfs_cli.gpu.device_graph import DeviceGraph
 
                 for g in uploaded.values():
                     DeviceGraph.release(g)
 
+    def _held_whole(self, label: str) -> bool:
+        """Whether the resumed journal holds every variant's every mode on this graph."""
+        if self.done is None or label not in self.journal.replay.names:
+            return False
+        name = self.journal.replay.names[label]
+        sources = self.doc["sources"].get(name)
+        if sources is None:
+            return False
+        for variant in self.config.variants:
+            cls, knobs = make_variant(self.config, variant, self.registry)
+            for m in self.config.modes:
+                if not self.done.complete(name, variant.problem, cls.name, knobs_dict(knobs), m, sources):
+                    return False
+        return True
+
     # ------------------------------------------------------------------ records
     def sample(self, sample: Sample) -> None:
         sample.l2 = self.config.l2
-        self.doc["samples"].append(sample.to_dict())
+        self._pending["samples"].append(sample.to_dict())
+        if time.monotonic() - self._flushed > FLUSH_EVERY_S:  # a long turn goes to disk in parts
+            self.flush()
 
     def prepare(self, prepare: Prepare) -> None:
-        self.doc["prepares"].append(prepare.to_dict())
+        self._pending["prepares"].append(prepare.to_dict())
 
     def clocks(self, entry: dict) -> None:
-        self.doc["clocks"].append(entry)
+        self._pending["clocks"].append(entry)
+
+    def flush(self) -> None:
+        """The graph's facts (when they changed) and the pending records to the journal."""
+        with self.stop.held():
+            self._journal_dataset()
+            if any(self._pending.values()):
+                self.journal.write({"kind": "measured", "variant": self._variant, **self._pending})
+                self._pending = {"samples": [], "prepares": [], "clocks": []}
+            self._flushed = time.monotonic()
+
+    def _journal_dataset(self, sources: list[int] | None = None) -> None:
+        if self._dataset is None:
+            return
+        name, label, info = self._dataset
+        text = _key(info)
+        if sources is None and self._journaled.get(name) == text:
+            return
+        record = {"kind": "dataset", "name": name, "spec": label, "info": info}
+        if sources is not None:
+            record["sources"] = [int(s) for s in sources]
+        with self.stop.held():
+            self.journal.write(record)
+        self._journaled[name] = text
+
+
+def _key(info: dict) -> str:
+    return json.dumps(plain_json(info), sort_keys=True)
 
 
 def _now() -> str:

@@ -9,6 +9,11 @@ the whole cell that status, never a number. `unavailable` yields to `ok` samples
 same group, so a CPU machine's "no GPU here" does not hide the GPU machine's numbers
 when both files are reported together; a group with no ok sample takes its most
 serious status.
+
+A cell is `partial` when its group is `ok` but holds fewer sources than its run planned
+(a run stopped by Ctrl-C, a signal or a kill): it shows its numbers with the count it
+holds, `282.9 (3/50)`, never as if it were complete. Failures are never partial: the
+failure is the cell.
 """
 
 from __future__ import annotations
@@ -19,6 +24,8 @@ FAILURES = ("wrong-answer", "error", "out-of-memory", "out-of-time")
 SEVERITY = (*FAILURES, "unavailable", "missing", "ok")
 # Cells with these statuses make `gpubfs run` exit 1.
 RUN_FAILURES = ("wrong-answer", "error")
+# A cell's status (never a sample's): an ok group with fewer sources than planned.
+PARTIAL = "partial"
 
 
 def sample_status(status: str, valid: bool | None, time_ms: float | None) -> str:
@@ -37,6 +44,20 @@ def group_status(statuses: list[str]) -> str:
     if "ok" in statuses:
         return "ok"
     return min(statuses, key=severity) if statuses else "missing"
+
+
+def is_partial(status: str, measured: int, planned: int | None) -> bool:
+    """An ok group that holds fewer sources than its run planned (None: not known)."""
+    return status == "ok" and planned is not None and measured < planned
+
+
+def partial_mark(measured: int, planned: int) -> str:
+    """What a partial cell shows after its number: `(3/50)`."""
+    return f"({measured}/{planned})"
+
+
+def partial_reason(measured: int, planned: int) -> str:
+    return f"{measured} of {planned} sources measured: the run stopped before the rest"
 
 
 def severity(status: str) -> int:

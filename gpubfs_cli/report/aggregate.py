@@ -13,6 +13,11 @@ baseline's fastest: never into an arbitrary one. A median of paired ratios, so o
 source (an outlier) cannot flip the verdict of the others, and it reads on the same
 footing as the median time column.
 
+Columns (rows, transposed) are ColumnKeys: a strategy, its option and, for a multi-GPU
+strategy (one whose variants carry the knob `gpus`), its GPU count. The best knob of a
+cell is picked among the variants of one GPU count only, so `merrill.multi_gpu (1 GPU)`
+and `merrill.multi_gpu (2 GPUs)` are two columns, never one folded cell.
+
 GTEPS follow one TEPS convention per report (`teps`): `edges`, the out-degrees of the
 reached vertices (directed edges, the samples' `edges`), or `graph500`, the undirected
 input edges in the reached component (the samples' `edges_graph500`).
@@ -21,14 +26,15 @@ input edges in the reached component (the samples' `edges_graph500`).
 from __future__ import annotations
 
 import json
+import re
 from collections import defaultdict
-from typing import Any
+from typing import Any, NamedTuple
 
 import numpy as np
 
-from gpubfs_cli.bench.groups import Group, group_samples, status_of
+from gpubfs_cli.bench.groups import GPUS_KNOB, Group, group_samples, status_of
 from gpubfs_cli.bench.statistics import ALL_LOW_REACH, median_iqr, paired_ratios, summarize
-from gpubfs_cli.bench.status import FAILURES, severity
+from gpubfs_cli.bench.status import FAILURES, PARTIAL, partial_mark, partial_reason, severity
 from gpubfs_cli.core.problem import DEFAULT_PROBLEM
 from gpubfs_cli.report.load import Results
 from gpubfs_cli.report.table import Cell, fmt_number
@@ -55,7 +61,72 @@ EQUIVALENT_NOTE = (f"{EQUIVALENT}: the edge count of the top-down strategies ove
                    "it examines fewer edges (direction-optimizing: bottom-up levels stop at the first parent)")
 NO_GRAPH500_COUNT = "these samples carry no Graph500 edge count"
 
-__all__ = ["ALL_LOW_REACH", "FAILURES", "Aggregate", "Group", "METRICS", "metric_title"]
+__all__ = ["ALL_LOW_REACH", "FAILURES", "Aggregate", "ColumnKey", "Group", "METRICS", "metric_title",
+           "with_gpus"]
+
+
+def gpus_label(gpus: Any) -> str:
+    """`1 GPU`, `2 GPUs`: how every table names a multi-GPU variant's GPU count."""
+    return f"{gpus} GPU" if gpus == 1 else f"{gpus} GPUs"
+
+
+def with_gpus(title: str, gpus: Any) -> str:
+    """`merrill.multi_gpu (2 GPUs)`: a column title with its variants' GPU count; the
+    title unchanged for a strategy without a `gpus` knob (gpus None)."""
+    return title if gpus is None else f"{title} ({gpus_label(gpus)})"
+
+
+def gpus_order(gpus: Any) -> tuple:
+    """Sort key of GPU counts: no knob first, then counts in numeric order."""
+    if gpus is None:
+        return (0, 0.0, "")
+    if isinstance(gpus, (int, float)) and not isinstance(gpus, bool):
+        return (1, float(gpus), "")
+    return (2, 0.0, str(gpus))
+
+
+class ColumnKey(NamedTuple):
+    """One strategy column of a table (a row, transposed): the strategy, its option
+    (predecessors / parents) and its GPU count (None: a strategy without a `gpus` knob).
+    Variants of different GPU counts are different columns."""
+
+    strategy: str
+    predecessors: bool = False
+    gpus: Any = None
+
+    @property
+    def knobs(self) -> dict[str, Any]:
+        """The knob filter that keeps this column's variants: those of its GPU count (a
+        strategy without the knob has None there, so the filter keeps all its variants)."""
+        return {GPUS_KNOB: self.gpus}
+
+    def sort_key(self, baseline: str) -> tuple:
+        return (self.strategy != baseline, self.strategy, self.predecessors, gpus_order(self.gpus))
+
+
+def plan(groups: list[Group], results: Results) -> list[Group]:
+    """The planned sources of each group that holds samples of a run that did not
+    complete: the union of the sources its samples' files drew on its dataset (pooled
+    files of one config draw the same; others add theirs). A complete run's groups hold
+    what it planned (a failure is the cell), so they are not counted."""
+    file_of = {id(s): f for s, f in zip(results.samples, results.sample_file, strict=False)}
+    for g in groups:
+        files = {f for f in (file_of.get(id(s)) for s in g.samples)
+                 if f is not None and f < min(len(results.file_sources), len(results.states))}
+        if not any(results.states[f] for f in files):
+            continue
+        planned = set().union(*(results.file_sources[f].get(g.dataset, ()) for f in files))
+        g.planned = len(planned) if planned else None
+    return groups
+
+
+_MARK = re.compile(r" \(\d+/\d+\)$")
+
+
+def split_mark(cell: Cell) -> tuple[str, str]:
+    """A partial cell's text and its ` (3/50)` apart (the mark '' for any other cell)."""
+    found = _MARK.search(cell.text) if cell.status == PARTIAL else None
+    return (cell.text, "") if found is None else (cell.text[: found.start()], found.group())
 
 
 def metric_title(metric: str, baseline: str, problem: str = "bfs", teps: str = "edges") -> str:
@@ -162,7 +233,7 @@ class Aggregate:
         # Batch strategies (several sources per timed call) have tables of their own
         # (`batched`): their time per source never shares a table with one-source rows.
         # The speedup baseline is looked up among every group.
-        every = group_samples([s for s in results.samples if s.problem == problem])
+        every = plan(group_samples([s for s in results.samples if s.problem == problem]), results)
         self.batched = batched
         self.groups = [g for g in every if g.batched == batched]
         self._by_cell: dict[tuple, list[Group]] = defaultdict(list)
@@ -185,10 +256,19 @@ class Aggregate:
         """Strategies whose samples another project's binary timed (core/answer.py timed_by)."""
         return sorted({g.strategy for g in self.groups if any(s.timed_by for s in g.samples)})
 
-    def columns(self) -> list[tuple[str, bool]]:
-        """(strategy, predecessors) pairs present: the baseline first, then by name."""
-        cols = sorted({(g.strategy, g.predecessors) for g in self.groups})
-        return sorted(cols, key=lambda c: (c[0] != self.baseline_name, c[0], c[1]))
+    def columns(self) -> list[ColumnKey]:
+        """The (strategy, predecessors, GPU count) columns present: the baseline first,
+        then by name, option and GPU count."""
+        cols = {ColumnKey(g.strategy, g.predecessors, g.gpus) for g in self.groups}
+        return sorted(cols, key=lambda c: c.sort_key(self.baseline_name))
+
+    def gpu_counts(self, strategy: str, predecessors: bool = False, knobs: dict[str, Any] | None = None,
+                   datasets: list[str] | None = None) -> list[Any]:
+        """The GPU counts of a strategy's variants (those whose knobs include `knobs`, on
+        `datasets` when given), in order; [None] for a strategy without a `gpus` knob."""
+        found = {g.gpus for ds in (datasets if datasets is not None else self.datasets())
+                 for g in self.variants(ds, strategy, predecessors, knobs)}
+        return sorted(found, key=gpus_order)
 
     def variants(self, dataset: str, strategy: str, predecessors: bool = False,
                  knobs: dict[str, Any] | None = None) -> list[Group]:
@@ -268,11 +348,18 @@ class Aggregate:
         raise ValueError(metric)
 
     def best(self, dataset: str, strategy: str, metric: str, predecessors: bool = False,
-             knobs: dict[str, Any] | None = None):
-        """(group, knob label or None) of the best variant; a failed group when none is ok."""
+             knobs: dict[str, Any] | None = None, by: str | None = None):
+        """(group, knob label or None) of the best variant by `by` (default: `metric`); a
+        failed group when none is ok. The variants must share one GPU count (`knobs`
+        pins it: a ColumnKey's knobs do): a cell never folds two GPU counts."""
         groups = self.variants(dataset, strategy, predecessors, knobs)
         if not groups:
             return None, None
+        counts = {json.dumps(g.gpus) for g in groups}
+        if len(counts) > 1:
+            raise ValueError(f"{strategy} on {dataset}: variants of {len(counts)} GPU counts "
+                             f"({', '.join(sorted(counts))}) for one cell; pin the `{GPUS_KNOB}` knob")
+        metric = by or metric
         label, varying = None, []
         if len(groups) > 1:
             keys = sorted({k for g in groups for k in g.knobs})
@@ -289,9 +376,11 @@ class Aggregate:
         return g, label
 
     def cell(self, dataset: str, strategy: str, metric: str, predecessors: bool = False,
-             knobs: dict[str, Any] | None = None) -> Cell:
-        """The cell a table shows: best knob variant, failure status, `!` for low reach."""
-        group, label = self.best(dataset, strategy, metric, predecessors, knobs)
+             knobs: dict[str, Any] | None = None, by: str | None = None) -> Cell:
+        """The cell a table shows: best knob variant (by `by`, default `metric`: two cells
+        of one variant, e.g. its time and its rate, pass the same `by`), failure status,
+        `!` for low reach."""
+        group, label = self.best(dataset, strategy, metric, predecessors, knobs, by)
         if group is None:
             return self.dataset_cell(dataset) or Cell("missing", status="missing")
         if group.status != "ok":
@@ -309,6 +398,10 @@ class Aggregate:
                 low, high = q25, q75
         text = (fmt_number(v) + fmt_spread(low, high) + (f" ({label})" if label else "")
                 + ("!" if group.low_reach else ""))
+        if group.partial:  # fewer sources than planned: never shown as if complete
+            return Cell(f"{text} {partial_mark(group.measured, group.planned)}", value=v, status=PARTIAL,
+                        knob=label, low_reach=bool(group.low_reach), low=low, high=high,
+                        reason=partial_reason(group.measured, group.planned))
         return Cell(text, value=v, knob=label, low_reach=bool(group.low_reach), low=low, high=high)
 
     def dataset_cell(self, dataset: str) -> Cell | None:

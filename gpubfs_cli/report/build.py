@@ -4,7 +4,8 @@ from __future__ import annotations
 
 import json
 
-from gpubfs_cli.bench.status import RUN_FAILURES
+from gpubfs_cli.bench.groups import GPUS_KNOB
+from gpubfs_cli.bench.status import PARTIAL, RUN_FAILURES
 from gpubfs_cli.errors import UserError, unknown_name
 from gpubfs_cli.report.aggregate import (
     COUNTER_PREFIX,
@@ -15,10 +16,14 @@ from gpubfs_cli.report.aggregate import (
     TEPS,
     TEPS_TITLE,
     Aggregate,
+    ColumnKey,
     is_metric,
     metric_title,
     short_reason,
+    split_mark,
+    with_gpus,
 )
+from gpubfs_cli.report.collapse import collapse_unavailable, reason_footnotes
 from gpubfs_cli.report.compare import MIN_CHANGE, VERDICTS, compare_cell, compare_note
 from gpubfs_cli.report.load import Results
 from gpubfs_cli.report.table import Cell, Document, Table, label
@@ -58,9 +63,11 @@ def shorten_reasons(doc: Document) -> Document:
     return doc
 
 
-def column_title(strategy: str, predecessors: bool, option_label: str = "+pred") -> str:
-    """`merrill.hybrid`, `merrill.hybrid +pred` (BFS), `cpu.dijkstra +parents` (SSSP)."""
-    return f"{strategy} {option_label}" if predecessors else strategy
+def column_title(col: ColumnKey, option_label: str = "+pred") -> str:
+    """`merrill.hybrid`, `merrill.hybrid +pred` (BFS), `cpu.dijkstra +parents` (SSSP),
+    `merrill.multi_gpu (2 GPUs)`, `merrill.multi_gpu (2 GPUs) +pred`."""
+    name = with_gpus(col.strategy, col.gpus)
+    return f"{name} {option_label}" if col.predecessors else name
 
 
 def problem_heading(results: Results, problem: str) -> str:
@@ -76,19 +83,9 @@ def add_cell_footnotes(table: Table) -> None:
     cells = [c for row in table.rows for c in row[1:]]
     if any(c.low_reach for c in cells):
         table.footnotes.append(LOW_REACH_NOTE)
-    if any(c.knob for c in cells if c.status == "ok"):
+    if any(c.knob for c in cells if c.status in ("ok", PARTIAL)):
         table.footnotes.append("(W4), (gather=warp): the best value of a knob sweep, with the winning knob")
-    by_reason: dict[tuple[str, str], dict[str, list[str]]] = {}
-    for row in table.rows:
-        for col, c in zip(table.columns[1:], row[1:], strict=True):
-            if c.reason and c.status != "ok":
-                by_reason.setdefault((c.status, c.reason), {}).setdefault(col, []).append(row[0].text)
-    for (status, reason), cols in by_reason.items():
-        whole = [col for col, rows in cols.items() if len(rows) == len(table.rows)]
-        parts = ([", ".join(whole) + f" (every {table.columns[0]})"] if whole else []) + [
-            f"{col} on {', '.join(rows)}" for col, rows in cols.items() if col not in whole
-        ]
-        table.footnotes.append(f"{status} ({reason}): {'; '.join(parts)}")
+    table.footnotes += reason_footnotes(table)
 
 
 def transpose(table: Table, corner: str) -> Table:
@@ -103,9 +100,11 @@ BATCH_NOTE = ("batch strategies answer several sources in one timed call: a sour
 
 
 def overview_table(results: Results, problem: str, metric: str,
-                   agg: Aggregate | None = None, teps: str = "edges", table_id: str | None = None) -> tuple[Table, Aggregate]:
+                   agg: Aggregate | None = None, teps: str = "edges", table_id: str | None = None,
+                   by: str | None = None) -> tuple[Table, Aggregate]:
     """Datasets x strategies of one problem, one metric per cell (the batch strategies'
-    own table when `agg` holds them)."""
+    own table when `agg` holds them); each cell's variant is the best by `by` (default:
+    `metric`), among the variants of its column's GPU count."""
     agg = agg or Aggregate(results, problem, teps)
     cols = agg.columns()
     title = metric_title(metric, agg.baseline_name, problem, agg.teps)
@@ -114,18 +113,19 @@ def overview_table(results: Results, problem: str, metric: str,
     table = Table(
         id=(table_id or ("overview" if problem == "bfs" else f"overview-{problem}")) + ("-batch" if agg.batched else ""),
         title=problem_heading(results, problem) + title,
-        columns=["dataset"] + [column_title(s, p, agg.option_label) + batch_label(agg, s, p)
-                               + (f" ({EQUIVALENT})" if metric == "gteps" and s in results.equivalent_teps else "")
-                               for s, p in cols],
+        columns=["dataset"] + [column_title(c, agg.option_label) + batch_label(agg, c)
+                               + (f" ({EQUIVALENT})" if metric == "gteps" and c.strategy in results.equivalent_teps
+                                  else "")
+                               for c in cols],
     )
     if agg.batched:
         table.footnotes.append(BATCH_NOTE)
-    if metric == "gteps" and any(s in results.equivalent_teps for s, _ in cols):
+    if metric == "gteps" and any(c.strategy in results.equivalent_teps for c in cols):
         table.footnotes.append(EQUIVALENT_NOTE)
     for ds in agg.datasets():
         row = [label(ds)]
-        for strategy, pred in cols:
-            row.append(agg.cell(ds, strategy, metric, pred))
+        for c in cols:
+            row.append(agg.cell(ds, c.strategy, metric, c.predecessors, c.knobs, by))
         table.rows.append(row)
     if metric == "speedup":
         table.footnotes.append(
@@ -139,11 +139,11 @@ def overview_table(results: Results, problem: str, metric: str,
     return table, agg
 
 
-def batch_label(agg: Aggregate, strategy: str, predecessors: bool) -> str:
+def batch_label(agg: Aggregate, col: ColumnKey) -> str:
     """` (batches of 64)` after a batch strategy's column title; nothing otherwise."""
     if not agg.batched:
         return ""
-    size = max((g.batch for g in agg.groups if (g.strategy, g.predecessors) == (strategy, predecessors)), default=1)
+    size = max((g.batch for g in agg.groups if ColumnKey(g.strategy, g.predecessors, g.gpus) == col), default=1)
     return f" (batches of {size})"
 
 
@@ -189,7 +189,8 @@ def overview(results: Results, metric: str, teps: str = "edges") -> Document:
 
 def run_summary(results: Results, name: str) -> Document:
     """The end-of-run table of `gpubfs run`: median time and GTEPS in each cell, built
-    from the same groups and cells as `gpubfs report`."""
+    from the same groups and cells as `gpubfs report`. Both lines of a cell come from one
+    variant: the fastest (median time) of its column, whose GTEPS the second line shows."""
     doc = Document(title=f"{name}: median time per traversal and GTEPS (harmonic mean; "
                          f"{TEPS_TITLE['edges']})")
     failed = []
@@ -198,41 +199,43 @@ def run_summary(results: Results, name: str) -> Document:
         if agg is None:
             continue
         ms, _ = overview_table(results, problem, "ms", agg)
-        rates, _ = overview_table(results, problem, "gteps", agg)
+        rates, _ = overview_table(results, problem, "gteps", agg, by="ms")
         no_rate: dict[str, list[str]] = {}
         cols = agg.columns()
         for row_ms, row_rate in zip(ms.rows, rates.rows, strict=True):
             for i, (a, b) in enumerate(zip(row_ms[1:], row_rate[1:], strict=True), start=1):
-                if a.status != "ok":
+                if a.status not in ("ok", PARTIAL):
                     continue
-                rate = f"{b.text} {EQUIVALENT if cols[i - 1][0] in results.equivalent_teps else 'GTEPS'}"
-                if b.status != "ok":  # no rate: say so here, and why under the table
+                time_text, mark = split_mark(a)  # a partial cell: `282.9 ms (3/50)`
+                rate = f"{split_mark(b)[0]} {EQUIVALENT if cols[i - 1].strategy in results.equivalent_teps else 'GTEPS'}"
+                if b.status not in ("ok", PARTIAL):  # no rate: say so here, and why under the table
                     rate = "n/a GTEPS"
                     no_rate.setdefault(b.reason or "no rate", []).append(f"{ms.columns[i]} on {row_ms[0].text}")
-                row_ms[i] = Cell(f"{a.text} ms\n{rate}", value=a.value, knob=a.knob, low_reach=a.low_reach)
+                row_ms[i] = Cell(f"{time_text} ms{mark}\n{rate}", value=a.value, status=a.status, knob=a.knob,
+                                 low_reach=a.low_reach, reason=a.reason)
         ms.footnotes += [f"n/a GTEPS ({why}): {', '.join(where)}" for why, where in no_rate.items()]
-        if any(s in results.equivalent_teps for s, _ in cols):
+        if any(c.strategy in results.equivalent_teps for c in cols):
             ms.footnotes.append(EQUIVALENT_NOTE)
         heading = problem_heading(results, problem).rstrip(": ")
         ms.title = ": ".join(x for x in (heading, "batch strategies, time per source" if batched else "") if x)
-        doc.tables.append(transpose(shorten_reasons_table(ms), "strategy"))
+        doc.tables.append(transpose(collapse_unavailable(shorten_reasons_table(ms)), "strategy"))
         failed += [g.to_dict() for g in agg.groups if g.status in RUN_FAILURES]
     doc.data = {"failed": failed}
     return doc
 
 
 # ---------------------------------------------------------------------- compare
-def _pick(agg_a: Aggregate, agg_b: Aggregate, ds: str, strategy: str, pred: bool):
-    """The variant both ran; with several, the one fastest in A."""
-    va = {g.variant: g for g in agg_a.variants(ds, strategy, pred)}
-    vb = {g.variant: g for g in agg_b.variants(ds, strategy, pred)}
+def _pick(agg_a: Aggregate, agg_b: Aggregate, ds: str, col: ColumnKey):
+    """The variant of the column's GPU count both ran; with several, the one fastest in A."""
+    va = {g.variant: g for g in agg_a.variants(ds, col.strategy, col.predecessors, col.knobs)}
+    vb = {g.variant: g for g in agg_b.variants(ds, col.strategy, col.predecessors, col.knobs)}
     common = [k for k in va if k in vb]
     if not common:
         return None, None, None
     key = min(common, key=lambda k: va[k].summary.get("median_ms", float("inf")))
     knob = None
     if len(common) > 1:
-        knob = ",".join(f"{k}={v}" for k, v in json.loads(key).items())
+        knob = ",".join(f"{k}={v}" for k, v in json.loads(key).items() if k != GPUS_KNOB) or None
     return va[key], vb[key], knob
 
 
@@ -266,32 +269,34 @@ def compare(a: Results, b: Results, fail_pct: float | None = None, min_change: f
 
 
 def regression_label(c: dict) -> str:
-    return f"{c['strategy']}{' +option' if c['predecessors'] else ''} on {c['dataset']} ({c['text']})"
+    return (f"{with_gpus(c['strategy'], c.get('gpus'))}{' +option' if c['predecessors'] else ''} "
+            f"on {c['dataset']} ({c['text']})")
 
 
 def _compare_table(a: Results, b: Results, problem: str, several: bool, cells_data: list,
                    fail_pct: float | None, min_change: float) -> Table:
     agg_a, agg_b = Aggregate(a, problem), Aggregate(b, problem)
     cols = sorted(set(agg_a.columns()) | set(agg_b.columns()),
-                  key=lambda c: (c[0] != agg_a.baseline_name, c[0], c[1]))
+                  key=lambda c: c.sort_key(agg_a.baseline_name))
     datasets = list(dict.fromkeys(agg_a.datasets() + agg_b.datasets()))
     table = Table(
         id="compare" if problem == "bfs" else f"compare-{problem}",
         title=(f"{problem.upper()}: " if several else "")
         + "B vs A: time of A / time of B (> 1: B is faster) [95% bootstrap interval]",
-        columns=["dataset"] + [column_title(s, p, agg_a.option_label) for s, p in cols],
+        columns=["dataset"] + [column_title(c, agg_a.option_label) for c in cols],
     )
     for ds in datasets:
         row = [label(ds)]
-        for strategy, pred in cols:
-            ga, gb, knob = _pick(agg_a, agg_b, ds, strategy, pred)
+        for col in cols:
+            ga, gb, knob = _pick(agg_a, agg_b, ds, col)
             if ga is None:
-                ga = next(iter(agg_a.variants(ds, strategy, pred)), None)
-                gb = next(iter(agg_b.variants(ds, strategy, pred)), None)
+                ga = next(iter(agg_a.variants(ds, col.strategy, col.predecessors, col.knobs)), None)
+                gb = next(iter(agg_b.variants(ds, col.strategy, col.predecessors, col.knobs)), None)
             cell, data = compare_cell(ga, gb, knob, fail_pct, min_change)
             row.append(cell)
-            cells_data.append({"dataset": ds, "problem": problem, "strategy": strategy,
-                               "predecessors": pred, **data})
+            cells_data.append({"dataset": ds, "problem": problem, "strategy": col.strategy,
+                               "predecessors": col.predecessors,
+                               **({"gpus": col.gpus} if col.gpus is not None else {}), **data})
         table.rows.append(row)
     table.footnotes.append(compare_note(min_change))
     add_cell_footnotes(table)

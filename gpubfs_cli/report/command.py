@@ -14,6 +14,7 @@ from gpubfs_cli.report.build import (
     shorten_reasons,
     transpose,
 )
+from gpubfs_cli.report.collapse import collapse_unavailable
 from gpubfs_cli.report.layouts import paper_document
 from gpubfs_cli.report.load import latest_results, load_many
 from gpubfs_cli.report.papers import load_all, load_paper
@@ -73,6 +74,9 @@ def make_report(
             doc = overview(results, metric, teps)
     if fmt == "table":
         shorten_reasons(doc)
+        if paper is None and compare_files is None:  # strategies are the columns of these tables
+            for table in doc.tables:
+                collapse_unavailable(table)
     if paper is None and fmt in ("table", "md", "html"):
         doc.tables = [_orient(t, rows) for t in doc.tables]
     if plot_dir is not None:

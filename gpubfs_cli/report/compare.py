@@ -26,6 +26,7 @@ from gpubfs_cli.bench.statistics import (
     ratio_estimate,
     ratio_noise,
 )
+from gpubfs_cli.bench.status import PARTIAL, partial_reason
 from gpubfs_cli.report.aggregate import fmt_spread, status_text
 from gpubfs_cli.report.table import Cell, fmt_number
 
@@ -72,6 +73,11 @@ def compare_cell(a: Group | None, b: Group | None, knob: str | None,
     data: dict[str, Any] = {"ratio": None, "low": None, "high": None, "noise": None, "paired": None, "samples": None,
                             "verdict": None, "significant": False, "regression": False}
     cell = _cell(a, b, knob, fail_pct, min_change, data)
+    partial = [(side, g) for side, g in (("A", a), ("B", b)) if g is not None and g.partial]
+    if partial and cell.status == "ok":  # a side of a stopped run: never read as a whole one
+        cell.text += " (" + ", ".join(f"{side}: {g.measured}/{g.planned}" for side, g in partial) + ")"
+        cell.status = PARTIAL
+        cell.reason = "; ".join(f"{side}: {partial_reason(g.measured, g.planned)}" for side, g in partial)
     data["text"] = cell.text
     return cell, data
 

@@ -4,11 +4,17 @@ Rows and columns come from configs/papers/KEY.yaml; measured cells from the resu
 graph facts (n, m, degrees, depths) from the results' datasets section, times and rates
 from the samples (best knob per graph, failures as their status, "missing" where a
 strategy has no samples). Tables whose numbers exist only as a figure show measured only.
+A column of a multi-GPU strategy (variants with a `gpus` knob) whose knobs leave `gpus`
+open is split into one column per GPU count measured, `HEADER (2 GPUs)`, as the plain
+report splits them: a cell never folds two GPU counts.
 """
 
 from __future__ import annotations
 
-from gpubfs_cli.report.aggregate import TEPS_TITLE, Aggregate
+from dataclasses import replace
+
+from gpubfs_cli.bench.groups import GPUS_KNOB
+from gpubfs_cli.report.aggregate import TEPS_TITLE, Aggregate, split_mark, with_gpus
 from gpubfs_cli.report.build import add_cell_footnotes, teps_header
 from gpubfs_cli.report.load import Results
 from gpubfs_cli.report.papers import Column, Paper, PaperTable, Row
@@ -25,6 +31,40 @@ def pick_dataset(agg: Aggregate, candidates: list[str], strategy: str | None = N
     if strategy:
         return pick_dataset(agg, candidates)
     return candidates[0]
+
+
+def split_by_gpus(paper: Paper, pt: PaperTable, aggs: dict[str, Aggregate]) -> tuple[list[Column], list[str]]:
+    """The table's columns, each strategy column whose knobs leave `gpus` open and whose
+    variants on the table's graphs carry that knob split into one column per GPU count
+    (`HEADER (2 GPUs)`, the knob pinned); and the headers that were split. Columns of
+    strategies without the knob, and those that pin it, stay as they are."""
+    out, split = [], []
+    for col in pt.columns:
+        counts: list = []
+        if col.strategy is not None and GPUS_KNOB not in col.knobs:
+            agg = aggs[col.problem]
+            datasets = list(dict.fromkeys(pick_dataset(agg, paper.datasets[row.graph], col.strategy)
+                                          for row in pt.rows))
+            counts = agg.gpu_counts(col.strategy, col.predecessors, col.knobs, datasets)
+        if all(n is None for n in counts):
+            out.append(col)
+            continue
+        split.append(col.header)
+        out += [replace(col, header=with_gpus(col.header, n), knobs={**col.knobs, GPUS_KNOB: n}) for n in counts]
+    return out, split
+
+
+def rendered_columns(pt: PaperTable, table: Table) -> list[Column]:
+    """The paper column behind each measured column of a rendered paper table (a column
+    split by GPU count: the paper's column under the split header), for its plot."""
+    exact = {c.header: c for c in pt.columns}
+    out = []
+    for header in table.columns[1:]:
+        col = exact.get(header) or next(
+            c for c in pt.columns if header.startswith(c.header + " (") and header.endswith((" GPU)", " GPUs)")))
+        suffix = header[len(col.header):]  # ` (2 GPUs)` of a split column: its stack is its own too
+        out.append(col if not suffix else replace(col, header=header, stack=col.stack and col.stack + suffix))
+    return out
 
 
 def published_cell_text(table: PaperTable, col: Column, row: Row) -> str | None:
@@ -57,22 +97,24 @@ def rank_cells(cells: list[Cell]) -> None:
     times = sorted({c.value for c in cells if c.value is not None})
     for c in cells:
         if c.value is not None:
+            mark = split_mark(c)[1]  # a partial cell stays marked
             c.value = float(times.index(c.value) + 1)
-            c.text = f"{c.value:.0f}" + (f" ({c.knob})" if c.knob else "")
+            c.text = f"{c.value:.0f}" + (f" ({c.knob})" if c.knob else "") + mark
 
 
 def paper_table(paper: Paper, pt: PaperTable, aggs: dict[str, Aggregate]) -> Table:
     title = pt.title + (" (published: figure only)" if pt.figure_only else "")
-    rated = [aggs[c.problem].teps for c in pt.columns if c.metric == "gteps"]
+    columns, split = split_by_gpus(paper, pt, aggs)
+    rated = [aggs[c.problem].teps for c in columns if c.metric == "gteps"]
     if rated:  # the measured rates' convention (the paper's own is in its notes)
         title += f" [measured {TEPS_TITLE[rated[0]]}]"
     table = Table(id=f"{paper.key}.{pt.id}", title=title,
-                  columns=["Graph"] + [c.header for c in pt.columns],
+                  columns=["Graph"] + [c.header for c in columns],
                   side_by_side=not pt.figure_only)
     substitutes: dict[str, str] = {}
     for row in pt.rows:
         cells = [label(row.label)]
-        for col in pt.columns:
+        for col in columns:
             agg = aggs[col.problem]
             ds = pick_dataset(agg, paper.datasets[row.graph], col.strategy)
             if ds != paper.datasets[row.graph][0] and agg.has(ds):
@@ -81,7 +123,7 @@ def paper_table(paper: Paper, pt: PaperTable, aggs: dict[str, Aggregate]) -> Tab
             if not pt.figure_only:
                 cell.published = published_cell_text(pt, col, row)
             cells.append(cell)
-        rank_cells([cell for cell, col in zip(cells[1:], pt.columns, strict=True) if col.metric == "rank"])
+        rank_cells([cell for cell, col in zip(cells[1:], columns, strict=True) if col.metric == "rank"])
         table.rows.append(cells)
     for graph, ds in substitutes.items():
         table.footnotes.append(f"{graph}: measured on {ds}")
@@ -89,7 +131,10 @@ def paper_table(paper: Paper, pt: PaperTable, aggs: dict[str, Aggregate]) -> Tab
         table.footnotes.append("~: derived from the paper's numbers, not printed by it")
     if any(c.status == "n/a" and c.text == NOT_REPRODUCED for r in table.rows for c in r[1:]):
         table.footnotes.append(f"{NOT_REPRODUCED}: no strategy here reproduces this column")
-    absent = [c.strategy for c in pt.columns
+    if split:
+        table.footnotes.append(f"{'; '.join(split)}: one column per GPU count measured (a cell never "
+                               "mixes GPU counts), the published number beside each")
+    absent = [c.strategy for c in columns
               if c.strategy and not any(aggs[c.problem].has(ds, c.strategy) for ds in aggs[c.problem].datasets())]
     if any(cell.status == "missing" for r in table.rows for cell in r[1:]):
         who = f" (none at all for {', '.join(dict.fromkeys(absent))})" if absent else ""

@@ -1,10 +1,12 @@
-"""Read one or more results files into one pool of samples.
+"""Read one or more results files (or run journals) into one pool of samples.
 
 Files may come from different machines (a GPU run and a CPU run): samples are pooled, the
 datasets sections merged. A dataset name that means different graphs in two files (other
 n or m) is an error naming both files, since pairing their sources would be meaningless.
 Every value the report reads is type-checked here (a file from elsewhere may be broken or
-hostile): a wrong one is one UserError naming the file and the key.
+hostile): a wrong one is one UserError naming the file and the key. A journal
+(bench/journal.py) reads as the results document it replays into; a run that did not
+complete (interrupted, failed, or a journal without its end) says so in the header.
 """
 
 from __future__ import annotations
@@ -17,7 +19,8 @@ from typing import Any
 import numpy as np
 
 from gpubfs_cli.bench.config import L2_MODES
-from gpubfs_cli.bench.results import Sample, load_results
+from gpubfs_cli.bench.journal import load_run
+from gpubfs_cli.bench.results import Sample, run_state
 from gpubfs_cli.bench.status import STATUSES
 from gpubfs_cli.core.strategy import canonical_name
 from gpubfs_cli.errors import UserError, unknown_name
@@ -41,6 +44,8 @@ class Results:
     problems: dict[str, dict] = field(default_factory=dict)  # key -> Problem.describe()
     conditions: list[dict] = field(default_factory=list)  # per file: L2 mode, clocks
     equivalent_teps: set[str] = field(default_factory=set)  # strategies whose GTEPS are equivalent
+    file_sources: list[dict[str, list[int]]] = field(default_factory=list)  # per file: its runs' sources
+    states: list[str | None] = field(default_factory=list)  # per file: how its run ended, None if complete
 
     def problem_info(self, key: str) -> dict:
         """What the files say about a problem (baseline, option label...); files from
@@ -59,8 +64,11 @@ class Results:
         """One line per file: path, GPU and CPU as the runner recorded them, the L2 mode
         and the clocks; then a warning when the files mix L2 modes."""
         lines = []
-        for path, env, cond in zip(self.files, self.environments, self.conditions, strict=True):
+        for path, env, cond, state in zip(self.files, self.environments, self.conditions, self.states, strict=True):
             lines.append(f"{path}: {describe_environment(env)}; {conditions_text(cond)}")
+            if state:
+                lines.append(f"{path}: the run did not complete: {state}; a cell with fewer sources than "
+                             "planned shows how many it holds, (measured/planned)")
         note = mixed_l2_note(self.conditions)
         return lines + ([note] if note else [])
 
@@ -219,7 +227,7 @@ def load_many(paths: list[str | Path]) -> Results:
         raise UserError("no results files given")
     results = Results()
     for p in paths:
-        doc = load_results(p)
+        doc = load_run(p)
         if not doc["samples"]:
             why = f": the run failed ({doc['failed']})" if doc.get("failed") else " (an empty or failed run)"
             raise UserError(f"{p}: holds no samples{why}")
@@ -231,7 +239,7 @@ def usable(path: Path) -> bool:
     """A results file a bare `gpubfs report` may pick: readable, with samples, not
     marked failed."""
     try:
-        doc = load_results(path)
+        doc = load_run(path)
     except UserError:
         return False
     return bool(doc.get("samples")) and not doc.get("failed")
@@ -247,6 +255,7 @@ def add_doc(results: Results, doc: dict, path: str) -> Results:
     results.files.append(path)
     results.environments.append(doc.get("environment") or {})
     results.conditions.append(file_conditions(path, doc))
+    results.states.append(run_state(doc))
     fi = len(results.files) - 1
     if not isinstance(doc["samples"], list):
         raise UserError(f"{path}: samples: expected a list")
@@ -262,6 +271,7 @@ def add_doc(results: Results, doc: dict, path: str) -> Results:
     for name, srcs in sources.items():
         _check(isinstance(srcs, list) and all(_integer(v) for v in srcs), path, f"sources.{name}", "a list of vertex ids", srcs)
         results.sources.setdefault(name, list(srcs))
+    results.file_sources.append({name: list(srcs) for name, srcs in sources.items()})
     prepares = doc.get("prepares") or []
     _check(isinstance(prepares, list), path, "prepares", "a list", prepares)
     for i, p in enumerate(prepares):

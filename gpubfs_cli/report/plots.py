@@ -1,7 +1,8 @@
 """The report's figures (matplotlib, no pyplot state): built here as `Plot`s, then
 written by `gpubfs report --plot DIR` (PNG and SVG) or embedded by the HTML page (PNG).
 
-- throughput: GTEPS (harmonic mean, best knob) per strategy per graph (per problem)
+- throughput: GTEPS (harmonic mean, best knob) per strategy per graph (per problem); a
+  multi-GPU strategy has one bar per GPU count, as it has one column per count in tables
 - speedup: over the problem's baseline (cpu.sequential for BFS), paired by source
 - per-level: median microseconds per BFS level (time / (depth + 1)) per strategy per graph
 - PAPER-TABLE (with --paper): the figure a paper table's `plot` entry asks for, drawn
@@ -26,6 +27,7 @@ import numpy as np
 from gpubfs_cli.errors import UserError
 from gpubfs_cli.report.aggregate import Aggregate
 from gpubfs_cli.report.build import column_title
+from gpubfs_cli.report.layouts import rendered_columns
 from gpubfs_cli.report.load import Results
 
 FORMATS = ("png", "svg")
@@ -105,9 +107,9 @@ def safe_name(name: str) -> str:
 def _bars(agg: Aggregate, metric: str, columns, title: str, ylabel: str, stem: str):
     datasets = agg.datasets()
     values = np.full((len(columns), len(datasets)), np.nan)
-    for i, (strategy, pred) in enumerate(columns):
+    for i, col in enumerate(columns):
         for j, ds in enumerate(datasets):
-            group, _ = agg.best(ds, strategy, metric, pred)
+            group, _ = agg.best(ds, col.strategy, metric, col.predecessors, col.knobs)
             v = agg.value(group, metric) if group is not None else None
             if v is not None and v > 0:
                 values[i, j] = v
@@ -122,7 +124,7 @@ def _bars(agg: Aggregate, metric: str, columns, title: str, ylabel: str, stem: s
     colors = _colors("tab20")
     for i, col in enumerate(columns):
         ax.bar(x + (i - (len(columns) - 1) / 2) * width, values[i], width,
-               label=column_title(*col, agg.option_label), color=colors[i % len(colors)])
+               label=column_title(col, agg.option_label), color=colors[i % len(colors)])
     finite = values[np.isfinite(values)]
     if finite.max() / finite.min() > 100:
         ax.set_yscale("log")
@@ -191,7 +193,7 @@ def result_plots(results: Results) -> tuple[list[Plot], list[str]]:
         bars = [
             ("gteps", "throughput" + tag, "Throughput per strategy" + what, "GTEPS (harmonic mean)", cols),
             ("speedup", "speedup" + tag, f"Speedup over {agg.baseline_name}" + what, "speedup (x)",
-             [c for c in cols if c[0] != agg.baseline_name]),
+             [c for c in cols if c.strategy != agg.baseline_name]),
         ]
         if problem == "bfs":  # levels are BFS depths
             bars.append(("us_level", "per-level", "Cost per BFS level", "us per level (median)", cols))
@@ -235,40 +237,42 @@ def _cell_values(table, columns) -> np.ndarray:
 
 
 def paper_table_plot(paper_key: str, pt, table) -> tuple[Plot | None, str | None]:
-    """The figure of one paper table (pt.plot) from its measured Table."""
+    """The figure of one paper table (pt.plot) from its measured Table (whose columns
+    may split a paper column by GPU count: each split column is a series of its own)."""
     stem = f"{paper_key}-{pt.id}"
     spec = pt.plot
-    values = _cell_values(table, pt.columns)
-    series = [j for j, c in enumerate(pt.columns) if c.strategy is not None]
+    columns = rendered_columns(pt, table)
+    values = _cell_values(table, columns)
+    series = [j for j, c in enumerate(columns) if c.strategy is not None]
     if not np.isfinite(values[:, series]).any():
         return None, f"{stem}: no measured values to plot"
     labels = [r[0].text for r in table.rows]
     colors = _colors("tab10")
     fig, ax = _figure((max(6.0, 0.9 * len(labels) + 3), 4.5))
     if spec["kind"] == "lines":
-        xcol = next(j for j, c in enumerate(pt.columns) if c.key == spec["x"])
+        xcol = next(j for j, c in enumerate(columns) if c.key == spec["x"])
         x = values[:, xcol]
         for k, j in enumerate(series):
             ok = np.isfinite(x) & np.isfinite(values[:, j])
             if ok.any():
                 order = np.argsort(x[ok])
-                ax.plot(x[ok][order], values[ok, j][order], marker="o", label=pt.columns[j].header,
+                ax.plot(x[ok][order], values[ok, j][order], marker="o", label=columns[j].header,
                         color=colors[k % len(colors)])
         ax.set_xscale("log", base=2)
-        ax.set_xlabel(pt.columns[xcol].header)
+        ax.set_xlabel(columns[xcol].header)
     else:
-        stacks = (list(dict.fromkeys(pt.columns[j].stack or pt.columns[j].header for j in series))
-                  if spec["kind"] == "stacked" else [pt.columns[j].header for j in series])
+        stacks = (list(dict.fromkeys(columns[j].stack or columns[j].header for j in series))
+                  if spec["kind"] == "stacked" else [columns[j].header for j in series])
         width = 0.8 / len(stacks)
         xs = np.arange(len(labels))
         hatches = ["", "//", "..", "xx"]
         for k, name in enumerate(stacks):
-            members = [j for j in series if (pt.columns[j].stack or pt.columns[j].header) == name] \
+            members = [j for j in series if (columns[j].stack or columns[j].header) == name] \
                 if spec["kind"] == "stacked" else [series[k]]
             bottom = np.zeros(len(labels))
             for h, j in enumerate(members):
                 v = np.nan_to_num(values[:, j])
-                seg = pt.columns[j].header
+                seg = columns[j].header
                 ax.bar(xs + (k - (len(stacks) - 1) / 2) * width, v, width, bottom=bottom, label=seg,
                        color=colors[k % len(colors)], hatch=hatches[h % len(hatches)], edgecolor="black",
                        linewidth=0.3)

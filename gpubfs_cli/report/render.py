@@ -3,6 +3,10 @@
 CSV is tidy, one line per cell (table, row, column, text, value, low, high, status,
 published, knob, low_reach, reason), so every report, whatever its number of tables, reads back with
 csv.DictReader and pivots in a spreadsheet.
+
+On a terminal, a table wider than it is shown as stacked tables that each repeat the row
+labels and fit its width (`print_fitted`); off a terminal, and in every other format,
+tables keep their full width.
 """
 
 from __future__ import annotations
@@ -12,6 +16,7 @@ import io
 import json
 from pathlib import Path
 
+from rich.cells import cell_len
 from rich.console import Console
 from rich.segment import Segments
 from rich.table import Table as RichTable
@@ -20,7 +25,7 @@ from rich.text import Text
 from gpubfs_cli.errors import unknown_name
 from gpubfs_cli.files import write_text_atomic
 from gpubfs_cli.report.html import html_text
-from gpubfs_cli.report.table import Cell, Document
+from gpubfs_cli.report.table import Cell, Document, Table
 
 FORMATS = ("table", "md", "csv", "json", "html")
 CSV_FIELDS = ("table", "row", "column", "text", "value", "low", "high", "status", "published", "knob",
@@ -59,45 +64,102 @@ def _rich_cell(cell: Cell, side_by_side: bool) -> Text:
     return text
 
 
-def rich_tables(doc: Document) -> list:
-    out: list = []
-    for t in doc.tables:
-        rt = RichTable(title=Text(t.title, style="bold"), title_justify="left", caption_justify="left")
-        for i, col in enumerate(t.columns):
-            rt.add_column(Text(col), justify="left" if i == 0 else "right", overflow="fold")
-        for row in t.rows:
-            rt.add_row(Text(row[0].text, style="bold"), *(_rich_cell(c, t.side_by_side) for c in row[1:]))
-        notes = (["each cell: published | measured here"] if t.side_by_side else []) + t.footnotes
-        if notes:
-            rt.caption = Text("\n".join(notes), style="dim")
-        out.append(rt)
-    return out
+def table_notes(t: Table) -> list[str]:
+    return (["each cell: published | measured here"] if t.side_by_side else []) + t.footnotes
 
 
-def table_width(rt: RichTable, console: Console) -> int:
-    """The width `rt` is drawn at: its natural width off a terminal (a file or a pipe has
-    no width to fit), else the terminal's, but never below the width at which no word or
-    number of a cell has to break (the terminal then folds whole lines instead)."""
-    measure = console.measure(rt, options=console.options.update_width(1 << 16))
-    if not console.is_terminal:
-        return measure.maximum
-    # Past the terminal's width, the natural width: rich's minimum for a wide table with
-    # many columns still folded bracketed spreads ("[158.6-183." / "1]") in Merrill's Table 2.
-    return console.width if measure.minimum <= console.width else measure.maximum
+def rich_table(t: Table, cols: list[int] | None = None, annotated: bool = True,
+               caps: dict[int, int] | None = None) -> RichTable:
+    """`t` drawn by rich: its row labels and the data columns `cols` (indices into
+    `t.columns`; default all); `annotated` puts the title and the notes on it; `caps`
+    holds the widest a column may be (its title wraps within it)."""
+    cols = list(range(1, len(t.columns))) if cols is None else cols
+    caps = caps or {}
+    rt = RichTable(title=Text(t.title, style="bold") if annotated else None, title_justify="left",
+                   caption_justify="left")
+    rt.add_column(Text(t.columns[0]), justify="left", overflow="fold")
+    for i in cols:
+        rt.add_column(Text(t.columns[i]), justify="right", overflow="fold", max_width=caps.get(i))
+    for row in t.rows:
+        rt.add_row(Text(row[0].text, style="bold"), *(_rich_cell(row[i], t.side_by_side) for i in cols))
+    if annotated and table_notes(t):
+        rt.caption = Text("\n".join(table_notes(t)), style="dim")
+    return rt
+
+
+def natural_width(rt: RichTable, console: Console) -> int:
+    """The width at which no cell of `rt` wraps."""
+    return console.measure(rt, options=console.options.update_width(1 << 16)).maximum
+
+
+def data_width(t: Table, i: int) -> int:
+    """The narrowest column `i` can be with no cell wrapped, its title wrapped at words."""
+    lines = [line for row in t.rows for line in cell_text(row[i], t.side_by_side).split("\n")]
+    return max([cell_len(s) for s in lines + t.columns[i].split()] + [1])
+
+
+def column_parts(t: Table, console: Console) -> list[list[int]]:
+    """The data columns of each of the stacked tables that show `t` within the console's
+    width, each beside the row labels: as many columns, in order, as fit with no cell
+    wrapped. A column too wide even alone gets a table of its own, drawn at the console's
+    width (its cells wrap)."""
+    caps = {i: data_width(t, i) for i in range(1, len(t.columns))}
+    parts: list[list[int]] = []
+    for i in caps:
+        cols = parts[-1] + [i] if parts else []
+        if cols and natural_width(rich_table(t, cols, False, caps), console) <= console.width:
+            parts[-1] = cols
+        else:
+            parts.append([i])
+    return parts or [[]]
+
+
+def title_caps(t: Table, cols: list[int], console: Console) -> dict[int, int]:
+    """Column widths for one stacked table: no cell wrapped, and the width left over
+    shared among the columns whose titles would still wrap."""
+    caps = {i: data_width(t, i) for i in cols}
+    spare = console.width - natural_width(rich_table(t, cols, False, caps), console)
+    while spare > 0:
+        short = [i for i in cols if caps[i] < cell_len(t.columns[i])][:spare]
+        if not short:
+            break
+        for i in short:
+            caps[i] += 1
+        spare -= len(short)
+    return caps
+
+
+def print_fitted(t: Table, console: Console) -> None:
+    """A table on a terminal: its title, then stacked tables that fit the width and repeat
+    the row labels, then its notes; every line within the width, no cell left out."""
+    if t.title:
+        console.print(Text(t.title, style="bold"))
+    for cols in column_parts(t, console):
+        console.print(rich_table(t, cols, False, title_caps(t, cols, console)))
+    for note in table_notes(t):
+        console.print(Text(note, style="dim"))
+
+
+def print_natural(t: Table, console: Console) -> None:
+    """A table off a terminal (a file, a pipe): at its natural width, whatever the
+    console's, so no cell wraps."""
+    rt = rich_table(t)
+    width = natural_width(rt, console)
+    if width <= console.width:
+        console.print(rt, width=width)
+    else:  # wider than the console: draw the lines at that width, print them as they are
+        lines = console.render_lines(rt, console.options.update_width(width), pad=False, new_lines=True)
+        console.print(Segments(seg for line in lines for seg in line), soft_wrap=True)
 
 
 def print_rich(doc: Document, console: Console) -> None:
+    """Every table through one rule: fitted to a terminal's width, natural elsewhere."""
     wrap = console.is_terminal  # off a terminal, a line is never wrapped at 80 columns
     console.print(Text(doc.title, style="bold"), soft_wrap=not wrap)
     for line in doc.header:
         console.print(Text(line, style="dim"), soft_wrap=not wrap)
-    for rt in rich_tables(doc):
-        width = table_width(rt, console)
-        if width <= console.width:
-            console.print(rt, width=width)
-        else:  # wider than the console: draw the lines at that width, print them as they are
-            lines = console.render_lines(rt, console.options.update_width(width), pad=False, new_lines=True)
-            console.print(Segments(seg for line in lines for seg in line), soft_wrap=True)
+    for t in doc.tables:
+        (print_fitted if wrap else print_natural)(t, console)
     for note in doc.notes:
         console.print(Text(note), soft_wrap=not wrap)
 

@@ -16,7 +16,7 @@ from typing import Any
 class Cell:
     text: str
     value: float | None = None
-    status: str = "ok"  # ok | missing | n/a | out-of-time | out-of-memory | unavailable | wrong-answer | error
+    status: str = "ok"  # ok | partial | missing | n/a | out-of-time | out-of-memory | unavailable | wrong-answer | error
     published: str | None = None  # paper layouts: the paper's number, as printed
     knob: str | None = None  # winning knob label of a sweep, e.g. "W4"
     low_reach: bool = False

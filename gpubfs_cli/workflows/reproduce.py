@@ -9,36 +9,35 @@ problem, strategy, knobs, option) found there finished is not run again:
   (another machine, or a transient failure).
 A (dataset, variant) with any unfinished option runs all of the config's options.
 
-Time estimate (a stated model, not a promise): a traversal takes m / rate, where m is the
-graph's directed edge count (the cached graph's, else the catalogue's expected m) and
-rate is the median edges-per-ms of that strategy's ok samples in earlier results files
-of this same GPU (GPU strategies) or CPU model (CPU ones) under results/, else 1 GTEPS
-for a GPU strategy and 0.05 GTEPS for a CPU one. A cell costs (sources + warm-up) such
-traversals; validation adds one baseline traversal per source and graph; building a
-graph that is not cached costs m / 20 M edges per second (downloads: plus the network).
+The time estimate (workflows/estimate.py states the model, workflows/history.py where its
+figures come from) is said per config and per paper before anything runs, and after each
+graph with the time so far. The results folder is checked before any graph is fetched or
+built.
 """
 
 from __future__ import annotations
 
 import dataclasses
-import statistics
-from collections import defaultdict
+import os
+import tempfile
+import time
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 
 from gpubfs_cli.bench.config import DatasetSpec, RunConfig, load_config
 from gpubfs_cli.bench.groups import group_samples
 from gpubfs_cli.bench.results import Sample, load_results
+from gpubfs_cli.bench.runner import Runner
 from gpubfs_cli.bench.variants import Variant, make_variant
 from gpubfs_cli.core.knobs import knobs_key
-from gpubfs_cli.core.problem import get_problem
 from gpubfs_cli.core.strategy import knobs_dict, registry
 from gpubfs_cli.errors import UserError, unknown_name
 from gpubfs_cli.files import parse_yaml, read_text_file
+from gpubfs_cli.workflows.estimate import Estimate, graph_estimate, human_seconds
+from gpubfs_cli.workflows.history import Machine
 
 RESULTS_ROOT = Path("results") / "reproduce"
-DEFAULT_RATE = {"gpu": 1e6, "cpu": 5e4}  # edges per ms without history: 1 and 0.05 GTEPS
-BUILD_RATE = 2e4  # edges per ms to build (generate or parse) a graph that is not cached
 MEASURED = ("out-of-time", "out-of-memory", "wrong-answer")  # failures that are results
 
 
@@ -104,6 +103,8 @@ class DatasetPlan:
     spec: DatasetSpec
     action: str  # cached | generate | fetch
     m: int | None  # directed edges (cached graph's, else the catalogue's expected)
+    n: int | None = None  # vertices, likewise
+    builds: bool = False  # this config fetches or builds it (the first of the command that needs it)
 
 
 def dataset_plan(spec: DatasetSpec, data_dir: str | None) -> DatasetPlan:
@@ -115,8 +116,9 @@ def dataset_plan(spec: DatasetSpec, data_dir: str | None) -> DatasetPlan:
     if entry.kind == "generated":
         key = store.cache_key(entry.name, spec.seed, entry.seed if entry.seed is not None else 0)
     if store.is_cached(key, data_dir):
-        return DatasetPlan(spec, "cached", store.read_meta(key, data_dir).get("m"))
-    return DatasetPlan(spec, "generate" if entry.kind == "generated" else "fetch", entry.expected.m)
+        meta = store.read_meta(key, data_dir)
+        return DatasetPlan(spec, "cached", meta.get("m"), meta.get("n"))
+    return DatasetPlan(spec, "generate" if entry.kind == "generated" else "fetch", entry.expected.m, entry.expected.n)
 
 
 # ------------------------------------------------------------------ the plan
@@ -128,27 +130,33 @@ class ConfigPlan:
     skipped: list[str] = field(default_factory=list)  # one line each: what cannot run here
     todo: dict[str, list[Variant]] = field(default_factory=dict)  # dataset -> variants to run
     finished: int = 0  # cells already in the results folder
-    estimate_s: float = 0.0
+    estimates: dict[str, Estimate] = field(default_factory=dict)  # dataset -> its cells still to run
 
     @property
     def name(self) -> str:
         return self.config.name
+
+    @property
+    def estimate(self) -> Estimate:
+        return sum(self.estimates.values(), Estimate())
 
     def cells_to_run(self) -> int:
         return sum(len(v) for v in self.todo.values()) * len(self.config.modes)
 
     def runs(self) -> list[RunConfig]:
         """The subsets to run: datasets grouped by the variants they still need."""
-        by_variants: dict[tuple, list[DatasetSpec]] = defaultdict(list)
+        by_variants: dict[tuple, list[DatasetSpec]] = {}
         specs = {d.spec.name: d.spec for d in self.datasets}
         for name, variants in self.todo.items():
-            by_variants[tuple(variants)].append(specs[name])
+            by_variants.setdefault(tuple(variants), []).append(specs[name])
         return [dataclasses.replace(self.config, datasets=ds, variants=list(vs), require_gpu=False)
                 for vs, ds in by_variants.items()]
 
 
-def plan_config(path: Path, done: set[tuple], rates: dict[tuple[str, str], float],
-                data_dir: str | None = None) -> ConfigPlan:
+def plan_config(path: Path, done: set[tuple], machine: Machine, data_dir: str | None = None,
+                building: set[tuple] | None = None) -> ConfigPlan:
+    """`building`: the graphs an earlier config of the command fetches or builds (added to)."""
+    building = set() if building is None else building
     cfg = load_config(path, {"data_dir": data_dir})
     reg = registry()
     plan = ConfigPlan(path, cfg, [])
@@ -172,85 +180,127 @@ def plan_config(path: Path, done: set[tuple], rates: dict[tuple[str, str], float
                 todo.append(v)
         if todo:
             plan.todo[spec.name] = todo
-    plan.estimate_s = estimate_seconds(plan, rates)
+            graph = (spec.name, spec.seed, cfg.data_dir)
+            dp.builds = dp.action != "cached" and graph not in building
+            if dp.builds:
+                building.add(graph)
+    estimate_plan(plan, machine)
     return plan
 
 
-# ------------------------------------------------------------------ the estimate
-def device_label() -> tuple[str | None, str]:
-    """(this GPU's name or None, this CPU's model): what earlier results must match."""
-    from gpubfs_cli.bench.environment import cpu_model
-    from gpubfs_cli.gpu import backend
-
-    gpu = None if backend.unavailable_reason() is not None else backend.device_properties().get("name")
-    return gpu, cpu_model()
-
-
-def measured_rates(folders: list[Path], gpu: str | None, cpu: str) -> dict[tuple[str, str], float]:
-    """(problem, strategy) -> median edges per ms of ok samples in results files made on
-    this GPU (GPU strategies) or this CPU (CPU strategies). Unreadable files are passed."""
-    reg = registry()
-    rates: dict[tuple[str, str], list[float]] = defaultdict(list)
-    for path in sorted({p for f in folders if f.is_dir() for p in f.glob("*.json")}):
-        try:
-            doc = load_results(path)
-        except UserError:
-            continue
-        env = doc.get("environment") or {}
-        doc_gpu = (env.get("gpu") or {}).get("name")
-        for raw in doc["samples"]:
-            s = Sample.from_dict(raw)
-            cls = reg.get(s.problem, {}).get(s.strategy)
-            if cls is None or s.status != "ok" or not s.time_ms or not s.edges:
-                continue
-            same = (gpu is not None and doc_gpu == gpu) if cls.device_kind == "gpu" else (env.get("cpu") or {}).get("model") == cpu
-            if same:
-                rates[(s.problem, s.strategy)].append(s.edges / s.time_ms)
-    return {k: statistics.median(v) for k, v in rates.items()}
-
-
-def estimate_seconds(plan: ConfigPlan, rates: dict[tuple[str, str], float]) -> float:
-    """The module docstring's model, for the cells still to run."""
+def estimate_plan(plan: ConfigPlan, machine: Machine) -> None:
+    """Each graph's estimate of the cells still to run (workflows/estimate.py)."""
     cfg = plan.config
-    reg = registry()
-    per_graph = len(cfg.fixed_sources) or cfg.sources
-    ms = 0.0
-    for dp in plan.datasets:
-        m = dp.m or 0
-        variants = plan.todo.get(dp.spec.name, [])
-        if not variants:
+    plan.estimates = {
+        dp.spec.name: graph_estimate(machine, cfg, dp.spec.name, not dp.builds, dp.m or 0, dp.n or 0,
+                                     [(v, variant_knobs(cfg, v)) for v in plan.todo[dp.spec.name]])
+        for dp in plan.datasets if dp.spec.name in plan.todo}
+
+
+# ------------------------------------------------------------------ the results folder
+def check_results_folder(root: Path, keys: list[str]) -> None:
+    """Refuse, before any graph is fetched or built, results folders that are files or
+    cannot take a new file. Nothing is created: a probe file comes and goes in each
+    paper's folder, or in the nearest folder above it that exists."""
+    probed: set[Path] = set()
+    for folder in [root / k for k in keys]:
+        here = folder
+        while not os.path.lexists(here) and here != here.parent:
+            here = here.parent
+        if not here.is_dir():
+            raise UserError(f"--results {root}: {here} is not a folder")
+        if here in probed:
             continue
-        if dp.action != "cached":
-            ms += m / BUILD_RATE
-        if cfg.validate == "all":
-            for problem in {v.problem for v in variants}:
-                base = get_problem(problem).baseline
-                ms += per_graph * m / rates.get((problem, base), DEFAULT_RATE["cpu"])
-        for v in variants:
-            kind = reg[v.problem][v.strategy].device_kind
-            rate = rates.get((v.problem, v.strategy), DEFAULT_RATE[kind])
-            ms += (per_graph + cfg.warmup) * len(cfg.modes) * m / rate
-    return ms / 1000.0
+        probed.add(here)
+        try:
+            fd, probe = tempfile.mkstemp(prefix=".gpubfs-probe-", dir=here)
+            os.close(fd)
+            os.unlink(probe)
+        except OSError as exc:
+            raise UserError(f"--results {root}: cannot write in {here} ({exc.strerror or exc})") from None
 
 
-def human_seconds(s: float) -> str:
-    if s < 60:
-        return f"{s:.0f} s"
-    if s < 3600:
-        return f"{s / 60:.0f} min"
-    return f"{s / 3600:.1f} h"
+# ------------------------------------------------------------------ saying it
+def plan_lines(outcome: PaperOutcome) -> list[str]:
+    """The dry run of one paper: what cannot run, what must be fetched, each config's cells
+    and estimate, the paper's total."""
+    lines = []
+    for plan in outcome.plans:
+        lines += plan.skipped
+        lines += [f"{plan.name}: {dp.spec.name}: {dp.action} first" for dp in plan.datasets
+                  if dp.spec.name in plan.todo and dp.builds]
+        lines.append(f"{outcome.key} · {plan.name}: {plan.cells_to_run()} cell(s) to run, {plan.finished} finished, "
+                     f"{plan.estimate.summary()}")
+    lines.append(f"{outcome.key}: {outcome.cells_to_run()} cell(s) to run, {outcome.estimate.summary(' in all')}; "
+                 f"results in {outcome.folder}")
+    return lines
+
+
+def total_line(outcomes: list[PaperOutcome]) -> str:
+    total = sum((o.estimate for o in outcomes), Estimate())
+    return (f"all {len(outcomes)} papers: {sum(o.cells_to_run() for o in outcomes)} cell(s) to run, "
+            f"{total.summary(' in all')}")
+
+
+@dataclass
+class Clock:
+    """After each graph: its time against its estimate, the time so far, and the estimate
+    of what is left (every paper of the command)."""
+
+    say: Callable[[str], None]
+    left: dict[tuple[str, str, str], Estimate] = field(default_factory=dict)  # (paper, config, graph)
+    start: float = field(default_factory=time.monotonic)
+    last: float = field(default_factory=time.monotonic)
+
+    @classmethod
+    def of(cls, outcomes: list[PaperOutcome], say: Callable[[str], None]) -> Clock:
+        clock = cls(say)
+        for outcome in outcomes:
+            for plan in outcome.plans:
+                clock.expect(outcome.key, plan)
+        return clock
+
+    def expect(self, key: str, plan: ConfigPlan) -> None:
+        for k in [k for k in self.left if k[:2] == (key, plan.name)]:
+            del self.left[k]
+        self.left.update({(key, plan.name, name): est for name, est in plan.estimates.items()})
+
+    def remaining(self) -> Estimate:
+        return sum(self.left.values(), Estimate())
+
+    def left_text(self) -> str:
+        rest = self.remaining()
+        if not self.left:
+            return "nothing left"
+        if rest.unknown and not rest.seconds:
+            return "time left unknown"
+        return f"{rest.text()} left in all (estimate)"
+
+    def done(self, key: str, config: str, graph: str) -> None:
+        now = time.monotonic()
+        pending = [k for k in self.left if k[:2] == (key, config)]
+        if (key, config, graph) not in self.left and pending:
+            graph = pending[0][2]  # a graph named otherwise in its results: the config's next one
+        est = self.left.pop((key, config, graph), None)
+        expected = f" (estimate {est.text()})" if est else ""
+        self.say(f"{key} · {config}: {graph} done in {human_seconds(now - self.last)}{expected}; "
+                 f"{human_seconds(now - self.start)} so far, {self.left_text()}")
+        self.last = now
 
 
 # ------------------------------------------------------------------ doing it
-def fetch_missing(plan: ConfigPlan, say, progress: bool) -> None:
+def fetch_missing(plan: ConfigPlan, say, progress: bool) -> bool:
     """Fetch or generate the graphs the plan still needs; one line and the graph's cells
-    dropped for each that cannot be had here (no network, checksum, bad file)."""
+    dropped for each that cannot be had here (no network, checksum, bad file). True when
+    anything was fetched or tried."""
     from gpubfs_cli.datasets.prepare import ensure_dataset
     from gpubfs_cli.gpu.backend import cupy_if_usable
 
+    tried = False
     for dp in plan.datasets:
         if dp.action == "cached" or dp.spec.name not in plan.todo:
             continue
+        tried = True
         try:
             ensure_dataset(dp.spec.name, plan.config.data_dir, seed=dp.spec.seed, progress=progress,
                            gpu_xp=cupy_if_usable)
@@ -260,6 +310,7 @@ def fetch_missing(plan: ConfigPlan, say, progress: bool) -> None:
             why = lines[0] if lines else type(exc).__name__
             say(f"{plan.name}: {dp.spec.name}: skipped, cannot be had here: {why}")
             del plan.todo[dp.spec.name]
+    return tried
 
 
 def out_paths(folder: Path, plan: ConfigPlan, count: int) -> list[Path]:
@@ -285,33 +336,70 @@ class PaperOutcome:
     ran: int = 0  # results files written by this call
     interrupted: bool = False
 
+    @property
+    def estimate(self) -> Estimate:
+        return sum((p.estimate for p in self.plans), Estimate())
 
-def plan_paper(key: str, root: Path, rates: dict[tuple[str, str], float], data_dir: str | None = None) -> PaperOutcome:
-    folder = root / key
-    done = finished_cells(folder)
-    return PaperOutcome(key, folder, [plan_config(p, done, rates, data_dir) for p in paper_config_paths(key)])
+    def cells_to_run(self) -> int:
+        return sum(p.cells_to_run() for p in self.plans)
 
 
-def run_paper(outcome: PaperOutcome, rates, say, make_progress) -> PaperOutcome:
+def plan_papers(keys: list[str], root: Path, machine: Machine, data_dir: str | None = None) -> list[PaperOutcome]:
+    """Each paper's plan; a graph several configs need is fetched or built (and counted) once."""
+    building: set[tuple] = set()
+    outcomes = []
+    for key in keys:
+        done = finished_cells(root / key)
+        outcomes.append(PaperOutcome(key, root / key, [plan_config(p, done, machine, data_dir, building)
+                                                       for p in paper_config_paths(key)]))
+    return outcomes
+
+
+class GraphRunner(Runner):
+    """The runner, calling after_graph(dataset name) once each graph's results are written."""
+
+    def __init__(self, config: RunConfig, after_graph: Callable[[str], None], **kwargs):
+        super().__init__(config, **kwargs)
+        self.after_graph = after_graph
+        self.told: set[str] = set()
+
+    def write(self) -> Path:
+        path = super().write()
+        for name in [n for n in self.doc["datasets"] if n not in self.told]:
+            if self.doc.get("interrupted"):
+                break  # the graph in flight is not done
+            self.told.add(name)
+            self.after_graph(name)
+        return path
+
+
+def run_paper(outcome: PaperOutcome, machine: Machine, clock: Clock, make_progress) -> PaperOutcome:
     """Fetch what is missing, then run every unfinished cell, config by config, saying
-    before each run how long the paper's remaining runs should take."""
-    from gpubfs_cli.bench.runner import Runner
-
+    before each run and after each graph how long the remaining runs should take."""
+    fetched = False
     for plan in outcome.plans:
-        fetch_missing(plan, say, make_progress().enabled)
-        plan.estimate_s = estimate_seconds(plan, rates)
-    remaining = sum(p.estimate_s for p in outcome.plans)
+        fetched |= fetch_missing(plan, clock.say, make_progress().enabled)
+        for dp in plan.datasets:
+            dp.builds = dp.builds and dp.action != "cached"
+        estimate_plan(plan, machine)
+        clock.expect(outcome.key, plan)
+    if fetched:
+        clock.say(f"{outcome.key}: graphs ready after {human_seconds(time.monotonic() - clock.last)}; "
+                  f"{clock.left_text()}")
+        clock.last = time.monotonic()
     for plan in outcome.plans:
         runs = plan.runs()
         for cfg, path in zip(runs, out_paths(outcome.folder, plan, len(runs)), strict=True):
-            say(f"{outcome.key} · {plan.name}: {len(cfg.datasets)} graph(s) x {len(cfg.variants)} variant(s); "
-                f"about {human_seconds(remaining)} left for this paper (estimate)")
-            result = Runner(cfg, progress=make_progress(), out_path=path).run()
+            this = sum((plan.estimates[d.name] for d in cfg.datasets), Estimate())
+            clock.say(f"{outcome.key} · {plan.name}: {len(cfg.datasets)} graph(s) x {len(cfg.variants)} variant(s), "
+                      f"{this.text()}; {clock.left_text()}")
+            runner = GraphRunner(cfg, lambda name, c=plan.name: clock.done(outcome.key, c, name),
+                                 progress=make_progress(), out_path=path)
+            result = runner.run()
             outcome.ran += int(result.written)
             if result.interrupted:
                 outcome.interrupted = True
                 return outcome
-        remaining = max(remaining - plan.estimate_s, 0.0)
     return outcome
 
 

@@ -71,12 +71,12 @@ run() {  # run PART LIMIT CMD...: a part's command with a time limit, logged
 sh_run() { local part=$1 limit=$2; shift 2; run "$part" "$limit" bash -c "$*"; }  # a part of several commands
 
 # `config NAME OUT [FLAGS...]`: run configs/experiments/NAME.yaml into results/OUT.json, then its report.
-config() { local name=$1 out=$2; shift 2; echo "$G run configs/experiments/$name.yaml $* --out results/$out.json && $G report results/$out.json --format md"; }
+config() { local name=$1 out=$2; shift 2; echo "$G run configs/experiments/$name.yaml $* --out results/$out.json --force && $G report results/$out.json --format md"; }
 # The catalogue with auto.bfs beside every candidate; SIGINT before the limit makes the
 # runner write what it measured.
 catalogue() {
   sed '/^  - classic\.\*$/a\  - auto.bfs' configs/experiments/catalogue-gpu.yaml > /tmp/catalogue-auto.yaml
-  echo "timeout -s INT 550 $G run /tmp/catalogue-auto.yaml -d $2 --sources 10 --rounds 2 --out results/catalogue-K$1.json"
+  echo "timeout -s INT 550 $G run /tmp/catalogue-auto.yaml -d $2 --sources 10 --rounds 2 --out results/catalogue-K$1.json --force"
 }
 
 status=0
@@ -91,7 +91,7 @@ for part in "$@"; do
     lbbfs-random) sh_run "$part" 580 "$(config lbbfs lbbfs-random -d lbbfs-random-d2,lbbfs-random-d4,lbbfs-random-d8,lbbfs-random-d16,lbbfs-random-d32,random.2Mv.128Me)" ;;
     lbbfs-rmat) sh_run "$part" 580 "$(config lbbfs lbbfs-rmat -d lbbfs-rmat-d2,lbbfs-rmat-d4,lbbfs-rmat-d8,lbbfs-rmat-d16,lbbfs-rmat-d32,rmat.2Mv.128Me)" ;;
     raval) sh_run raval 580 "$(config raval raval -d rmat20,ER20,ER23) && $(config raval-chunking raval-chunking -d rmat20,ER20,ER23) &&" \
-      "$G run -d levels-grid-2000 --problem sssp -s 'raval.*' -s cpu.dijkstra --sources 3 --out results/raval-lattice.json &&" \
+      "$G run -d levels-grid-2000 --problem sssp -s 'raval.*' -s cpu.dijkstra --sources 3 --out results/raval-lattice.json --force &&" \
       "$G report --paper raval results/raval*.json --format md" ;;
     raval-g500) sh_run raval-g500 580 "$(config raval raval-g500 -d graph500-s24-ef20-seed1 --sources 2 --time-limit 60)" ;;
     raval-g500-seeds23) sh_run "$part" 580 "$(config raval raval-g500-seeds23 -d graph500-s24-ef20-seed2,graph500-s24-ef20-seed3 --sources 2 --time-limit 60)" ;;
@@ -101,7 +101,7 @@ for part in "$@"; do
       "tests/graph/test_export_sg.py && (nproc; lscpu | head -20) > logs/cpu.txt && $(config cpu-parallel cpu-parallel)" ;;
     levels) run levels 580 env LIMIT=550 bash scripts/device/levels.sh merrill-levels ;;
     do-levels) run do-levels 580 env LIMIT=550 bash scripts/device/levels.sh do-levels ;;
-    gpu-levels) sh_run gpu-levels 580 "$G run configs/experiments/gpu-levels.yaml --out results/gpu-levels.json &&" \
+    gpu-levels) sh_run gpu-levels 580 "$G run configs/experiments/gpu-levels.yaml --out results/gpu-levels.json --force &&" \
       "$G report results/gpu-levels.json --metric us_level --format md" ;;
     fixed-cost) run fixed-cost 580 python3 scripts/fixed_cost.py ${FIXED_COST_ARGS:---samples 50 --knobs small_frontier=512 --floor} \
       --json results/fixed_cost.json ;;

@@ -33,7 +33,7 @@ warmup: 2
 time_limit_s: 60
 require_gpu: true
 YAML
-$PY -m gpubfs_cli run "$cfg" --out "$sweep"
+$PY -m gpubfs_cli run "$cfg" --out "$sweep" --force
 $PY -m gpubfs_cli report "$sweep" --metric ms
 $PY -m gpubfs_cli report "$sweep" --metric gteps
 
@@ -49,7 +49,7 @@ validate: all
 warmup: 1
 require_gpu: true
 YAML
-$PY -m gpubfs_cli run "$pcfg" --out "$prof"
+$PY -m gpubfs_cli run "$pcfg" --out "$prof" --force
 $PY scripts/device/do_profile.py "$prof"
 
 # Fixed cost per traversal (target <= 30 us from a vertex of a 2-vertex component).

@@ -39,7 +39,7 @@ for round in $(seq "$ROUNDS"); do
   for side in A B; do
     side_py $side -m gpubfs_cli run --dataset "$DATASETS" \
       --strategy merrill.hybrid --strategy merrill.two_phase --sources "$SOURCES" --require-gpu \
-      --out "$OUT/ab-$side$round.json" > "$OUT/ab-$side$round.log" 2>&1
+      --out "$OUT/ab-$side$round.json" --force > "$OUT/ab-$side$round.log" 2>&1
     rc=$?
     echo "$side$round: rc=$rc $(tail -1 "$OUT/ab-$side$round.log")"
   done

@@ -12,7 +12,7 @@ export PYTHONUNBUFFERED=1
 cfg=${1:-merrill-levels}
 mkdir -p results
 # SIGINT at the limit: the runner writes what it measured
-timeout -s INT "${LIMIT:-590}" python3 -m gpubfs_cli run "configs/experiments/$cfg.yaml" --out "results/$cfg.json" 2>&1 | tail -5
+timeout -s INT "${LIMIT:-590}" python3 -m gpubfs_cli run "configs/experiments/$cfg.yaml" --out "results/$cfg.json" --force 2>&1 | tail -5
 f=results/$cfg.json
 python3 - "$f" <<'P'
 import statistics, sys

@@ -22,13 +22,13 @@ step() { local t=$1 name=$2; shift 2; local s; s=$(date +%s)
 step 240 tests python3 -m pytest -q -m gpu --durations=15 tests/algorithms/bfs/gpu/test_mgpu.py tests/algorithms/bfs/gpu/test_do.py
 for d in "${@:-g500-s24-ef16}"; do
   step 300 "fetch-$d" python3 -m gpubfs_cli fetch-dataset "$d"
-  step 300 "run-$d" python3 -m gpubfs_cli run configs/experiments/mgpu.yaml -d "$d" --out "results/mgpu-$d.json"
+  step 300 "run-$d" python3 -m gpubfs_cli run configs/experiments/mgpu.yaml -d "$d" --out "results/mgpu-$d.json" --force
 done
 if ls .wheels/mpi4py-*.whl > /dev/null 2>&1; then
   python3 -m pip install -q --no-index --find-links .wheels mpi4py mpich > logs/mpi-install.log 2>&1
   d=${1:-g500-s24-ef16}
   step 300 mpi-run mpiexec -n 1 python3 -m gpubfs_cli run -d "$d" -s mgpu.bfs --gpus 2 --sources 8 \
-    --out "results/mgpu-mpi-$d.json" : -n 1 python3 -m gpubfs_cli.gpu.ranks.worker
+    --out "results/mgpu-mpi-$d.json" --force : -n 1 python3 -m gpubfs_cli.gpu.ranks.worker
 fi
 cat logs/steps.txt
 for f in logs/tests.log logs/run-*.log logs/mpi-run.log; do echo "== $f"; tail -60 "$f"; done

@@ -22,7 +22,7 @@ for s in 24 25 26; do
   for g in 1 2; do
     step 1800 "multigpu-s$s-g$g" python3 -m gpubfs_cli run -d "g500-s$s-ef16" \
       -s merrill.multi_gpu -s merrill.multi_gpu_do -s merrill.hybrid --gpus "$g" --sources 8 \
-      --out "results/multigpu-s$s-g$g.json"
+      --out "results/multigpu-s$s-g$g.json" --force
   done
 done
 cat logs/steps.txt

@@ -1,0 +1,116 @@
+"""`gpubfs run --resume JOURNAL`: the same run, continued where its journal ends.
+
+A run resumes only as the run it was: the config must be the journal's (the keys that
+change what is measured) and the machine the one it began on (CPU, GPUs, gpubfs
+version), else one line says what differs. What the journal holds is not run again: a
+variant's mode with a sample from a source skips that source, and one that ended (a
+failure that stops a variant) is not run again at all.
+"""
+
+from __future__ import annotations
+
+import json
+from collections import Counter, defaultdict
+from pathlib import Path
+from typing import Any
+
+from gpubfs_cli.bench.journal import read_journal, results_path
+from gpubfs_cli.core.knobs import knobs_key
+from gpubfs_cli.errors import UserError
+from gpubfs_cli.files import plain_json
+
+# Config keys that do not change what is measured: where files go, and the GPU check.
+NOT_COMPARED = ("out", "path", "data_dir", "require_gpu")
+
+
+def journal_config(journal: str | Path) -> dict[str, Any]:
+    """The journal's run config as a config mapping (bench/config.build_config reads it)."""
+    results_path(journal)
+    config = read_journal(journal).header["config"]
+    raw = {k: v for k, v in config.items() if k not in ("variants", "datasets", "path", "out")}
+    raw["datasets"] = [d["name"] if d.get("seed") is None else {"name": d["name"], "seed": d["seed"]}
+                       for d in config["datasets"]]
+    raw["strategies"] = [{"name": v["strategy"], "problem": v["problem"], "knobs": v["knobs"]}
+                         for v in config["variants"]]
+    return raw
+
+
+def check_same_run(journal: Path, header: dict, config: dict, environment: dict) -> None:
+    """One UserError line when this run's config or machine is not the journal's."""
+    theirs = header["config"]
+    config = json.loads(json.dumps(plain_json(config)))  # as the journal holds it
+    for key in sorted(set(theirs) | set(config)):
+        if key in NOT_COMPARED or theirs.get(key) == config.get(key):
+            continue
+        raise UserError(f"{journal}: the run config differs from the journal's ({key}: {_shown(key, config.get(key))} "
+                        f"here, {_shown(key, theirs.get(key))} in the journal); resume with its own config: "
+                        f"gpubfs run --resume {journal}")
+    for what, here, there in (("CPU", _cpu(environment), _cpu(header["environment"])),
+                              ("GPUs", _gpus(environment), _gpus(header["environment"])),
+                              ("gpubfs version", environment.get("tool_version"),
+                               header["environment"].get("tool_version"))):
+        if here != there:
+            raise UserError(f"{journal}: begun on another machine or version ({what}: {_short(there)} there, "
+                            f"{_short(here)} here); its samples would not compare: resume it where it began")
+
+
+def _cpu(env: dict) -> Any:
+    cpu = env.get("cpu")
+    return cpu.get("model") if isinstance(cpu, dict) else cpu
+
+
+def _gpus(env: dict) -> list:
+    return [g.get("name") for g in env.get("gpus") or [] if isinstance(g, dict)] or ["none"]
+
+
+def _shown(key: str, value: Any) -> str:
+    """A config value as the config gives it: names for datasets and variants."""
+    if key == "variants" and isinstance(value, list):
+        value = ", ".join(v["strategy"] + (f"{v['knobs']}" if v.get("knobs") else "") for v in value)
+    elif key == "datasets" and isinstance(value, list):
+        value = ", ".join(d["name"] + (f"@seed={d['seed']}" if d.get("seed") is not None else "") for d in value)
+    return _short(value)
+
+
+def _short(value: Any) -> str:
+    text = str(value)
+    return text if len(text) <= 60 else text[:57] + "..."
+
+
+class Done:
+    """What a document already holds, per variant mode on a graph: the sources with a
+    sample (with their repeats), and whether the mode ended."""
+
+    def __init__(self, samples: list[dict]):
+        self._sources: dict[tuple, Counter] = defaultdict(Counter)
+        self._ended: set[tuple] = set()
+        for s in samples:
+            key = (s["dataset"], s.get("problem", "bfs"), s["strategy"], knobs_key(s.get("knobs") or {}),
+                   bool(s.get("predecessors")))
+            if s["source"] >= 0:
+                self._sources[key][s["source"]] += 1
+            if s["status"] not in ("ok", "wrong-answer"):  # what stops a variant's mode
+                self._ended.add(key)
+
+    def ended(self, dataset: str, problem: str, strategy: str, knobs: dict, mode: bool) -> bool:
+        return (dataset, problem, strategy, knobs_key(knobs), mode) in self._ended
+
+    def complete(self, dataset: str, problem: str, strategy: str, knobs: dict, mode: bool,
+                 sources: list[int]) -> bool:
+        """Whether the mode ended, or holds a sample of every occurrence of `sources`."""
+        key = (dataset, problem, strategy, knobs_key(knobs), mode)
+        return key in self._ended or not (Counter(sources) - self._sources.get(key, Counter()))
+
+    def left(self, dataset: str, problem: str, strategy: str, knobs: dict, mode: bool,
+             indexed: list[tuple[int, int]]) -> list[tuple[int, int]]:
+        """The (index, source) pairs of `indexed` that hold no sample yet. Each sample
+        covers one occurrence of its source and is used up here, so a source given twice
+        runs twice, and a later turn never counts a sample an earlier one used."""
+        have = self._sources.get((dataset, problem, strategy, knobs_key(knobs), mode), Counter())
+        out = []
+        for at, source in indexed:
+            if have[source] > 0:
+                have[source] -= 1
+            else:
+                out.append((at, source))
+        return out
