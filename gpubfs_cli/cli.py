@@ -339,7 +339,7 @@ def list_papers(
 @app.command("run")
 @user_errors
 def run(
-    config: str = typer.Argument(None, help="Run config (configs/experiments/*.yaml); flags override its keys."),
+    config: str = typer.Argument(None, help="Run config: a shipped one by name (default, smoke, luo, ...) or a YAML file; flags override its keys."),
     datasets: list[str] = typer.Option(None, "--dataset", "-d", help="Dataset name (repeatable, or comma-separated)."),
     strategies: list[str] = typer.Option(None, "--strategy", "-s", help="Strategy name or pattern (merrill.*), or all (repeatable)."),
     sources: int = typer.Option(None, "--sources", help="Random sources per graph (default 100)."),
@@ -559,17 +559,68 @@ class GuardedOutput:
         return getattr(self._stream, name)
 
 
-def _output_failed(exc: OutputError) -> int:
-    """Say why (nothing for a reader that closed the pipe, as `head` does) -> exit status."""
-    import errno
+_FRAME = " \t│┃╭╮╰╯─━"  # the box click's usage errors are drawn in
+
+
+class GuardedErrors:
+    """sys.stderr that outlives its own failure (a full disk, a closed pipe, `2>&-`):
+    the command goes on without it, the last message it lost kept for main() to say on
+    stdout. Failing at once would turn a lost warning into a lost run."""
+
+    def __init__(self, stream):
+        self._stream = stream
+        self.failure: str | None = "it is closed" if stream is None else None
+        self.lost: str | None = None
+
+    def write(self, text):
+        if self.failure is None:
+            try:
+                return self._stream.write(text)
+            except OSError as exc:
+                self.failure = exc.strerror or str(exc)
+                _to_devnull(self._stream)
+        words = [t for t in (line.strip(_FRAME) for line in str(text).splitlines()) if any(map(str.isalnum, t))]
+        self.lost = words[-1] if words else self.lost
+        return len(text)
+
+    def flush(self):
+        if self.failure is None:
+            try:
+                self._stream.flush()
+            except OSError as exc:
+                self.failure = exc.strerror or str(exc)
+                _to_devnull(self._stream)
+
+    def __getattr__(self, name):
+        return getattr(self._stream, name)
+
+
+def _to_devnull(stream) -> None:
+    """Point a failed stream's descriptor at /dev/null: what is still buffered there
+    would fail again when Python exits (a traceback and exit status 120)."""
     import os
 
-    try:  # what is still buffered would fail again when Python exits
+    try:
         devnull = os.open(os.devnull, os.O_WRONLY)
-        os.dup2(devnull, sys.__stdout__.fileno())
+        os.dup2(devnull, stream.fileno())
         os.close(devnull)
     except (OSError, AttributeError, ValueError):
         pass
+
+
+def _errors_failed(errors: GuardedErrors) -> int:
+    """One line on stdout for a stderr that could not be written -> exit status 1."""
+    lost = f"; the last message lost: {errors.lost}" if errors.lost else ""
+    sys.stdout.write(f"error: cannot write to stderr ({errors.failure}){lost}\n")
+    sys.stdout.flush()
+    return 1
+
+
+def _output_failed(exc: OutputError) -> int:
+    """Say why (nothing for a reader that closed the pipe, as `head` does) -> exit status."""
+    import errno
+
+    _to_devnull(sys.__stdout__)
     if exc.errno == errno.EPIPE:
         return 141  # as a shell reports a command that SIGPIPE ended
     try:
@@ -586,11 +637,15 @@ def main() -> None:
     # and the results file keeps what finished.
     signal.signal(signal.SIGTERM, signal.default_int_handler)
     sys.stdout = GuardedOutput(sys.stdout)
+    errors = sys.stderr = GuardedErrors(sys.stderr)
     try:
         try:
             app()
         except SystemExit as done:
             sys.stdout.flush()  # the last of the output, while a failure can still be reported
+            errors.flush()
+            if errors.failure is not None:
+                raise SystemExit(_errors_failed(errors)) from None
             raise done
     except OutputError as exc:
         raise SystemExit(_output_failed(exc)) from None

@@ -2,7 +2,7 @@
 
     .venv/bin/python scripts/bench_generators.py [--device cpu|gpu] [--markdown] [NAMES...]
 
-For each graph (all generated entries of configs/datasets.yaml, or NAMES), in a fresh
+For each graph (all generated entries of gpubfs_cli/configs/datasets.yaml, or NAMES), in a fresh
 process: generate (numpy + numba, or CuPy with --device gpu) + build_csr with the entry's
 policy, as `gpubfs fetch-dataset` does. Prints n and m beside the paper's (the entry's
 `expected`), average / standard deviation / maximum out-degree, the seconds for

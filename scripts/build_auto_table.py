@@ -9,7 +9,7 @@
                           (the same code measured apart from auto's run);
         [--table-only]    the table's choice as measured, auto's own samples left aside
 
-The results files are those of a catalogue run (configs/experiments/catalogue-gpu.yaml:
+The results files are those of a catalogue run (gpubfs_cli/configs/experiments/catalogue-gpu.yaml:
 every GPU strategy on every generated catalogue graph, validated, so each graph's depth
 is recorded). Each graph's fastest strategy is the lowest median; the rules and the pool
 of candidates are described in gpubfs_cli/workflows/auto_table.py. --check uses

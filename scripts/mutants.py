@@ -193,7 +193,7 @@ def pick(spec: str) -> list[Site]:
 def copy_tree(dest: Path) -> None:
     # Only the named folders are copied (not the dataset cache, results or build/).
     ignore = shutil.ignore_patterns("__pycache__", ".pytest_cache", ".hypothesis", ".ruff_cache")
-    for name in ("gpubfs_cli", "tests", "configs", "docs", "pyproject.toml"):
+    for name in ("gpubfs_cli", "tests", "docs", "pyproject.toml"):
         src = ROOT / name
         if src.is_dir():
             shutil.copytree(src, dest / name, ignore=ignore)

@@ -246,12 +246,16 @@ def test_readme_puts_gpubfs_on_the_path_before_using_it():
 
 
 def test_readme_commands_exist_with_their_options():
+    from gpubfs_cli.configs import run_config_path
+
     commands = _readme_commands(inline=True)
     assert len(commands) >= 15
     for number, argv in commands:
         # --help parses every option first: an unknown command or option fails with exit 2
         result = runner.invoke(app, [*argv, "--help"])
         assert result.exit_code == 0, f"README.md:{number}: gpubfs {' '.join(argv)}\n{result.output}"
+        if argv[0] == "run" and len(argv) > 1 and not argv[1].startswith("-"):  # a config name or path
+            assert run_config_path(argv[1]).is_file(), f"README.md:{number}: no run config {argv[1]}"
         for arg in argv:
             if arg.endswith(".yaml"):
                 assert (ROOT / arg).is_file(), f"README.md:{number}: {arg} does not exist"

@@ -18,11 +18,11 @@ from typer.testing import CliRunner
 
 from gpubfs_cli.bench.results import load_results
 from gpubfs_cli.cli import app
+from gpubfs_cli.configs import shipped
 from gpubfs_cli.datasets import catalogue
 from gpubfs_cli.gpu import backend
 
 runner = CliRunner()
-REPO = Path(__file__).resolve().parents[1]
 
 UNREACHABLE = """
   offline-graph:
@@ -43,7 +43,7 @@ def paper(tmp_path, monkeypatch):
     experiments = tmp_path / "configs" / "experiments"
     papers.mkdir(parents=True)
     experiments.mkdir()
-    text = (REPO / "configs" / "papers" / "luo.yaml").read_text()
+    text = (shipped("papers") / "luo.yaml").read_text()
     text = text.replace("key: luo", "key: tiny").replace("configs: [luo]", "configs: [tiny-run]")
     (papers / "tiny.yaml").write_text(text)
     (experiments / "tiny-run.yaml").write_text(
@@ -53,7 +53,7 @@ def paper(tmp_path, monkeypatch):
         "sources: 2\nwarmup: 0\nrequire_gpu: true\n"
     )
     cat = tmp_path / "datasets.yaml"
-    cat.write_text((REPO / "configs" / "datasets.yaml").read_text().rstrip("\n") + "\n" + UNREACHABLE)
+    cat.write_text(shipped("datasets.yaml").read_text().rstrip("\n") + "\n" + UNREACHABLE)
     monkeypatch.setenv("GPUBFS_PAPERS_DIR", str(papers))
     monkeypatch.setenv(catalogue.CATALOGUE_ENV, str(cat))
     return tmp_path

@@ -154,6 +154,73 @@ def test_a_pipe_closed_midway_ends_quietly(cache):
     assert len(out.splitlines()) == 1 and err == ""
 
 
+# ---- errors that cannot be written -------------------------------------------------
+
+UNKNOWN = "error: unknown dataset 'nosuch' (valid: "
+
+
+def _stderr_to(target, *args, **kwargs) -> subprocess.CompletedProcess:
+    return gpubfs(*args, stdout=subprocess.PIPE, stderr=target, **kwargs)
+
+
+@pytest.mark.skipif(not os.path.exists("/dev/full"), reason="no /dev/full here")
+def test_a_full_device_for_errors_is_one_line_on_stdout(cache):
+    with open("/dev/full", "w") as full:
+        res = _stderr_to(full, "fetch-dataset", "nosuch", "--dir", cache)
+        assert res.returncode == 1
+        (line,) = res.stdout.splitlines()
+        assert line.startswith("error: cannot write to stderr (No space left on device); the last message "
+                               f"lost: {UNKNOWN}")
+        usage = _stderr_to(full, "nosuch-command")  # click's own usage error, drawn in a box
+        assert (usage.returncode, usage.stdout) == (1, "error: cannot write to stderr (No space left on device); "
+                                                       "the last message lost: No such command 'nosuch-command'.\n")
+        quiet = _stderr_to(full, "--version")  # nothing written there: nothing lost
+        assert (quiet.returncode, quiet.stdout) == (0, "gpubfs 0.1.0\n")
+
+
+@pytest.mark.skipif(not os.path.exists("/dev/full"), reason="no /dev/full here")
+def test_a_command_goes_on_when_its_notes_cannot_be_written(tmp_path):
+    """Progress notes lost on the way do not lose the work: the graph is cached, stdout
+    says what it says, and one more line there says that stderr failed."""
+    d = tmp_path / "cache"
+    with open("/dev/full", "w") as full:
+        res = _stderr_to(full, "fetch-dataset", "smoke-grid", "--dir", d)
+    assert res.returncode == 1 and "Traceback" not in res.stdout
+    first, last = res.stdout.splitlines()
+    assert first == "smoke-grid: n = 13,824, m = 79,488 (undirected)"
+    assert last.startswith("error: cannot write to stderr (No space left on device); the last message lost: "
+                           f"smoke-grid: cached in {d / 'smoke-grid'} (")
+    assert store.load_graph("smoke-grid", d).m == 79_488
+
+
+def test_a_closed_pipe_for_errors_is_one_line_on_stdout(cache):
+    read, write = os.pipe()
+    os.close(read)
+    try:
+        res = _stderr_to(write, "fetch-dataset", "nosuch", "--dir", cache)
+    finally:
+        os.close(write)
+    assert res.returncode == 1
+    (line,) = res.stdout.splitlines()
+    assert line.startswith(f"error: cannot write to stderr (Broken pipe); the last message lost: {UNKNOWN}")
+
+
+def test_a_closed_stderr_is_one_line_on_stdout(cache):
+    res = gpubfs("fetch-dataset", "nosuch", "--dir", cache, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL,
+                 preexec_fn=lambda: os.close(2))  # as `2>&-`
+    assert res.returncode == 1
+    (line,) = res.stdout.splitlines()
+    assert line.startswith(f"error: cannot write to stderr (it is closed); the last message lost: {UNKNOWN}")
+
+
+@pytest.mark.skipif(not os.path.exists("/dev/full"), reason="no /dev/full here")
+def test_neither_stream_writable_is_exit_1_without_a_hang(cache):
+    with open("/dev/full", "w") as full:
+        for args in (["fetch-dataset", "nosuch"], ["list", "datasets"]):
+            res = gpubfs(*args, "--dir", cache, stdout=full, stderr=full, timeout=60)
+            assert res.returncode == 1
+
+
 # ---- fetch --paper goes on past failures -----------------------------------------
 
 def test_fetch_paper_fetches_every_dataset_then_lists_the_failures(tmp_path, monkeypatch):

@@ -16,18 +16,20 @@ ROOT = Path(gpubfs_cli.__file__).resolve().parent
 
 ANYTHING = None
 # room -> the rooms it may import from, besides itself and gpubfs_cli/__init__.py (the
-# version alone, which any room may read); errors and files are the base
+# version alone, which any room may read); errors and files are the base; configs
+# locates the shipped data files
 ALLOWED: dict[str, set[str] | None] = {
     "errors": set(),
     "files": {"errors"},
+    "configs": {"errors"},
     "core": {"errors", "files"},
     "graph": {"core", "errors", "files"},
-    "datasets": {"graph", "core", "errors", "files"},
+    "datasets": {"graph", "core", "configs", "errors", "files"},
     "gpu": {"core", "graph", "errors", "files"},
     "algorithms": {"core", "graph", "gpu", "errors", "files"},
-    "bench": {"core", "graph", "datasets", "gpu", "errors", "files"},
-    "report": {"bench", "core", "errors", "files"},
-    "workflows": {"report", "bench", "datasets", "gpu", "algorithms", "core", "graph", "errors", "files"},
+    "bench": {"core", "graph", "datasets", "gpu", "configs", "errors", "files"},
+    "report": {"bench", "core", "configs", "errors", "files"},
+    "workflows": {"report", "bench", "datasets", "gpu", "algorithms", "core", "graph", "configs", "errors", "files"},
     "cli": ANYTHING,
     "__main__": ANYTHING,
 }

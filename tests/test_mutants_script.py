@@ -32,9 +32,14 @@ def test_each_mutant_changes_the_module_and_still_parses():
         ast.parse(changed)
 
 
+# The line of status.py's FAILURES tuple (the severity order), found rather than fixed.
+FAILURES_LINE = next(i for i, text in enumerate((ROOT / "gpubfs_cli/bench/status.py").read_text().splitlines(), 1)
+                     if text.startswith("FAILURES = ("))
+
+
 def test_the_severity_order_reversal_is_one_of_the_mutants():
     sites = mutants.sites("gpubfs_cli/bench/status.py")
-    site = next(s for s in sites if s.edit == "tuple of names reversed" and s.line == 18)
+    site = next(s for s in sites if s.edit == "tuple of names reversed" and s.line == FAILURES_LINE)
     src = mutants.mutated_source(site)
     assert "FAILURES = ('out-of-time', 'out-of-memory', 'error', 'wrong-answer')" in src
 
@@ -51,12 +56,12 @@ def test_a_cap_of_zero_runs_every_site():
 
 def test_only_picks_the_sites_of_one_line_or_one_edit():
     status = "gpubfs_cli/bench/status.py"
-    whole_line = mutants.pick(f"{status}:18")
-    assert whole_line and {s.line for s in whole_line} == {18}
-    one = mutants.pick(f"{status}:18:tuple of names reversed")
+    whole_line = mutants.pick(f"{status}:{FAILURES_LINE}")
+    assert whole_line and {s.line for s in whole_line} == {FAILURES_LINE}
+    one = mutants.pick(f"{status}:{FAILURES_LINE}:tuple of names reversed")
     assert [s.edit for s in one] == ["tuple of names reversed"]
     assert mutants.pick(f"{status}#{one[0].index}") == one
-    for bad in (f"{status}:99999", "gpubfs_cli/cli.py:1", f"{status}:x", f"{status}:18:no such edit",
+    for bad in (f"{status}:99999", "gpubfs_cli/cli.py:1", f"{status}:x", f"{status}:{FAILURES_LINE}:no such edit",
                 f"{status}#99999", f"{status}#x"):
         try:
             mutants.pick(bad)
@@ -98,7 +103,7 @@ def test_sigterm_stops_the_run_and_leaves_no_tests_or_trees_behind(tmp_path):
 
     env = dict(os.environ, TMPDIR=str(tmp_path))
     proc = subprocess.Popen([sys.executable, str(ROOT / "scripts" / "mutants.py"), "--jobs", "1",
-                             "--report", str(tmp_path / "r.md"), "--only", "gpubfs_cli/bench/status.py:18"],
+                             "--report", str(tmp_path / "r.md"), "--only", f"gpubfs_cli/bench/status.py:{FAILURES_LINE}"],
                             cwd=ROOT, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
 
     def tests_running():  # processes working in one of the script's trees

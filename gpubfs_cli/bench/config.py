@@ -1,4 +1,5 @@
-"""Run configs: configs/experiments/*.yaml (or `gpubfs run` flags) -> RunConfig.
+"""Run configs: a YAML file (a shipped configs/experiments/NAME.yaml by name, or any
+path) or `gpubfs run` flags -> RunConfig.
 
 Keys (all optional except datasets):
   name:          label of the run; the results file is results/NAME-<UTC time>.json
@@ -46,6 +47,7 @@ from typing import Any
 
 from gpubfs_cli.bench.variants import Variant, expand_strategies
 from gpubfs_cli.bench.variants import config_error as _err
+from gpubfs_cli.configs import run_config_path
 from gpubfs_cli.core.strategy import Registry
 from gpubfs_cli.errors import UserError, unknown_name
 from gpubfs_cli.files import parse_yaml, read_text_file
@@ -344,9 +346,9 @@ def config_from_cli(
         "gpus": gpus,
     }
     if path is not None:
-        return load_config(path, overrides, dataset_check=dataset_check, registry=registry)
+        return load_config(run_config_path(path), overrides, dataset_check=dataset_check, registry=registry)
     if base is not None:
         return build_config(base, overrides, where=base_where, dataset_check=dataset_check, registry=registry)
     if not overrides["datasets"]:
-        raise UserError("give a run config (configs/experiments/*.yaml) or --dataset NAME")
+        raise UserError("give a run config (a shipped name such as default, or a YAML file) or --dataset NAME")
     return build_config({}, overrides, dataset_check=dataset_check, registry=registry)

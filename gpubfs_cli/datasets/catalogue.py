@@ -1,4 +1,4 @@
-"""The dataset catalogue: configs/datasets.yaml, checked against its header's schema.
+"""The dataset catalogue: the shipped configs/datasets.yaml, checked against its header's schema.
 
 Every mistake in the file (unknown key, wrong kind, format or policy, wrong type)
 is a UserError naming the file, the dataset and the key, with the closest valid
@@ -15,6 +15,7 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
 
+from gpubfs_cli.configs import catalogue_path
 from gpubfs_cli.errors import UserError, unknown_name
 from gpubfs_cli.files import parse_yaml
 
@@ -116,14 +117,9 @@ class Catalogue:
 
 
 def default_path() -> Path:
-    """GPUBFS_CATALOGUE if set, else configs/datasets.yaml of this checkout (or of the
-    current folder, for an installed copy run from a checkout)."""
+    """GPUBFS_CATALOGUE (a user's own catalogue) if set, else the shipped one."""
     env = os.environ.get(CATALOGUE_ENV)
-    if env:
-        return Path(env)
-    repo = Path(__file__).resolve().parents[2] / "configs" / "datasets.yaml"
-    local = Path.cwd() / "configs" / "datasets.yaml"
-    return repo if repo.is_file() or not local.is_file() else local
+    return Path(env) if env else catalogue_path()
 
 
 _cache: dict[tuple[str, float], Catalogue] = {}

@@ -14,7 +14,8 @@ generator, params, seed | file, sha256, format}, n, m, directed, stats
 (GraphStats.to_dict()), policy {symmetrize, self_loops, duplicates, compact_ids,
 multiplicity}, expected {n, m, note, n_diff, m_diff}, entry (the catalogue entry it
 was built from), weights (where SSSP's edge weights come from: datasets/weights.py),
-files {name: bytes}, created (ISO-8601 UTC), tool_version.
+files {name: bytes}, sha256 {name: hex} (taken while writing: datasets/checksum.py;
+checked on load by datasets/integrity.py), created (ISO-8601 UTC), tool_version.
 """
 
 from __future__ import annotations
@@ -32,7 +33,8 @@ from pathlib import Path
 
 import numpy as np
 
-from gpubfs_cli.datasets.integrity import check_csr
+from gpubfs_cli.datasets import checksum
+from gpubfs_cli.datasets.integrity import Written, check_csr
 from gpubfs_cli.errors import UserError, unknown_name
 from gpubfs_cli.graph.csr import CSRGraph
 
@@ -109,7 +111,7 @@ def check_cache_dir(directory: str | Path | None = None) -> Path:
 # meta.json keys that readers use, and their types (None stands for absent).
 _REQUIRED = {"format_version": int, "n": int, "m": int}
 _OPTIONAL = {"directed": bool, "kind": str, "source": dict, "entry": dict, "expected": dict,
-             "stats": dict, "weights": dict, "policy": dict, "files": dict}
+             "stats": dict, "weights": dict, "policy": dict, "files": dict, "sha256": dict}
 
 
 def read_meta(key: str, directory: str | Path | None = None) -> dict:
@@ -157,6 +159,12 @@ def repair_hint(key: str) -> str:
     return f"add it again with: gpubfs fetch-dataset {key} --file FILE --format FORMAT --force"
 
 
+def rebuild_hint(key: str) -> str:
+    """The repair for a cached file that no longer matches meta.json (which still names
+    the graph's source, a user graph's file or URL included)."""
+    return f"repair with: gpubfs fetch-dataset {key} --force"
+
+
 def cache_size_bytes(key: str, directory: str | Path | None = None) -> int:
     d = data_dir(directory) / key
     if not d.is_dir():
@@ -201,7 +209,8 @@ def load_graph(name: str, data_dir: str | Path | None = None) -> CSRGraph:
         weights = np.load(d / "weights.npy", mmap_mode="r") if has_weights else None
     except (OSError, ValueError) as exc:
         raise UserError(f"{d}: cached arrays unreadable ({exc}); {repair_hint(key)}") from None
-    check_csr(d, row_offsets, col_indices, weights, repair_hint(key))
+    written = Written(key, meta.get("files") or {}, meta.get("sha256") or {}, rebuild_hint(key))
+    check_csr(d, row_offsets, col_indices, weights, repair_hint(key), written)
     if len(row_offsets) != meta["n"] + 1 or len(col_indices) != meta["m"]:
         raise UserError(f"{d}: arrays do not match meta.json (n, m); {repair_hint(key)}")
     return CSRGraph(row_offsets, col_indices, directed=bool(meta.get("directed")), weights=weights, name=key)
@@ -249,8 +258,7 @@ def write_graph(key: str, graph: CSRGraph, meta: dict, directory: str | Path | N
         }
         if graph.weights is not None:
             files["weights.npy"] = np.asarray(graph.weights)
-        for fname, arr in files.items():
-            np.save(tmp / fname, arr)
+        saved = {fname: checksum.save(tmp / fname, arr) for fname, arr in files.items()}
         full = {
             "format_version": FORMAT_VERSION,
             "name": key,
@@ -259,7 +267,8 @@ def write_graph(key: str, graph: CSRGraph, meta: dict, directory: str | Path | N
             "m": graph.m,
             "directed": bool(graph.directed),
             "stats": graph.stats().to_dict(),
-            "files": {f: (tmp / f).stat().st_size for f in files},
+            "files": {f: size for f, (size, _) in saved.items()},
+            "sha256": {f: digest for f, (_, digest) in saved.items()},
             "created": datetime.now(timezone.utc).isoformat(timespec="seconds"),
             "tool_version": _tool_version(),
         }
@@ -284,11 +293,11 @@ def add_array(key: str, fname: str, array: np.ndarray, meta_update: dict,
     tmp_array = d / _tmp_name(fname)
     tmp_meta = d / _tmp_name(META)
     try:
-        with open(tmp_array, "wb") as f:
-            np.save(f, np.asarray(array))
+        size, digest = checksum.save(tmp_array, array)
         os.replace(tmp_array, d / fname)
         meta.update(meta_update)
-        meta["files"] = {**(meta.get("files") or {}), fname: (d / fname).stat().st_size}
+        meta["files"] = {**(meta.get("files") or {}), fname: size}
+        meta["sha256"] = {**(meta.get("sha256") or {}), fname: digest}
         tmp_meta.write_text(json.dumps(meta, indent=1, default=_json_default) + "\n", encoding="utf-8")
         os.replace(tmp_meta, d / META)
     finally:

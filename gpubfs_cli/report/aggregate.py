@@ -310,6 +310,17 @@ class Aggregate:
             return None
         return (*median_iqr(ratios), len(ratios))
 
+    def speedup_partial(self, group: Group) -> tuple[int, int, str] | None:
+        """(sources paired, sources planned, why) when the baseline that `group` divides
+        by is partial: its speedup pairs fewer sources than the run planned."""
+        base = self.baseline(group.dataset, group.predecessors, like=group)
+        stats = self.speedup_stats(group)
+        if base is None or stats is None or not base.partial:
+            return None
+        paired = stats[3]
+        return paired, base.planned, (f"speedup over {paired} of {base.planned} sources: the run stopped "
+                                      f"before its baseline, {base.strategy}, measured the rest")
+
     def speedup(self, group: Group) -> float | None:
         stats = self.speedup_stats(group)
         return None if stats is None else stats[0]
@@ -402,6 +413,11 @@ class Aggregate:
             return Cell(f"{text} {partial_mark(group.measured, group.planned)}", value=v, status=PARTIAL,
                         knob=label, low_reach=bool(group.low_reach), low=low, high=high,
                         reason=partial_reason(group.measured, group.planned))
+        short = self.speedup_partial(group) if metric == "speedup" else None
+        if short is not None:  # a whole strategy over a stopped baseline: fewer sources to pair
+            paired, planned, why = short
+            return Cell(f"{text} {partial_mark(paired, planned)}", value=v, status=PARTIAL, knob=label,
+                        low_reach=bool(group.low_reach), low=low, high=high, reason=why)
         return Cell(text, value=v, knob=label, low_reach=bool(group.low_reach), low=low, high=high)
 
     def dataset_cell(self, dataset: str) -> Cell | None:

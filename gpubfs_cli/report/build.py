@@ -176,6 +176,7 @@ def overview(results: Results, metric: str, teps: str = "edges") -> Document:
             stats = of.speedup_stats(g)
             d["speedup"], d["speedup_q25"], d["speedup_q75"], d["speedup_sources"] = (
                 stats if stats is not None else (None, None, None, 0))
+            d["speedup_partial"] = g.partial or of.speedup_partial(g) is not None
             if teps != "edges":
                 d["gteps_hmean_" + teps] = of.rates(g).get("gteps_hmean")
             groups.append(d)

@@ -33,6 +33,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from gpubfs_cli.configs import papers_dir as shipped_papers
 from gpubfs_cli.errors import UserError, unknown_name
 from gpubfs_cli.files import parse_yaml
 from gpubfs_cli.report.aggregate import METRICS as CELL_METRICS
@@ -126,15 +127,9 @@ class Paper:
 
 
 def papers_dir() -> Path:
-    """configs/papers of this checkout, else of the working directory (GPUBFS_PAPERS_DIR
-    overrides, for tests)."""
+    """The shipped configs/papers (GPUBFS_PAPERS_DIR overrides, for tests)."""
     env = os.environ.get("GPUBFS_PAPERS_DIR")
-    if env:
-        return Path(env)
-    repo = Path(__file__).resolve().parents[2] / "configs" / "papers"
-    if repo.is_dir():
-        return repo
-    return Path.cwd() / "configs" / "papers"  # an installed package run from a checkout
+    return Path(env) if env else shipped_papers()
 
 
 def paper_keys(folder: Path | None = None) -> list[str]:

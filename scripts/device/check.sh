@@ -12,7 +12,7 @@
 #   sanitize     make test-gpu-sanitize, six sanitizer processes
 #   gather-ab    merrill.cu's gathering before (.ab/, carried) and after: gather_ab.sh
 # Paper runs (results/NAME.json, then its report in the part's log):
-#   run:NAME     gpubfs run configs/experiments/NAME.yaml; RUN_ARGS adds run flags
+#   run:NAME     gpubfs run NAME; RUN_ARGS adds run flags
 #                (e.g. RUN_ARGS="--rounds 4" ... run:merrill-cta)
 #   lbbfs-random lbbfs-rmat   lbbfs.yaml's Random and R-MAT halves, 100 sources each
 #   raval        raval.yaml and raval-chunking.yaml on rmat20, ER20, ER23, and raval.*'s
@@ -70,12 +70,12 @@ run() {  # run PART LIMIT CMD...: a part's command with a time limit, logged
 }
 sh_run() { local part=$1 limit=$2; shift 2; run "$part" "$limit" bash -c "$*"; }  # a part of several commands
 
-# `config NAME OUT [FLAGS...]`: run configs/experiments/NAME.yaml into results/OUT.json, then its report.
-config() { local name=$1 out=$2; shift 2; echo "$G run configs/experiments/$name.yaml $* --out results/$out.json --force && $G report results/$out.json --format md"; }
+# `config NAME OUT [FLAGS...]`: run the shipped config NAME into results/OUT.json, then its report.
+config() { local name=$1 out=$2; shift 2; echo "$G run $name $* --out results/$out.json --force && $G report results/$out.json --format md"; }
 # The catalogue with auto.bfs beside every candidate; SIGINT before the limit makes the
 # runner write what it measured.
 catalogue() {
-  sed '/^  - classic\.\*$/a\  - auto.bfs' configs/experiments/catalogue-gpu.yaml > /tmp/catalogue-auto.yaml
+  sed '/^  - classic\.\*$/a\  - auto.bfs' gpubfs_cli/configs/experiments/catalogue-gpu.yaml > /tmp/catalogue-auto.yaml
   echo "timeout -s INT 550 $G run /tmp/catalogue-auto.yaml -d $2 --sources 10 --rounds 2 --out results/catalogue-K$1.json --force"
 }
 
@@ -101,7 +101,7 @@ for part in "$@"; do
       "tests/graph/test_export_sg.py && (nproc; lscpu | head -20) > logs/cpu.txt && $(config cpu-parallel cpu-parallel)" ;;
     levels) run levels 580 env LIMIT=550 bash scripts/device/levels.sh merrill-levels ;;
     do-levels) run do-levels 580 env LIMIT=550 bash scripts/device/levels.sh do-levels ;;
-    gpu-levels) sh_run gpu-levels 580 "$G run configs/experiments/gpu-levels.yaml --out results/gpu-levels.json --force &&" \
+    gpu-levels) sh_run gpu-levels 580 "$G run gpu-levels --out results/gpu-levels.json --force &&" \
       "$G report results/gpu-levels.json --metric us_level --format md" ;;
     fixed-cost) run fixed-cost 580 python3 scripts/fixed_cost.py ${FIXED_COST_ARGS:---samples 50 --knobs small_frontier=512 --floor} \
       --json results/fixed_cost.json ;;

@@ -23,7 +23,6 @@ trap 'rm -rf "$tmp"' EXIT
 # whose shims were lifted into gpu/include/persistent.cuh since).
 cp -r gpubfs_cli "$tmp/gpubfs_cli"
 cp .ab/merrill.cu .ab/merrill.cuh "$tmp/gpubfs_cli/algorithms/bfs/gpu/merrill/"
-ln -s "$PWD/configs" "$tmp/configs"
 declare -A TREE=([A]="$tmp" [B]="$PWD")
 # Each side runs in its tree: python puts the working folder before PYTHONPATH.
 side_py() { (cd "${TREE[$1]}" && PYTHONPATH=${TREE[$1]} python3 "${@:2}"); }

@@ -3,7 +3,7 @@
 # are `unavailable`, with the reason). Run from the repo root:
 #   bash scripts/device/mgpu.sh [GRAPHS...]      (default: g500-s24-ef16)
 # 1. the multi-GPU GPU tests and the rank layer's tests, timed;
-# 2. configs/experiments/mgpu.yaml (do.bfs on 1 GPU, mgpu.bfs on 1 and 2 GPUs, the same
+# 2. gpubfs_cli/configs/experiments/mgpu.yaml (do.bfs on 1 GPU, mgpu.bfs on 1 and 2 GPUs, the same
 #    sources) on each graph; per-level figures on levels-path-100k;
 # 3. with wheels of mpi4py and mpich in .wheels/ (carried: the device has no network;
 #    `pip download --only-binary=:all: --python-version 3.12 -d .wheels mpi4py mpich`),
@@ -22,7 +22,7 @@ step() { local t=$1 name=$2; shift 2; local s; s=$(date +%s)
 step 240 tests python3 -m pytest -q -m gpu --durations=15 tests/algorithms/bfs/gpu/test_mgpu.py tests/algorithms/bfs/gpu/test_do.py
 for d in "${@:-g500-s24-ef16}"; do
   step 300 "fetch-$d" python3 -m gpubfs_cli fetch-dataset "$d"
-  step 300 "run-$d" python3 -m gpubfs_cli run configs/experiments/mgpu.yaml -d "$d" --out "results/mgpu-$d.json" --force
+  step 300 "run-$d" python3 -m gpubfs_cli run mgpu -d "$d" --out "results/mgpu-$d.json" --force
 done
 if ls .wheels/mpi4py-*.whl > /dev/null 2>&1; then
   python3 -m pip install -q --no-index --find-links .wheels mpi4py mpich > logs/mpi-install.log 2>&1

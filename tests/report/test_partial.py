@@ -5,6 +5,8 @@ from __future__ import annotations
 
 import json
 
+import pytest
+
 from gpubfs_cli.report.build import overview
 from gpubfs_cli.report.layouts import rank_cells
 from gpubfs_cli.report.load import Results, add_doc, load_many, results_from_doc
@@ -98,3 +100,83 @@ def test_compare_marks_the_side_that_is_partial():
     cell = table.rows[0][table.columns.index("merrill.hybrid")]
     assert cell.status == "partial" and cell.text.endswith(" (B: 3/4)")
     assert cell.reason == "B: 3 of 4 sources measured: the run stopped before the rest"
+
+
+# ---- every format through `gpubfs report` ---------------------------------------
+
+FORMATS = ("table", "md", "csv", "json", "html")
+HYBRID = {"ms": "2.000", "gteps": "0.004", "speedup": "6.000 [5.333-8.000]"}  # its numbers over 3 sources
+
+
+def stopped_baseline_doc() -> dict:
+    """merrill.hybrid on all four sources, cpu.sequential (the baseline) on three, then Ctrl-C."""
+    samples = [sample("g1", "cpu.sequential", s, t) for s, t in zip(SOURCES[:3], SEQ_MS[:3], strict=True)]
+    samples += [sample("g1", "merrill.hybrid", s, 1.0 + s) for s in SOURCES]
+    doc = document(samples, {"g1": dataset_entry(1000, 8000)})
+    doc.update(complete=False, interrupted=True, stopped_by="SIGINT", interrupted_during="cpu.sequential on g1")
+    return doc
+
+
+def reported_cell(tmp_path, doc, fmt, metric, strategy="merrill.hybrid") -> tuple[str, str | None]:
+    """(text, status) of `strategy`'s g1 cell as `gpubfs report --format FMT` prints it
+    (the status only where the format has one)."""
+    from typer.testing import CliRunner
+
+    from gpubfs_cli.cli import app
+    from tests.report.docs import write
+
+    path = write(tmp_path, "stopped.json", doc)
+    r = CliRunner().invoke(app, ["report", str(path), "--format", fmt, "--metric", metric, "--rows", "strategies"])
+    assert r.exit_code == 0, r.output
+    out = r.stdout
+    if fmt == "csv":
+        import csv
+        import io
+
+        row = next(x for x in csv.DictReader(io.StringIO(out)) if (x["row"], x["column"]) == ("g1", strategy))
+        return row["text"], row["status"]
+    if fmt == "json":
+        table = json.loads(out)["tables"][0]
+        cell = table["rows"][0][table["columns"].index(strategy)]
+        return cell["text"], cell["status"]
+    if fmt == "html":
+        import re
+
+        found = re.search(rf'<tr><th>{re.escape(strategy)}</th>\n<td class="([\w-]+)">([^<]*)</td>', out)
+        return found.group(2), found.group(1)
+    rows = ([c.strip() for c in line.replace("│", "|").split("|")[1:-1]] for line in out.splitlines())
+    return next(row[1] for row in rows if row and row[0] == strategy), None
+
+
+@pytest.mark.parametrize("metric", sorted(HYBRID))
+@pytest.mark.parametrize("fmt", FORMATS)
+def test_a_partial_cell_is_marked_in_every_format(tmp_path, fmt, metric):
+    text, status = reported_cell(tmp_path, stopped_doc(), fmt, metric)
+    assert text == f"{HYBRID[metric]} (3/4)" and status in (None, "partial")
+    whole, status = reported_cell(tmp_path, stopped_doc(), fmt, metric, "cpu.sequential")
+    assert "(" not in whole and status in (None, "ok")
+
+
+@pytest.mark.parametrize("fmt", FORMATS)
+def test_a_speedup_over_a_partial_baseline_is_partial_in_every_format(tmp_path, fmt):
+    """merrill.hybrid measured every source, but its speedup pairs only the baseline's
+    three: the speedup cell is partial; its time and rate are whole."""
+    text, status = reported_cell(tmp_path, stopped_baseline_doc(), fmt, "speedup")
+    assert text == "6.000 [5.333-8.000] (3/4)" and status in (None, "partial")
+    for metric in ("ms", "gteps"):
+        text, status = reported_cell(tmp_path, stopped_baseline_doc(), fmt, metric)
+        assert "(" not in text and status in (None, "ok")
+
+
+def test_a_speedup_over_a_partial_baseline_says_why():
+    cell, table = cell_of(stopped_baseline_doc(), "merrill.hybrid", "speedup")
+    assert cell.reason == ("speedup over 3 of 4 sources: the run stopped before its baseline, cpu.sequential, "
+                           "measured the rest")
+    assert f"partial ({cell.reason}): merrill.hybrid" in " ".join(table.footnotes)
+    groups = json.loads(render(overview(results_from_doc(stopped_baseline_doc(), "s.json"), "speedup"), "json"))
+    flags = {g["strategy"]: (g["partial"], g["speedup_partial"], g["speedup_sources"]) for g in groups["groups"]}
+    assert flags == {"cpu.sequential": (True, True, 3), "merrill.hybrid": (False, True, 3)}
+    whole = stopped_baseline_doc()
+    whole["samples"].append(sample("g1", "cpu.sequential", 3, SEQ_MS[3]).to_dict())
+    cell, _ = cell_of(whole, "merrill.hybrid", "speedup")
+    assert cell.status == "ok" and not cell.text.endswith(")")

@@ -35,6 +35,6 @@ def probe_depth(graph, known: Mapping[int, int] | None = None) -> float:
     sources = probe_sources(graph)
     known = dict(known or {})
     todo = [s for s in sources if s not in known]
-    depths = [int(d.max()) for d in solve_each(get_problem("bfs"), graph, todo)]  # to the end: the pool closes
+    depths = [int(d.max()) for d in solve_each(get_problem("bfs"), graph, todo)]  # to the end: every worker done
     known.update(zip(todo, depths, strict=True))
     return float(np.mean([known[s] for s in sources]))

@@ -118,6 +118,19 @@ def test_validate_combines_both(tree):
     assert validate(g, 0, Answer(dist, par), dist, predecessors=False) is None
 
 
+def test_wrong_distances_are_reported_before_parents(tree):
+    """The answer is compared with the baseline's distances, never with its own: as the
+    SSSP validator's test of the same name, with the validator alone."""
+    g, dist, par = tree
+    d = dist.copy()
+    d[24] = 9
+    for predecessors in (False, True):
+        reason = validate(g, 0, Answer(d, par), dist, predecessors=predecessors)
+        assert reason == "distances differ at 1 of 28 vertices (first: vertex 24 has 9, expected 8)"
+    par[0] = 3  # parents wrong too: the distances are reported first
+    assert validate(g, 0, Answer(d, par), dist, predecessors=True).startswith("distances differ at 1 of 28")
+
+
 def test_edge_blocks_cover_every_edge_once_in_whole_rows():
     g = grid_plus_path()
     blocks = list(edge_blocks(g, block=7))

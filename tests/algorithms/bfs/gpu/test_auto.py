@@ -416,9 +416,10 @@ def test_the_shipped_table_loads_and_each_graph_finds_its_own_winner():
 
 def test_catalogue_config_runs_every_gpu_strategy_but_auto():
     from gpubfs_cli.bench.config import load_config
+    from gpubfs_cli.configs import experiments_dir
     from gpubfs_cli.core.strategy import all_strategies
 
-    cfg = load_config(ROOT / "configs" / "experiments" / "catalogue-gpu.yaml")  # real catalogue and registry
+    cfg = load_config(experiments_dir() / "catalogue-gpu.yaml")  # real catalogue and registry
     names = {v.strategy for v in cfg.variants}
     # Multi-GPU strategies (a `gpus` knob) are no candidates of a one-GPU choice.
     multi = {n for n, cls in all_strategies("bfs").items() if hasattr(cls.Knobs, "gpus")}

@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import functools
 import math
-from pathlib import Path
 
 import numpy as np
 import pytest
@@ -247,9 +246,9 @@ def test_offsets_and_packing():
 @pytest.mark.parametrize("config", ["lbbfs", "lbbfs-profile"])
 def test_run_configs_load(config):
     from gpubfs_cli.bench.config import load_config
+    from gpubfs_cli.configs import experiments_dir
 
-    path = Path(__file__).resolve().parents[4] / "configs" / "experiments" / f"{config}.yaml"
-    cfg = load_config(path)  # real catalogue and registry
+    cfg = load_config(experiments_dir() / f"{config}.yaml")  # real catalogue and registry
     names = {v.strategy for v in cfg.variants}
     assert set(NAMES) <= names
     if config == "lbbfs":

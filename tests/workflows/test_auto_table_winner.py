@@ -1,0 +1,65 @@
+"""auto.bfs's table builder: the winner of graphs at one point of the feature space
+(two names for one graph) when the candidates are uneven. The rule: of the candidates
+measured on every graph of the point, the one whose worst ratio to each graph's fastest
+is lowest; not the fastest on either graph, not the lowest sum of ratios, not the
+lowest time in milliseconds."""
+
+from __future__ import annotations
+
+from gpubfs_cli.bench.results import SCHEMA_VERSION, Prepare, Sample, write_results
+from gpubfs_cli.workflows import auto_table as builder
+
+INFO = {"status": "ok", "n": 1000, "m": 4000, "directed": False, "stats": {"max_degree": 8}, "depth_avg": 10.0}
+
+
+def results_file(path, times: dict[tuple[str, str], float], datasets: dict):
+    """One results file: each (graph, strategy) measured on the GPU with the given median."""
+    samples, prepares = [], []
+    for (graph, strategy), ms in times.items():
+        prepares.append(Prepare(graph, strategy, {}, 1.0, devices=["gpu:0"]).to_dict())
+        samples += [Sample(graph, strategy, {}, s, ms, 10, 10, True).to_dict() for s in range(3)]
+    write_results(path, {"schema_version": SCHEMA_VERSION, "created": "2026-01-01T00:00:00+00:00",
+                         "environment": {"gpu": {"name": "Test GPU", "l2_bytes": 1 << 20}},
+                         "datasets": datasets, "sources": {g: [0, 1, 2] for g in datasets},
+                         "prepares": prepares, "samples": samples})
+    return path
+
+
+def winners(path) -> dict[str, tuple[str, float]]:
+    rules = builder.build_table(builder.measured([path]))["rules"]
+    return {r["graph"]: (r["strategy"], r["ms"]) for r in rules}
+
+
+# Graph b is ten times slower than a for everyone. Ratios to each graph's fastest (a, b):
+# cand.x (1.0, 3.0): fastest on a, three times slower on b
+# cand.z (1.05, 2.0): the lowest sum of ratios (3.05)
+# cand.v (4.0, 1.0): fastest on b, and the lowest worst time in ms (10)
+# cand.y (1.6, 1.6): fastest on neither, the lowest worst ratio: the winner of both
+UNEVEN = {"cand.x": (1.0, 30.0), "cand.z": (1.05, 20.0), "cand.v": (4.0, 10.0), "cand.y": (1.6, 16.0)}
+
+
+def test_uneven_candidates_at_one_point_share_the_lowest_worst_ratio(tmp_path):
+    times = {}
+    for strategy, (a, b) in UNEVEN.items():
+        times[("a", strategy)], times[("b", strategy)] = a, b
+    path = results_file(tmp_path / "r.json", times, {"a": INFO, "b": INFO})
+    assert winners(path) == {"a": ("cand.y", 1.6), "b": ("cand.y", 16.0)}
+    rules = {r["graph"]: r for r in builder.build_table(builder.measured([path]))["rules"]}
+    assert rules["a"]["runner_up"]["strategy"] == "cand.x" and rules["b"]["runner_up"]["strategy"] == "cand.v"
+
+
+def test_a_graph_elsewhere_keeps_its_own_fastest(tmp_path):
+    times = {("a", s): a for s, (a, _) in UNEVEN.items()} | {("b", s): b for s, (_, b) in UNEVEN.items()}
+    times |= {("c", s): b for s, (_, b) in UNEVEN.items()}  # b's times, at another point
+    path = results_file(tmp_path / "r.json", times, {"a": INFO, "b": INFO, "c": {**INFO, "depth_avg": 500.0}})
+    assert winners(path) == {"a": ("cand.y", 1.6), "b": ("cand.y", 16.0), "c": ("cand.v", 10.0)}
+
+
+def test_a_candidate_missing_on_one_graph_of_the_point_never_wins_it(tmp_path):
+    """cand.w is fastest on a by far, but was not measured on b: the point's winner is
+    among those measured on both."""
+    times = {("a", s): a for s, (a, _) in UNEVEN.items()} | {("b", s): b for s, (_, b) in UNEVEN.items()}
+    times[("a", "cand.w")] = 0.5
+    path = results_file(tmp_path / "r.json", times, {"a": INFO, "b": INFO})
+    # ratios on a are now to 0.5: x (2.0, 3.0), z (2.1, 2.0), v (8.0, 1.0), y (3.2, 1.6): z's worst is lowest
+    assert winners(path) == {"a": ("cand.z", 1.05), "b": ("cand.z", 20.0)}
