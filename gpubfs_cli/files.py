@@ -52,18 +52,38 @@ def check_output_path(path: str | Path, what: str = "output") -> Path:
     if not str(path) or path.name in ("", ".", ".."):
         raise UserError(f"'{path}': not a file name for the {what}")
     _refuse_non_regular(path, what)
-    folder = path.parent
-    while not os.path.lexists(folder) and folder != folder.parent:
-        folder = folder.parent
-    if not folder.is_dir():
-        raise UserError(f"{path}: cannot write the {what} there ({folder} is not a folder)")
     try:
-        fd, probe = tempfile.mkstemp(prefix=".gpubfs-probe-", dir=folder)
+        writable_ancestor(path.parent)
+    except NotWritable as e:
+        if e.reason is None:
+            raise UserError(f"{path}: cannot write the {what} there ({e.folder} is not a folder)") from None
+        raise UserError(f"{path}: cannot write the {what} in {e.folder} ({e.reason})") from None
+    return path
+
+
+class NotWritable(Exception):
+    """`folder` (the nearest that exists) is not a folder (`reason` None) or refused a new file."""
+
+    def __init__(self, folder: Path, reason: str | None = None):
+        super().__init__(str(folder))
+        self.folder, self.reason = folder, reason
+
+
+def writable_ancestor(folder: str | Path) -> Path:
+    """The nearest folder at or above `folder` that exists (the rest is created at write
+    time), once a probe file has been created and removed there; else NotWritable."""
+    here = Path(folder)
+    while not os.path.lexists(here) and here != here.parent:
+        here = here.parent
+    if not here.is_dir():
+        raise NotWritable(here)
+    try:
+        fd, probe = tempfile.mkstemp(prefix=".gpubfs-probe-", dir=here)
         os.close(fd)
         os.unlink(probe)
     except OSError as exc:
-        raise UserError(f"{path}: cannot write the {what} in {folder} ({exc.strerror or exc})") from None
-    return path
+        raise NotWritable(here, exc.strerror or str(exc)) from None
+    return here
 
 
 def write_text_atomic(path: str | Path, text: str, what: str = "output") -> Path:

@@ -18,8 +18,6 @@ built.
 from __future__ import annotations
 
 import dataclasses
-import os
-import tempfile
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -33,7 +31,7 @@ from gpubfs_cli.bench.variants import Variant, make_variant
 from gpubfs_cli.core.knobs import knobs_key
 from gpubfs_cli.core.strategy import knobs_dict, registry
 from gpubfs_cli.errors import UserError, unknown_name
-from gpubfs_cli.files import parse_yaml, read_text_file
+from gpubfs_cli.files import NotWritable, parse_yaml, read_text_file, writable_ancestor
 from gpubfs_cli.workflows.estimate import Estimate, graph_estimate, human_seconds
 from gpubfs_cli.workflows.history import Machine
 
@@ -202,22 +200,13 @@ def check_results_folder(root: Path, keys: list[str]) -> None:
     """Refuse, before any graph is fetched or built, results folders that are files or
     cannot take a new file. Nothing is created: a probe file comes and goes in each
     paper's folder, or in the nearest folder above it that exists."""
-    probed: set[Path] = set()
-    for folder in [root / k for k in keys]:
-        here = folder
-        while not os.path.lexists(here) and here != here.parent:
-            here = here.parent
-        if not here.is_dir():
-            raise UserError(f"--results {root}: {here} is not a folder")
-        if here in probed:
-            continue
-        probed.add(here)
+    for key in keys:
         try:
-            fd, probe = tempfile.mkstemp(prefix=".gpubfs-probe-", dir=here)
-            os.close(fd)
-            os.unlink(probe)
-        except OSError as exc:
-            raise UserError(f"--results {root}: cannot write in {here} ({exc.strerror or exc})") from None
+            writable_ancestor(root / key)
+        except NotWritable as e:
+            if e.reason is None:
+                raise UserError(f"--results {root}: {e.folder} is not a folder") from None
+            raise UserError(f"--results {root}: cannot write in {e.folder} ({e.reason})") from None
 
 
 # ------------------------------------------------------------------ saying it
