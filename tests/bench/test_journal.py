@@ -10,28 +10,20 @@ from collections import Counter
 
 import pytest
 
-from gpubfs_cli.algorithms.bfs.cpu.sequential import SequentialBfs, sequential_bfs
+from gpubfs_cli.algorithms.bfs.cpu.sequential import SequentialBfs
 from gpubfs_cli.bench import journal as journal_module
 from gpubfs_cli.bench import runner as runner_module
 from gpubfs_cli.bench.config import build_config
 from gpubfs_cli.bench.journal import Journal, journal_path, read_journal
 from gpubfs_cli.bench.results import load_results
 from gpubfs_cli.bench.runner import Runner
-from gpubfs_cli.core.strategy import Strategy
 from gpubfs_cli.errors import UserError
 from gpubfs_cli.graph.samples import grid
 from gpubfs_cli.report.build import overview, run_summary
 from gpubfs_cli.report.load import load_many, results_from_doc
+from tests.bench.test_runner import Base
 
 ENV = {"git_commit": None, "command_line": "test", "cpu": {"model": "test cpu"}, "tool_version": "0"}
-
-
-class Base(Strategy):
-    paper = "cpu"
-    section = "test"
-
-    def traverse(self, source, predecessors=False):
-        return sequential_bfs(self.graph, source, predecessors)
 
 
 class StopsAfter(Base):
