@@ -33,17 +33,23 @@ SMOKE_MIN_CHANGE ?= 50
 
 .PHONY: run test test-gpu test-gpu-sanitize smoke lint bench clean-venv chromium mutants
 
+# The filter drops setuptools' note that an editable install imports the checkout's own
+# gpubfs_cli folder: that is the point of one.
 $(VENV)/.installed: pyproject.toml
 	python3 -m venv $(VENV)
 	$(VENV)/bin/python -m pip install --quiet --upgrade pip
-	$(VENV)/bin/python -m pip install --quiet -e ".[$(EXTRAS)]"
+	PYTHONWARNINGS="ignore:Editable installation:UserWarning" \
+		$(VENV)/bin/python -m pip install --quiet -e ".[$(EXTRAS)]"
 	touch $@
 
 run: $(SETUP)
-	$(PYTHON) -m gpubfs_cli run configs/experiments/default.yaml
+	$(PYTHON) -m gpubfs_cli run default
 
+# Two pytest-xdist workers where the plugin is installed (the dev extra has it; a
+# PYTHON=... without it runs in one process), an idle one taking over the other's queue
+# (worksteal); the 15 slowest tests listed at the end. docs/testing.md has the timings.
 test: $(SETUP) chromium
-	$(PYTHON) -m pytest -q $(PYTEST_ARGS)
+	$(PYTHON) -m pytest -q $$($(PYTHON) -c 'import xdist; print("-n 2 --dist worksteal")' 2>/dev/null) --durations=15 $(PYTEST_ARGS)
 
 # The HTML report's browser test (tests/report/test_browser.py) renders the page in
 # headless Chromium: Debian's package, installed where missing when we are root with
@@ -66,7 +72,7 @@ test-gpu: $(SETUP)
 # very code whose smoke had passed before), noise the gate would report as regressions.
 smoke: $(SETUP)
 	@tmp=$$(mktemp -d) && trap 'rm -rf "$$tmp"' EXIT && \
-	NUMBA_NUM_THREADS=1 $(PYTHON) -m gpubfs_cli run configs/experiments/smoke.yaml --out "$$tmp/smoke.json" && \
+	NUMBA_NUM_THREADS=1 $(PYTHON) -m gpubfs_cli run smoke --out "$$tmp/smoke.json" && \
 	$(PYTHON) -m gpubfs_cli report --compare $(SMOKE_BASELINE) "$$tmp/smoke.json" \
 		--fail-on-regression $(SMOKE_PCT) --min-change $(SMOKE_MIN_CHANGE)
 

@@ -10,9 +10,15 @@ import pytest
 SHARED_DATA = Path(__file__).resolve().parents[1].parent / "shared" / "data"
 
 
+# The longest tests (nvcc compiles, the kernel emulator) first: under pytest-xdist the
+# short ones then keep both workers busy to the end instead of one finishing alone.
+SLOW_FIRST = ("tests/gpu/test_kernels_compile.py::", "_emulated.py::")
+
+
 def pytest_collection_modifyitems(config, items):
     from gpubfs_cli.gpu.backend import unavailable_reason
 
+    items.sort(key=lambda item: not any(s in item.nodeid for s in SLOW_FIRST))
     reason = unavailable_reason()
     if reason is None:
         return

@@ -1,7 +1,8 @@
 """Run GPU strategies end to end on the CPU: numpy arrays stand in for CuPy's, and each
 kernel launch runs the family's .cu file under the CUDA emulator (tests/gpu/emu),
 compiled by g++ as a shared library (tests/gpu/emu/<family>_driver.cpp with
-emu_library.hpp) once per define set the launcher uses.
+emu_library.hpp) once per define set the launcher uses, kept between runs by
+tests/build_cache.py.
 
 What this checks beyond the kernels alone: the launchers' host loops, buffer sizes, the
 order and C type of every kernel argument (each launch is checked against the kernel's
@@ -34,6 +35,7 @@ import numpy as np
 
 from gpubfs_cli.gpu import backend, device_graph, launch
 from gpubfs_cli.gpu.modules import INCLUDE_DIR
+from tests import build_cache
 from tests.tools import require_tool
 
 EMU_DIR = Path(__file__).parent / "emu"
@@ -85,20 +87,25 @@ def kernel_statics(lib: Path) -> dict[str, list[tuple[int, int]]]:
     return found
 
 
-def build_libraries(family: Family, out_dir: Path) -> dict[tuple, Path]:
-    """One emulated build of the family's file per define set."""
+def build_libraries(family: Family) -> dict[tuple, Path]:
+    """One emulated build of the family's file per define set (tests/build_cache.py)."""
+    return {_key(defines): emulator_build(family.driver, family.kernels.parent, defines, shared=True)
+            for defines in family.defines}
+
+
+def emulator_build(driver: str, kernel_dir: Path, defines: dict, *flags: str, shared: bool = False) -> Path:
+    """tests/gpu/emu/`driver` built by g++ with `defines` (a shared library for the
+    Python launchers, or a program), once per run and kept in the build cache."""
     gxx = require_tool("g++")
-    libs = {}
-    for i, defines in enumerate(family.defines):
-        out = out_dir / f"{Path(family.driver).stem}_{i}.so"
-        cmd = [gxx, "-std=c++17", "-O1", "-U_FORTIFY_SOURCE", "-shared", "-fPIC", "-fvisibility=hidden",
-               *(f"-D{k}={v}" for k, v in defines.items()), "-I", str(family.kernels.parent),
-               "-I", str(INCLUDE_DIR), "-I", str(EMU_DIR), "-o", str(out), str(EMU_DIR / family.driver)]
-        proc = subprocess.run(cmd, capture_output=True, text=True)
-        if proc.returncode != 0:
-            raise RuntimeError(proc.stderr)
-        libs[_key(defines)] = out
-    return libs
+    cmd = [gxx, "-std=c++17", "-O1", "-U_FORTIFY_SOURCE",
+           *(("-shared", "-fPIC", "-fvisibility=hidden") if shared else ()),
+           *(f"-D{k}={v}" for k, v in defines.items()), *flags, "-I", str(kernel_dir),
+           "-I", str(INCLUDE_DIR), "-I", str(EMU_DIR), "-o", build_cache.OUT, str(EMU_DIR / driver)]
+    built = build_cache.build(cmd, build_cache.sources_in(kernel_dir, INCLUDE_DIR, EMU_DIR),
+                              keep=".so" if shared else ".exe")
+    if built.returncode != 0:
+        raise RuntimeError(built.stderr)
+    return built.product
 
 
 class DeviceArray(np.ndarray):

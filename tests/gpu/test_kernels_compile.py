@@ -13,13 +13,14 @@ grown (a build that stops spilling fails too, asking to drop its exception)."""
 from __future__ import annotations
 
 import re
-import subprocess
 import sys
+from pathlib import Path
 
 import pytest
 
 from gpubfs_cli.core.problem import ALGORITHMS, discover
 from gpubfs_cli.gpu.modules import INCLUDE_DIR, compile_options, kernel_files
+from tests import build_cache
 from tests.tools import require_tool
 
 
@@ -112,14 +113,18 @@ def test_known_spills_name_real_builds():
     assert set(KNOWN_SPILLS) <= set(BUILD_IDS)
 
 
-@pytest.mark.parametrize("path,defines", BUILDS, ids=BUILD_IDS)
-def test_no_new_register_spills(path, defines, tmp_path):
-    nvcc = require_tool("nvcc")
+def nvcc(path, defines, *, rdc: bool, flags: tuple[str, ...]) -> build_cache.Built:
+    """One nvcc compile for sm_90, kept in the build cache (tests/build_cache.py): keyed
+    by the options and the .cu with every header of its folder and of gpu/include."""
+    cmd = [require_tool("nvcc"), "-arch=sm_90", "-cubin", *compile_options(path, defines, rdc=rdc),
+           *flags, "-o", build_cache.OUT, str(path)]
+    return build_cache.build(cmd, build_cache.sources_in(Path(path).parent, INCLUDE_DIR))
 
+
+@pytest.mark.parametrize("path,defines", BUILDS, ids=BUILD_IDS)
+def test_no_new_register_spills(path, defines):
     def compile_(rdc: bool):
-        cmd = [nvcc, "-arch=sm_90", "-cubin", *compile_options(path, defines, rdc=rdc),
-               "-Xptxas", "-warn-spills", "-o", str(tmp_path / "out.cubin"), str(path)]
-        return subprocess.run(cmd, capture_output=True, text=True)
+        return nvcc(path, defines, rdc=rdc, flags=("-Xptxas", "-warn-spills"))
 
     proc = compile_(rdc=False)
     if proc.returncode != 0 and _NEEDS_RDC in proc.stderr:
@@ -136,13 +141,10 @@ def test_no_new_register_spills(path, defines, tmp_path):
 
 
 @pytest.mark.parametrize("path,defines", BUILDS, ids=BUILD_IDS)
-def test_compiles_for_sm90(path, defines, tmp_path):
-    nvcc = require_tool("nvcc")
+def test_compiles_for_sm90(path, defines):
     # Relocatable device code is harmless for files that do not need it, and required
     # for those that launch kernels from kernels; compile each the stricter way.
-    cmd = [nvcc, "-arch=sm_90", "-cubin", *compile_options(path, defines, rdc=True),
-           "-Werror=all-warnings", "-o", str(tmp_path / "out.cubin"), str(path)]
-    proc = subprocess.run(cmd, capture_output=True, text=True)
+    proc = nvcc(path, defines, rdc=True, flags=("-Werror=all-warnings",))
     assert proc.returncode == 0, proc.stderr
 
 

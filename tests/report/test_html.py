@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import base64
 import io
+import sys
 from html.parser import HTMLParser
 from pathlib import Path
 
@@ -83,7 +84,11 @@ def page_text(tmp_path_factory) -> str:
     tmp = tmp_path_factory.mktemp("page")
     path = write(tmp, "main.json", results_doc())
     out = tmp / "page.html"
-    r = CliRunner().invoke(app, ["report", str(path), "--format", "html", "--out", str(out)])
+    args = ["report", str(path), "--format", "html", "--out", str(out)]
+    with pytest.MonkeyPatch.context() as mp:
+        # the page shows sys.argv: `gpubfs report ...`'s, not a pytest-xdist worker's ("-c")
+        mp.setattr(sys, "argv", ["gpubfs", *args])
+        r = CliRunner().invoke(app, args)
     assert r.exit_code == 0, r.output
     return out.read_text()
 

@@ -22,6 +22,7 @@
 #include <cstdlib>
 #include <cstring>
 #include <functional>
+#include <memory>
 #include <random>
 #include <vector>
 
@@ -65,11 +66,12 @@ struct Fiber {
     ucontext_t ctx;
     jmp_buf jb;
     bool started = false;
-    std::vector<char> stack;
+    char* stack = nullptr;  // from fiber_stack()
     EmuDim tidx{0, 0, 0};
     EmuDim bidx{0, 0, 0};
     bool done = false;
-    const Barrier* waiting = nullptr;  // for the deadlock report
+    const Barrier* waiting = nullptr;  // for the deadlock report and the scheduler
+    uint64_t wait_gen = 0;             // waiting's generation when this fiber arrived
 };
 
 struct Block {
@@ -124,6 +126,17 @@ inline void switch_statics(Grid& g, int b) {
     g.statics_owner = b;
 }
 
+constexpr size_t kStackBytes = 256 * 1024;
+
+// Fiber stacks, kept from one launch to the next and never cleared (a real stack starts
+// as garbage too): allocating and zero-filling 256 KB per thread per launch was most of
+// the time of a launch that does little work.
+inline char* fiber_stack(size_t i) {
+    static std::vector<std::unique_ptr<char[]>> pool;
+    while (pool.size() <= i) pool.emplace_back(new char[kStackBytes]);
+    return pool[i].get();
+}
+
 inline Grid*& grid() {
     static Grid* g = nullptr;
     return g;
@@ -154,6 +167,7 @@ inline void wait(Barrier& b) {
         return;
     }
     fiber().waiting = &b;
+    fiber().wait_gen = gen;
     while (b.gen == gen) yield();
     fiber().waiting = nullptr;
 }
@@ -222,10 +236,10 @@ inline void launch(int blocks, int threads, std::function<void()> body, uint64_t
         Fiber& f = g.fibers[i];
         f.tidx = EmuDim{(unsigned)(i % threads), 0, 0};
         f.bidx = EmuDim{(unsigned)(i / threads), 0, 0};
-        f.stack.resize(256 * 1024);
+        f.stack = fiber_stack(i);
         getcontext(&f.ctx);
-        f.ctx.uc_stack.ss_sp = f.stack.data();
-        f.ctx.uc_stack.ss_size = f.stack.size();
+        f.ctx.uc_stack.ss_sp = f.stack;
+        f.ctx.uc_stack.ss_size = kStackBytes;
         f.ctx.uc_link = nullptr;
         makecontext(&f.ctx, trampoline, 0);
     }
@@ -235,8 +249,12 @@ inline void launch(int blocks, int threads, std::function<void()> body, uint64_t
         for (int i = 0; i < blocks * threads; ++i) {
             if (g.fibers[i].done) continue;
             all_done = false;
-            g.current = i;
             Fiber& f = g.fibers[i];
+            // Still blocked at its barrier: resumed, it would only yield again (no work, no
+            // random draw), so skipping it leaves the schedule exactly as it was. Most
+            // switches were these when a few threads hold up a block or the whole grid.
+            if (f.waiting && f.waiting->gen == f.wait_gen) continue;
+            g.current = i;
             switch_statics(g, (int)f.bidx.x);
             if (_setjmp(g.sched_jb) == 0) {
                 if (f.started) _longjmp(f.jb, 1);

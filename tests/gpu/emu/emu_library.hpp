@@ -34,9 +34,10 @@ namespace emu_lib {
 inline uint64_t g_seed = 1;
 inline double g_yield = 0.0;
 
-// Every launch allocates a 256 KB stack per fiber; served from the heap and kept there
-// (not mmap'ed and unmapped each time), they cost no page faults after the first
-// launch: about 2.5x faster launches. Process-wide, so only in these test libraries.
+// Every launch allocates 128 KB of shared memory per block (fiber stacks are kept in a
+// pool, cuda_emu.hpp); served from the heap and kept there (not mmap'ed and unmapped
+// each time), they cost no page faults after the first launch. Process-wide, so only in
+// these test libraries.
 [[maybe_unused]] inline const bool g_heap_stacks = [] {
     mallopt(M_MMAP_THRESHOLD, 256 << 20);
     mallopt(M_TRIM_THRESHOLD, 1 << 30);

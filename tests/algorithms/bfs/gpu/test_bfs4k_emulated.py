@@ -23,13 +23,11 @@ import pytest
 from gpubfs_cli.algorithms.bfs.cpu.sequential import sequential_bfs
 from gpubfs_cli.algorithms.bfs.gpu.bfs4k import bfs4k
 from gpubfs_cli.algorithms.bfs.gpu.bfs4k.bfs4k import MODE, Bfs4kKnobs, C, Geometry, kernel_params
-from gpubfs_cli.gpu.modules import INCLUDE_DIR
 from gpubfs_cli.graph import samples
 from tests.algorithms.bfs.gpu import merrill_graphs as mg
 from tests.algorithms.bfs.gpu import test_strategies as ts
-from tests.tools import require_tool
+from tests.gpu import emulated_cupy as ec
 
-EMU_DIR = Path(__file__).parents[3] / "gpu" / "emu"
 BFS4K_DIR = Path(bfs4k.__file__).parent
 EMU_K6 = 64
 EMU_SINGLE = 128
@@ -39,16 +37,9 @@ CNT_WORDS = C["CNT_WORDS"]
 
 
 @pytest.fixture(scope="module")
-def driver(tmp_path_factory) -> Path:
-    gxx = require_tool("g++")
-    out = tmp_path_factory.mktemp("emu") / "bfs4k_driver"
-    cmd = [gxx, "-std=c++17", "-O1", "-U_FORTIFY_SOURCE", f"-DBFS4K_K6={EMU_K6}",
-           f"-DBFS4K_SINGLE_BLOCK={EMU_SINGLE}", "-DBFS4K_DP=0",
-           "-I", str(BFS4K_DIR), "-I", str(INCLUDE_DIR), "-I", str(EMU_DIR), "-o", str(out),
-           str(EMU_DIR / "bfs4k_driver.cpp")]  # fmt: skip
-    proc = subprocess.run(cmd, capture_output=True, text=True)
-    assert proc.returncode == 0, proc.stderr
-    return out
+def driver() -> Path:
+    return ec.emulator_build("bfs4k_driver.cpp", BFS4K_DIR, {"BFS4K_K6": EMU_K6, "BFS4K_SINGLE_BLOCK": EMU_SINGLE,
+                                                              "BFS4K_DP": 0})
 
 
 def emu_params(knobs: Bfs4kKnobs, n: int, *, hash_multi: int = 64, hash_single: int = 256,

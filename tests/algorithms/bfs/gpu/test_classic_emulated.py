@@ -24,8 +24,8 @@ CLASSIC = ec.Family(levels.KERNELS, "classic_driver.cpp", (levels, harish, vwarp
 
 
 @pytest.fixture(scope="module")
-def emulation(tmp_path_factory) -> ec.Emulation:
-    return ec.Emulation(CLASSIC, ec.build_libraries(CLASSIC, tmp_path_factory.mktemp("classic_emu")))
+def emulation() -> ec.Emulation:
+    return ec.Emulation(CLASSIC, ec.build_libraries(CLASSIC))
 
 
 DEFAULTS = [

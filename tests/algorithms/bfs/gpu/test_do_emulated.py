@@ -37,8 +37,8 @@ FORCED_BU = {"alpha": 1e9, "beta": 1e9}  # bottom-up from the first level, never
 
 
 @pytest.fixture(scope="module")
-def emulation(tmp_path_factory) -> ec.Emulation:
-    return ec.Emulation(DO, ec.build_libraries(DO, tmp_path_factory.mktemp("do_emu")))
+def emulation() -> ec.Emulation:
+    return ec.Emulation(DO, ec.build_libraries(DO))
 
 
 def check_counters(strategy, g, s, got):

@@ -22,12 +22,10 @@ import pytest
 
 from gpubfs_cli.algorithms.bfs.cpu.sequential import sequential_bfs
 from gpubfs_cli.algorithms.bfs.gpu.lbbfs import strategies as lb
-from gpubfs_cli.gpu.modules import INCLUDE_DIR
 from gpubfs_cli.graph import samples
 from tests.algorithms.bfs.gpu import test_strategies as ts
-from tests.tools import require_tool
+from tests.gpu import emulated_cupy as ec
 
-EMU_DIR = Path(__file__).parents[3] / "gpu" / "emu"
 LBBFS_DIR = Path(lb.__file__).parent
 BUILDS = {"cta64-tile128": (64, 128), "cta32-tile128": (32, 128)}
 EMU_BLOCKS = 3
@@ -35,18 +33,9 @@ STRATEGIES = list(lb.STRATEGY)
 
 
 @pytest.fixture(scope="module")
-def drivers(tmp_path_factory) -> dict[str, Path]:
-    gxx = require_tool("g++")
-    out = {}
-    for name, (cta, tile) in BUILDS.items():
-        exe = tmp_path_factory.mktemp("emu") / f"lbbfs_driver_{name}"
-        cmd = [gxx, "-std=c++17", "-O1", "-U_FORTIFY_SOURCE", f"-DLBBFS_CTA={cta}",
-               f"-DLBBFS_TILE={tile}", "-I", str(LBBFS_DIR), "-I", str(INCLUDE_DIR),
-               "-I", str(EMU_DIR), "-o", str(exe), str(EMU_DIR / "lbbfs_driver.cpp")]  # fmt: skip
-        proc = subprocess.run(cmd, capture_output=True, text=True)
-        assert proc.returncode == 0, proc.stderr
-        out[name] = exe
-    return out
+def drivers() -> dict[str, Path]:
+    return {name: ec.emulator_build("lbbfs_driver.cpp", LBBFS_DIR, {"LBBFS_CTA": cta, "LBBFS_TILE": tile})
+            for name, (cta, tile) in BUILDS.items()}
 
 
 # ---- graphs -----------------------------------------------------------------------

@@ -29,8 +29,8 @@ BASE = {"grid_block_size": 64, "block_threshold": 4}
 
 
 @pytest.fixture(scope="module")
-def emulation(tmp_path_factory) -> ec.Emulation:
-    return ec.Emulation(LUO, ec.build_libraries(LUO, tmp_path_factory.mktemp("luo_emu")))
+def emulation() -> ec.Emulation:
+    return ec.Emulation(LUO, ec.build_libraries(LUO))
 
 
 def run(monkeypatch, emulation, knobs: dict, graphs, **kw):

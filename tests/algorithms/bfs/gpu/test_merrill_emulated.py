@@ -19,12 +19,10 @@ import pytest
 from gpubfs_cli.algorithms.bfs.cpu.sequential import sequential_bfs
 from gpubfs_cli.algorithms.bfs.gpu.merrill import strategies as merrill_strategies
 from gpubfs_cli.algorithms.bfs.gpu.merrill.strategies import CULLING, GATHER, STRATEGY, buffer_caps
-from gpubfs_cli.gpu.modules import INCLUDE_DIR
 from gpubfs_cli.graph import samples
 from tests.algorithms.bfs.gpu import merrill_graphs as mg
-from tests.tools import require_tool
+from tests.gpu import emulated_cupy as ec
 
-EMU_DIR = Path(__file__).parents[3] / "gpu" / "emu"
 MERRILL_DIR = Path(merrill_strategies.__file__).parent
 EMU_BLOCK = 64
 EMU_BLOCKS = 3
@@ -32,29 +30,25 @@ CNT_KINDS = 3
 EMU_SMALL_CAP = 256  # small-frontier queue entries (the history table is only 64 here)
 
 
-def build_driver(out: Path, *flags: str) -> Path:
-    gxx = require_tool("g++")
-    cmd = [gxx, "-std=c++17", "-O1", "-U_FORTIFY_SOURCE", f"-DMERRILL_BLOCK={EMU_BLOCK}", "-DMERRILL_HISTORY=64",
-           f"-DMERRILL_SMALL_CAP={EMU_SMALL_CAP}",
-           *flags, "-I", str(MERRILL_DIR), "-I", str(INCLUDE_DIR), "-I", str(EMU_DIR), "-o", str(out),
-           str(EMU_DIR / "merrill_driver.cpp")]  # fmt: skip
-    proc = subprocess.run(cmd, capture_output=True, text=True)
-    if proc.returncode != 0 and flags and "asan" in proc.stderr.lower():
-        pytest.skip(f"g++ cannot build with {' '.join(flags)}: {proc.stderr.strip()[-200:]}")
-    assert proc.returncode == 0, proc.stderr
-    return out
+def build_driver(*flags: str) -> Path:
+    defines = {"MERRILL_BLOCK": EMU_BLOCK, "MERRILL_HISTORY": 64, "MERRILL_SMALL_CAP": EMU_SMALL_CAP}
+    try:
+        return ec.emulator_build("merrill_driver.cpp", MERRILL_DIR, defines, *flags)
+    except RuntimeError as e:
+        if flags and "asan" in str(e).lower():
+            pytest.skip(f"g++ cannot build with {' '.join(flags)}: {str(e).strip()[-200:]}")
+        raise
 
 
 @pytest.fixture(scope="module")
-def driver(tmp_path_factory) -> Path:
-    return build_driver(tmp_path_factory.mktemp("emu") / "merrill_driver")
+def driver() -> Path:
+    return build_driver()
 
 
 @pytest.fixture(scope="module")
-def asan_driver(tmp_path_factory) -> Path:
+def asan_driver() -> Path:
     """The driver under AddressSanitizer: an out-of-bounds queue access aborts it."""
-    return build_driver(tmp_path_factory.mktemp("emu") / "merrill_driver_asan",
-                        "-fsanitize=address", "-fno-omit-frame-pointer", "-g")  # fmt: skip
+    return build_driver("-fsanitize=address", "-fno-omit-frame-pointer", "-g")
 
 
 def run_emulated(driver: Path, g, sources, tmp_path: Path, *, strategy: str, gather: str,

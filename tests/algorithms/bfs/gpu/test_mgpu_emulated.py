@@ -24,8 +24,8 @@ MGPU = ec.Family(rank.KERNELS, "mgpu_driver.cpp", (rank,),
 
 
 @pytest.fixture(scope="module")
-def emulation(tmp_path_factory) -> ec.Emulation:
-    return ec.Emulation(MGPU, ec.build_libraries(MGPU, tmp_path_factory.mktemp("mgpu_emu")))
+def emulation() -> ec.Emulation:
+    return ec.Emulation(MGPU, ec.build_libraries(MGPU))
 
 
 @pytest.mark.parametrize("ranks", [1, 2, 3, 5])

@@ -37,8 +37,8 @@ SMALL_UTIL = {"UTIL_BLOCK": 32, "UTIL_BLOCKS_PER_SM": 2}
 
 
 @pytest.fixture(scope="module")
-def emulation(tmp_path_factory) -> ec.Emulation:
-    return ec.Emulation(RAVAL, ec.build_libraries(RAVAL, tmp_path_factory.mktemp("raval_emu")))
+def emulation() -> ec.Emulation:
+    return ec.Emulation(RAVAL, ec.build_libraries(RAVAL))
 
 
 # ---- graphs ---------------------------------------------------------------------------
