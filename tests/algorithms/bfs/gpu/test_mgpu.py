@@ -57,7 +57,8 @@ def _check_answer(g, source, dist, parents, label) -> None:
 def test_lockstep_ranks_on_one_gpu(ranks):
     _gpus(1)
     for gname, g in graphs().items():
-        for knobs in ({}, {"alpha": 1000.0, "beta": 0.0, "growth": False}):
+        for knobs in ({}, {"alpha": 1000.0, "beta": 0.0, "growth": False}, {"exchange": "p2p"},
+                      {"exchange": "p2p", "alpha": 1000.0, "beta": 0.0, "growth": False}):
             plan = asdict(make_plan(g, MgpuKnobs(gpus=ranks, **knobs)))
             files = pt.graph_files(g)
             group = [rank.MgpuRank(r, 0, None, files.folder, plan) for r in range(ranks)]
@@ -84,6 +85,9 @@ def _strategy_check(knobs: dict) -> None:
                     _check_answer(g, source, a.distances, a.parents if preds else None, (gname, knobs, source))
                     assert ms > 0 and len(a.counters["rank_ms"]) == knobs["gpus"]
                     assert a.counters["levels"] == sequential_bfs(g, source).counters["levels"]
+                    if "exchange" in knobs:
+                        assert a.counters["exchange"] == knobs["exchange"]
+                        assert a.counters["launch"] == ("graph" if knobs.get("graph", True) else "direct")
         finally:
             s.release()
 
@@ -96,9 +100,10 @@ def test_one_rank(graph_launch):
 
 
 @pytest.mark.gpu
-def test_two_ranks():
+@pytest.mark.parametrize("knobs", [{"exchange": "p2p"}, {"exchange": "nccl", "graph": False}], ids=["p2p", "nccl"])
+def test_two_ranks(knobs):
     _gpus(2)
-    _strategy_check({"gpus": 2, "timeout_s": 60.0})
+    _strategy_check({"gpus": 2, "timeout_s": 30.0, **knobs})
 
 
 MULTI = ["mgpu.bfs", "merrill.multi_gpu", "merrill.multi_gpu_do"]

@@ -20,7 +20,7 @@ from tests.algorithms.bfs.gpu import test_strategies as ts
 from tests.gpu import emulated_cupy as ec
 
 MGPU = ec.Family(rank.KERNELS, "mgpu_driver.cpp", (rank,),
-                 defines=[{"MGPU_FIELD_BITS": b, "MGPU_CHUNK": 64} for b in (2, 4)])
+                 defines=[{"MGPU_FIELD_BITS": b, "MGPU_CHUNK": 64} for b in (1, 2, 4)])
 
 
 @pytest.fixture(scope="module")
@@ -99,11 +99,12 @@ def _check(g, ranks, knobs, sources):
     return counters
 
 
-KNOBS = [{}, {"bottom_up": False}, {"alpha": 1000.0, "beta": 0.0, "growth": False}]
+EARLY = {"alpha": 1000.0, "beta": 0.0, "growth": False}
+KNOBS = [{}, {"bottom_up": False}, EARLY, {"exchange": "p2p"}, {"exchange": "p2p", **EARLY}]
 
 
 @pytest.mark.parametrize("ranks", [1, 2, 3, 4])
-@pytest.mark.parametrize("knobs", KNOBS, ids=["default", "top_down", "bottom_up_early"])
+@pytest.mark.parametrize("knobs", KNOBS, ids=["default", "top_down", "bottom_up_early", "p2p", "p2p_bottom_up_early"])
 def test_lockstep_ranks_agree_with_the_sequential_bfs(monkeypatch, emulation, ranks, knobs):
     with ec.emulated(monkeypatch, emulation, sms=1, resident=2):
         for name in eb.HARD + ["grid9x13", "path60", "disconnected"]:
@@ -124,12 +125,22 @@ def test_bottom_up_levels_run_when_asked(monkeypatch, emulation):
 
 def test_field_bits_count_every_rank():
     assert [rank.field_bits(p) for p in (1, 3, 4, 15, 16, 255)] == [2, 2, 4, 4, 8, 8]
+    assert rank.field_bits(255, "p2p") == 1  # an OR, not a count
     with pytest.raises(ValueError):
         rank.field_bits(256)
 
 
 @pytest.mark.parametrize("bad", [{"gpus": 0}, {"gpus": 300}, {"chunk": 100}, {"alpha": -1}, {"graph": "yes"},
-                                 {"blocks_per_sm": 0}, {"timeout_s": 0}, {"gpus": 2, "graph": True}])
+                                 {"blocks_per_sm": 0}, {"timeout_s": 0}, {"gpus": 2, "exchange": "nccl"},
+                                 {"exchange": "nvlink"}])
 def test_bad_knobs_are_refused(bad):
     with pytest.raises(ValueError):
         MgpuKnobs(**bad)
+
+
+def test_exchange_bytes_per_level():
+    g = eb.graph("rmat")
+    plan = make_plan(g, MgpuKnobs(gpus=2))
+    words = (g.n + 31) // 32
+    assert plan.exchange_bytes("p2p") == words * 4 + 16  # the peer's bits and counts
+    assert plan.exchange_bytes("nccl") == words * 2 * 4 + 16  # a ring all-reduce of 2-bit fields, p = 2

@@ -1,5 +1,7 @@
 """p ranks of mgpu.bfs in one process, step by step: every rank runs a step before any
-runs the next, and a "sum" step adds the ranks' buffers here instead of over NCCL. The
+runs the next, and a "sum" step adds the ranks' buffers here instead of over NCCL (the
+peer-to-peer exchange needs no help: its kernels that wait on the peers run after
+every rank's kernels that those waits are for). The
 kernels and the level program are the GPU ranks' own (rank.py); only the executor
 differs. Runs on one GPU (all ranks on device 0) or, in the tests, on the CPU kernel
 emulator: the multi-rank logic checked where there is one GPU or none.
@@ -37,6 +39,10 @@ def _sync(ranks) -> None:
 
 def traverse(ranks: list[MgpuRank], source: int, predecessors: bool = False):
     """(distances int32[n], parents or None, counters of rank 0) of one BFS."""
+    if ranks[0].exchange == "p2p" and ranks[0].peers is None:
+        addresses = [r.region.address for r in ranks]
+        for r in ranks:
+            r.attach(addresses)
     for r in ranks:
         r.pub.words[:] = 0
         r.pub.words[C["PUB_SOURCE"]] = int(source)

@@ -1,12 +1,16 @@
 // mgpu.bfs's kernels: one rank's part of a level of direction-optimizing BFS over p
 // GPUs. Each rank owns the vertices [lo, hi) (lo a multiple of 32) with their out-edges
 // (and in-edges, for bottom-up steps); every rank holds the same two n-bit bitmaps,
-// `known` (visited) and `front` (the level's frontier). A level is
+// `known` (visited) and `front` (the level's frontier). A level is, over NCCL,
 //   queue -> step -> all-reduce(x) -> [parents] -> apply -> all-reduce(counts) -> publish
-// on each rank's stream, captured once into a CUDA graph (rank.py). The direction, the
-// level and the end of the search live in device memory (ctl[]): the host only launches
-// the graph and polls the page-locked word publish() writes, one level ahead.
+// and, peer to peer (GPUs of one host that map each other's memory),
+//   queue -> step (its last block signals) -> p2p_gather -> [parents]
+//         -> apply (its last block sends the counts) -> publish (waits for the peers')
+// on each rank's stream (rank.py; the peer-to-peer level is one CUDA graph). The
+// direction, the level and the end of the search live in device memory (ctl[]): the
+// host only launches the level and polls the page-locked word publish() writes.
 #include "mgpu.cuh"
+#include "persistent.cuh"  // GPUBFS_SHARED, GPUBFS_NOW (emulated builds: the emulator's)
 
 #ifdef GPUBFS_EMULATE
 #define MGPU_FENCE_SYSTEM() __threadfence()
@@ -25,6 +29,83 @@ __device__ __forceinline__ long long warps_global() { return (gridDim.x * (long 
 // Adds 1 to vertex v's exchange field (this rank found v).
 __device__ __forceinline__ void mark_found(unsigned int* x, long long v) {
     atomicOr(&x[v / FPW], 1u << ((unsigned)(v % FPW) * MGPU_FIELD_BITS));
+}
+
+// ---- the peer-to-peer exchange -----------------------------------------------------
+// peers[r] is rank r's p2p region as this rank addresses it (its own at peers[rank]),
+// null on the NCCL exchange. A writer stores its data, fences at system scope, then
+// stores the tag; a reader waits for the tag, fences, then loads the data. The two waits
+// of a level (p2p_gather for the fields, publish for the counts) are two barriers, which
+// is what lets each rank keep one x and one set of counts: a rank rewrites its x (queue)
+// only after publish saw every peer's counts, sent after that peer had read the x.
+
+__device__ __forceinline__ volatile long long* inbox_of(const long long* peers, int r) {
+    return reinterpret_cast<volatile long long*>(peers[r]);
+}
+__device__ __forceinline__ unsigned int* x_of(const long long* peers, int r) {
+    return reinterpret_cast<unsigned int*>(peers[r] + INBOX_WORDS * (long long)sizeof(long long));
+}
+
+// Until inbox[base + r] >= target for every peer r. False once the host set PUB_ABORT or
+// timeout_ns passed: the search is then over on this rank (CTL_FAILED, CTL_DONE), and
+// publish() tells the host.
+__device__ bool wait_peers(const long long* peers, int rank, int ranks, int base, long long target,
+                           long long pub_addr, long long timeout_ns, long long* ctl) {
+    volatile long long* inbox = inbox_of(peers, rank);
+    volatile const long long* pub = reinterpret_cast<volatile const long long*>(pub_addr);
+    const unsigned long long t0 = GPUBFS_NOW();
+    for (int r = 0; r < ranks; ++r) {
+        if (r == rank) continue;
+        unsigned int spins = 0;
+        while (inbox[base + r] < target) {
+            if ((++spins & 1023u) == 0 && (pub[PUB_ABORT] || GPUBFS_NOW() - t0 > (unsigned long long)timeout_ns)) {
+                ctl[CTL_FAILED] = 1;
+                ctl[CTL_DONE] = 1;
+                return false;
+            }
+        }
+    }
+    MGPU_FENCE_SYSTEM();
+    return true;
+}
+
+// This rank's x of the level is complete: the next signal into every peer's inbox.
+__device__ void signal_x(const long long* peers, int rank, int ranks, long long* sync) {
+    const long long s = sync[SYNC_X] + 1;
+    sync[SYNC_X] = s;
+    MGPU_FENCE_SYSTEM();
+    for (int r = 0; r < ranks; ++r)
+        if (r != rank) inbox_of(peers, r)[INBOX_SYNC + rank] = s;
+}
+
+// This rank's counts into every peer's inbox, then the tag.
+__device__ void put_counts(const long long* peers, int rank, int ranks, long long* sync, long long nf, long long mf) {
+    const long long s = sync[SYNC_CNT] + 1;
+    sync[SYNC_CNT] = s;
+    for (int r = 0; r < ranks; ++r) {
+        if (r == rank) continue;
+        inbox_of(peers, r)[INBOX_CNT + 2 * rank + CNT_NF] = nf;
+        inbox_of(peers, r)[INBOX_CNT + 2 * rank + CNT_MF] = mf;
+    }
+    MGPU_FENCE_SYSTEM();
+    for (int r = 0; r < ranks; ++r)
+        if (r != rank) inbox_of(peers, r)[INBOX_TAG + rank] = s;
+}
+
+// True in one thread of the last block of the grid to get here (every thread of the
+// block calls it): what the other blocks wrote before is then visible to it.
+__device__ bool last_block(long long* sync) {
+    GPUBFS_SHARED(int, last);
+    __syncthreads();
+    if (threadIdx.x == 0) {
+        __threadfence();
+        const unsigned long long done =
+            atomicAdd(reinterpret_cast<unsigned long long*>(&sync[SYNC_BLOCKS]), 1ull);
+        last = done == gridDim.x - 1;
+        if (last) sync[SYNC_BLOCKS] = 0;
+    }
+    __syncthreads();
+    return last && threadIdx.x == 0;
 }
 
 // Every array of a traversal to its initial state.
@@ -47,7 +128,8 @@ extern "C" __global__ void mgpu_clear(unsigned int* known, unsigned int* front, 
 // frontier; its owner counts it. One thread.
 extern "C" __global__ void mgpu_source(long long pub_addr, long long lo, long long hi, const long long* off,
                                        unsigned int* known, unsigned int* front, int* dist, int* parent,
-                                       long long* ctl, long long* part, long long m_total) {
+                                       long long* ctl, long long* part, long long m_total, const long long* peers,
+                                       int rank, int ranks, long long* sync) {
     if (blockIdx.x || threadIdx.x) return;
     const long long s = reinterpret_cast<volatile const long long*>(pub_addr)[PUB_SOURCE];
     known[s >> 5] |= 1u << (s & 31);
@@ -64,13 +146,22 @@ extern "C" __global__ void mgpu_source(long long pub_addr, long long lo, long lo
     for (int i = 0; i < CTL_WORDS; ++i) ctl[i] = 0;
     ctl[CTL_DIR] = MGPU_TOP_DOWN;
     ctl[CTL_MU] = m_total;
+    if (peers) put_counts(peers, rank, ranks, sync, part[CNT_NF], part[CNT_MF]);
 }
 
 // Top-down levels: the owned frontier vertices as tasks of at most MGPU_CHUNK edges
 // (task = local vertex, chunk index), one warp per 32-vertex word, one atomic per warp.
+// `xclear` (the peer-to-peer exchange's x, else null): cleared first, since the peers
+// have read the last level's by now (publish waited for their counts, sent after).
 extern "C" __global__ void mgpu_queue(const unsigned int* front, long long lo, long long hi,
-                                      const long long* off, long long* ctl, int* tasks) {
-    if (ctl[CTL_DONE] || ctl[CTL_DIR] != MGPU_TOP_DOWN) return;
+                                      const long long* off, long long* ctl, int* tasks, unsigned int* xclear,
+                                      long long x_words) {
+    if (ctl[CTL_DONE]) return;
+    if (xclear) {
+        const long long step = gridDim.x * (long long)blockDim.x;
+        for (long long i = blockIdx.x * (long long)blockDim.x + threadIdx.x; i < x_words; i += step) xclear[i] = 0;
+    }
+    if (ctl[CTL_DIR] != MGPU_TOP_DOWN) return;
     const int lane = threadIdx.x & 31;
     const long long last = (hi + 31) >> 5;
     for (long long w = (lo >> 5) + warp_id_global(); w < last; w += warps_global()) {
@@ -104,7 +195,8 @@ extern "C" __global__ void mgpu_queue(const unsigned int* front, long long lo, l
 extern "C" __global__ void mgpu_step(long long lo, long long hi, const long long* off, const int* col,
                                      const long long* in_off, const int* in_col, unsigned int* known,
                                      const unsigned int* front, unsigned int* x, int* dist, int* parent,
-                                     const long long* ctl, const int* tasks) {
+                                     const long long* ctl, const int* tasks, const long long* peers, int rank,
+                                     int ranks, long long* sync) {
     if (ctl[CTL_DONE]) return;
     const int next = (int)ctl[CTL_LEVEL] + 1;
     const int lane = threadIdx.x & 31;
@@ -126,23 +218,24 @@ extern "C" __global__ void mgpu_step(long long lo, long long hi, const long long
                 }
             }
         }
-        return;
-    }
-    const long long last = (hi + 31) >> 5;
-    for (long long w = (lo >> 5) + warp_id_global(); w < last; w += warps_global()) {
-        const long long v = (w << 5) + lane;
-        if (v >= hi || ((known[w] >> lane) & 1u)) continue;
-        const long long l = v - lo;
-        for (long long i = in_off[l]; i < in_off[l + 1]; ++i) {
-            const int u = in_col[i];
-            if ((front[u >> 5] >> (u & 31)) & 1u) {
-                dist[l] = next;
-                if (parent) parent[l] = u;
-                mark_found(x, v);
-                break;
+    } else {
+        const long long last = (hi + 31) >> 5;
+        for (long long w = (lo >> 5) + warp_id_global(); w < last; w += warps_global()) {
+            const long long v = (w << 5) + lane;
+            if (v >= hi || ((known[w] >> lane) & 1u)) continue;
+            const long long l = v - lo;
+            for (long long i = in_off[l]; i < in_off[l + 1]; ++i) {
+                const int u = in_col[i];
+                if ((front[u >> 5] >> (u & 31)) & 1u) {
+                    dist[l] = next;
+                    if (parent) parent[l] = u;
+                    mark_found(x, v);
+                    break;
+                }
             }
         }
     }
+    if (peers && last_block(sync)) signal_x(peers, rank, ranks, sync);
 }
 
 // After the exchange of a top-down level (parents asked for): an owned vertex another
@@ -173,13 +266,18 @@ extern "C" __global__ void mgpu_parents(long long lo, long long hi, const long l
 // owned new vertices are labelled and counted (vertices, out-edges) into part[].
 extern "C" __global__ void mgpu_apply(long long lo, long long hi, long long words, const long long* off,
                                       unsigned int* known, unsigned int* front, unsigned int* x, int* dist,
-                                      const long long* ctl, long long* part) {
+                                      const long long* ctl, long long* part, const long long* peers, int rank,
+                                      int ranks, long long* sync) {
     if (ctl[CTL_DONE]) return;
     const int next = (int)ctl[CTL_LEVEL] + 1;
     long long nf = 0, mf = 0;
     const long long step = gridDim.x * (long long)blockDim.x;
     for (long long w = blockIdx.x * (long long)blockDim.x + threadIdx.x; w < words; w += step) {
         unsigned int f = 0;
+#if MGPU_FIELD_BITS == 1
+        f = x[w];
+        if (f) x[w] = 0;
+#else
 #pragma unroll
         for (int j = 0; j < MGPU_FIELD_BITS; ++j) {
             const unsigned int xw = x[w * MGPU_FIELD_BITS + j];
@@ -188,6 +286,7 @@ extern "C" __global__ void mgpu_apply(long long lo, long long hi, long long word
             for (int i = 0; i < FPW; ++i)
                 if ((xw >> (i * MGPU_FIELD_BITS)) & FIELD_MASK) f |= 1u << (j * FPW + i);
         }
+#endif
         front[w] = f;
         if (!f) continue;
         known[w] |= f;
@@ -206,17 +305,38 @@ extern "C" __global__ void mgpu_apply(long long lo, long long hi, long long word
         atomicAdd(reinterpret_cast<unsigned long long*>(&part[CNT_NF]), (unsigned long long)nf);
         atomicAdd(reinterpret_cast<unsigned long long*>(&part[CNT_MF]), (unsigned long long)mf);
     }
+    if (peers && last_block(sync)) {
+        volatile const long long* total = part;  // the other blocks' sums, at L2
+        put_counts(peers, rank, ranks, sync, total[CNT_NF], total[CNT_MF]);
+    }
 }
 
 // One thread, after the counts' all-reduce: the level's history, m_u, the end of the
 // search, Beamer's switch for the next level (alpha, beta in thousandths; `growth`: to
 // bottom-up only while the frontier grows, back only while it shrinks), then the
 // publication the host polls. `advance` is 0 after the source (no level ran yet).
-extern "C" __global__ void mgpu_publish(long long pub_addr, long long* ctl, const long long* counts,
+// On the peer-to-peer exchange (peers non-null) it first waits for the peers' counts and
+// sums them with part[] into counts[].
+extern "C" __global__ void mgpu_publish(long long pub_addr, long long* ctl, long long* counts,
                                         long long* part, long long* hist, long long hist_cap, long long n,
-                                        long long alpha_milli, long long beta_milli, int growth, int advance) {
+                                        long long alpha_milli, long long beta_milli, int growth, int advance,
+                                        const long long* peers, int rank, int ranks, const long long* sync,
+                                        long long timeout_ns) {
     if (blockIdx.x || threadIdx.x) return;
     volatile long long* pub = reinterpret_cast<volatile long long*>(pub_addr);
+    if (peers && !ctl[CTL_DONE] &&
+        wait_peers(peers, rank, ranks, INBOX_TAG, sync[SYNC_CNT], pub_addr, timeout_ns, ctl)) {
+        volatile long long* inbox = inbox_of(peers, rank);
+        long long nf = part[CNT_NF], mf = part[CNT_MF];
+        for (int r = 0; r < ranks; ++r) {
+            if (r == rank) continue;
+            nf += inbox[INBOX_CNT + 2 * r + CNT_NF];
+            mf += inbox[INBOX_CNT + 2 * r + CNT_MF];
+        }
+        counts[CNT_NF] = nf;
+        counts[CNT_MF] = mf;
+    }
+    if (ctl[CTL_FAILED]) pub[PUB_FAILED] = 1;
     const long long nf = counts[CNT_NF], mf = counts[CNT_MF];
     part[CNT_NF] = 0;
     part[CNT_MF] = 0;
@@ -255,4 +375,36 @@ extern "C" __global__ void mgpu_publish(long long pub_addr, long long* ctl, cons
     MGPU_FENCE_SYSTEM();
     pub[PUB_SEQ] = seq;
     MGPU_FENCE_SYSTEM();
+}
+
+// ---- the peer-to-peer exchange's own kernels ----------------------------------------
+
+// Once every peer's x of the level is complete (step's signal): xs = the OR of every
+// rank's x, read in place (a field is non-zero where some rank found the vertex, as the
+// NCCL sum leaves it).
+extern "C" __global__ void mgpu_p2p_gather(const long long* peers, int rank, int ranks, const long long* sync,
+                                           unsigned int* xs, long long x_words, long long pub_addr,
+                                           long long timeout_ns, long long* ctl) {
+    if (ctl[CTL_DONE]) return;
+    GPUBFS_SHARED(int, ok);
+    if (threadIdx.x == 0) ok = wait_peers(peers, rank, ranks, INBOX_SYNC, sync[SYNC_X], pub_addr, timeout_ns, ctl);
+    __syncthreads();
+    if (!ok) return;
+    const long long step = gridDim.x * (long long)blockDim.x;
+    for (long long i = blockIdx.x * (long long)blockDim.x + threadIdx.x; i < x_words; i += step) {
+        unsigned int v = 0;
+        for (int r = 0; r < ranks; ++r) v |= __ldcg(x_of(peers, r) + i);
+        xs[i] = v;
+    }
+}
+
+// One thread, before a traversal's start event: every rank reaches this point, so no
+// rank's time includes waiting for another to be told to start. A wait that gives up
+// sets PUB_FAILED.
+extern "C" __global__ void mgpu_p2p_barrier(const long long* peers, int rank, int ranks, long long* sync,
+                                            long long pub_addr, long long timeout_ns, long long* ctl) {
+    if (blockIdx.x || threadIdx.x) return;
+    signal_x(peers, rank, ranks, sync);
+    if (!wait_peers(peers, rank, ranks, INBOX_SYNC, sync[SYNC_X], pub_addr, timeout_ns, ctl))
+        reinterpret_cast<volatile long long*>(pub_addr)[PUB_FAILED] = 1;
 }

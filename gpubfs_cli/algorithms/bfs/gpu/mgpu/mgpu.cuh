@@ -12,7 +12,8 @@
 // Bits per vertex in the exchange buffer: every rank adds 1 to the field of each vertex
 // it discovered, and the all-reduce (a sum) leaves a field non-zero exactly when some
 // rank discovered the vertex. A field holds up to 2^bits - 1 ranks without carrying into
-// the next one: 2 bits for up to 3 ranks, 4 for 15, 8 for 255.
+// the next one: 2 bits for up to 3 ranks, 4 for 15, 8 for 255. The peer-to-peer exchange
+// ORs the fields instead of adding them: 1 bit.
 #ifndef MGPU_FIELD_BITS
 #define MGPU_FIELD_BITS 2
 #endif
@@ -37,7 +38,8 @@
 #define CTL_TASKS 5     // top-down tasks queued for the level
 #define CTL_BU_LEVELS 6  // levels run bottom-up
 #define CTL_SWITCHES 7   // direction changes
-#define CTL_WORDS 8
+#define CTL_FAILED 8     // 1: a wait on a peer gave up (the host asked, or the time ran out)
+#define CTL_WORDS 9
 
 // counts[] words: partial (this rank) before the small all-reduce, global after it.
 #define CNT_NF 0  // vertices of the new frontier
@@ -50,8 +52,29 @@
 // same value (the ranks launch the same levels, or their all-reduces would not match).
 #define PUB_SEQ 0      // publications so far in this traversal (init = 1, level L = L + 2)
 #define PUB_SOURCE 1   // written by the host before the traversal
+#define PUB_ABORT 2    // the host sets it to end every wait on a peer (a peer died)
+#define PUB_FAILED 3   // the GPU sets it when a wait on a peer gave up
 #define PUB_RING 4     // slots of the ring
 #define PUB_NF 4       // PUB_NF + k % PUB_RING: the frontier after publication k (0: over)
 #define PUB_WORDS 8
 
 // hist[] (int64): per level L, hist[2L] = the frontier found, hist[2L+1] = direction.
+
+// The peer-to-peer exchange (ranks on one host whose GPUs reach each other's memory):
+// each rank's `p2p` region, mapped by every peer, starts with an inbox of int64 words
+// that only the peers write, followed by the rank's exchange fields x.
+//   INBOX_SYNC + r: the x signals rank r has sent (its x of that level is complete)
+//   INBOX_TAG + r:  the count exchanges rank r has sent (its counts below are current)
+//   INBOX_CNT + 2r: rank r's counts (CNT_NF, CNT_MF) of the level
+// sync[] (int64, on each rank, never reset, so a tag from an earlier traversal can not
+// pass for a current one): SYNC_X signals and SYNC_CNT count exchanges sent so far.
+// The exchange fields are one bit a vertex here (an OR needs no room to count ranks).
+#define P2P_MAX 16
+#define INBOX_SYNC 0
+#define INBOX_TAG 16
+#define INBOX_CNT 32
+#define INBOX_WORDS 64
+#define SYNC_X 0
+#define SYNC_CNT 1
+#define SYNC_BLOCKS 2  // blocks of the running kernel done (its last block resets it)
+#define SYNC_WORDS 3

@@ -1,11 +1,18 @@
 """One rank of mgpu.bfs: its rows on its GPU, the level program (mgpu.cu's kernels and
-two all-reduces), and one timed traversal.
+the exchange), and one timed traversal.
+
+The exchange is peer to peer where every rank's GPU maps every other's memory (one
+host, NVLink or PCIe peer access: the `p2p` kernels read the peers' exchange fields and
+write counts into their inboxes), else two NCCL all-reduces a level. The ranks choose
+together (`exchange`: auto, p2p or nccl).
 
 The program is a list of steps, ("kernel", function, args) or ("sum", send, recv), so
 that one description serves three executors: a CUDA graph captured once per graph and
-launched once per level (the default), the same steps launched one by one (`graph`
-off), and the lockstep driver (lockstep.py) that runs p ranks in one process, summing
-their buffers itself (the CPU emulation tests, and p ranks on one GPU).
+launched once per level (`graph`, on the peer-to-peer exchange or one rank: captured
+NCCL all-reduces between two processes did not finish on the H200 pair), the same
+steps launched one by one, and the lockstep driver (lockstep.py) that runs p ranks in
+one process, each step on every rank before the next step, summing the buffers of a
+"sum" step itself (the CPU emulation tests, and p ranks on one GPU).
 
 The host loop runs one level ahead: level k is launched once the publication of level
 k-2 says its frontier was not empty, so the GPU never waits for the host, and the host
@@ -29,11 +36,14 @@ from gpubfs_cli.gpu.modules import header_constants, load_module
 KERNELS = Path(__file__).with_name("mgpu.cu")
 C = header_constants(KERNELS.with_name("mgpu.cuh"))
 CHUNKS = (64, 256, 1024)
-KERNEL_DEFINES = [{"MGPU_FIELD_BITS": b, "MGPU_CHUNK": c} for b in (2, 4, 8) for c in CHUNKS]
+KERNEL_DEFINES = [{"MGPU_FIELD_BITS": b, "MGPU_CHUNK": c} for b in (1, 2, 4, 8) for c in CHUNKS]
 
 
-def field_bits(ranks: int) -> int:
-    """Bits per vertex of the exchange buffer: a field must count every rank."""
+def field_bits(ranks: int, exchange: str = "nccl") -> int:
+    """Bits per vertex of the exchange buffer: for the NCCL sum a field must count every
+    rank; the peer-to-peer OR needs one."""
+    if exchange == "p2p":
+        return 1
     for bits in (2, 4, 8):
         if ranks < (1 << bits):
             return bits
@@ -55,6 +65,8 @@ class Plan:
     cta_size: int
     blocks_per_sm: int
     graph: bool
+    exchange: str = "auto"
+    timeout_s: float = 300.0
 
     @property
     def ranks(self) -> int:
@@ -64,17 +76,20 @@ class Plan:
     def words(self) -> int:
         return (self.n + 31) // 32
 
-    @property
-    def x_words(self) -> int:
-        return self.words * field_bits(self.ranks)
+    def x_words(self, exchange: str) -> int:
+        return self.words * field_bits(self.ranks, exchange)
 
     @property
     def hist_cap(self) -> int:
         return min(self.n + 2, 1 << 20)
 
-    def exchange_bytes(self) -> int:
-        """The all-reduce payload of one level (exchange fields and two counts)."""
-        return self.x_words * 4 + 8 * C["CNT_WORDS"]
+    def exchange_bytes(self, exchange: str) -> int:
+        """Bytes a rank receives from the others in one level: the peers' fields and
+        counts (p2p), or a ring all-reduce's 2 (p - 1) / p of the payload (nccl)."""
+        payload = self.x_words(exchange) * 4 + 8 * C["CNT_WORDS"]
+        if exchange == "p2p":
+            return (self.ranks - 1) * payload
+        return 2 * (self.ranks - 1) * payload // self.ranks
 
 
 def published_frontier(words, k: int) -> int:
@@ -126,9 +141,12 @@ class MgpuRank:
             self.in_off, self.in_col = cp.asarray(ioff), cp.asarray(icol)
         else:
             self.in_off, self.in_col = self.off, self.col
+        self.exchange = self._choose_exchange() if comm is not None else \
+            ("p2p" if p.exchange == "p2p" else "nccl")
+        self.x_words = p.x_words(self.exchange)
         self.known = cp.zeros(p.words, cp.uint32)
         self.front = cp.zeros(p.words, cp.uint32)
-        self.x = cp.zeros(p.x_words, cp.uint32)
+        self.x = cp.zeros(self.x_words, cp.uint32)
         self.dist = cp.full(count, -1, cp.int32)
         self.parent = cp.full(count, -1, cp.int32)
         tasks = count + -(-len(col) // p.chunk) + 1
@@ -137,19 +155,74 @@ class MgpuRank:
         self.part = cp.zeros(C["CNT_WORDS"], cp.int64)
         self.counts = cp.zeros(C["CNT_WORDS"], cp.int64)
         self.hist = cp.zeros(2 * p.hist_cap, cp.int64)
+        self.sync = cp.zeros(C["SYNC_WORDS"], cp.int64)
         self.pub = HostWords(cp, C["PUB_WORDS"])
-        defines = {"MGPU_FIELD_BITS": field_bits(p.ranks), "MGPU_CHUNK": p.chunk}
+        self.region = self.x_send = self.peers = None
+        self._opened: list = []
+        if self.exchange == "p2p":
+            self.region = Region(cp, C["INBOX_WORDS"] * 8 + self.x_words * 4, ipc=comm is not None)
+            self.x_send = self.region.view(C["INBOX_WORDS"] * 8, self.x_words)
+        self.bar = cp.zeros(1, cp.int64)
+        defines = {"MGPU_FIELD_BITS": field_bits(p.ranks, self.exchange), "MGPU_CHUNK": p.chunk}
         from gpubfs_cli.core.device import gpu
 
         module = load_module(KERNELS, defines=defines, device=gpu(device))
         self.k = {name: module.get_function(f"mgpu_{name}")
-                  for name in ("clear", "source", "queue", "step", "parents", "apply", "publish")}
+                  for name in ("clear", "source", "queue", "step", "parents", "apply", "publish", "p2p_gather",
+                               "p2p_barrier")}
         self.grid = (max(1, sm_count(gpu(device)) * p.blocks_per_sm),)
         self.block = (p.cta_size,)
         self.stream = cp.cuda.Stream(non_blocking=True) if comm is not None else None
         self._graphs: dict = {}
+        self.use_graph = p.graph and (self.exchange == "p2p" or p.ranks == 1)
         if comm is not None:
             self._connect()
+            if self.exchange == "p2p":
+                self._map_peers()
+
+    def _choose_exchange(self) -> str:
+        """p2p when asked or (auto) when every rank is on this host and every GPU can map
+        every other's memory; the same answer on every rank (an all-reduce of the votes)."""
+        import socket
+        import zlib
+
+        cp, p, comm = self.cp, self.plan, self.comm
+        if p.exchange == "nccl" or p.ranks > C["P2P_MAX"]:
+            if p.exchange == "p2p":
+                raise ValueError(f"exchange p2p: at most {C['P2P_MAX']} ranks, got {p.ranks}")
+            return "nccl"
+        me = cp.asarray(np.array([zlib.crc32(socket.gethostname().encode()), self.device], np.int64))
+        everyone = comm.host(comm.allgather(me)).reshape(-1, 2)
+        runtime = cp.cuda.runtime
+        reach = all(int(d) == self.device or runtime.deviceCanAccessPeer(self.device, int(d))
+                    for d in everyone[:, 1])
+        vote = cp.asarray(np.array([int(reach and bool(np.all(everyone[:, 0] == everyone[0, 0])))], np.int64))
+        comm.allreduce_sum(vote, vote)
+        agreed = int(comm.host(vote)[0]) == p.ranks
+        if p.exchange == "p2p" and not agreed:
+            raise ValueError(f"rank {self.rank}: exchange p2p: the ranks' GPUs do not all map each other's memory "
+                             "(another host, or no peer access between them); exchange nccl works there")
+        return "p2p" if agreed else "nccl"
+
+    def _map_peers(self) -> None:
+        """Every rank's region handle to every rank (an NCCL all-gather); each maps the
+        others' regions (CUDA IPC, peer access enabled) and keeps their addresses."""
+        cp, comm = self.cp, self.comm
+        mine = cp.asarray(np.frombuffer(self.region.handle(), np.uint8))
+        handles = comm.host(comm.allgather(mine)).reshape(self.plan.ranks, -1)
+        addresses = []
+        for r in range(self.plan.ranks):
+            if r == self.rank:
+                addresses.append(self.region.address)
+                continue
+            ptr = cp.cuda.runtime.ipcOpenMemHandle(bytes(handles[r]), 1)  # cudaIpcMemLazyEnablePeerAccess
+            self._opened.append(ptr)
+            addresses.append(ptr)
+        self.attach(addresses)
+
+    def attach(self, addresses) -> None:
+        """The peers' regions as this rank addresses them (its own at its rank)."""
+        self.peers = self.cp.asarray(np.asarray(addresses, np.int64))
 
     def _connect(self) -> None:
         """Both all-reduces once, outside any capture: NCCL connects ranks lazily at a
@@ -162,7 +235,7 @@ class MgpuRank:
 
     def nbytes(self) -> int:
         arrays = (self.off, self.col, self.known, self.front, self.x, self.dist, self.parent, self.tasks,
-                  self.ctl, self.part, self.counts, self.hist)
+                  self.ctl, self.part, self.counts, self.hist) + ((self.x_send,) if self.x_send is not None else ())
         extra = (self.in_off, self.in_col) if self.in_off is not self.off else ()
         return int(sum(a.nbytes for a in arrays + extra))
 
@@ -172,30 +245,49 @@ class MgpuRank:
         p, lo, hi = self.plan, i64(self.lo), i64(self.hi)
         parent = self.parent if predecessors else None
         return [
-            ("kernel", self.k["clear"], (self.known, self.front, i64(p.words), self.x, i64(p.x_words), self.dist,
+            ("kernel", self.k["clear"], (self.known, self.front, i64(p.words), self.x, i64(self.x_words), self.dist,
                                          parent, i64(self.hi - self.lo))),
             ("kernel1", self.k["source"], (i64(self.pub.address), lo, hi, self.off, self.known, self.front,
-                                           self.dist, parent, self.ctl, self.part, i64(p.m))),
-            ("sum", self.part, self.counts),
+                                           self.dist, parent, self.ctl, self.part, i64(p.m)) + self._p2p_args()),
+            *self._count_steps(),
             self._publish(advance=0),
         ]
+
+    def _p2p_args(self) -> tuple:
+        """(peers, rank, ranks, sync): the kernels' exchange arguments; peers null on NCCL."""
+        return (self.peers if self.exchange == "p2p" else None), i32(self.rank), i32(self.plan.ranks), self.sync
+
+    def _wait_args(self) -> tuple:
+        return i64(self.pub.address), i64(int(self.plan.timeout_s * 1e9)), self.ctl
+
+    def _count_steps(self) -> list:
+        """part (this rank's counts) -> counts (everyone's): an all-reduce on NCCL; peer to
+        peer, apply (or source) sends them and publish waits for the peers'."""
+        return [("sum", self.part, self.counts)] if self.exchange == "nccl" else []
 
     def level_steps(self, predecessors: bool) -> list:
         p, lo, hi = self.plan, i64(self.lo), i64(self.hi)
         parent = self.parent if predecessors else None
+        p2p = self.exchange == "p2p"
+        found = self.x_send if p2p else self.x  # where step marks what this rank found
         steps = [
-            ("kernel", self.k["queue"], (self.front, lo, hi, self.off, self.ctl, self.tasks)),
+            ("kernel", self.k["queue"], (self.front, lo, hi, self.off, self.ctl, self.tasks,
+                                         self.x_send if p2p else None, i64(self.x_words))),
             ("kernel", self.k["step"], (lo, hi, self.off, self.col, self.in_off, self.in_col, self.known, self.front,
-                                        self.x, self.dist, parent, self.ctl, self.tasks)),
-            ("sum", self.x, self.x),
+                                        found, self.dist, parent, self.ctl, self.tasks) + self._p2p_args()),
         ]
+        if p2p:
+            steps.append(("kernel", self.k["p2p_gather"], self._p2p_args() + (self.x, i64(self.x_words))
+                          + self._wait_args()))
+        else:
+            steps.append(("sum", self.x, self.x))
         if predecessors:
             steps.append(("kernel", self.k["parents"], (lo, hi, self.in_off, self.in_col, self.front, self.x,
                                                         self.dist, self.parent, self.ctl)))
         steps += [
             ("kernel", self.k["apply"], (lo, hi, i64(p.words), self.off, self.known, self.front, self.x, self.dist,
-                                         self.ctl, self.part)),
-            ("sum", self.part, self.counts),
+                                         self.ctl, self.part) + self._p2p_args()),
+            *self._count_steps(),
             self._publish(advance=1),
         ]
         return steps
@@ -206,7 +298,7 @@ class MgpuRank:
         beta = int(round(p.beta * C["MGPU_MILLI"]))
         return ("kernel1", self.k["publish"], (i64(self.pub.address), self.ctl, self.counts, self.part, self.hist,
                                                i64(p.hist_cap), i64(p.n), i64(alpha), i64(beta), i32(int(p.growth)),
-                                               i32(advance)))
+                                               i32(advance)) + self._p2p_args() + (i64(int(p.timeout_s * 1e9)),))
 
     def launch(self, step) -> None:
         """One kernel step on the current stream (a "sum" step is the executor's)."""
@@ -228,7 +320,7 @@ class MgpuRank:
         key = bool(predecessors)
         if key not in self._graphs:
             init, level = self.init_steps(key), self.level_steps(key)
-            if self.plan.graph:
+            if self.use_graph:
                 graphs = []
                 for steps in (init, level):
                     self.stream.begin_capture()
@@ -247,17 +339,21 @@ class MgpuRank:
                 self._graphs[key] = (lambda: run(init), lambda: run(level))
         return self._graphs[key]
 
+    def _give_up(self, why: str):
+        """End every wait on a peer (the GPU's and NCCL's); the error to raise."""
+        self.pub.words[C["PUB_ABORT"]] = 1
+        self.comm.abort()
+        return RuntimeError(f"rank {self.rank}: {why}")
+
     def _wait_seq(self, k: int, deadline: float) -> None:
         words, spins = self.pub.words, 0
         while words[C["PUB_SEQ"]] < k:
             spins += 1
             if spins & 0x3FFF == 0:
                 if not self.comm.alive():
-                    self.comm.abort()
-                    raise RuntimeError(f"rank {self.rank}: a peer rank exited during the traversal")
+                    raise self._give_up("a peer rank exited during the traversal")
                 if time.monotonic() > deadline:
-                    self.comm.abort()
-                    raise RuntimeError(f"rank {self.rank}: level {k - 1} took over {self.comm.timeout_s:g} s")
+                    raise self._give_up(f"level {k - 1} took over {self.comm.timeout_s:g} s")
 
     def bfs(self, source: int, predecessors: bool) -> tuple[float, dict]:
         """(this rank's event-timed milliseconds, its counters)."""
@@ -268,6 +364,7 @@ class MgpuRank:
         words[C["PUB_SOURCE"]] = int(source)
         start, stop = cp.cuda.Event(), cp.cuda.Event()
         deadline = time.monotonic() + self.comm.timeout_s
+        self._start_barrier()
         start.record(self.stream)
         init()
         level()
@@ -282,14 +379,28 @@ class MgpuRank:
                 raise RuntimeError(f"rank {self.rank}: more levels than vertices (the level loop did not end)")
         stop.record(self.stream)
         self.comm.wait_event(stop)
+        if words[C["PUB_FAILED"]]:
+            raise self._give_up(f"a peer rank stopped answering (waited {self.plan.timeout_s:g} s on the GPU)")
         return float(cp.cuda.get_elapsed_time(start, stop)), self.counters()
+
+    def _start_barrier(self) -> None:
+        """Every rank's GPU waits for every other's before its start event, so that no
+        rank's time includes waiting for a slower peer to be told to start."""
+        if self.plan.ranks == 1:
+            return
+        if self.exchange == "p2p":
+            with self.stream:
+                self.k["p2p_barrier"]((1,), (32,), self._p2p_args() + self._wait_args())
+        else:
+            self.comm.allreduce_sum(self.bar, self.bar, self.stream)
 
     def counters(self) -> dict:
         ctl = self.ctl.get()
         levels = int(ctl[C["CTL_LEVEL"]])
         hist = self.hist[: 2 * min(levels, self.plan.hist_cap)].get().reshape(-1, 2)
         frontier = np.concatenate([[1], hist[:, 0]])[:levels] if levels else np.zeros(0, np.int64)
-        return {"levels": levels, "bottom_up_levels": int(ctl[C["CTL_BU_LEVELS"]]),
+        return {"exchange": self.exchange, "launch": "graph" if self.use_graph else "direct",
+                "levels": levels, "bottom_up_levels": int(ctl[C["CTL_BU_LEVELS"]]),
                 "switches": int(ctl[C["CTL_SWITCHES"]]), "frontier_vertices": frontier.astype(np.int64),
                 "direction": hist[:, 1].astype(np.int64)}
 
@@ -308,4 +419,45 @@ class MgpuRank:
 
     def release(self) -> None:
         self._graphs = {}
+        for ptr in self._opened:
+            try:
+                self.cp.cuda.runtime.ipcCloseMemHandle(ptr)
+            except Exception:  # the peer's process is gone already
+                pass
+        self._opened = []
+        if self.region is not None:
+            self.region.free()
         self.pub.free()
+
+
+class Region:
+    """The peer-to-peer region of a rank (its inbox and exchange fields), zeroed. With
+    `ipc`, a cudaMalloc of its own, so that its IPC handle maps exactly it (a pool's
+    block shares its allocation's handle); else an ordinary array (lockstep ranks of one
+    process, the CPU emulation)."""
+
+    def __init__(self, cp, nbytes: int, ipc: bool):
+        self.cp, self.nbytes, self.ipc = cp, int(nbytes), ipc
+        if ipc:
+            runtime = cp.cuda.runtime
+            self.address = runtime.malloc(self.nbytes)
+            runtime.memset(self.address, 0, self.nbytes)
+            self._memory = cp.cuda.UnownedMemory(self.address, self.nbytes, self)
+        else:
+            self._array = cp.zeros(self.nbytes, cp.uint8)
+            data = self._array.data
+            self.address = int(data.ptr) if hasattr(data, "ptr") else int(self._array.ctypes.data)
+
+    def view(self, offset: int, words: int):
+        """uint32[words] starting `offset` bytes in."""
+        if not self.ipc:
+            return self._array[offset: offset + 4 * words].view(self.cp.uint32)
+        return self.cp.ndarray((words,), self.cp.uint32, memptr=self.cp.cuda.MemoryPointer(self._memory, offset))
+
+    def handle(self) -> bytes:
+        return bytes(self.cp.cuda.runtime.ipcGetMemHandle(self.address))
+
+    def free(self) -> None:
+        if self.ipc and self.address:
+            self.cp.cuda.runtime.free(self.address)
+        self.address = 0

@@ -13,17 +13,24 @@ How it works (Beamer et al.'s direction optimization, distributed as a 1-D parti
   lists cut into tasks of `chunk` edges so a hub spreads over many warps, claiming
   unvisited neighbours in its visited bitmap (exact test-and-set); bottom-up, a lane per
   unvisited owned vertex scans its in-edges and stops at the first frontier vertex.
-  Either way a rank adds 1 to the exchange field of every vertex it found; one NCCL
-  all-reduce (a sum) of the fields leaves a field non-zero exactly where some rank found
-  the vertex: that is the next frontier, on every rank at once. A second all-reduce
-  sums the new frontier's vertices and out-edges, from which every rank takes the same
-  decision: Beamer's switch (alpha, beta, with the growth test of do.bfs) and the end
-  of the search.
-- **The host.** A level is two kernels, the all-reduce, one or two kernels, the second
-  all-reduce and one thread's publication; the direction and the level live on the
-  device. The host enqueues a level's steps (or, on one GPU with ``graph``, launches
-  them as one CUDA graph captured once per graph), runs one level ahead and reads one
-  page-locked word per level, never the device (rank.py).
+  Either way a rank marks the exchange field of every vertex it found, and the
+  exchange leaves a field non-zero exactly where some rank found the vertex: that is
+  the next frontier, on every rank at once. Then the ranks sum the new frontier's
+  vertices and out-edges, from which every rank takes the same decision: Beamer's
+  switch (alpha, beta, with the growth test of do.bfs) and the end of the search.
+- **The exchange** (`exchange`, chosen by the ranks together with `auto`):
+  - `p2p`, where every rank's GPU maps every other's memory (one host; NVLink or PCIe
+    peer access): each rank ORs the peers' fields, read in place over the link, once
+    they signal theirs complete, and writes its counts into their inboxes (a flag
+    written after the data, waited for on the GPU with a time limit);
+  - `nccl` (several hosts, or no peer access): an all-reduce (a sum) of the fields and
+    one of the counts.
+- **The host.** The direction, the level and the end of the search live on the device.
+  The host launches each level as one CUDA graph captured once per graph (`graph`;
+  with the NCCL exchange on several GPUs the level's steps are launched one by one,
+  since captured all-reduces between two processes did not finish on the H200 pair),
+  runs one level ahead and reads one page-locked word per level, never the device
+  (rank.py).
 - **Parents** (predecessors): an owned vertex found by another rank looks, after the
   exchange, for an in-neighbour in the level's frontier (any one is a BFS parent).
 
@@ -32,10 +39,10 @@ sample is the slowest rank's; labels travel to rank 0 after timing (to_host()).
 
 Knobs: ``gpus`` (ranks, one GPU each), ``alpha``/``beta``/``growth``/``bottom_up`` (as
 do.bfs's), ``chunk`` (edges per top-down task: 64, 256, 1024), ``cta_size``,
-``blocks_per_sm`` (CTAs per SM of each kernel's grid), ``graph`` (one GPU only: the
-level as one CUDA graph instead of its steps launched one by one; with several ranks
-the captured NCCL all-reduces did not finish on the H200 pair, so it is refused there),
-``timeout_s`` (longest wait on a rank).
+``blocks_per_sm`` (CTAs per SM of each kernel's grid), ``graph`` (the level as one CUDA
+graph; refused with ``exchange: nccl`` on several GPUs, where it falls back to launches
+one by one under ``auto``), ``exchange`` (auto, p2p, nccl; the samples' counters say
+which ran), ``timeout_s`` (longest wait on a rank, on the host and on the GPU).
 """
 
 from __future__ import annotations
@@ -51,6 +58,7 @@ from gpubfs_cli.core.strategy import register
 from gpubfs_cli.gpu.ranks.strategy import GatheredAnswer, RankedStrategy
 
 CTA_SIZES = (64, 128, 256, 512, 1024)
+EXCHANGES = ("auto", "p2p", "nccl")
 
 
 @dataclass(frozen=True)
@@ -63,7 +71,8 @@ class MgpuKnobs:
     chunk: int = 256
     cta_size: int = 256
     blocks_per_sm: int = 4
-    graph: bool = False
+    graph: bool = True
+    exchange: str = "auto"
     timeout_s: float = 300.0
 
     def __post_init__(self) -> None:
@@ -84,18 +93,22 @@ class MgpuKnobs:
         if isinstance(self.blocks_per_sm, bool) or not isinstance(self.blocks_per_sm, int) \
                 or not 1 <= self.blocks_per_sm <= 32:
             raise ValueError("blocks_per_sm must be an integer between 1 and 32")
+        if self.exchange not in EXCHANGES:
+            raise ValueError(f"exchange must be one of {', '.join(EXCHANGES)}, not {self.exchange!r}")
+        if self.graph and self.exchange == "nccl" and self.gpus > 1:
+            raise ValueError("graph: CUDA-graph levels with the NCCL exchange run on one GPU only (with 2 ranks "
+                             "on the H200 pair the captured all-reduces did not finish); use exchange p2p or auto, "
+                             "or graph false")
         if not float(self.timeout_s) > 0:
             raise ValueError(f"timeout_s: expected a positive number of seconds, got {self.timeout_s}")
-        if self.graph and self.gpus > 1:
-            raise ValueError("graph: CUDA-graph levels run on one GPU only (with 2 ranks on the H200 pair the "
-                             "captured NCCL all-reduces did not finish; the level's steps launched one by one do)")
 
 
 def make_plan(graph, knobs: MgpuKnobs) -> Plan:
     return Plan(n=graph.n, m=graph.m, bounds=tuple(int(b) for b in pt.bounds(graph.row_offsets, knobs.gpus)),
                 directed=bool(graph.directed), alpha=float(knobs.alpha if knobs.bottom_up else 0.0),
                 beta=float(knobs.beta), growth=knobs.growth, chunk=knobs.chunk, cta_size=knobs.cta_size,
-                blocks_per_sm=knobs.blocks_per_sm, graph=knobs.graph)
+                blocks_per_sm=knobs.blocks_per_sm, graph=knobs.graph, exchange=knobs.exchange,
+                timeout_s=float(knobs.timeout_s))
 
 
 @register
@@ -125,7 +138,7 @@ class MgpuBfs(RankedStrategy):
         counters = dict(counters)
         counters["rank_ms"] = np.asarray(times, np.float64)
         counters["ranks"] = self.plan.ranks
-        counters["exchange_bytes_per_level"] = self.plan.exchange_bytes()
+        counters["exchange_bytes_per_level"] = self.plan.exchange_bytes(self.rank0.exchange)
         return GatheredAnswer(lambda: self._gather(predecessors), counters, max(times))
 
     def _gather(self, predecessors: bool):
