@@ -93,10 +93,10 @@ def _strategy_check(knobs: dict) -> None:
 
 
 @pytest.mark.gpu
-@pytest.mark.parametrize("graph_launch", [True, False])
-def test_one_rank(graph_launch):
+@pytest.mark.parametrize("knobs", [{"graph": True}, {"graph": False}, {"ahead": 6}], ids=["graph", "direct", "ahead6"])
+def test_one_rank(knobs):
     _gpus(1)
-    _strategy_check({"gpus": 1, "graph": graph_launch, "timeout_s": 60.0})
+    _strategy_check({"gpus": 1, "timeout_s": 60.0, **knobs})
 
 
 @pytest.mark.gpu

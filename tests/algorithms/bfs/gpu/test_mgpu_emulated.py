@@ -132,7 +132,7 @@ def test_field_bits_count_every_rank():
 
 @pytest.mark.parametrize("bad", [{"gpus": 0}, {"gpus": 300}, {"chunk": 100}, {"alpha": -1}, {"graph": "yes"},
                                  {"blocks_per_sm": 0}, {"timeout_s": 0}, {"gpus": 2, "exchange": "nccl"},
-                                 {"exchange": "nvlink"}])
+                                 {"exchange": "nvlink"}, {"ahead": 0}, {"ahead": 16}])
 def test_bad_knobs_are_refused(bad):
     with pytest.raises(ValueError):
         MgpuKnobs(**bad)

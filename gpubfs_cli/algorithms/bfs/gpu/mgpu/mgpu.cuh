@@ -54,9 +54,9 @@
 #define PUB_SOURCE 1   // written by the host before the traversal
 #define PUB_ABORT 2    // the host sets it to end every wait on a peer (a peer died)
 #define PUB_FAILED 3   // the GPU sets it when a wait on a peer gave up
-#define PUB_RING 4     // slots of the ring
+#define PUB_RING 16    // slots of the ring: more than the levels the host runs ahead
 #define PUB_NF 4       // PUB_NF + k % PUB_RING: the frontier after publication k (0: over)
-#define PUB_WORDS 8
+#define PUB_WORDS 20
 
 // hist[] (int64): per level L, hist[2L] = the frontier found, hist[2L+1] = direction.
 

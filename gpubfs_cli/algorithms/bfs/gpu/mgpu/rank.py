@@ -14,10 +14,11 @@ steps launched one by one, and the lockstep driver (lockstep.py) that runs p ran
 one process, each step on every rank before the next step, summing the buffers of a
 "sum" step itself (the CPU emulation tests, and p ranks on one GPU).
 
-The host loop runs one level ahead: level k is launched once the publication of level
-k-2 says its frontier was not empty, so the GPU never waits for the host, and the host
-reads one page-locked word per level, never the device. The level after the last one
-runs as a no-op (its kernels return at once; its all-reduces still move their bytes).
+The host loop runs `ahead` levels ahead: level k + ahead is launched once publication
+k (the frontier level k starts from) is not empty, so that the GPU does not wait for
+the host, and the host reads one page-locked word per level, never the device. The
+`ahead` levels launched past the last one run as no-ops (their kernels return at once;
+NCCL's all-reduces still move their bytes).
 """
 
 from __future__ import annotations
@@ -67,6 +68,7 @@ class Plan:
     graph: bool
     exchange: str = "auto"
     timeout_s: float = 300.0
+    ahead: int = 1
 
     @property
     def ranks(self) -> int:
@@ -367,9 +369,10 @@ class MgpuRank:
         self._start_barrier()
         start.record(self.stream)
         init()
-        level()
+        for _ in range(self.plan.ahead):
+            level()
         k = 1
-        while True:
+        while True:  # publication k says whether level k runs; level k + ahead is launched
             self._wait_seq(k, deadline)
             if published_frontier(words, k) == 0:
                 break

@@ -29,7 +29,7 @@ How it works (Beamer et al.'s direction optimization, distributed as a 1-D parti
   The host launches each level as one CUDA graph captured once per graph (`graph`;
   with the NCCL exchange on several GPUs the level's steps are launched one by one,
   since captured all-reduces between two processes did not finish on the H200 pair),
-  runs one level ahead and reads one page-locked word per level, never the device
+  runs `ahead` levels ahead and reads one page-locked word per level, never the device
   (rank.py).
 - **Parents** (predecessors): an owned vertex found by another rank looks, after the
   exchange, for an in-neighbour in the level's frontier (any one is a BFS parent).
@@ -42,7 +42,9 @@ do.bfs's), ``chunk`` (edges per top-down task: 64, 256, 1024), ``cta_size``,
 ``blocks_per_sm`` (CTAs per SM of each kernel's grid), ``graph`` (the level as one CUDA
 graph; refused with ``exchange: nccl`` on several GPUs, where it falls back to launches
 one by one under ``auto``), ``exchange`` (auto, p2p, nccl; the samples' counters say
-which ran), ``timeout_s`` (longest wait on a rank, on the host and on the GPU).
+which ran), ``ahead`` (levels the host launches before reading the publication that
+says whether they run: more hides the host's time per level, and costs that many no-op
+levels at the end), ``timeout_s`` (longest wait on a rank, on the host and on the GPU).
 """
 
 from __future__ import annotations
@@ -52,13 +54,14 @@ from dataclasses import asdict, dataclass
 import numpy as np
 
 from gpubfs_cli.algorithms.bfs.gpu.mgpu import partition as pt
-from gpubfs_cli.algorithms.bfs.gpu.mgpu.rank import CHUNKS, Plan, field_bits
+from gpubfs_cli.algorithms.bfs.gpu.mgpu.rank import CHUNKS, C, Plan, field_bits
 from gpubfs_cli.core.answer import Answer
 from gpubfs_cli.core.strategy import register
 from gpubfs_cli.gpu.ranks.strategy import GatheredAnswer, RankedStrategy
 
 CTA_SIZES = (64, 128, 256, 512, 1024)
 EXCHANGES = ("auto", "p2p", "nccl")
+RING = C["PUB_RING"]
 
 
 @dataclass(frozen=True)
@@ -73,6 +76,7 @@ class MgpuKnobs:
     blocks_per_sm: int = 4
     graph: bool = True
     exchange: str = "auto"
+    ahead: int = 1
     timeout_s: float = 300.0
 
     def __post_init__(self) -> None:
@@ -99,6 +103,8 @@ class MgpuKnobs:
             raise ValueError("graph: CUDA-graph levels with the NCCL exchange run on one GPU only (with 2 ranks "
                              "on the H200 pair the captured all-reduces did not finish); use exchange p2p or auto, "
                              "or graph false")
+        if isinstance(self.ahead, bool) or not isinstance(self.ahead, int) or not 1 <= self.ahead < RING:
+            raise ValueError(f"ahead must be an integer between 1 and {RING - 1}, not {self.ahead!r}")
         if not float(self.timeout_s) > 0:
             raise ValueError(f"timeout_s: expected a positive number of seconds, got {self.timeout_s}")
 
@@ -108,7 +114,7 @@ def make_plan(graph, knobs: MgpuKnobs) -> Plan:
                 directed=bool(graph.directed), alpha=float(knobs.alpha if knobs.bottom_up else 0.0),
                 beta=float(knobs.beta), growth=knobs.growth, chunk=knobs.chunk, cta_size=knobs.cta_size,
                 blocks_per_sm=knobs.blocks_per_sm, graph=knobs.graph, exchange=knobs.exchange,
-                timeout_s=float(knobs.timeout_s))
+                timeout_s=float(knobs.timeout_s), ahead=knobs.ahead)
 
 
 @register
