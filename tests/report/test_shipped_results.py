@@ -26,6 +26,9 @@ SETS = {
     # do.bfs beside Gunrock, its per-level cost and defaults, merrill.hybrid's CTA sizes,
     # the catalogue behind auto.bfs's table and its held-out checks
     "h100-2026-11-24": "NVIDIA H100 80GB HBM3",
+    # mgpu.bfs on 1 and 2 GPUs beside do.bfs (docs/scaling.md): Graph500 scales 24-26,
+    # the cost per level, the same run under mpiexec
+    "h200x2-2026-11-26": "NVIDIA H200",
 }
 # Folders of printed tables only (no results file): the 2-core CPU box's generator timings.
 TABLES = {"epyc2-2026-11-22": ["generators.md"]}
@@ -144,3 +147,14 @@ def test_gunrock_figures_unchanged():
     # do.bfs (thresholds alone) on g500-s20-ef16 0.166 ms against Gunrock's 5.919, 64 sources
     out = _report("--metric", "ms", RESULTS / "h100-2026-11-24" / "do-gunrock.json.gz")
     assert "| g500-s20-ef16 | 0.166 (growth=False,small_frontier=0)! | 2.360! | 1.262! | 5.919! |" in out, out
+
+
+def test_mgpu_figures_unchanged():
+    # g500-s24-ef16 and s26: do.bfs on one H200, mgpu.bfs on 1 and 2 (peer-to-peer exchange)
+    folder = RESULTS / "h200x2-2026-11-26"
+    out = _report("--metric", "ms", folder / "mgpu-g500-s24-ef16.json.gz", folder / "mgpu-g500-s26-ef16.json.gz")
+    assert "| do.bfs | 1.113 | 5.476 |" in out and "| mgpu.bfs (1 GPU) | 1.346 | 5.324 |" in out, out
+    assert "| mgpu.bfs (2 GPUs) | 0.869 (exchange=auto,graph=True) | 3.216 (exchange=auto,graph=True) |" in out, out
+    # levels-path-100k: microseconds a level
+    out = _report("--metric", "us_level", folder / "mgpu-levels.json.gz")
+    assert "| mgpu.bfs (2 GPUs) | 23.99 |" in out and "| do.bfs | 0.881 |" in out, out
