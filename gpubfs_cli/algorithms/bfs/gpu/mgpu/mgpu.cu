@@ -4,8 +4,9 @@
 // `known` (visited) and `front` (the level's frontier). A level is, over NCCL,
 //   queue -> step -> all-reduce(x) -> [parents] -> apply -> all-reduce(counts) -> publish
 // and, peer to peer (GPUs of one host that map each other's memory),
-//   queue -> step (its last block signals) -> p2p_gather -> [parents]
-//         -> apply (its last block sends the counts) -> publish (waits for the peers')
+//   queue -> step (its last block signals) -> [p2p_gather -> parents]
+//         -> apply (gathers itself without parents; its last block sends the counts)
+//         -> publish (waits for the peers' counts)
 // on each rank's stream (rank.py; the peer-to-peer level is one CUDA graph). The
 // direction, the level and the end of the search live in device memory (ctl[]): the
 // host only launches the level and polls the page-locked word publish() writes.
@@ -264,19 +265,34 @@ extern "C" __global__ void mgpu_parents(long long lo, long long hi, const long l
 // After the exchange: a non-zero field is a vertex found this level by some rank. The
 // new frontier replaces `front`, joins `known`, and x is cleared for the next level;
 // owned new vertices are labelled and counted (vertices, out-edges) into part[].
+// With `gather` (peer to peer, no parents asked for) apply does p2p_gather's part itself:
+// it waits for the peers' signals and ORs their one-bit fields in place, one kernel
+// fewer a level.
 extern "C" __global__ void mgpu_apply(long long lo, long long hi, long long words, const long long* off,
                                       unsigned int* known, unsigned int* front, unsigned int* x, int* dist,
-                                      const long long* ctl, long long* part, const long long* peers, int rank,
-                                      int ranks, long long* sync) {
+                                      long long* ctl, long long* part, const long long* peers, int rank,
+                                      int ranks, long long* sync, int gather, long long pub_addr,
+                                      long long timeout_ns) {
     if (ctl[CTL_DONE]) return;
+    if (gather) {
+        GPUBFS_SHARED(int, ok);  // read before last_block()'s barrier reuses the storage
+        if (threadIdx.x == 0)
+            ok = wait_peers(peers, rank, ranks, INBOX_SYNC, sync[SYNC_X], pub_addr, timeout_ns, ctl);
+        __syncthreads();
+        if (!ok) return;
+    }
     const int next = (int)ctl[CTL_LEVEL] + 1;
     long long nf = 0, mf = 0;
     const long long step = gridDim.x * (long long)blockDim.x;
     for (long long w = blockIdx.x * (long long)blockDim.x + threadIdx.x; w < words; w += step) {
         unsigned int f = 0;
 #if MGPU_FIELD_BITS == 1
-        f = x[w];
-        if (f) x[w] = 0;
+        if (gather) {
+            for (int r = 0; r < ranks; ++r) f |= __ldcg(x_of(peers, r) + w);
+        } else {
+            f = x[w];
+            if (f) x[w] = 0;
+        }
 #else
 #pragma unroll
         for (int j = 0; j < MGPU_FIELD_BITS; ++j) {

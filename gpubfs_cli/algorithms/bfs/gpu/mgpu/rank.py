@@ -278,17 +278,19 @@ class MgpuRank:
             ("kernel", self.k["step"], (lo, hi, self.off, self.col, self.in_off, self.in_col, self.known, self.front,
                                         found, self.dist, parent, self.ctl, self.tasks) + self._p2p_args()),
         ]
-        if p2p:
+        gather_in_apply = p2p and not predecessors  # parents need the gathered fields first
+        if p2p and predecessors:
             steps.append(("kernel", self.k["p2p_gather"], self._p2p_args() + (self.x, i64(self.x_words))
                           + self._wait_args()))
-        else:
+        elif not p2p:
             steps.append(("sum", self.x, self.x))
         if predecessors:
             steps.append(("kernel", self.k["parents"], (lo, hi, self.in_off, self.in_col, self.front, self.x,
                                                         self.dist, self.parent, self.ctl)))
         steps += [
             ("kernel", self.k["apply"], (lo, hi, i64(p.words), self.off, self.known, self.front, self.x, self.dist,
-                                         self.ctl, self.part) + self._p2p_args()),
+                                         self.ctl, self.part, *self._p2p_args(), i32(int(gather_in_apply)),
+                                         *self._wait_args()[:2])),
             *self._count_steps(),
             self._publish(advance=1),
         ]
