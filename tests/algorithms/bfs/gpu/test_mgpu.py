@@ -1,7 +1,7 @@
 """mgpu.bfs on real GPUs: p ranks in lockstep on one GPU (the kernels under real
 concurrency, no NCCL), the strategy with 1 rank always and 2 ranks where the machine has
 2 GPUs (NCCL, CUDA graphs or direct launches), exact distances and a valid BFS tree;
-and its failures: a dead rank, too few GPUs. The nasty graphs run as one disjoint
+and its failures: a dead rank, a rank out of memory, Ctrl-C, too few GPUs. The nasty graphs run as one disjoint
 union (one set of ranks for all of them: starting ranks is most of the cost)."""
 
 from __future__ import annotations
@@ -136,3 +136,67 @@ def test_a_dead_rank_is_one_error_not_a_hang(name):
     finally:
         s.release()
     assert not any(p.is_alive() for p in procs)
+
+
+@pytest.mark.gpu
+def test_an_out_of_memory_rank_is_one_line_naming_it(monkeypatch):
+    # Spawned ranks read CUPY_GPU_MEMORY_LIMIT when their CuPy starts; rank 0 (this
+    # process) started its own before, so only rank 1 runs out while loading its rows.
+    _gpus(2)
+    monkeypatch.setenv("CUPY_GPU_MEMORY_LIMIT", "4096")
+    cls = all_strategies("bfs")["mgpu.bfs"]
+    s = cls(make_knobs(cls, {"gpus": 2, "timeout_s": 30.0}))
+    try:
+        with pytest.raises(RuntimeError) as caught:
+            s.prepare(graphs()["rmat14"])
+        procs = list(s.group.procs) if s.group is not None else []
+    finally:
+        s.release()
+    line = str(caught.value)
+    assert line.startswith("rank 1: OutOfMemoryError") and "\n" not in line, line
+    assert not any(p.is_alive() for p in procs)
+
+
+@pytest.mark.gpu
+def test_ctrl_c_stops_a_two_gpu_run_and_leaves_no_rank_behind(tmp_path):
+    import os
+    import signal
+    import subprocess
+    import sys
+    import time
+
+    _gpus(2)
+    cmd = [sys.executable, "-m", "gpubfs_cli", "run", "-d", "smoke-rmat", "-s", "mgpu.bfs", "--gpus", "2",
+           "--sources", "100000", "--dir", str(tmp_path / "data")]
+    proc = subprocess.Popen(cmd, cwd=tmp_path, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+    children: set[int] = set()
+    try:
+        deadline = time.monotonic() + 120
+        while time.monotonic() < deadline and proc.poll() is None:
+            journals = list((tmp_path / "results").glob("*.journal.jsonl")) if (tmp_path / "results").exists() else []
+            if journals and b'"kind":"measured"' in journals[0].read_bytes():
+                break
+            time.sleep(0.05)
+        listed = subprocess.run(["pgrep", "-P", str(proc.pid)], capture_output=True, text=True).stdout
+        children = {int(pid) for pid in listed.split()}
+        proc.send_signal(signal.SIGINT)
+        proc.wait(timeout=60)
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+            proc.wait()
+    err = proc.stderr.read().decode()
+    assert proc.returncode == 130, err
+    assert "Traceback" not in err, err
+
+    def alive(pid: int) -> bool:
+        try:
+            os.kill(pid, 0)
+        except ProcessLookupError:
+            return False
+        return True
+
+    deadline = time.monotonic() + 15  # a rank told to stop gets 10 s before it is killed
+    while time.monotonic() < deadline and any(alive(pid) for pid in children):
+        time.sleep(0.2)
+    assert children and not [pid for pid in children if alive(pid)], children
