@@ -435,15 +435,16 @@ def reproduce(
     paper: str = typer.Argument(..., help="merrill, luo, bfs4k, raval, lbbfs, or all."),
     dry_run: bool = typer.Option(False, "--dry-run", help="Say what would be fetched and run, and how long it should take here; run nothing."),
     directory: str = DIR_OPTION,
-    results_dir: str = typer.Option(None, "--results", help="Folder of the per-paper results (default results/reproduce); KEY/ inside it."),
+    results_dir: str = typer.Option(None, "--results", help="Folder of the per-paper results (default results/reproduce, with --quick results/reproduce-quick); KEY/ inside it."),
+    quick: bool = typer.Option(False, "--quick", help="Fewer sources a graph (--quick-sources), and the parallel CPU BFS where a paper's CPU column is gpubfs's own (docs/reproduce.md); every answer still checked."),
+    quick_sources: int = typer.Option(None, "--quick-sources", help="Sources a graph in quick mode (default 5; a config with fewer keeps its own); implies --quick."),
 ) -> None:
     """Fetch what a paper's tables need, run every unfinished cell, then print its report
-    and write it as HTML (results/reproduce/KEY/report.html).
+    and write it as HTML (results/reproduce/KEY/report.html; --quick:
+    results/reproduce-quick/KEY/report-quick.html).
 
-    An interrupted reproduction resumes: finished cells are not run again. Without a GPU
-    the CPU rows run and the GPU rows are skipped (each said once)."""
-    from pathlib import Path
-
+    An interrupted reproduction resumes: finished cells are not run again (quick and full
+    cells apart). Without a GPU the CPU rows run and the GPU rows are skipped (each said once)."""
     from gpubfs_cli.bench.progress import NullProgress, RunProgress
     from gpubfs_cli.gpu.backend import unavailable_reason
     from gpubfs_cli.report.command import make_report
@@ -454,18 +455,19 @@ def reproduce(
     def say(line: str) -> None:
         console.print(line, markup=False, soft_wrap=True, highlight=False)
 
+    mode = rp.quick_mode(quick, quick_sources)
     keys = rp.paper_keys_for(paper)
     for key in keys:  # a bad layout or config list fails before anything is said
         rp.paper_config_paths(key)
-    root = Path(results_dir) if results_dir else rp.RESULTS_ROOT
+    root = mode.root(results_dir)
     rp.check_results_folder(root, keys)  # before any graph is fetched or built
     gpu, cpu = history.device_label()
     if gpu is None:
         say(f"no usable GPU here ({unavailable_reason()}): only the CPU rows run; GPU rows are skipped")
-    machine = history.this_machine(gpu, cpu, [Path("results"), *(root / k for k in keys)])
+    machine = history.this_machine(gpu, cpu, rp.history_folders(keys, root))
     say(machine.describe())
     sweep_cache(directory)
-    outcomes = rp.plan_papers(keys, root, machine, directory)
+    outcomes = rp.plan_papers(keys, root, machine, directory, mode)
     for outcome in outcomes:
         for line in rp.plan_lines(outcome):
             say(line)
@@ -482,12 +484,14 @@ def reproduce(
             err_console.print(f"interrupted: {outcome.folder} keeps what finished; run again to resume",
                               markup=False)
             raise typer.Exit(130)
-        files = sorted(outcome.folder.glob("*.json"))
+        files, left_out = rp.report_files(outcome)
+        if left_out:
+            say(left_out)
         if not files:
             say(f"{outcome.key}: no results here yet, so no report")
             continue
         print_rich(make_report(files, paper=outcome.key), console)
-        html = outcome.folder / "report.html"
+        html = outcome.report_html
         write_output(html, render(make_report(files, paper=outcome.key, fmt="html"), "html"))
         say(f"{outcome.key}: report written to {html}")
         failed += rp.failed_cells(files)

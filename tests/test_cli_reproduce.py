@@ -201,3 +201,92 @@ def test_every_paper_names_existing_configs():
 
     for p in load_all():
         assert paper_config_paths(p.key), p.key
+
+
+# ---------------------------------------------------------------- --quick
+def quick_files(tmp: Path) -> list[Path]:
+    return sorted((tmp / "results" / "reproduce-quick" / "tiny").glob("*.json"))
+
+
+def test_quick_run_records_its_mode_and_the_report_says_so(paper, monkeypatch):
+    """--quick-sources 1 (implies --quick) into the default quick folder, the paper's CPU
+    column swapped for the parallel CPU BFS: every answer still checked, the file records
+    the mode, and the report prints the quick line (a full file prints none)."""
+    from gpubfs_cli.workflows import reproduce as rp
+
+    monkeypatch.setitem(rp.QUICK_CPU, "tiny", {"cpu.sequential": "cpu.parallel_do"})
+    result = runner.invoke(app, ["reproduce", "tiny", "--dir", str(paper / "data"), "--quick-sources", "1"])
+    assert result.exit_code == 0, result.output
+    out = result.output
+    assert ("tiny: quick mode: at most 1 source a graph; CPU column from cpu.parallel_do (not cpu.sequential) "
+            "(every answer still checked against the baseline)") in out
+    assert "tiny · tiny-run (1 source a graph): 3 cell(s) to run, 0 finished" in out
+    assert "quick mode: 1 source a graph, CPU column from cpu.parallel_do (not cpu.sequential)" in out  # the report
+    assert not (paper / "results" / "reproduce").exists()
+    html = paper / "results" / "reproduce-quick" / "tiny" / "report-quick.html"
+    assert f"tiny: report written to {html.relative_to(paper)}" in out and html.is_file()
+    (path,) = quick_files(paper)
+    doc = load_results(path)
+    assert doc["reproduce"] == {"paper": "tiny", "mode": "quick", "sources": 1, "quick_sources": 1,
+                                "cpu": {"cpu.sequential": "cpu.parallel_do"}}
+    assert doc["config"]["sources"] == 1 and all(len(v) == 1 for v in doc["sources"].values())
+    ok = [s for s in doc["samples"] if s["status"] == "ok"]
+    assert {s["strategy"] for s in doc["samples"]} == {"cpu.parallel_do"}
+    assert len(ok) == 2 and all(s["valid"] is True for s in ok)  # checked against cpu.sequential's answers
+
+    report = runner.invoke(app, ["report", "--paper", "tiny", str(path)])
+    assert report.exit_code == 0, report.output
+    lines = report.output.splitlines()
+    quick = [i for i, line in enumerate(lines) if line.startswith("quick mode:")]
+    assert len(quick) == 1, report.output
+    assert lines[quick[0]] == "quick mode: 1 source a graph, CPU column from cpu.parallel_do (not cpu.sequential)"
+    assert lines[quick[0] - 1].startswith(f"measured: {path}: ")  # under the header's measured lines
+
+    assert invoke(paper).exit_code == 0  # a full run: its own folder (--results), no mode line
+    (full,) = sorted((paper / "out" / "tiny").glob("*.json"))
+    assert load_results(full)["reproduce"] == {"paper": "tiny", "mode": "full"}
+    report = runner.invoke(app, ["report", "--paper", "tiny", str(full)])
+    assert report.exit_code == 0, report.output
+    assert "quick mode" not in report.output and "full mode" not in report.output
+
+    both = runner.invoke(app, ["report", "--paper", "tiny", str(full), str(path)])
+    assert both.exit_code == 0, both.output
+    text = both.output.replace("\n", " ")
+    assert f"quick mode: 1 source a graph, CPU column from cpu.parallel_do (not cpu.sequential): {path}" in text
+    assert f"full mode: {full}" in text
+    assert "mixed modes: a cell may pool samples of quick and full files" in text
+
+
+def test_resume_keeps_quick_and_full_cells_apart(paper):
+    """One --results folder for both modes: a full run's cells do not finish quick ones, a
+    quick run's do not finish full ones, and a quick run of fewer sources does not finish
+    one of more. Each mode's report leaves the other mode's files out."""
+    assert invoke(paper).exit_code == 0
+    quick = invoke(paper, "--quick", "--dry-run")
+    assert "tiny · tiny-run (2 sources a graph): 3 cell(s) to run, 0 finished" in quick.output, quick.output
+
+    result = invoke(paper, "--quick-sources", "1")
+    assert result.exit_code == 0, result.output
+    assert "tiny: 1 full-mode file(s) in" in result.output and "left out of this quick-mode report" in result.output
+    files = sorted((paper / "out" / "tiny").glob("*.json"))
+    assert sorted(load_results(p)["reproduce"]["mode"] for p in files) == ["full", "quick"]
+
+    full = invoke(paper, "--dry-run")
+    assert "tiny · tiny-run: 1 cell(s) to run, 2 finished" in full.output, full.output
+    again = invoke(paper, "--quick-sources", "1", "--dry-run")
+    assert "tiny · tiny-run (1 source a graph): 1 cell(s) to run, 2 finished" in again.output, again.output
+    more = invoke(paper, "--quick", "--dry-run")  # 2 sources: the 1-source quick cells do not count
+    assert "tiny · tiny-run (2 sources a graph): 3 cell(s) to run, 0 finished" in more.output, more.output
+
+    result = invoke(paper)
+    assert result.exit_code == 0, result.output
+    assert "tiny: 1 quick-mode file(s) in" in result.output and "left out of this full-mode report" in result.output
+    assert sorted((paper / "out" / "tiny").glob("*.json")) == files  # nothing ran
+
+
+@pytest.mark.parametrize("value", ["0", "-3"])
+def test_bad_quick_sources_is_one_line(paper, no_datasets, value):
+    result = invoke(paper, "--quick-sources", value, "--dry-run")
+    assert result.exit_code == 2, result.output
+    assert result.output.strip() == f"error: --quick-sources: expected a positive whole number of sources, got {value}"
+    assert result.exception is None or isinstance(result.exception, SystemExit)

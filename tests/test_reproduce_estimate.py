@@ -138,3 +138,46 @@ def test_without_a_gpu_nothing_is_guessed():
     machine = history.this_machine(None, HOST_CPU, [], cores=16)
     assert [s.label for s in machine.sources] == ["local history"]
     assert machine.traversal("bfs", "cpu.sequential", {}, False, "grid5pt.5000", 124_980_000) == (None, 0.0, "unknown")
+
+
+def seconds(text: str) -> float:
+    """'about 41 s' / 'about 1.1 min' / 'about 1.2 h' -> seconds."""
+    value, unit = re.search(r"about ([\d.]+) (s|min|h)\b", text).groups()
+    return float(value) * {"s": 1, "min": 60, "h": 3600}[unit]
+
+
+def test_quick_dry_run_says_its_sources_and_estimates_less(h100):
+    """luo runs 10 sources a graph; --quick runs 5 (the default), its CPU column kept (the
+    paper's CPU-BFS and Sp.): the same cells, a smaller estimate, the quick folder."""
+    full = dry_run(h100, "luo")
+    result = runner.invoke(app, ["reproduce", "luo", "--dry-run", "--quick", "--dir", str(h100 / "data")])
+    assert result.exit_code == 0, result.output
+    quick = result.output
+    assert "luo: quick mode: at most 5 sources a graph; CPU columns as in full mode" in quick
+    line = re.search(r"^luo · luo \(5 sources a graph\): 36 cell\(s\) to run, 0 finished, about .+$", quick, re.M)
+    assert line, quick
+    whole = re.search(r"^luo: 36 cell\(s\) to run, (about .+) in all .+; results in results/reproduce-quick/luo$",
+                      quick, re.M)
+    full_whole = re.search(r"^luo: 36 cell\(s\) to run, (about .+) in all ", full, re.M)
+    assert whole and full_whole, (quick, full)
+    assert seconds(whole.group(1)) < seconds(full_whole.group(1))
+    assert seconds(line.group(0)) < seconds(re.search(r"^luo · luo: .+$", full, re.M).group(0))
+
+
+def test_quick_raval_times_the_parallel_cpu_bfs(h100):
+    """raval's CPU columns are gpubfs's own: quick mode times cpu.parallel_do for BFS and
+    leaves cpu.dijkstra's timing out (its answers still check every SSSP answer)."""
+    from gpubfs_cli.workflows import reproduce as rp
+
+    cfg = load_config(rp.paper_config_paths("raval")[0])
+    quick = rp.Mode(True, 3).apply(cfg, "raval")
+    assert quick.sources == 3 and quick.validate == "all"
+    strategies = {(v.problem, v.strategy) for v in quick.variants}
+    assert ("bfs", "cpu.parallel_do") in strategies
+    assert not {("bfs", "cpu.sequential"), ("sssp", "cpu.dijkstra")} & strategies
+    assert len(quick.variants) == len(cfg.variants) - 1
+    assert rp.Mode(True, 3).apply(load_config(rp.paper_config_paths("luo")[0]), "luo").variants == \
+        load_config(rp.paper_config_paths("luo")[0]).variants
+    out = runner.invoke(app, ["reproduce", "raval", "--dry-run", "--quick", "--dir", str(h100 / "data")]).output
+    assert ("raval: quick mode: at most 5 sources a graph; CPU column from cpu.parallel_do (not cpu.sequential), "
+            "cpu.dijkstra not timed (every answer still checked against the baseline)") in out

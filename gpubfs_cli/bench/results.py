@@ -10,6 +10,9 @@ Layout (schema_version 1):
   of NAME (bfs)"), failed (only when an error stopped the run: its one-line reason),
   resumed [{at, command_line, git_commit}] (each `gpubfs run --resume` of the run),
   environment {cpu, gpu, versions...}, config {the resolved run config},
+  reproduce (only in files of `gpubfs reproduce`): {paper, mode: full | quick; quick adds
+            sources (a graph, as run), quick_sources (asked), cpu {STRATEGY: the one timed
+            instead, or null: not timed}}; absent: a full run,
   datasets {NAME: {status, n, m, directed, stats {...}, meta {...}, load_s,
                    sources_origin (random | explicit | fixed_source),
                    depth_avg, depth_max (the baseline's search depths over the sources),

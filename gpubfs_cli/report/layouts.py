@@ -154,7 +154,7 @@ def paper_document(paper: Paper, results: Results, teps: str = "edges") -> Docum
     ]
     if "other" in hw:
         header.append(hw["other"])
-    header += [f"measured: {line}" for line in results.machine_lines()] + [teps_header(teps)]
+    header += [f"measured: {line}" for line in results.machine_lines()] + results.mode_lines() + [teps_header(teps)]
     doc = Document(title=f"gpubfs report --paper {paper.key}", header=header,
                    data={"paper": paper.key, "files": results.files})
     doc.tables = [paper_table(paper, pt, aggs) for pt in paper.tables]

@@ -46,6 +46,7 @@ class Results:
     equivalent_teps: set[str] = field(default_factory=set)  # strategies whose GTEPS are equivalent
     file_sources: list[dict[str, list[int]]] = field(default_factory=list)  # per file: its runs' sources
     states: list[str | None] = field(default_factory=list)  # per file: how its run ended, None if complete
+    modes: list[dict | None] = field(default_factory=list)  # per file: `gpubfs reproduce --quick`'s record, else None
 
     def problem_info(self, key: str) -> dict:
         """What the files say about a problem (baseline, option label...); files from
@@ -72,9 +73,54 @@ class Results:
         note = mixed_l2_note(self.conditions)
         return lines + ([note] if note else [])
 
+    def mode_lines(self) -> list[str]:
+        """Nothing when no file is of a quick reproduction; else one line per quick setting
+        (`quick mode: 5 sources a graph, ...`), and the files of each mode when they mix."""
+        quick: dict[str, list[str]] = {}
+        for path, mode in zip(self.files, self.modes, strict=True):
+            if mode is not None:
+                quick.setdefault(quick_text(mode), []).append(path)
+        if not quick:
+            return []
+        full = [p for p, m in zip(self.files, self.modes, strict=True) if m is None]
+        if len(quick) == 1 and not full:
+            return [next(iter(quick))]
+        lines = [f"{text}: {', '.join(paths)}" for text, paths in quick.items()]
+        if full:
+            lines.append(f"full mode: {', '.join(full)}")
+            lines.append("mixed modes: a cell may pool samples of quick and full files (see the files above)")
+        return lines
+
     def l2_modes(self) -> dict[str, str]:
         """file -> the L2 mode its samples were measured with (warm | cold)."""
         return {path: c["l2"] for path, c in zip(self.files, self.conditions, strict=True)}
+
+
+def quick_text(mode: dict) -> str:
+    """`quick mode: 5 sources a graph, CPU column from cpu.parallel_do (not cpu.sequential)`."""
+    n = mode["sources"]
+    text = f"quick mode: {n} source{'' if n == 1 else 's'} a graph"
+    for old, new in (mode.get("cpu") or {}).items():
+        text += f", CPU column from {new} (not {old})" if new else f", {old} not timed"
+    return text
+
+
+def file_mode(path: str, doc: dict) -> dict | None:
+    """The `reproduce` record of a quick reproduction's file (checked), else None."""
+    meta = doc.get("reproduce")
+    if meta is None:
+        return None
+    _check(isinstance(meta, dict) and meta.get("mode") in ("full", "quick"), path, "reproduce",
+           "an object with mode full or quick", meta)
+    if meta["mode"] == "full":
+        return None
+    _check(_integer(meta.get("sources")) and meta["sources"] >= 1, path, "reproduce.sources",
+           "a whole number >= 1", meta.get("sources"))
+    cpu = meta.get("cpu") or {}
+    _check(isinstance(cpu, dict) and all(isinstance(k, str) and (v is None or isinstance(v, str))
+                                         for k, v in cpu.items()),
+           path, "reproduce.cpu", "an object of strategy names (or null)", cpu)
+    return meta
 
 
 def describe_environment(env: Any) -> str:
@@ -256,6 +302,7 @@ def add_doc(results: Results, doc: dict, path: str) -> Results:
     results.environments.append(doc.get("environment") or {})
     results.conditions.append(file_conditions(path, doc))
     results.states.append(run_state(doc))
+    results.modes.append(file_mode(path, doc))
     fi = len(results.files) - 1
     if not isinstance(doc["samples"], list):
         raise UserError(f"{path}: samples: expected a list")

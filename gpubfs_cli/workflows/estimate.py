@@ -11,6 +11,8 @@ What one graph of a run config costs, in the runner's order:
             then one call per source: the traversal, plus the host's copy-back, check and
             measures, CALL_MS + CHECK_NS_PER_VERTEX x n (+ PARENTS_NS_PER_VERTEX x n when
             predecessors are checked)
+A quick reproduction (`--quick`) is estimated from its own config (reproduce.Mode.apply):
+fewer sources scale the baselines and calls, the warm-up and prepare stay per variant.
 A first run on a fresh machine also compiles each kernel configuration once (about 30 s
 each on the shipped H100, seen in merrill-cta-rounds' prepares); that is not counted.
 

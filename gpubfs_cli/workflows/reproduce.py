@@ -9,6 +9,14 @@ problem, strategy, knobs, option) found there finished is not run again:
   (another machine, or a transient failure).
 A (dataset, variant) with any unfinished option runs all of the config's options.
 
+Quick mode (`--quick`, `Mode`) runs each config on fewer sources (the first N of the full
+run's list: graph/sources.py draws a prefix) and, where a paper's CPU columns are
+gpubfs's own additions, times the parallel CPU BFS instead (QUICK_CPU says which, per
+paper, and why). Every answer is still checked against the problem's baseline. Each
+results file records its mode (the `reproduce` key); quick runs go to their own folder
+(results/reproduce-quick/KEY/) and their cells carry the mode, so resume never takes a
+quick cell for a full one or the reverse.
+
 The time estimate (workflows/estimate.py states the model, workflows/history.py where its
 figures come from) is said per config and per paper before anything runs, and after each
 graph with the time so far. The results folder is checked before any graph is fetched or
@@ -36,7 +44,99 @@ from gpubfs_cli.workflows.estimate import Estimate, graph_estimate, human_second
 from gpubfs_cli.workflows.history import Machine
 
 RESULTS_ROOT = Path("results") / "reproduce"
+QUICK_ROOT = Path("results") / "reproduce-quick"
 MEASURED = ("out-of-time", "out-of-memory", "wrong-answer")  # failures that are results
+QUICK_SOURCES = 5  # most paper configs run 10 sources: 5 halves them, a median still stands
+
+# Per paper: the CPU strategies quick mode times otherwise (replacement, or None: not
+# timed; its answers still serve as the reference every answer is checked against).
+# merrill: Table 2 prints parallel CPU rates (cpu.parallel_do here) and speedups over the
+#   sequential BFS; luo: the CPU-BFS and Sp. columns of Tables 1-3; lbbfs: Table 1's
+#   sequential CPU rate and its speedup (the 39x); bfs4k: Fig. 15, speedups over the
+#   sequential BFS. Those CPU columns are results: kept, on the quick sources.
+# raval: the paper's figures compare its GPU strategies only; the cpu.sequential and
+#   cpu.dijkstra columns and the speedup table are gpubfs's additions.
+QUICK_CPU: dict[str, dict[str, str | None]] = {
+    "raval": {"cpu.sequential": "cpu.parallel_do", "cpu.dijkstra": None},
+}
+
+
+@dataclass(frozen=True)
+class Mode:
+    """Full (the configs as written) or quick (at most `sources` sources a graph, and
+    the paper's QUICK_CPU swaps)."""
+
+    quick: bool = False
+    sources: int = QUICK_SOURCES
+
+    @property
+    def name(self) -> str:
+        return "quick" if self.quick else "full"
+
+    def root(self, results_dir: str | Path | None) -> Path:
+        """--results DIR for either mode (cells carry the mode); else the mode's own folder."""
+        if results_dir:
+            return Path(results_dir)
+        return QUICK_ROOT if self.quick else RESULTS_ROOT
+
+    def swaps(self, key: str) -> dict[str, str | None]:
+        return QUICK_CPU.get(key, {}) if self.quick else {}
+
+    def apply(self, cfg: RunConfig, key: str) -> RunConfig:
+        """The config as this mode runs it for paper `key`."""
+        if not self.quick:
+            return cfg
+        swaps = self.swaps(key)
+        variants: list[Variant] = []
+        for v in cfg.variants:
+            if v.strategy in swaps:
+                if swaps[v.strategy] is None:
+                    continue
+                v = Variant(swaps[v.strategy], {}, v.problem)
+            if v not in variants:
+                variants.append(v)
+        sources = cfg.sources if cfg.fixed_sources else min(cfg.sources, self.sources)
+        return dataclasses.replace(cfg, sources=sources, variants=variants)
+
+    def meta(self, key: str, cfg: RunConfig) -> dict:
+        """What a results file records of the mode that made it (the `reproduce` key)."""
+        if not self.quick:
+            return {"paper": key, "mode": "full"}
+        return {"paper": key, "mode": "quick", "sources": cfg.sources, "quick_sources": self.sources,
+                "cpu": dict(self.swaps(key))}
+
+    def describe(self, key: str) -> str:
+        """One line: what quick mode changes for paper `key`."""
+        return f"{key}: quick mode: at most {sources_text(self.sources)} a graph; {cpu_text(self.swaps(key))}"
+
+
+def history_folders(keys: list[str], root: Path) -> list[Path]:
+    """Where this machine's own results are (workflows/history.py): results/ and each
+    paper's folder of either mode, since a quick run's times per source hold for a full one."""
+    folders = [Path("results"), *(r / k for r in (root, RESULTS_ROOT, QUICK_ROOT) for k in keys)]
+    return list(dict.fromkeys(folders))
+
+
+def quick_mode(quick: bool, sources: int | None) -> Mode:
+    """--quick and --quick-sources N (which implies --quick)."""
+    if sources is not None and sources < 1:
+        raise UserError(f"--quick-sources: expected a positive whole number of sources, got {sources}")
+    if sources is None:
+        return Mode(quick)
+    return Mode(True, sources)
+
+
+def sources_text(n: int) -> str:
+    return f"{n} source" if n == 1 else f"{n} sources"
+
+
+def cpu_text(swaps: dict) -> str:
+    """`CPU column from cpu.parallel_do (not cpu.sequential), cpu.dijkstra not timed`."""
+    if not swaps:
+        return "CPU columns as in full mode"
+    parts = [f"CPU column from {new} (not {old})" if new else f"{old} not timed"
+             for old, new in swaps.items()]
+    return ", ".join(parts) + " (every answer still checked against the baseline)"
 
 
 def paper_keys_for(arg: str) -> list[str]:
@@ -72,8 +172,19 @@ def paper_config_paths(key: str) -> list[Path]:
 
 
 # ------------------------------------------------------------------ cells
-def cell_key(config: str, dataset: str, problem: str, strategy: str, knobs: dict, predecessors: bool) -> tuple:
-    return (config, dataset, problem, strategy, knobs_key(knobs), bool(predecessors))
+def cell_key(config: str, dataset: str, problem: str, strategy: str, knobs: dict, predecessors: bool,
+             mode: str = "full") -> tuple:
+    return (config, dataset, problem, strategy, knobs_key(knobs), bool(predecessors), mode)
+
+
+def file_mode(doc: dict) -> tuple[str, int | None]:
+    """(mode, sources a graph of a quick run) a results file records; files without the
+    key (older, or from `gpubfs run`) are full runs."""
+    meta = doc.get("reproduce")
+    if isinstance(meta, dict) and meta.get("mode") == "quick":
+        sources = meta.get("sources")
+        return "quick", sources if isinstance(sources, int) and not isinstance(sources, bool) else 0
+    return "full", None
 
 
 def variant_knobs(cfg: RunConfig, variant: Variant) -> dict:
@@ -81,18 +192,26 @@ def variant_knobs(cfg: RunConfig, variant: Variant) -> dict:
     return knobs_dict(make_variant(cfg, variant)[1])
 
 
-def finished_cells(folder: Path) -> set[tuple]:
-    """The cells of every results file in `folder` that need no further run."""
-    done: set[tuple] = set()
+def finished_cells(folder: Path) -> dict[tuple, int | None]:
+    """The cells of every results file in `folder` that need no further run (keys carry
+    the file's mode), each with the sources a graph its quick run planned (None: full)."""
+    done: dict[tuple, int | None] = {}
     for path in sorted(folder.glob("*.json")) if folder.is_dir() else []:
         doc = load_results(path)
         config = (doc.get("config") or {}).get("name", "")
+        mode, planned = file_mode(doc)
         for g in group_samples([Sample.from_dict(s) for s in doc["samples"]]):
             sources = len(doc["sources"].get(g.dataset, []))
             ok = {s.source for s in g.ok_samples()}
             if g.status in MEASURED or (g.status == "ok" and sources and len(ok) >= sources):
-                done.add(cell_key(config, g.dataset, g.problem, g.strategy, g.knobs, g.predecessors))
+                key = cell_key(config, g.dataset, g.problem, g.strategy, g.knobs, g.predecessors, mode)
+                done[key] = None if planned is None else max(planned, done.get(key) or 0)
     return done
+
+
+def is_finished(done: dict[tuple, int | None], key: tuple, sources: int) -> bool:
+    """A quick cell is finished only by a quick file of at least as many sources."""
+    return key in done and (done[key] is None or done[key] >= sources)
 
 
 # ------------------------------------------------------------------ datasets
@@ -151,11 +270,12 @@ class ConfigPlan:
                 for vs, ds in by_variants.items()]
 
 
-def plan_config(path: Path, done: set[tuple], machine: Machine, data_dir: str | None = None,
-                building: set[tuple] | None = None) -> ConfigPlan:
-    """`building`: the graphs an earlier config of the command fetches or builds (added to)."""
+def plan_config(path: Path, done: dict[tuple, int | None], machine: Machine, data_dir: str | None = None,
+                building: set[tuple] | None = None, mode: Mode = Mode(), key: str = "") -> ConfigPlan:
+    """`building`: the graphs an earlier config of the command fetches or builds (added to);
+    `mode` and the paper `key`: how the config runs (Mode.apply)."""
     building = set() if building is None else building
-    cfg = load_config(path, {"data_dir": data_dir})
+    cfg = mode.apply(load_config(path, {"data_dir": data_dir}), key)
     reg = registry()
     plan = ConfigPlan(path, cfg, [])
     runnable = []
@@ -171,8 +291,8 @@ def plan_config(path: Path, done: set[tuple], machine: Machine, data_dir: str | 
         todo = []
         for v in runnable:
             knobs = variant_knobs(cfg, v)
-            keys = [cell_key(cfg.name, spec.name, v.problem, v.strategy, knobs, m) for m in cfg.modes]
-            missing = sum(k not in done for k in keys)
+            keys = [cell_key(cfg.name, spec.name, v.problem, v.strategy, knobs, m, mode.name) for m in cfg.modes]
+            missing = sum(not is_finished(done, k, cfg.sources) for k in keys)
             plan.finished += len(keys) - missing
             if missing:
                 todo.append(v)
@@ -213,12 +333,13 @@ def check_results_folder(root: Path, keys: list[str]) -> None:
 def plan_lines(outcome: PaperOutcome) -> list[str]:
     """The dry run of one paper: what cannot run, what must be fetched, each config's cells
     and estimate, the paper's total."""
-    lines = []
+    lines = [outcome.mode.describe(outcome.key)] if outcome.mode.quick else []
     for plan in outcome.plans:
         lines += plan.skipped
         lines += [f"{plan.name}: {dp.spec.name}: {dp.action} first" for dp in plan.datasets
                   if dp.spec.name in plan.todo and dp.builds]
-        lines.append(f"{outcome.key} · {plan.name}: {plan.cells_to_run()} cell(s) to run, {plan.finished} finished, "
+        quick = f" ({sources_text(plan.config.sources)} a graph)" if outcome.mode.quick else ""
+        lines.append(f"{outcome.key} · {plan.name}{quick}: {plan.cells_to_run()} cell(s) to run, {plan.finished} finished, "
                      f"{plan.estimate.summary()}")
     lines.append(f"{outcome.key}: {outcome.cells_to_run()} cell(s) to run, {outcome.estimate.summary(' in all')}; "
                  f"results in {outcome.folder}")
@@ -324,6 +445,7 @@ class PaperOutcome:
     plans: list[ConfigPlan]
     ran: int = 0  # results files written by this call
     interrupted: bool = False
+    mode: Mode = field(default_factory=Mode)
 
     @property
     def estimate(self) -> Estimate:
@@ -332,27 +454,37 @@ class PaperOutcome:
     def cells_to_run(self) -> int:
         return sum(p.cells_to_run() for p in self.plans)
 
+    @property
+    def report_html(self) -> Path:
+        """Named by mode: a shared --results folder keeps both reports."""
+        return self.folder / ("report-quick.html" if self.mode.quick else "report.html")
 
-def plan_papers(keys: list[str], root: Path, machine: Machine, data_dir: str | None = None) -> list[PaperOutcome]:
+
+def plan_papers(keys: list[str], root: Path, machine: Machine, data_dir: str | None = None,
+                mode: Mode = Mode()) -> list[PaperOutcome]:
     """Each paper's plan; a graph several configs need is fetched or built (and counted) once."""
     building: set[tuple] = set()
     outcomes = []
     for key in keys:
         done = finished_cells(root / key)
-        outcomes.append(PaperOutcome(key, root / key, [plan_config(p, done, machine, data_dir, building)
-                                                       for p in paper_config_paths(key)]))
+        outcomes.append(PaperOutcome(key, root / key, [plan_config(p, done, machine, data_dir, building, mode, key)
+                                                       for p in paper_config_paths(key)], mode=mode))
     return outcomes
 
 
 class GraphRunner(Runner):
-    """The runner, calling after_graph(dataset name) once each graph's results are written."""
+    """The runner, calling after_graph(dataset name) once each graph's results are written;
+    every results file it writes records `meta` (Mode.meta) as its `reproduce` key."""
 
-    def __init__(self, config: RunConfig, after_graph: Callable[[str], None], **kwargs):
+    def __init__(self, config: RunConfig, after_graph: Callable[[str], None], meta: dict | None = None, **kwargs):
         super().__init__(config, **kwargs)
         self.after_graph = after_graph
+        self.meta = meta or {}
         self.told: set[str] = set()
 
     def write(self) -> Path:
+        if self.meta:
+            self.doc["reproduce"] = self.meta
         path = super().write()
         for name in [n for n in self.doc["datasets"] if n not in self.told]:
             if self.doc.get("interrupted"):
@@ -383,13 +515,25 @@ def run_paper(outcome: PaperOutcome, machine: Machine, clock: Clock, make_progre
             clock.say(f"{outcome.key} · {plan.name}: {len(cfg.datasets)} graph(s) x {len(cfg.variants)} variant(s), "
                       f"{this.text()}; {clock.left_text()}")
             runner = GraphRunner(cfg, lambda name, c=plan.name: clock.done(outcome.key, c, name),
-                                 progress=make_progress(), out_path=path)
+                                 outcome.mode.meta(outcome.key, cfg), progress=make_progress(), out_path=path)
             result = runner.run()
             outcome.ran += int(result.written)
             if result.interrupted:
                 outcome.interrupted = True
                 return outcome
     return outcome
+
+
+def report_files(outcome: PaperOutcome) -> tuple[list[Path], str | None]:
+    """The paper folder's results files of this mode, and a line naming how many of the
+    other mode's it leaves out of the report (a shared --results folder holds both)."""
+    mine, other = [], []
+    for path in sorted(outcome.folder.glob("*.json")):
+        (mine if file_mode(load_results(path))[0] == outcome.mode.name else other).append(path)
+    if not other:
+        return mine, None
+    return mine, (f"{outcome.key}: {len(other)} {'full' if outcome.mode.quick else 'quick'}-mode file(s) in "
+                  f"{outcome.folder} left out of this {outcome.mode.name}-mode report")
 
 
 def failed_cells(files: list[Path]) -> int:
