@@ -65,7 +65,7 @@ chromium:
 
 # On a GPU machine: GPU tests must run, not skip.
 test-gpu: $(SETUP)
-	GPUBFS_REQUIRE_GPU=1 $(PYTHON) -m pytest -q -m gpu $(PYTEST_ARGS)
+	GPUBFS_REQUIRE_GPU=1 $(PYTHON) -m pytest -q -m gpu --durations=15 $(PYTEST_ARGS)
 
 # NUMBA_NUM_THREADS=1: cpu.parallel_* and peer.gapbs run a team of one thread. On the
 # shared 2-core box a team of two measured 100-1000x slow at random (2026-11-26, with the

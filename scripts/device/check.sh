@@ -5,10 +5,10 @@
 # first, with no downloads (catalogue graphs are generated, or read from GPUBFS_DATA_DIR).
 #   bash scripts/device/check.sh PART [PART...]
 # Checks:
-#   tests1       make test-gpu without the BFS-4K and Raval variant matrices; with the
-#                peers' binaries in .peers/ (gunrock/bfs, gapbs/bfs) their GPU tests run too
-#   tests2a      make test-gpu's BFS-4K and Raval BFS matrices
-#   tests2b      make test-gpu's Raval SSSP matrix
+#   tests        make test-gpu whole, 4 workers (an idle one takes over another's queue
+#                where pytest-xdist has worksteal: the variant matrices are a few dozen
+#                long tests); with the peers' binaries in .peers/ (gunrock/bfs, gapbs/bfs)
+#                their GPU tests run too
 #   sanitize     make test-gpu-sanitize, six sanitizer processes
 #   gather-ab    merrill.cu's gathering before (.ab/, carried) and after: gather_ab.sh
 # Paper runs (results/NAME.json, then its report in the part's log):
@@ -46,10 +46,8 @@ if [ -d .peers ]; then
   export GPUBFS_GUNROCK_BFS=$PWD/.peers/gunrock/bfs GPUBFS_GAPBS_BFS=$PWD/.peers/gapbs/bfs GPUBFS_PEERS=$PWD/.peers
 fi
 python3 -m pip install -q --no-deps --no-build-isolation -e . > logs/install.log 2>&1 || { cat logs/install.log; exit 1; }
-MATRICES="tests/algorithms/bfs/gpu/test_bfs4k.py tests/algorithms/bfs/gpu/test_raval.py tests/algorithms/sssp/gpu/test_raval.py"
-COMMON="-p no:cacheprovider -rfE --maxfail=30 -n 4 --durations=15"
-DESELECT=""
-for f in $MATRICES; do DESELECT="$DESELECT --deselect $f"; done
+DIST=$(python3 -c 'from xdist.scheduler import WorkStealingScheduling; print("--dist worksteal")' 2>/dev/null)
+COMMON="-p no:cacheprovider -rfE --maxfail=30 -n 4 $DIST --durations=15"
 G="python3 -m gpubfs_cli"
 LOW=g500-s20-ef16,uniform-n21-e26,kron_g500-logn20-gen
 SMALL=smoke-rmat,smoke-gnm,rmat20,Gen-ForestFire,luo-scalefree-1M,g500-s20-ef16
@@ -82,9 +80,7 @@ catalogue() {
 status=0
 for part in "$@"; do
   case "$part" in
-    tests1) run tests1 580 make test-gpu PYTHON=python3 PYTEST_ARGS="$COMMON $DESELECT" ;;
-    tests2a) run tests2a 580 make test-gpu PYTHON=python3 PYTEST_ARGS="$COMMON ${MATRICES% *}" ;;
-    tests2b) run tests2b 580 make test-gpu PYTHON=python3 PYTEST_ARGS="$COMMON ${MATRICES##* }" ;;
+    tests) run tests 580 make test-gpu PYTHON=python3 PYTEST_ARGS="$COMMON" ;;
     sanitize) run sanitize 580 make test-gpu-sanitize PYTHON=python3 SANITIZE_ARGS="--jobs 6" ;;
     gather-ab) run gather-ab 400 env OUT="$PWD/logs/ab" bash scripts/device/gather_ab.sh ;;
     run:*) name=${part#run:}; sh_run "run-$name" 580 "$(config "$name" "$name" "${RUN_ARGS:-}")" ;;

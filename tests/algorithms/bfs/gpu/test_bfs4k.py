@@ -1,8 +1,10 @@
 """bfs4k.bfs4k on the GPU: every knob that matters (each technique off alone, all off,
 the thresholds at their extremes, dynamic parallelism on every vertex) on the nasty
 graphs of test_strategies.py, exact distances against the sequential BFS, parents as
-a BFS tree, and the counters that say which kernel and technique ran. The pure parts
-(knobs, thresholds, hash sizes) are checked without a GPU."""
+a BFS tree, and the counters that say which kernel and technique ran. One test per
+variant and check loops over the graphs; test_strategies.UNION's graphs run as one
+disjoint union (one prepare), the others alone. The pure parts (knobs, thresholds, hash
+sizes) are checked without a GPU."""
 
 from __future__ import annotations
 
@@ -15,9 +17,14 @@ from gpubfs_cli.core.strategy import get_strategy, make_knobs
 from gpubfs_cli.errors import UserError
 from tests.algorithms.bfs.gpu.test_strategies import (
     GRAPHS,
+    UNION,
+    batch_reference,
+    batches,
     check_parents,
     graph,
     reference,
+    report,
+    run_checks,
     sources,
 )
 
@@ -62,46 +69,39 @@ def make(overrides: dict):
     return cls(make_knobs(cls, overrides))
 
 
-def check_counters(got, ref, s) -> None:
+def check_counters(got, ref, label: str) -> None:
     c = got.counters
-    assert c["levels"] == ref.counters["levels"], f"source {s}"
+    assert c["levels"] == ref.counters["levels"], label
     ran = c["single_block_levels"] + c["coop_levels"] + c["level_kernel_levels"]
-    assert ran == c["levels"], f"source {s}: {c}"
-    assert ran == c["edge_discover_levels"] + int(np.sum(c["vwarp_levels"])), c
-    assert c["kernels_active"] <= c["kernel_launches"] - 1 and c["host_syncs"] >= 1
+    assert ran == c["levels"], f"{label}: {c}"
+    assert ran == c["edge_discover_levels"] + int(np.sum(c["vwarp_levels"])), f"{label}: {c}"
+    assert c["kernels_active"] <= c["kernel_launches"] - 1 and c["host_syncs"] >= 1, f"{label}: {c}"
+
+
+def check_distances(at, got) -> None:
+    ref = batch_reference(at)
+    assert got.distances.dtype == np.int32, at.label
+    np.testing.assert_array_equal(got.distances, ref.distances, err_msg=at.label)
+    check_counters(got, ref, at.label)
+
+
+def check_tree(at, got) -> None:
+    np.testing.assert_array_equal(got.distances, batch_reference(at).distances, err_msg=at.label)
+    check_parents(at.batch.graph, at.vertex, got.distances, got.parents, at.label)
 
 
 @pytest.mark.gpu
-@pytest.mark.parametrize("graph_name", list(GRAPHS))
 @pytest.mark.parametrize("variant", list(VARIANTS))
-def test_distances(variant, graph_name):
-    s = make(VARIANTS[variant])
-    s.prepare(graph(graph_name))
-    try:
-        for src in sources(graph_name):
-            ref = reference(graph_name, src)
-            got = s.traverse(src).to_host()
-            assert got.distances.dtype == np.int32
-            np.testing.assert_array_equal(got.distances, ref.distances, err_msg=f"source {src}")
-            check_counters(got, ref, src)
-    finally:
-        s.release()
+def test_distances(variant):
+    report(run_checks(f"{NAME} {variant}", lambda: make(VARIANTS[variant]), batches(GRAPHS, union=UNION),
+                      sources, False, check_distances))
 
 
 @pytest.mark.gpu
-@pytest.mark.parametrize("graph_name", PARENT_GRAPHS)
 @pytest.mark.parametrize("variant", list(VARIANTS))
-def test_parents(variant, graph_name):
-    g = graph(graph_name)
-    s = make(VARIANTS[variant])
-    s.prepare(g)
-    try:
-        for src in sources(graph_name)[:4]:
-            got = s.traverse(src, predecessors=True).to_host()
-            np.testing.assert_array_equal(got.distances, reference(graph_name, src).distances)
-            check_parents(g, src, got.distances, got.parents)
-    finally:
-        s.release()
+def test_parents(variant):
+    report(run_checks(f"{NAME} {variant}", lambda: make(VARIANTS[variant]), batches(PARENT_GRAPHS, union=UNION),
+                      lambda name: sources(name)[:4], True, check_tree))
 
 
 @pytest.mark.gpu

@@ -11,6 +11,10 @@ graphs (R-MAT, G(n, m), Kronecker-like).
 from __future__ import annotations
 
 import functools
+import traceback
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -103,17 +107,157 @@ def _strategy(index: int):
     return cls(make_knobs(cls, overrides))
 
 
-def check_parents(g: CSRGraph, source: int, dist: np.ndarray, parents: np.ndarray) -> None:
-    assert parents[source] == source
+def check_parents(g: CSRGraph, source: int, dist: np.ndarray, parents: np.ndarray, label: str = "") -> None:
+    """A BFS tree: `label` (what ran, on which graph, from where) starts every message."""
+    at = f"{label}: " if label else ""
+    assert parents[source] == source, f"{at}the source is not its own parent"
     reached = np.flatnonzero(dist >= 0)
     others = reached[reached != source]
-    assert np.all(parents[dist < 0] == -1)
+    assert np.all(parents[dist < 0] == -1), f"{at}an unreached vertex has a parent"
     p = parents[others].astype(np.int64)
-    assert np.all(p >= 0)
-    assert np.array_equal(dist[p], dist[others] - 1), "parent not one level up"
+    assert np.all(p >= 0), f"{at}a reached vertex has no parent"
+    assert np.array_equal(dist[p], dist[others] - 1), f"{at}parent not one level up"
     rows = np.repeat(np.arange(g.n, dtype=np.int64), g.out_degrees())
     edge_keys = rows * g.n + g.col_indices
-    assert np.all(np.isin(p * g.n + others, edge_keys)), "parent is not a neighbour"
+    assert np.all(np.isin(p * g.n + others, edge_keys)), f"{at}parent is not a neighbour"
+
+
+# ---- the variant matrices' harness (test_bfs4k.py, test_raval.py, sssp/gpu/test_raval.py) ----
+# One test per variant loops over the graphs; graphs that a disjoint union leaves
+# unchanged for the variant share one prepare().
+
+# Undirected, more than one vertex, every degree below 2048 (bfs4k's shortest child-kernel
+# list at its defaults, K3 * K6). From a source in one of them a traversal of their union
+# is the traversal of that graph alone, and bfs4k's thresholds come out the same: no child
+# kernel at the defaults; with K2 = 100 and no degree floor, every vertex with a neighbour.
+UNION = ("path3000", "grid3x2000", "grid60x60", "disconnected", "loops_dups", "gnm", "rmat", "kronecker")
+
+
+@dataclass(frozen=True)
+class Part:
+    """A named graph inside a batch graph: its vertices are offset .. offset + n - 1 there."""
+
+    name: str
+    offset: int
+    n: int
+
+
+@dataclass(frozen=True, eq=False)
+class Batch:
+    """What one prepare() serves: a named graph alone, or the disjoint union of several."""
+
+    graph: CSRGraph
+    parts: tuple[Part, ...]
+
+    @property
+    def union(self) -> bool:
+        return len(self.parts) > 1
+
+
+@functools.cache
+def _batches(names: tuple[str, ...], build: Callable[[str], CSRGraph], union: tuple[str, ...]) -> tuple[Batch, ...]:
+    groups: dict[tuple, list[str]] = {}
+    order: list[list[str]] = []
+    for name in names:
+        g = build(name)
+        # a union keeps direction and weight type (the kernel build follows the weights')
+        key = (name in union, g.directed, None if g.weights is None else np.dtype(g.weights.dtype).str)
+        if key[0] and key in groups:
+            groups[key].append(name)
+            continue
+        order.append([name])
+        if key[0]:
+            groups[key] = order[-1]
+    out = []
+    for members in order:
+        parts = [build(m) for m in members]
+        g = parts[0] if len(parts) == 1 else samples.disjoint(*parts, name="+".join(members))
+        assert g.weights is None or g.weights.dtype == parts[0].weights.dtype
+        offsets = np.cumsum([0] + [p.n for p in parts])
+        out.append(Batch(g, tuple(Part(m, int(o), p.n) for m, o, p in zip(members, offsets, parts, strict=False))))
+    return tuple(out)
+
+
+def batches(names: Iterable[str], build: Callable[[str], CSRGraph] = graph,
+            union: Iterable[str] = ()) -> tuple[Batch, ...]:
+    """The graphs `names` (made by `build`) as batches, in their order: those also in
+    `union`, grouped by direction and weight type, one disjoint union a group; the rest
+    alone."""
+    return _batches(tuple(names), build, tuple(union))
+
+
+@dataclass(frozen=True)
+class At:
+    """One check's place: the batch, the named graph in it, the source in that graph's
+    own numbering and in the batch's (`vertex`), and the label every message starts with."""
+
+    batch: Batch
+    part: Part
+    source: int
+    vertex: int
+    label: str
+
+
+def _label(variant: str, batch: Batch, part: Part, source: int) -> str:
+    label = f"{variant} on {part.name} from {source}"
+    return f"{label} (vertex {part.offset + source} of the union {batch.graph.name})" if batch.union else label
+
+
+TESTS = Path(__file__).resolve().parents[3]
+
+
+def _failure(label: str, e: Exception) -> str:
+    frames = traceback.extract_tb(e.__traceback__)
+    if isinstance(e, AssertionError):  # the test's line, not numpy's assert_array_equal
+        frames = [f for f in frames if Path(f.filename).resolve().is_relative_to(TESTS)] or frames
+    where = f"{Path(frames[-1].filename).name}:{frames[-1].lineno}"
+    text = str(e).strip()
+    return f"{'' if label in text else label + ': '}{type(e).__name__} at {where}: {text}"
+
+
+def run_checks(variant: str, make: Callable, batch_list: Iterable[Batch], sources_of: Callable[[str], Iterable[int]],
+               predecessors: bool, check: Callable[[At, object], None]) -> list[str]:
+    """Per batch a fresh strategy from make(), prepared once; from each source of each
+    named graph in it (sources_of(name), that graph's numbering) one traverse, then
+    check(at, answer on the host). A graph stops at its first failure, as its own test
+    did, and the other graphs still run: returns every failure, named."""
+    failures = []
+    for batch in batch_list:
+        strategy = make()
+        label = f"{variant} on {'+'.join(p.name for p in batch.parts)} (prepare)"
+        try:
+            strategy.prepare(batch.graph)
+            for part in batch.parts:
+                label = f"{variant} on {part.name}"
+                try:
+                    for s in sources_of(part.name):
+                        label = _label(variant, batch, part, s)
+                        at = At(batch, part, s, part.offset + s, label)
+                        check(at, strategy.traverse(at.vertex, predecessors=predecessors).to_host())
+                except Exception as e:  # noqa: BLE001 - recorded, named; the next graph runs
+                    failures.append(_failure(label, e))
+        except Exception as e:  # noqa: BLE001 - prepare failed: the batch's graphs are not run
+            failures.append(_failure(label, e))
+        finally:
+            strategy.release()
+    return failures
+
+
+def report(failures: list[str]) -> None:
+    """Fail once with every graph's failure."""
+    if failures:
+        pytest.fail(f"{len(failures)} graph(s) failed:\n\n" + "\n\n".join(failures), pytrace=False)
+
+
+@functools.cache
+def _union_reference(batch: Batch, vertex: int):
+    return sequential_bfs(batch.graph, vertex)
+
+
+def batch_reference(at: At):
+    """The sequential BFS of the batch graph from at's source (the cached one of the graph
+    alone when the batch is one graph)."""
+    return _union_reference(at.batch, at.vertex) if at.batch.union else reference(at.part.name, at.source)
 
 
 # ---- tests -------------------------------------------------------------------------
