@@ -20,3 +20,10 @@ def find_binary(path: str, env: str, what: str, hint: str, defaults: tuple[Path,
     if found is None:
         return None, f"{what} binary {given} is not an executable file"
     return Path(found), ""
+
+
+def unavailable_from_env(env: str, find) -> str | None:
+    """Why a peer cannot run, known before prepare() only when $env names a bad binary;
+    with none set, the knob or a default path decides in prepare(). `find()` is the
+    peer's binary lookup."""
+    return (find()[1] or None) if os.environ.get(env) else None

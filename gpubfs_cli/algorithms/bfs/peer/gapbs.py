@@ -111,8 +111,7 @@ class GapbsBfs(Strategy):
 
     @classmethod
     def unavailable_reason(cls) -> str | None:
-        """A bad $GPUBFS_GAPBS_BFS; with none set the knob or a default decides, in prepare()."""
-        return (find_binary()[1] or None) if os.environ.get(ENV) else None
+        return binaries.unavailable_from_env(ENV, find_binary)
 
     def prepare(self, graph) -> None:
         from gpubfs_cli.graph.io.export import GAPBS_MAX_ID, export_graph

@@ -21,7 +21,6 @@ merge_path, its fastest on skewed ones; others are refused as run.sh refuses the
 from __future__ import annotations
 
 import json
-import os
 import re
 import shutil
 import subprocess
@@ -71,8 +70,7 @@ class GunrockBfs(Strategy):
 
     @classmethod
     def unavailable_reason(cls) -> str | None:
-        """A bad $GPUBFS_GUNROCK_BFS; with none set the knob decides, in prepare()."""
-        return (find_binary()[1] or None) if os.environ.get(ENV) else None
+        return binaries.unavailable_from_env(ENV, find_binary)
 
     def prepare(self, graph) -> None:
         from gpubfs_cli.graph.io.export import export_graph

@@ -1,0 +1,191 @@
+"""peer.blest: BLEST (tensor-core BFS, Elbek & Kaya, arXiv:2512.21967; a build for sm_90, its
+run.sh and notes are in ../shared/peers/blest/) on the graph exported from the cache.
+
+prepare() writes the graph as Matrix Market (graph/io/export.py) into a temporary folder
+and runs BLEST once from vertex 0 with BLEST_CACHE_DIR in that folder: BLEST loads the
+file and reorders it (Jaccard window or RCM) into its cache there, so the load and the
+reordering are prepare time, and BLEST's own figure for the reordering (the JSON's
+`reorder_s`) is each sample's counter reorder_ms. plan_sources() then runs BLEST once
+over every new source, listed twice (run.sh's REPEAT=2: the first pass warms up), which
+finds the cached graph; traverse(source) answers with the second pass's time for that
+source from the JSON's `process_times` (ms, host omp_get_wtime around BLEST's one
+cooperative kernel launch + synchronize; the BVSS build and the uploads are outside).
+
+BLEST returns no distances and checks nothing: its JSON gives each run's `levels` (max
+depth + 1) and `visited` (vertices reached, the source included). Those are checked here
+against gpubfs's baseline (cpu.sequential) for the same source, in plan_sources (untimed):
+the sample is valid when every run of the source agreed on both counts, else
+wrong-answer. Samples carry timed_by: peer.blest and counters levels, visited.
+
+Knobs: binary (run.sh or its folder; else $GPUBFS_BLEST, else ../shared/peers/blest/run.sh
+beside the checkout), jaccard (run.sh's JACCARD: Jaccard-window reordering of graphs BLEST
+classifies as social, natural order for them when off; others always get RCM), window
+(run.sh's WINDOW, the Jaccard window).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import subprocess
+import tempfile
+from dataclasses import dataclass
+from pathlib import Path
+
+from gpubfs_cli.algorithms.bfs.peer import binaries
+from gpubfs_cli.core.answer import Answer
+from gpubfs_cli.core.strategy import Strategy, StrategyUnavailable, register
+
+ENV = "GPUBFS_BLEST"
+CHECKOUT = Path(__file__).resolve().parents[4]
+DEFAULTS = (CHECKOUT.parent / "shared" / "peers" / "blest" / "run.sh",)
+NO_GPU = (35, 100)  # cudaErrorInsufficientDriver, cudaErrorNoDevice: BLEST exits with the error
+MAX_EDGES = 2**32 - 1  # BLEST counts directed edges in 32 bits
+
+
+@dataclass(frozen=True)
+class BlestKnobs:
+    binary: str = ""  # run.sh or its folder; empty: $GPUBFS_BLEST, else the default path
+    jaccard: bool = False
+    window: int = 65536
+
+    def __post_init__(self):
+        if not isinstance(self.jaccard, bool):
+            raise ValueError(f"jaccard: expected true or false, got {self.jaccard!r}")
+        if isinstance(self.window, bool) or not isinstance(self.window, int) or self.window < 1:
+            raise ValueError(f"window: expected a positive whole number of vertices, got {self.window!r}")
+
+
+@dataclass(frozen=True)
+class BlestSource:
+    """One source's runs: the warm pass's time and counts, and the cross-check."""
+
+    time_ms: float
+    levels: int
+    visited: int
+    valid: bool
+
+
+def find_binary(path: str = "") -> tuple[Path | None, str]:
+    """(run.sh, '') or (None, why not); a folder stands for its run.sh."""
+    given = path or os.environ.get(ENV, "")
+    if given and os.path.isdir(given):
+        given = os.path.join(given, "run.sh")
+    return binaries.find_binary(given, ENV, "BLEST", f"none at {DEFAULTS[0]}", DEFAULTS)
+
+
+@register
+class BlestBfs(Strategy):
+    name = "peer.blest"
+    paper = "peer"
+    section = "peer: BLEST tensor-core BFS (Elbek & Kaya, arXiv:2512.21967), timed by itself"
+    summary = "BLEST's run.sh on the exported graph, from the same sources"
+    caveats = (
+        "times are BLEST's own (host clock around its one cooperative kernel + synchronize), not gpubfs's timer",
+        "load and reordering (RCM or Jaccard window) are in the prepare time; BVSS build and uploads are untimed",
+        "BLEST returns counts, not distances: its levels and visited are checked against cpu.sequential's",
+        "directed graphs are untested by BLEST's authors",
+    )
+    device_kind = "cpu"  # gpubfs starts a process on the host
+    timing = "self"  # BLEST's own host clock around its kernel
+    # a bitmap (BVSS) traversal, not a top-down one: its rate is the top-down count over its time
+    teps = "equivalent"
+    Knobs = BlestKnobs
+    supports_predecessors = False
+
+    @classmethod
+    def unavailable_reason(cls) -> str | None:
+        return binaries.unavailable_from_env(ENV, find_binary)
+
+    def prepare(self, graph) -> None:
+        from gpubfs_cli.graph.io.export import export_graph
+
+        script, why = find_binary(self.knobs.binary)
+        if script is None:
+            raise StrategyUnavailable(why)
+        if graph.n < 1:
+            raise StrategyUnavailable("BLEST needs at least one vertex")
+        if graph.m > MAX_EDGES:
+            raise StrategyUnavailable(f"{graph.m:,} directed edges: BLEST counts edges in 32 bits")
+        self.script = script
+        self.graph = graph
+        self.results: dict[int, BlestSource] = {}
+        self.folder = Path(tempfile.mkdtemp(prefix="gpubfs-blest-"))
+        self.mtx = self.folder / "graph.mtx"
+        export_graph(graph, self.mtx, "mtx", comment=f"gpubfs export of {graph.name} for peer.blest")
+        # Load and reorder into BLEST's cache now, so that both are prepare time.
+        first = self._run([0], repeat=1, tag="prepare")
+        self.reorder_ms = _ms(first.get("reorder_s"))
+        self.bvss_build_ms: float | None = None
+
+    def _run(self, sources: list[int], repeat: int, tag: str) -> dict:
+        out = self.folder / f"{tag}.json"
+        out.unlink(missing_ok=True)
+        cmd = [str(self.script), str(self.mtx), ",".join(map(str, sources)), str(out),
+               "1" if self.knobs.jaccard else "0", str(self.knobs.window)]
+        env = dict(os.environ, BLEST_CACHE_DIR=str(self.folder / "cache"), REPEAT=str(repeat))
+        done = subprocess.run(cmd, capture_output=True, text=True, env=env)
+        try:
+            doc = json.loads(out.read_text())
+        except (OSError, ValueError) as exc:
+            doc, missing = {}, exc
+        else:
+            missing = None
+        said = doc.get("error") if isinstance(doc, dict) else None
+        tail = said or " ".join((done.stderr or done.stdout).split())[-300:]
+        if done.returncode in NO_GPU:
+            raise StrategyUnavailable(f"BLEST found no usable GPU (exit {done.returncode}): {tail}")
+        if done.returncode != 0:
+            raise RuntimeError(f"BLEST exited with {done.returncode}: {tail}")
+        if missing is not None or not isinstance(doc, dict):
+            raise RuntimeError(f"BLEST wrote no usable JSON ({missing or 'not an object'}): {tail}")
+        want = [int(s) for s in sources] * repeat
+        try:
+            runs = [(int(s), float(t), int(lv), int(vi)) for s, t, lv, vi in
+                    zip(doc["srcs"], doc["process_times"], doc["levels"], doc["visited"], strict=True)]
+        except (KeyError, TypeError, ValueError) as exc:
+            raise RuntimeError(f"BLEST's JSON has no usable srcs, process_times, levels and visited ({exc})") from None
+        if [r[0] for r in runs] != want:
+            raise RuntimeError(f"BLEST ran {len(runs)} runs for {len(want)}, or other sources than asked")
+        doc["runs"] = runs
+        return doc
+
+    def plan_sources(self, sources: list[int]) -> None:
+        from gpubfs_cli.core.solve import solve_each
+
+        todo = list(dict.fromkeys(int(s) for s in sources if int(s) not in self.results))
+        if not todo:
+            return
+        doc = self._run(todo, repeat=2, tag="sources")
+        self.bvss_build_ms = _ms(doc.get("bvss_build_s"))
+        runs = doc["runs"]
+        # The baseline's depth and reach: the counts BLEST must match (untimed).
+        for s, dist in zip(todo, solve_each(self.problem_spec(), self.graph, todo), strict=True):
+            levels, visited = int(dist.max()) + 1, int((dist >= 0).sum())
+            mine = [r for r in runs if r[0] == s]
+            valid = all((r[2], r[3]) == (levels, visited) for r in mine)
+            _, t, lv, vi = mine[-1]  # the warm pass
+            self.results[s] = BlestSource(t, lv, vi, valid)
+
+    def traverse(self, source: int, predecessors: bool = False) -> Answer:
+        res = self.results.get(int(source))
+        if res is None:
+            raise RuntimeError(f"source {source} was not in the batch BLEST ran")
+        counters: dict[str, int | float] = {"levels": res.levels, "visited": res.visited}
+        if self.reorder_ms is not None:
+            counters["reorder_ms"] = self.reorder_ms
+        if self.bvss_build_ms is not None:
+            counters["bvss_build_ms"] = self.bvss_build_ms
+        return Answer(None, timed_by=self.name, time_ms=res.time_ms, peer_valid=res.valid, counters=counters)
+
+    def release(self) -> None:
+        folder = getattr(self, "folder", None)
+        if folder is not None:
+            shutil.rmtree(folder, ignore_errors=True)
+            self.folder = None
+        super().release()
+
+
+def _ms(seconds) -> float | None:
+    return None if seconds is None else float(seconds) * 1000.0
