@@ -361,6 +361,9 @@ def run(
     problem: str = typer.Option(None, "--problem", help="bfs or sssp (default: what the strategy names imply, else bfs)."),
     l2: str = typer.Option(None, "--l2", help="warm (default) or cold: evict the GPU's L2 before each timed sample, untimed."),
     gpus: int = typer.Option(None, "--gpus", help="GPUs a multi-GPU strategy (merrill.multi_gpu*) spans (default 1)."),
+    reorder: list[str] = typer.Option(None, "--reorder", help="none (default), degree, rcm or hub: relabel each graph's "
+                                      "vertices in that order first, its cost recorded as prepare time; several "
+                                      "(repeatable, or comma-separated): each order its own variant (docs/reordering.md)."),
     resume: str = typer.Option(None, "--resume", metavar="JOURNAL", help="Go on with a stopped run from its "
                                "journal (results/NAME-TIME.journal.jsonl), skipping what it holds; its config "
                                "is the journal's unless given (then it must be the same)."),
@@ -392,7 +395,7 @@ def run(
         config, datasets=datasets, strategies=strategies, sources=sources, seed=seed,
         fixed_sources=fixed, out=out, data_dir=directory, warmup=warmup, warmup_ms=warmup_ms, rounds=rounds, time_limit_s=time_limit,
         predecessors=predecessors, validate=validate, require_gpu=require_gpu, problem=problem, l2=l2,
-        gpus=gpus, base=journal_config(resume) if resume is not None else None, base_where=str(resume),
+        gpus=gpus, reorder=reorder, base=journal_config(resume) if resume is not None else None, base_where=str(resume),
     )
     progress = RunProgress(err_console) if err_console.is_terminal else NullProgress(err_console)
     runner = Runner(cfg, progress=progress, resume=resume, replace=force)

@@ -34,6 +34,10 @@ Keys (all optional except datasets):
                  outside the timed region (gpu/l2.py); warm (default) does not
   gpus:          GPUs a multi-GPU strategy (one with a `gpus` knob) spans unless its
                  knobs say otherwise (merrill.multi_gpu*; default: its knob's 1)
+  reorder:       none | degree | rcm | hub, or a list of them: relabel the graph's vertices
+                 in that order before each strategy prepares (graph/reorder.py; answers
+                 mapped back, the order's cost recorded as prepare time); a list makes
+                 each order its own variant, like a knob sweep (default none)
 Every mistake is one UserError naming the file and key, with the closest valid names.
 """
 
@@ -45,17 +49,18 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from gpubfs_cli.bench.variants import Variant, expand_strategies
+from gpubfs_cli.bench.variants import NO_REORDER, Variant, expand_strategies, with_orders
 from gpubfs_cli.bench.variants import config_error as _err
 from gpubfs_cli.configs import run_config_path
 from gpubfs_cli.core.strategy import Registry
 from gpubfs_cli.errors import UserError, unknown_name
 from gpubfs_cli.files import parse_yaml, read_text_file
+from gpubfs_cli.graph.reorder import ORDERS
 
 KEYS = (
     "name", "datasets", "problem", "strategies", "sources", "seed", "fixed_sources", "validate",
     "predecessors", "time_limit_s", "warmup", "warmup_ms", "rounds", "networkx_max_edges", "out", "data_dir",
-    "require_gpu", "l2", "gpus",
+    "require_gpu", "l2", "gpus", "reorder",
 )
 PREDECESSOR_MODES = ("false", "true", "both")
 VALIDATE_MODES = ("all", "none")
@@ -88,6 +93,7 @@ class RunConfig:
     require_gpu: bool = False
     l2: str = "warm"
     gpus: int | None = None
+    reorder: list[str] = field(default_factory=lambda: [NO_REORDER])
     path: str | None = None  # the YAML file, when there was one
     require_gpu_from: str | None = None  # "command line" or the YAML file that set it
 
@@ -99,7 +105,10 @@ class RunConfig:
     def to_dict(self) -> dict:
         d = dataclasses.asdict(self)
         d.pop("require_gpu_from")
+        if self.reorder == [NO_REORDER]:  # as files from before the key were written
+            d.pop("reorder")
         d["variants"] = [{"problem": v.problem, "strategy": v.strategy, "knobs": dict(v.overrides)}
+                         | ({"reorder": v.reorder} if v.reorder != NO_REORDER else {})
                          for v in self.variants]
         return d
 
@@ -188,6 +197,7 @@ def build_config(
         require_gpu=_typed(at("require_gpu"), "require_gpu", get("require_gpu", False), bool),
         l2=_choice(at("l2"), "l2", get("l2", "warm"), L2_MODES),
         gpus=None if get("gpus") is None else _positive(at("gpus"), "gpus", get("gpus")),
+        reorder=_orders(at("reorder"), get("reorder", NO_REORDER)),
         path=None if where == "command line" else where,
     )
     cfg.require_gpu_from = at("require_gpu") if cfg.require_gpu else None
@@ -199,6 +209,7 @@ def build_config(
         raise _err(at("warmup_ms"), "warmup_ms", f"expected 0 or more milliseconds, got {cfg.warmup_ms}")
     problem = _optional_str(at("problem"), "problem", get("problem"))
     cfg.variants = expand_strategies(at("strategies"), get("strategies", "all"), registry, problem)
+    cfg.variants = with_orders(cfg.variants, cfg.reorder)
     check = dataset_check if dataset_check is not None else default_dataset_check(cfg.data_dir)
     for i, spec in enumerate(cfg.datasets):
         try:
@@ -271,6 +282,20 @@ def _int_list(where: str, key: str, value: Any) -> list[int]:
     return list(items)
 
 
+def _orders(where: str, value: Any) -> list[str]:
+    """`reorder`: one order name or a list of them, no repeats (graph/reorder.ORDERS)."""
+    items = value if isinstance(value, list) else [value]
+    expected = f"expected {', '.join(ORDERS)} or a list of them"
+    if not items:
+        raise _err(where, "reorder", f"{expected}, got an empty list")
+    for v in items:
+        if not isinstance(v, str):
+            raise _err(where, "reorder", f"{expected}, got {v!r}")
+        if v not in ORDERS:
+            raise _err(where, "reorder", str(unknown_name("vertex order", v, ORDERS)))
+    return list(dict.fromkeys(items))
+
+
 def _datasets(where: str, value: Any) -> list[DatasetSpec]:
     items = value if isinstance(value, list) else [value]
     out = []
@@ -318,6 +343,7 @@ def config_from_cli(
     problem: str | None = None,
     l2: str | None = None,
     gpus: int | None = None,
+    reorder: list[str] | None = None,
     dataset_check: DatasetCheck | None = None,
     registry: Registry | None = None,
     base: dict[str, Any] | None = None,
@@ -344,6 +370,7 @@ def config_from_cli(
         "problem": problem,
         "l2": l2,
         "gpus": gpus,
+        "reorder": split_names(reorder),
     }
     if path is not None:
         return load_config(run_config_path(path), overrides, dataset_check=dataset_check, registry=registry)

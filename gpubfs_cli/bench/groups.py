@@ -4,7 +4,8 @@ runner's summaries, its end-of-run table and exit code, and every report.
 A group is every sample of one (dataset, problem, strategy, knobs variant, option, L2
 mode): warm and cold samples of pooled files are never averaged together. A multi-GPU
 strategy's variants carry the knob GPUS_KNOB (their GPU count, `Group.gpus`): reports keep
-each count apart, never folding two counts into one cell.
+each count apart, never folding two counts into one cell. A variant run on a relabelled
+graph carries its vertex order as the knob REORDER_KNOB (`Group.reorder`), kept apart alike.
 """
 
 from __future__ import annotations
@@ -18,6 +19,7 @@ import numpy as np
 from gpubfs_cli.bench.results import Sample
 from gpubfs_cli.bench.statistics import summarize
 from gpubfs_cli.bench.status import group_status, is_partial, sample_status
+from gpubfs_cli.bench.variants import REORDER_KNOB
 from gpubfs_cli.core.knobs import knobs_key
 
 # The knob a multi-GPU strategy names its GPU count by (merrill.multi_gpu, and any other
@@ -57,6 +59,11 @@ class Group:
     def gpus(self) -> Any:
         """The GPU count of a multi-GPU strategy's variant (None: no `gpus` knob)."""
         return gpus_of(self.knobs)
+
+    @property
+    def reorder(self) -> Any:
+        """The vertex order its graph was relabelled in (None: the graph's own)."""
+        return self.knobs.get(REORDER_KNOB)
 
     @property
     def batched(self) -> bool:

@@ -1,10 +1,12 @@
 """What a run measures on: a dataset's graph (loaded or generated, then cached), and each
 problem's view of it (weights where the problem needs them, its input check, the
-reference answers of every source, computed once outside any timing, and its measurer).
+reference answers of every source, computed once outside any timing, and its measurer),
+and the relabelled views of it that reordered variants run on (Reorders).
 """
 
 from __future__ import annotations
 
+import time
 from collections.abc import Callable
 from dataclasses import dataclass
 
@@ -13,6 +15,7 @@ from gpubfs_cli.bench.references import References
 from gpubfs_cli.core.problem import Problem, ReachedEdges, get_problem
 from gpubfs_cli.errors import UserError
 from gpubfs_cli.graph.csr import CSRGraph
+from gpubfs_cli.graph.reorder import Reordered, inverse, order_of, relabel
 
 
 def default_loader(spec: DatasetSpec, data_dir: str | None, progress: bool) -> tuple[CSRGraph, dict]:
@@ -70,3 +73,37 @@ def problem_input(key: str, name: str, graph: CSRGraph, sources: list[int], info
         info.update(problem.reference_stats(graph, sources, references.reaches))
         info.setdefault("frontier", problem.frontier(graph, sources[0], references.distances(0)))
     return ProblemInput(problem, graph, references, problem.facts(graph))
+
+
+class Reorders:
+    """The relabelled views of one dataset's graph, each built on first use and kept
+    for every variant after it: an order's permutation once per graph (a problem's
+    weighted view has the same edges), a relabelled graph once per view and order. A
+    view's `ms` is its order's time plus its relabelling's, by the host clock; a
+    failure is kept too, and raised again for every variant that asks."""
+
+    def __init__(self) -> None:
+        self._perms: dict[str, tuple[object, float]] = {}
+        self._views: dict[tuple[int, str], Reordered | BaseException] = {}
+        self._held: list[CSRGraph] = []  # the graphs keyed by id above, kept alive
+
+    def view(self, graph: CSRGraph, order: str) -> Reordered:
+        key = (id(graph), order)
+        if key not in self._views:
+            self._held.append(graph)
+            try:
+                if order not in self._perms:
+                    t0 = time.perf_counter()
+                    perm = order_of(graph, order)
+                    self._perms[order] = (perm, (time.perf_counter() - t0) * 1000.0)
+                perm, order_ms = self._perms[order]
+                t0 = time.perf_counter()
+                relabelled = relabel(graph, perm)
+                ms = order_ms + (time.perf_counter() - t0) * 1000.0
+                self._views[key] = Reordered(order, relabelled, perm, inverse(perm), ms)
+            except Exception as exc:  # one failure, not one per variant
+                self._views[key] = exc
+        found = self._views[key]
+        if isinstance(found, BaseException):
+            raise found
+        return found

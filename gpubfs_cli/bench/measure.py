@@ -17,6 +17,13 @@ memory exhaustion is `out-of-memory`, an answer that differs from the baseline i
 `wrong-answer` (its time is kept, never reported as a number), any other exception is
 `error`. A failure that concerns a whole variant on a graph is one sample with source -1.
 
+Reordering: a variant with a vertex order (bench/variants.py, graph/reorder.py) uploads,
+prepares and traverses the relabelled graph, from its sources' new ids; each answer is
+mapped back to the graph's own ids after its timer stops, so the check and the measures
+are those of every other variant. Computing the order and the relabelled graph (once
+per graph and order, bench/inputs.Reorders) is the prepare record's `reorder_ms`, never
+in a traversal's time.
+
 Batches: a strategy whose batch_size() is above 1 gets its sources in batches; the call's
 time divided by the batch's size is each source's time_ms, and each sample records the
 batch's size (`batch`), so reports keep batch rows in tables of their own.
@@ -39,6 +46,8 @@ from gpubfs_cli.core.answer import Answer
 from gpubfs_cli.core.device import Device
 from gpubfs_cli.core.strategy import Strategy, knobs_dict
 from gpubfs_cli.gpu.clocks import clock_entries, default_reader, readings
+from gpubfs_cli.graph.csr import CSRGraph
+from gpubfs_cli.graph.reorder import Reordered
 
 L2Flush = Callable[[Sequence[Device]], None]
 
@@ -64,11 +73,13 @@ class Measure:
         self.read_clocks = read_clocks  # None: the default reader, made on first use
 
     def variant(self, name: str, pi: ProblemInput, indexed: Indexed, cls: type[Strategy], knobs,
-                label: str, info: dict, modes: list[bool], later: int = 0) -> tuple[bool, set[bool]]:
+                label: str, info: dict, modes: list[bool], later: int = 0, *, kd: dict | None = None,
+                reorder: Callable[[], Reordered] | None = None) -> tuple[CSRGraph | None, set[bool]]:
         """The given modes of one variant on one graph over `indexed` (`later` more sources
-        come in later rounds): whether the graph went to a GPU, and the modes that ended
-        here (failed, out of time)."""
-        kd = knobs_dict(knobs)
+        come in later rounds): the graph it put on a GPU (None: none), and the modes that
+        ended here (failed, out of time). `kd`: the knobs its records carry (default: its
+        strategy's); `reorder`: the relabelled graph it runs on (None: the graph itself)."""
+        kd = knobs_dict(knobs) if kd is None else kd
         key = pi.problem.key
         sources = [s for _, s in indexed]
         stopped: set[bool] = set()
@@ -86,55 +97,65 @@ class Measure:
         reason = pi.failure or cls.unavailable_reason()
         if reason is not None:
             self.unavailable(name, key, cls, knobs, modes, reason, len(sources),
-                             "error" if pi.failure else "unavailable")
-            return False, set(modes)
+                             "error" if pi.failure else "unavailable", kd=kd)
+            return None, set(modes)
 
         strategy = cls(knobs)
         uploaded = strategy.device.is_gpu
-        self.progress.describe(f"{name} · {label}: upload and prepare")
+        graph, view = pi.graph, None
+        self.progress.describe(f"{name} · {label}: " + ("reorder, " if reorder else "") + "upload and prepare")
         try:
-            step = "upload: "
+            step = "reorder: "
             try:
-                upload_ms, _ = timed_call(lambda: strategy.upload(pi.graph), strategy.devices)
-                if uploaded:  # the first upload of a graph moves it; later ones find it there
+                if reorder is not None:
+                    view = reorder()
+                    graph = view.graph
+                step = "upload: "
+                upload_ms, _ = timed_call(lambda: strategy.upload(graph), strategy.devices)
+                if uploaded and view is None:  # the first upload of a graph moves it; later ones find it there
                     info["upload_ms"] = upload_ms if info.get("upload_ms") is None else info["upload_ms"]
                 step = ""
-                ms, _ = timed_call(lambda: strategy.prepare(pi.graph), strategy.devices)
+                ms, _ = timed_call(lambda: strategy.prepare(graph), strategy.devices)
             except Exception as exc:
                 status, why = classify(exc)
-                prepared(status, step + why, upload_ms=info["upload_ms"] if uploaded and not step else None)
+                went = uploaded and step != "reorder: "
+                own_upload = info["upload_ms"] if view is None else upload_ms
+                prepared(status, step + why, upload_ms=own_upload if uploaded and not step else None,
+                         reorder_ms=view.ms if view else None)
                 whole(status, step + why)
-                return uploaded, stopped
+                return graph if went else None, stopped
             prepared("ok", ms=ms, bytes=int(strategy.prepared_bytes()),
-                     upload_ms=info["upload_ms"] if uploaded else None)
+                     upload_ms=(info["upload_ms"] if view is None else upload_ms) if uploaded else None,
+                     reorder_ms=view.ms if view else None)
+            new_id = (lambda v: v) if view is None else view.source
             try:  # a peer runs its whole batch here (core/strategy.py plan_sources)
-                strategy.plan_sources(list(sources))
+                strategy.plan_sources([new_id(s) for s in sources])
             except Exception as exc:
                 whole(*classify(exc))
-                return uploaded, stopped
+                return graph if uploaded else None, stopped
             for mode in modes:
                 if mode and not cls.supports_predecessors:
                     whole("unavailable", f"{cls.name} has no {pi.problem.option} output", mode)
                     continue
-                failure = self._warm_up(strategy, sources[0], mode)
+                failure = self._warm_up(strategy, new_id(sources[0]), mode)
                 if failure is not None:
                     whole(*failure, mode)
                     continue
                 before = self._read_clocks(strategy.devices)
                 mode_label = label + (f" {pi.problem.option_label}" if mode else "")
-                if self._sources(name, pi, indexed, strategy, kd, mode, mode_label, later):
+                if self._sources(name, pi, indexed, strategy, kd, mode, mode_label, later, view):
                     stopped.add(mode)
                 after = self._read_clocks(strategy.devices)
                 self._clocks(name, key, cls.name, kd, mode, before, after)
         finally:
             strategy.release()
-        return uploaded, stopped
+        return graph if uploaded else None, stopped
 
     def unavailable(self, name: str, problem: str, cls: type[Strategy], knobs, modes: list[bool], reason: str,
-                    sources: int, status: str = "unavailable") -> None:
+                    sources: int, status: str = "unavailable", *, kd: dict | None = None) -> None:
         """A variant that cannot run here (or on this input): its prepare record and one
         sample with source -1 per mode; nothing of the graph's is needed."""
-        kd = knobs_dict(knobs)
+        kd = knobs_dict(knobs) if kd is None else kd
         self.records.prepare(Prepare(name, cls.name, kd, None, status=status, reason=reason, problem=problem,
                                      devices=[str(d) for d in cls.devices_for(knobs)]))
         for m in modes:
@@ -162,10 +183,11 @@ class Measure:
         return None
 
     def _sources(self, name: str, pi: ProblemInput, indexed: Indexed, strategy: Strategy, kd: dict,
-                 mode: bool, label: str, later: int = 0) -> bool:
+                 mode: bool, label: str, later: int = 0, view: Reordered | None = None) -> bool:
         """Time and check one mode of a prepared variant from each (index, source) of
         `indexed`, a call per source or per batch; True if it stopped early (the rest,
-        `later` ones included, skipped)."""
+        `later` ones included, skipped). With `view`, the strategy answers from the
+        sources' new ids and the answers are mapped back after the timer stops."""
         cfg = self.config
         limit_ms = cfg.time_limit_s * 1000.0
         size = strategy.batch_size()
@@ -180,11 +202,14 @@ class Measure:
                 if self.flush_l2 is not None:
                     self.flush_l2(strategy.devices)
                 stage = ""
+                asked = [s if view is None else view.source(s) for _, s in group]
                 if size > 1:
-                    ms, answers = timed_batch(strategy, [s for _, s in group], mode)
+                    ms, answers = timed_batch(strategy, asked, mode)
                 else:
-                    ms, answer = timed_traverse(strategy, group[0][1], mode)
+                    ms, answer = timed_traverse(strategy, asked[0], mode)
                     answers = [answer]
+                if view is not None:  # untimed: the answers in the graph's own ids
+                    answers = [view.answer(a) for a in answers]
             except Exception as exc:
                 status, why = classify(exc)
                 why = stage + why + (f" (remaining {left + len(group) - 1} sources skipped)"

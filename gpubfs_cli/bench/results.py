@@ -23,6 +23,8 @@ Layout (schema_version 1):
   sources {NAME: [int, ...]},                 # the list every strategy ran on NAME
   problems {KEY: Problem.describe()},         # title, option, baseline, rate of each problem run
   prepares [Prepare...],                      # prepare() time and memory, per graph+strategy
+                                              # (reorder_ms: a reordered variant's cost of its vertex
+                                              #  order and relabelled graph, apart from time_ms)
   samples [Sample...],                        # one per (dataset, problem, strategy, knobs, source, mode)
                                               # (batch: only a batch strategy's samples: the size of the
                                               #  batch a source was answered in; time_ms is the call's / batch)
@@ -36,6 +38,9 @@ Layout (schema_version 1):
 The run's L2 mode is config.l2 and every sample's `l2` (warm | cold; absent: warm):
 cold runs evict the GPU's L2 before each timed sample (gpu/l2.py), and samples of
 the two modes never share a group. CPU strategies run the same either way.
+A variant run on a relabelled graph (config `reorder`) carries its order in its knobs
+(`reorder`: degree, rcm, hub; absent: none), so its samples group and report apart;
+its answers were mapped back to the graph's own ids before they were checked.
 A sample's `problem` is "bfs" where absent (files written before SSSP existed); its
 problem-specific measures are top-level keys (BFS: depth, edges_graph500; SSSP:
 max_distance). Strategy names of earlier versions load under their current names
@@ -125,9 +130,13 @@ class Prepare:
     reason: str | None = None
     problem: str = DEFAULT_PROBLEM
     devices: list[str] = field(default_factory=list)
+    reorder_ms: float | None = None  # the vertex order and relabelled graph, before upload
 
     def to_dict(self) -> dict:
-        return asdict(self)
+        d = asdict(self)
+        if d["reorder_ms"] is None:  # only a reordered variant's prepares carry the key
+            del d["reorder_ms"]
+        return d
 
 
 def new_results(environment: dict, config: dict, problems: dict, equivalent_teps: list[str], created: str) -> dict:

@@ -6,7 +6,8 @@ the sources (graph/sources.py), computes each problem's reference answers for ev
 source (once per graph and problem, outside any timing), then lets every variant take its
 turns (bench/schedule.py: rounds, turns) and measures each turn (bench/measure.py:
 upload, prepare, warm-up, the timed calls, checks). Variants come from the config
-(bench/variants.py).
+(bench/variants.py); a variant with a vertex order runs on the graph relabelled in that
+order, built once per graph and order (bench/inputs.Reorders).
 
 The runner knows no algorithm: each variant's strategy names its Problem (BFS, SSSP),
 and the problem supplies the reference answers, the check and the measures.
@@ -34,6 +35,7 @@ all, no graph is loaded.
 
 from __future__ import annotations
 
+import functools
 import itertools
 import json
 import time
@@ -43,7 +45,13 @@ from datetime import datetime, timezone
 from pathlib import Path
 
 from gpubfs_cli.bench.config import DatasetSpec, RunConfig
-from gpubfs_cli.bench.inputs import ProblemInput, default_loader, default_weights, problem_input
+from gpubfs_cli.bench.inputs import (
+    ProblemInput,
+    Reorders,
+    default_loader,
+    default_weights,
+    problem_input,
+)
 from gpubfs_cli.bench.journal import FLUSH_EVERY_S, Journal, journal_path, results_path, spec_label
 from gpubfs_cli.bench.measure import L2Flush, Measure
 from gpubfs_cli.bench.progress import NullProgress, RunProgress
@@ -53,9 +61,9 @@ from gpubfs_cli.bench.resume import Done, check_same_run
 from gpubfs_cli.bench.schedule import steps, turns
 from gpubfs_cli.bench.status import classify
 from gpubfs_cli.bench.stop import Stop
-from gpubfs_cli.bench.variants import equivalent_teps, make_variant
+from gpubfs_cli.bench.variants import NO_REORDER, equivalent_teps, make_variant, recorded_knobs
 from gpubfs_cli.core.problem import get_problem
-from gpubfs_cli.core.strategy import Registry, knobs_dict
+from gpubfs_cli.core.strategy import Registry
 from gpubfs_cli.core.strategy import registry as all_registered
 from gpubfs_cli.errors import UserError
 from gpubfs_cli.files import check_output_path, plain_json
@@ -309,7 +317,8 @@ class Runner:
             self._variant = variant.label
             self.measure.unavailable(name, variant.problem, cls, knobs, self.config.modes,
                                      cls.unavailable_reason() or "unavailable",
-                                     len(self.config.fixed_sources) or self.config.sources)
+                                     len(self.config.fixed_sources) or self.config.sources,
+                                     kd=recorded_knobs(variant, knobs))
             self.flush()
 
     def _say_skipped(self) -> None:
@@ -370,13 +379,14 @@ class Runner:
         self._journal_dataset(sources)
         inputs: dict[str, ProblemInput] = {}
         uploaded: dict[int, CSRGraph] = {}  # a problem's view (with weights) is its own object
+        reorders = Reorders()  # relabelled graphs, kept for this graph's variants
         ended: dict[int, set[bool]] = {}  # a variant's modes that failed or ran out of time
         unavailable: dict[str, str] = {}  # problem -> why a variant of it cannot run here
         try:
             for turn in turns(sources, len(cfg.variants), cfg.rounds):
                 variant = cfg.variants[turn.variant]
                 cls, knobs = make_variant(cfg, variant, self.registry)
-                kd = knobs_dict(knobs)
+                kd = recorded_knobs(variant, knobs)
                 key = (name, variant.problem, cls.name, kd)
                 modes = [m for m in cfg.modes if m not in ended.setdefault(turn.variant, set())
                          and not (self.done and self.done.ended(*key, m))]
@@ -386,7 +396,8 @@ class Runner:
                 self._variant = variant.label
                 reason = cls.unavailable_reason()
                 if reason is not None:  # no reference answers needed for this one
-                    self.measure.unavailable(name, variant.problem, cls, knobs, modes, reason, len(turn.sources))
+                    self.measure.unavailable(name, variant.problem, cls, knobs, modes, reason, len(turn.sources),
+                                             kd=kd)
                     unavailable.setdefault(variant.problem, f"{cls.name}: {reason}")
                     ended[turn.variant] |= set(modes)
                     self.flush()
@@ -406,10 +417,13 @@ class Runner:
                                                                 self.reference_budget_bytes)
                     pi = inputs[variant.problem]
                     self.stage = f"{variant.label} on {name}"
+                    reorder = None
+                    if variant.reorder != NO_REORDER:
+                        reorder = functools.partial(reorders.view, pi.graph, variant.reorder)
                     went, stopped = self.measure.variant(name, pi, todo, cls, knobs, variant.label, info,
-                                                         todo_modes, turn.later)
-                    if went:
-                        uploaded[id(pi.graph)] = pi.graph
+                                                         todo_modes, turn.later, kd=kd, reorder=reorder)
+                    if went is not None:
+                        uploaded[id(went)] = went
                     ended[turn.variant] |= stopped
                     self.flush()
             self.stage = None
@@ -434,7 +448,7 @@ class Runner:
         for variant in self.config.variants:
             cls, knobs = make_variant(self.config, variant, self.registry)
             for m in self.config.modes:
-                if not self.done.complete(name, variant.problem, cls.name, knobs_dict(knobs), m, sources):
+                if not self.done.complete(name, variant.problem, cls.name, recorded_knobs(variant, knobs), m, sources):
                     return False
         return True
 

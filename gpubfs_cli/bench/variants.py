@@ -4,6 +4,11 @@ variant -> its strategy class and knobs as a run makes them.
 `all`, names, shell patterns (merrill.*) and knob sweeps (a knob given a list: one variant
 per value, every combination of several lists) expand in order, without repeats. Every
 mistake is one UserError naming the file and key, with the closest valid names.
+
+A run's `reorder` orders multiply the variants like a knob sweep: each variant once per
+order. The order is no knob of the strategy (it never sees it); the harness relabels the
+graph for it, and its samples carry it in their knobs as REORDER_KNOB (absent: none), so
+every grouping by knobs keeps the orders apart.
 """
 
 from __future__ import annotations
@@ -20,11 +25,15 @@ from gpubfs_cli.core.strategy import (
     Registry,
     Strategy,
     canonical_name,
+    knobs_dict,
     make_knobs,
     problems_of,
 )
 from gpubfs_cli.core.strategy import registry as all_registered
 from gpubfs_cli.errors import UserError, unknown_name
+
+NO_REORDER = "none"
+REORDER_KNOB = "reorder"  # the key a reordered variant's samples carry its order under
 
 
 @dataclass(frozen=True)
@@ -35,12 +44,28 @@ class Variant:
     strategy: str
     overrides: dict[str, Any] = field(default_factory=dict, hash=False)
     problem: str = DEFAULT_PROBLEM
+    reorder: str = NO_REORDER  # the vertex order of the graph it runs on (graph/reorder.py)
 
     @property
     def label(self) -> str:
-        if not self.overrides:
+        shown = dict(self.overrides) | ({REORDER_KNOB: self.reorder} if self.reorder != NO_REORDER else {})
+        if not shown:
             return self.strategy
-        return f"{self.strategy}[{','.join(f'{k}={v}' for k, v in self.overrides.items())}]"
+        return f"{self.strategy}[{','.join(f'{k}={v}' for k, v in shown.items())}]"
+
+
+def with_orders(variants: list[Variant], orders: list[str]) -> list[Variant]:
+    """Each variant once per vertex order, in order (orders [none]: the variants as given)."""
+    return [dataclasses.replace(v, reorder=o) for v in variants for o in orders]
+
+
+def recorded_knobs(variant: Variant, knobs: Any) -> dict[str, Any]:
+    """The knobs a variant's samples and prepares record: its strategy's, and its vertex
+    order unless none."""
+    kd = knobs_dict(knobs)
+    if variant.reorder != NO_REORDER:
+        kd[REORDER_KNOB] = variant.reorder
+    return kd
 
 
 def config_error(where: str, key: str | None, msg: str) -> UserError:

@@ -16,7 +16,11 @@ footing as the median time column.
 Columns (rows, transposed) are ColumnKeys: a strategy, its option and, for a multi-GPU
 strategy (one whose variants carry the knob `gpus`), its GPU count. The best knob of a
 cell is picked among the variants of one GPU count only, so `merrill.multi_gpu (1 GPU)`
-and `merrill.multi_gpu (2 GPUs)` are two columns, never one folded cell.
+and `merrill.multi_gpu (2 GPUs)` are two columns, never one folded cell. A variant run on
+a relabelled graph (knob `reorder`) is kept apart the same way: `cpu.scipy` and
+`cpu.scipy (rcm order)` are two columns; a lookup that does not name an order (a paper
+table's column) keeps the graph's own numbering only. Where the baseline ran the same
+order, a reordered column's speedup divides into it (the shared-knob rule below).
 
 GTEPS follow one TEPS convention per report (`teps`): `edges`, the out-degrees of the
 reached vertices (directed edges, the samples' `edges`), or `graph500`, the undirected
@@ -35,6 +39,7 @@ import numpy as np
 from gpubfs_cli.bench.groups import GPUS_KNOB, Group, group_samples, status_of
 from gpubfs_cli.bench.statistics import ALL_LOW_REACH, median_iqr, paired_ratios, summarize
 from gpubfs_cli.bench.status import FAILURES, PARTIAL, partial_mark, partial_reason, severity
+from gpubfs_cli.bench.variants import REORDER_KNOB
 from gpubfs_cli.core.problem import DEFAULT_PROBLEM
 from gpubfs_cli.report.load import Results
 from gpubfs_cli.report.table import Cell, fmt_number
@@ -62,7 +67,7 @@ EQUIVALENT_NOTE = (f"{EQUIVALENT}: the edge count of the top-down strategies ove
 NO_GRAPH500_COUNT = "these samples carry no Graph500 edge count"
 
 __all__ = ["ALL_LOW_REACH", "FAILURES", "Aggregate", "ColumnKey", "Group", "METRICS", "metric_title",
-           "with_gpus"]
+           "with_gpus", "with_order"]
 
 
 def gpus_label(gpus: Any) -> str:
@@ -76,6 +81,17 @@ def with_gpus(title: str, gpus: Any) -> str:
     return title if gpus is None else f"{title} ({gpus_label(gpus)})"
 
 
+def with_order(title: str, reorder: Any) -> str:
+    """`cpu.scipy (rcm order)`: a column title with its variants' vertex order; the title
+    unchanged for the graph's own numbering (reorder None)."""
+    return title if reorder is None else f"{title} ({reorder} order)"
+
+
+def column_name(col: ColumnKey) -> str:
+    """A column's strategy with its GPU count and vertex order, as tables title it."""
+    return with_order(with_gpus(col.strategy, col.gpus), col.reorder)
+
+
 def gpus_order(gpus: Any) -> tuple:
     """Sort key of GPU counts: no knob first, then counts in numeric order."""
     if gpus is None:
@@ -87,21 +103,29 @@ def gpus_order(gpus: Any) -> tuple:
 
 class ColumnKey(NamedTuple):
     """One strategy column of a table (a row, transposed): the strategy, its option
-    (predecessors / parents) and its GPU count (None: a strategy without a `gpus` knob).
-    Variants of different GPU counts are different columns."""
+    (predecessors / parents), its GPU count (None: a strategy without a `gpus` knob) and
+    its vertex order (None: the graph's own numbering). Variants of different GPU counts
+    or orders are different columns."""
 
     strategy: str
     predecessors: bool = False
     gpus: Any = None
+    reorder: Any = None
+
+    @classmethod
+    def of(cls, group: Group) -> ColumnKey:
+        return cls(group.strategy, group.predecessors, group.gpus, group.reorder)
 
     @property
     def knobs(self) -> dict[str, Any]:
-        """The knob filter that keeps this column's variants: those of its GPU count (a
-        strategy without the knob has None there, so the filter keeps all its variants)."""
-        return {GPUS_KNOB: self.gpus}
+        """The knob filter that keeps this column's variants: those of its GPU count and
+        order (a strategy without the knob has None there, so the filter keeps all its
+        variants)."""
+        return {GPUS_KNOB: self.gpus, REORDER_KNOB: self.reorder}
 
     def sort_key(self, baseline: str) -> tuple:
-        return (self.strategy != baseline, self.strategy, self.predecessors, gpus_order(self.gpus))
+        return (self.strategy != baseline, self.strategy, self.predecessors, gpus_order(self.gpus),
+                "" if self.reorder is None else str(self.reorder))
 
 
 def plan(groups: list[Group], results: Results) -> list[Group]:
@@ -259,7 +283,7 @@ class Aggregate:
     def columns(self) -> list[ColumnKey]:
         """The (strategy, predecessors, GPU count) columns present: the baseline first,
         then by name, option and GPU count."""
-        cols = {ColumnKey(g.strategy, g.predecessors, g.gpus) for g in self.groups}
+        cols = {ColumnKey.of(g) for g in self.groups}
         return sorted(cols, key=lambda c: c.sort_key(self.baseline_name))
 
     def gpu_counts(self, strategy: str, predecessors: bool = False, knobs: dict[str, Any] | None = None,
@@ -272,11 +296,12 @@ class Aggregate:
 
     def variants(self, dataset: str, strategy: str, predecessors: bool = False,
                  knobs: dict[str, Any] | None = None) -> list[Group]:
-        """The groups of one cell; `knobs` keeps those whose knobs include these values."""
+        """The groups of one cell; `knobs` keeps those whose knobs include these values.
+        `knobs` that name no vertex order keep the graph's own numbering only, so no cell
+        folds a reordered variant in as if it were a knob value."""
         groups = self._by_cell.get((dataset, strategy, predecessors), [])
-        if knobs:
-            groups = [g for g in groups if all(g.knobs.get(k) == v for k, v in knobs.items())]
-        return groups
+        knobs = {REORDER_KNOB: None, **(knobs or {})}
+        return [g for g in groups if all(g.knobs.get(k) == v for k, v in knobs.items())]
 
     def has(self, dataset: str, strategy: str | None = None) -> bool:
         if strategy is None:
@@ -285,12 +310,16 @@ class Aggregate:
 
     def baseline(self, dataset: str, predecessors: bool, like: Group | None = None) -> Group | None:
         """The baseline group to divide `like` into: same predecessor option (else the
-        distance runs), the ok variant whose knobs agree with `like`'s on every knob they
-        share, else the fastest ok variant (lowest median time)."""
+        distance runs), same vertex order (else the graph's own numbering), the ok variant
+        whose knobs agree with `like`'s on every knob they share, else the fastest ok
+        variant (lowest median time)."""
         for pred in (predecessors, False):
             ok = [g for g in self._baselines.get((dataset, pred), []) if g.status == "ok"]
             if not ok:
                 continue
+            # the baseline in `like`'s vertex order, else in the graph's own numbering
+            want = like.reorder if like is not None else None
+            ok = [g for g in ok if g.reorder == want] or [g for g in ok if g.reorder is None] or ok
             if like is not None:
                 same = [g for g in ok if (shared := g.knobs.keys() & like.knobs.keys())
                         and all(g.knobs[k] == like.knobs[k] for k in shared)]

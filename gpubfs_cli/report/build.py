@@ -17,11 +17,13 @@ from gpubfs_cli.report.aggregate import (
     TEPS_TITLE,
     Aggregate,
     ColumnKey,
+    column_name,
     is_metric,
     metric_title,
     short_reason,
     split_mark,
     with_gpus,
+    with_order,
 )
 from gpubfs_cli.report.collapse import collapse_unavailable, reason_footnotes
 from gpubfs_cli.report.compare import MIN_CHANGE, VERDICTS, compare_cell, compare_note
@@ -65,8 +67,8 @@ def shorten_reasons(doc: Document) -> Document:
 
 def column_title(col: ColumnKey, option_label: str = "+pred") -> str:
     """`merrill.hybrid`, `merrill.hybrid +pred` (BFS), `cpu.dijkstra +parents` (SSSP),
-    `merrill.multi_gpu (2 GPUs)`, `merrill.multi_gpu (2 GPUs) +pred`."""
-    name = with_gpus(col.strategy, col.gpus)
+    `merrill.multi_gpu (2 GPUs)`, `merrill.multi_gpu (2 GPUs) +pred`, `cpu.scipy (rcm order)`."""
+    name = column_name(col)
     return f"{name} {option_label}" if col.predecessors else name
 
 
@@ -143,7 +145,7 @@ def batch_label(agg: Aggregate, col: ColumnKey) -> str:
     """` (batches of 64)` after a batch strategy's column title; nothing otherwise."""
     if not agg.batched:
         return ""
-    size = max((g.batch for g in agg.groups if ColumnKey(g.strategy, g.predecessors, g.gpus) == col), default=1)
+    size = max((g.batch for g in agg.groups if ColumnKey.of(g) == col), default=1)
     return f" (batches of {size})"
 
 
@@ -270,7 +272,8 @@ def compare(a: Results, b: Results, fail_pct: float | None = None, min_change: f
 
 
 def regression_label(c: dict) -> str:
-    return (f"{with_gpus(c['strategy'], c.get('gpus'))}{' +option' if c['predecessors'] else ''} "
+    return (f"{with_order(with_gpus(c['strategy'], c.get('gpus')), c.get('reorder'))}"
+            f"{' +option' if c['predecessors'] else ''} "
             f"on {c['dataset']} ({c['text']})")
 
 
@@ -297,7 +300,8 @@ def _compare_table(a: Results, b: Results, problem: str, several: bool, cells_da
             row.append(cell)
             cells_data.append({"dataset": ds, "problem": problem, "strategy": col.strategy,
                                "predecessors": col.predecessors,
-                               **({"gpus": col.gpus} if col.gpus is not None else {}), **data})
+                               **({"gpus": col.gpus} if col.gpus is not None else {}),
+                               **({"reorder": col.reorder} if col.reorder is not None else {}), **data})
         table.rows.append(row)
     table.footnotes.append(compare_note(min_change))
     add_cell_footnotes(table)
