@@ -82,7 +82,8 @@ def measured(paths: list[str | Path]) -> Measured:
                 out.features[name] = feats
         samples = [Sample.from_dict(s) for s in doc["samples"]]
         samples = [s for s in samples if s.problem == "bfs" and not s.predecessors and s.l2 == "warm"
-                   and s.timed_by is None and s.batch is None and (s.dataset, s.strategy) in on_gpu]
+                   and s.timed_by is None and s.batch is None and (s.dataset, s.strategy) in on_gpu
+                   and "reorder" not in (s.knobs or {})]  # auto.bfs runs graphs in their own order
         for g in group_samples(samples):
             entry = {"strategy": g.strategy, "knobs": g.knobs, "ms": g.summary.get("median_ms"),
                      "status": g.status, "reason": g.reason, "file": path,

@@ -6,6 +6,8 @@ lowest time in milliseconds."""
 
 from __future__ import annotations
 
+import json
+
 from gpubfs_cli.bench.results import SCHEMA_VERSION, Prepare, Sample, write_results
 from gpubfs_cli.workflows import auto_table as builder
 
@@ -63,3 +65,14 @@ def test_a_candidate_missing_on_one_graph_of_the_point_never_wins_it(tmp_path):
     path = results_file(tmp_path / "r.json", times, {"a": INFO, "b": INFO})
     # ratios on a are now to 0.5: x (2.0, 3.0), z (2.1, 2.0), v (8.0, 1.0), y (3.2, 1.6): z's worst is lowest
     assert winners(path) == {"a": ("cand.z", 1.05), "b": ("cand.z", 20.0)}
+
+
+def test_a_reordered_variant_is_never_a_candidate(tmp_path):
+    """auto.bfs runs a graph in its stored order, so a time measured on a relabelled copy
+    (knob `reorder`) must not make a strategy the winner."""
+    path = results_file(tmp_path / "r.json", {("a", "cand.x"): 2.0, ("a", "cand.y"): 3.0}, {"a": INFO})
+    doc = json.loads(path.read_text())
+    fast = [dict(s, strategy="cand.y", knobs={"reorder": "rcm"}, time_ms=0.5) for s in doc["samples"][:3]]
+    doc["prepares"].append(Prepare("a", "cand.y", {"reorder": "rcm"}, 1.0, devices=["gpu:0"]).to_dict())
+    write_results(path, {**doc, "samples": doc["samples"] + fast})
+    assert winners(path) == {"a": ("cand.x", 2.0)}
