@@ -30,7 +30,7 @@ def pytest_collection_modifyitems(config, items):
             item.add_marker(skip)
 
 
-@pytest.fixture(scope="session")
+@pytest.fixture
 def shared_data() -> Path:
     """../shared/data (small real graph files); skipped visibly where it is absent."""
     if not SHARED_DATA.is_dir():
