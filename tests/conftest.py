@@ -10,9 +10,11 @@ import pytest
 SHARED_DATA = Path(__file__).resolve().parents[1].parent / "shared" / "data"
 
 
-# The longest tests (nvcc compiles, the kernel emulator) first: under pytest-xdist the
-# short ones then keep both workers busy to the end instead of one finishing alone.
-SLOW_FIRST = ("tests/gpu/test_kernels_compile.py::", "_emulated.py::")
+# The longest tests (nvcc compiles, the kernel emulator, and on a GPU the variant
+# matrices) first: under pytest-xdist the short ones then keep every worker busy to the
+# end instead of one finishing alone.
+SLOW_FIRST = ("tests/gpu/test_kernels_compile.py::", "_emulated.py::", "tests/algorithms/sssp/gpu/test_raval.py::",
+              "tests/algorithms/bfs/gpu/test_raval.py::", "tests/algorithms/bfs/gpu/test_bfs4k.py::")
 
 
 def pytest_collection_modifyitems(config, items):
