@@ -103,17 +103,19 @@ def list_strategies(
     columns = ["name", "problem", "paper", "device", "here", "knobs (defaults)"][: 6 if wide else 5]
     table = list_table("strategies", columns, whole=("name", "here"))
     reasons = list(dict.fromkeys(r["unavailable"] for r in rows if r["unavailable"] is not None))
-    knobs = {r["name"]: ", ".join(f"{k}={v}" for k, v in r["knobs"].items()) or "-" for r in rows}
+    # one name may serve two problems with different knobs (peer.gapbs, cpu.scipy)
+    knobs = {(r["name"], r["problem"]): ", ".join(f"{k}={v}" for k, v in r["knobs"].items()) or "-" for r in rows}
     for r in rows:  # why a strategy cannot run here: once under the table, numbered
         here = "yes" if r["unavailable"] is None else f"no ({reasons.index(r['unavailable']) + 1})"
-        table.add_row(*[r["name"], r["problem"], r["paper"], r["device"], here, knobs[r["name"]]][: len(columns)])
+        table.add_row(*[r["name"], r["problem"], r["paper"], r["device"], here,
+                        knobs[r["name"], r["problem"]]][: len(columns)])
     console.print(table)
     for k, why in enumerate(reasons, start=1):
         console.print(Text(f"({k}) {why}"))
     if not wide:
         console.print(Text("knobs (defaults):"))
         for r in rows:
-            console.print(Text(f"{r['name']} ({r['problem']}): {knobs[r['name']]}"))
+            console.print(Text(f"{r['name']} ({r['problem']}): {knobs[r['name'], r['problem']]}"))
 
 
 # ---------------------------------------------------------------- datasets
@@ -239,7 +241,7 @@ def list_datasets(
 def export(
     name: str = typer.Argument(..., help="A cached dataset."),
     path: str = typer.Argument(..., help="File to write."),
-    fmt: str = typer.Option("mtx", "--format", help="mtx (Matrix Market pattern), el (0-based edge list) or sg (gapbs's binary graph)."),
+    fmt: str = typer.Option("mtx", "--format", help="mtx (Matrix Market pattern), el (0-based edge list), wel (0-based u v w lines, gapbs's sssp input) or sg (gapbs's binary graph)."),
     directory: str = DIR_OPTION,
 ) -> None:
     """Write a cached graph as Matrix Market or an edge list (to run another BFS on it).

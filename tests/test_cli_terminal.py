@@ -51,6 +51,9 @@ def test_list_strategies_keeps_every_name_whole(monkeypatch):
     rows = {line.split("│")[1].strip() for line in lines if line.startswith("│")}
     assert rows >= {name for names in registry().values() for name in names}
     assert any(line.startswith("knobs (defaults):") for line in lines)  # under the table at 80
+    # a name that serves two problems lists each problem's own knobs
+    assert "peer.gapbs (bfs): binary=, threads=0, trials=2" in lines
+    assert any(line.startswith("peer.gapbs (sssp):") and "delta=" in line for line in lines)
 
 
 def test_list_datasets_shows_names_and_papers(monkeypatch, tmp_path):

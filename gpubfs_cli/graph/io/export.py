@@ -1,6 +1,6 @@
 """Write a CSR graph as Matrix Market or a plain edge list, fast enough for 100M edges.
 
-Text is produced by a numba routine that formats blocks of (u, v) pairs straight into
+Text is produced by a numba routine that formats blocks of (u, v) or (u, v, w) lines straight into
 a byte buffer (np.savetxt formats one number at a time in Python). The file is written
 to a temporary name beside PATH and renamed when complete; PATH must be a regular file
 or a new name (files.check_output_path), and a failed write leaves nothing behind.
@@ -18,11 +18,14 @@ rules (tests/graph/test_export_peers.py):
   last vertices have no edges a self-loop `n-1 n-1` is appended: gapbs (and gpubfs's
   SNAP reader, which drops self-loops too) then see all n vertices and the same m.
   Ids must fit gapbs's 32-bit vertex ids.
+- wel (gapbs `sssp -f G.wel`): the el lines with the edge's weight, `u v w`, under the
+  same rules (no comment; the tail self-loop, weight 1, which gapbs drops). Weights must
+  be whole numbers in [0, 2^31 - 1]: gapbs reads them as int32.
 - sg (gapbs `bfs -f G.sg`): gapbs's serialized graph, the CSR as it is (what gapbs's
   `converter -b` writes, which takes minutes on an edge list of 10^8 edges): a byte
   `directed`, int64 m, int64 n, int64 offsets[n+1], int32 neighbours[m], and for a
   directed graph the in-edges the same way. gapbs loads it in a fraction of a second.
-Weights are not written.
+Only wel writes weights.
 """
 
 from __future__ import annotations
@@ -39,19 +42,26 @@ from gpubfs_cli.files import check_output_path
 from gpubfs_cli.graph.build import reverse_csr
 from gpubfs_cli.graph.csr import CSRGraph
 
-EXPORT_FORMATS = ("mtx", "el", "sg")
+EXPORT_FORMATS = ("mtx", "el", "sg", "wel")
 BLOCK_EDGES = 1 << 22  # pairs formatted per block: about 90 MB of text
-GAPBS_MAX_ID = 2**31 - 1  # gapbs reads ids as int32
+GAPBS_MAX_ID = 2**31 - 1  # gapbs reads ids (and sssp its weights) as int32
 
 
 @njit(cache=True, nogil=True)
-def _format_pairs(src, dst, base, out):
-    """Write 'src+base dst+base\\n' for each pair into `out`; returns the bytes used."""
+def _format_pairs(src, dst, w, base, out):
+    """Write 'src+base dst+base\\n' for each pair into `out`, or 'src+base dst+base w\\n'
+    when `w` (non-negative) is as long as `src`; returns the bytes used."""
     pos = 0
     digits = np.empty(20, dtype=np.uint8)
+    fields = 3 if w.shape[0] == src.shape[0] and src.shape[0] > 0 else 2
     for i in range(src.shape[0]):
-        for which in range(2):
-            x = (src[i] if which == 0 else dst[i]) + base
+        for which in range(fields):
+            if which == 0:
+                x = src[i] + base
+            elif which == 1:
+                x = dst[i] + base
+            else:
+                x = w[i]
             k = 0
             while True:
                 digits[k] = 48 + x % 10
@@ -63,7 +73,7 @@ def _format_pairs(src, dst, base, out):
                 k -= 1
                 out[pos] = digits[k]
                 pos += 1
-            out[pos] = 32 if which == 0 else 10
+            out[pos] = 10 if which == fields - 1 else 32
             pos += 1
     return pos
 
@@ -89,6 +99,20 @@ def _pairs(graph: CSRGraph, a: int, b: int, lower_only: bool):
     return src, dst
 
 
+def gapbs_weights(graph: CSRGraph) -> np.ndarray:
+    """The weights as int64 for a wel file; UserError unless whole numbers gapbs's int32
+    reads (a float weight with a fraction would be cut silently by its reader)."""
+    if graph.weights is None:
+        raise UserError(f"{graph.name or 'the graph'}: wel needs edge weights and the graph has none")
+    w = np.asarray(graph.weights)
+    if w.dtype.kind == "f" and not (np.isfinite(w).all() and (np.floor(w) == w).all()):
+        raise UserError(f"{graph.name or 'the graph'}: wel takes whole-number weights (gapbs reads int32)")
+    if len(w) and (float(w.min()) < 0 or float(w.max()) > GAPBS_MAX_ID):
+        raise UserError(f"{graph.name or 'the graph'}: wel weights must lie in [0, 2^31 - 1] (gapbs reads int32); "
+                        f"these span [{w.min()}, {w.max()}]")
+    return w.astype(np.int64, copy=False)
+
+
 def needs_tail_loop(graph: CSRGraph) -> bool:
     """True when vertex n-1 is in no edge: an edge list would then lose the last vertices."""
     n = graph.n
@@ -102,15 +126,19 @@ def needs_tail_loop(graph: CSRGraph) -> bool:
 
 
 def _write_text(graph: CSRGraph, f, fmt: str, comment: str) -> int:
-    """mtx or el lines (see the module docstring); returns the lines of edges written."""
+    """mtx, el or wel lines (see the module docstring); returns the lines of edges written."""
     symmetric = fmt == "mtx" and not graph.directed
+    weights = gapbs_weights(graph) if fmt == "wel" else None
+    none = np.empty(0, dtype=np.int64)
     blocks = list(_row_blocks(np.asarray(graph.row_offsets), BLOCK_EDGES))
     if symmetric:
         count = sum(len(_pairs(graph, a, b, True)[0]) for a, b in blocks)
     else:
         count = graph.m
-    tail_loop = fmt == "el" and needs_tail_loop(graph)
+    tail_loop = fmt in ("el", "wel") and needs_tail_loop(graph)
     per_pair = 2 * len(str(graph.n + 1)) + 2  # widest line: two ids, a space, a newline
+    if weights is not None:
+        per_pair += len(str(int(weights.max()) if len(weights) else 0)) + 1
     buf = np.empty(BLOCK_EDGES * per_pair, dtype=np.uint8)
     if fmt == "mtx":
         f.write(f"%%MatrixMarket matrix coordinate pattern {'symmetric' if symmetric else 'general'}\n".encode())
@@ -124,10 +152,11 @@ def _write_text(graph: CSRGraph, f, fmt: str, comment: str) -> int:
         need = len(src) * per_pair
         if need > len(buf):
             buf = np.empty(need, dtype=np.uint8)
-        used = _format_pairs(src, dst, base, buf)
+        w = none if weights is None else weights[int(graph.row_offsets[a]) : int(graph.row_offsets[b])]
+        used = _format_pairs(src, dst, w, base, buf)
         f.write(memoryview(buf[:used]))
     if tail_loop:
-        f.write(f"{graph.n - 1} {graph.n - 1}\n".encode())
+        f.write(f"{graph.n - 1} {graph.n - 1}{' 1' if weights is not None else ''}\n".encode())
     return count + int(tail_loop)
 
 
@@ -141,11 +170,11 @@ def _write_sg(graph: CSRGraph, f) -> None:
 
 
 def export_graph(graph: CSRGraph, path: str | Path, fmt: str = "mtx", *, comment: str = "") -> int:
-    """Write `graph` to `path` in `fmt` (mtx | el | sg); returns the number of edges
-    written (lines for mtx and el: for el the appended self-loop of the last vertex
-    included, when there is one; m for sg).
+    """Write `graph` to `path` in `fmt` (mtx | el | sg | wel); returns the number of edges
+    written (lines for mtx, el and wel: for el and wel the appended self-loop of the last
+    vertex included, when there is one; m for sg).
 
-    `comment` goes into the Matrix Market file as `%` lines; el and sg have none."""
+    `comment` goes into the Matrix Market file as `%` lines; el, sg and wel have none."""
     if fmt not in EXPORT_FORMATS:
         from gpubfs_cli.errors import unknown_name
 
@@ -154,7 +183,7 @@ def export_graph(graph: CSRGraph, path: str | Path, fmt: str = "mtx", *, comment
     if not path.parent.is_dir():
         raise UserError(f"{path.parent}: no such folder")
     check_output_path(path, "export")
-    if fmt in ("el", "sg") and graph.n - 1 > GAPBS_MAX_ID:
+    if fmt in ("el", "sg", "wel") and graph.n - 1 > GAPBS_MAX_ID:
         raise UserError(f"{path}: {graph.n:,} vertices: gapbs holds ids below 2^31; use --format mtx")
     tmp = path.with_name(f".{path.name}.{uuid.uuid4().hex[:8]}.tmp")
     try:

@@ -5,14 +5,13 @@ visibly elsewhere: it is not part of the repository)."""
 from __future__ import annotations
 
 import json
-import os
-import platform
 import stat
 from pathlib import Path
 
 import pytest
 
-from gpubfs_cli.algorithms.bfs.peer.gapbs import DEFAULTS, parse_output
+from gpubfs_cli.algorithms.bfs.peer.gapbs import DEFAULTS
+from gpubfs_cli.algorithms.bfs.peer.gapbs_common import host_binary, parse_output
 from gpubfs_cli.bench.config import build_config
 from gpubfs_cli.bench.runner import Runner
 
@@ -119,11 +118,9 @@ def test_unavailable_and_failing_binaries(tmp_path, monkeypatch):
 
 
 def real_binary() -> Path:
-    found = next((p for p in DEFAULTS if os.access(p, os.X_OK)), None)
+    found, why = host_binary("bfs", DEFAULTS)
     if found is None:
-        pytest.skip(f"gapbs bfs binary not found at {' or '.join(map(str, DEFAULTS))}")
-    if platform.system() != "Linux" or platform.machine() not in ("x86_64", "AMD64"):
-        pytest.skip(f"gapbs binary is static x86-64 Linux; this is {platform.system()} {platform.machine()}")
+        pytest.skip(why)
     return found
 
 

@@ -6,6 +6,8 @@ import os
 import shutil
 from pathlib import Path
 
+from gpubfs_cli.core.strategy import Strategy
+
 
 def find_binary(path: str, env: str, what: str, hint: str, defaults: tuple[Path, ...] = ()) -> tuple[Path | None, str]:
     """(the binary, '') or (None, why not). `path` (a knob) wins, then $env, then the
@@ -27,3 +29,16 @@ def unavailable_from_env(env: str, find) -> str | None:
     with none set, the knob or a default path decides in prepare(). `find()` is the
     peer's binary lookup."""
     return (find()[1] or None) if os.environ.get(env) else None
+
+
+class ScratchFolder(Strategy):
+    """A peer's scratch folder (the exported graph, the peer's output) in `self.folder`,
+    removed on release."""
+
+    folder: Path | None = None
+
+    def release(self) -> None:
+        if self.folder is not None:
+            shutil.rmtree(self.folder, ignore_errors=True)
+            self.folder = None
+        super().release()

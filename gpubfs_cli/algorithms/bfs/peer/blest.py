@@ -27,7 +27,6 @@ from __future__ import annotations
 
 import json
 import os
-import shutil
 import subprocess
 import tempfile
 from dataclasses import dataclass
@@ -35,7 +34,7 @@ from pathlib import Path
 
 from gpubfs_cli.algorithms.bfs.peer import binaries
 from gpubfs_cli.core.answer import Answer
-from gpubfs_cli.core.strategy import Strategy, StrategyUnavailable, register
+from gpubfs_cli.core.strategy import StrategyUnavailable, register
 
 ENV = "GPUBFS_BLEST"
 CHECKOUT = Path(__file__).resolve().parents[4]
@@ -76,7 +75,7 @@ def find_binary(path: str = "") -> tuple[Path | None, str]:
 
 
 @register
-class BlestBfs(Strategy):
+class BlestBfs(binaries.ScratchFolder):
     name = "peer.blest"
     paper = "peer"
     section = "peer: BLEST tensor-core BFS (Elbek & Kaya, arXiv:2512.21967), timed by itself"
@@ -178,13 +177,6 @@ class BlestBfs(Strategy):
         if self.bvss_build_ms is not None:
             counters["bvss_build_ms"] = self.bvss_build_ms
         return Answer(None, timed_by=self.name, time_ms=res.time_ms, peer_valid=res.valid, counters=counters)
-
-    def release(self) -> None:
-        folder = getattr(self, "folder", None)
-        if folder is not None:
-            shutil.rmtree(folder, ignore_errors=True)
-            self.folder = None
-        super().release()
 
 
 def _ms(seconds) -> float | None:

@@ -22,7 +22,6 @@ from __future__ import annotations
 
 import json
 import re
-import shutil
 import subprocess
 import tempfile
 from dataclasses import dataclass
@@ -30,7 +29,7 @@ from pathlib import Path
 
 from gpubfs_cli.algorithms.bfs.peer import binaries
 from gpubfs_cli.core.answer import Answer
-from gpubfs_cli.core.strategy import Strategy, StrategyUnavailable, register
+from gpubfs_cli.core.strategy import StrategyUnavailable, register
 
 ENV = "GPUBFS_GUNROCK_BFS"
 LOAD_BALANCES = ("block_mapped", "thread_mapped", "merge_path")
@@ -53,7 +52,7 @@ def find_binary(path: str = "") -> tuple[Path | None, str]:
 
 
 @register
-class GunrockBfs(Strategy):
+class GunrockBfs(binaries.ScratchFolder):
     name = "peer.gunrock"
     paper = "peer"
     section = "peer: Gunrock essentials BFS (push, no direction optimization), timed by itself"
@@ -114,10 +113,3 @@ class GunrockBfs(Strategy):
         if int(source) == self.last and self.errors is not None:
             valid = self.errors == 0
         return Answer(None, timed_by=self.name, time_ms=self.times[int(source)], peer_valid=valid)
-
-    def release(self) -> None:
-        folder = getattr(self, "folder", None)
-        if folder is not None:
-            shutil.rmtree(folder, ignore_errors=True)
-            self.folder = None
-        super().release()
