@@ -63,7 +63,9 @@ def test_catalogue_states_a_rule_for_every_graph():
     cat = load_catalogue()
     expected = {"rmat": (0, 100), "gnm": (0, 100), "kronecker": (0, 255)}
     for e in cat.entries.values():
-        if e.kind == "generated":
+        if e.kind == "generated" and e.generator == "geometric":  # Euclidean lengths, kept
+            assert e.weights and e.weight_range is None, e.name
+        elif e.kind == "generated":
             assert e.weight_range == expected.get(e.generator, (1, 100)), e.name
         elif e.format == "dimacs9":
             assert e.weights and e.weight_range is None, e.name

@@ -21,6 +21,7 @@ SMALL = {
     "luo_scalefree": {"n": 20000},
     "forest_fire": {"n": 3000},
     "small_world": {"n": 1000, "k": 4, "p": 0.3},
+    "geometric": {"n": 2000},
 }
 
 

@@ -43,10 +43,12 @@ CASES = {
     "luo_scalefree": ("luo_scalefree", {"n": 3000}),
     "forest_fire": ("forest_fire", {"n": 1500}),
     "small_world": ("small_world", {"n": 600, "k": 4, "p": 0.3}),
+    "geometric": ("geometric", {"n": 800}),
 }
 
 GOLDEN = {
     'forest_fire': {'edges': 'bb852110e235fc0ae02b', 'row_offsets': 'd1fecda4d3ff73de88c6', 'col_indices': '556d5d1ec75f08d7b157', 'weights': 'dd334a3443fc4b67a04f', 'n_m': '1500 5000 1'},
+    'geometric': {'edges': '4a0deb89c22892accd58', 'row_offsets': 'f32859366cb24ede8ab1', 'col_indices': 'f29185a539a0e098327a', 'weights': '52c4f1f5f52f0d35279f', 'n_m': '800 2148 0'},
     'gnm': {'edges': 'b85fa83203ec9b64dd4e', 'row_offsets': 'acb7211043645fef1833', 'col_indices': 'c982f7d83d51d7201f63', 'weights': '58e0e79542320dea9539', 'n_m': '500 2987 1'},
     'gnm-undirected-loops': {'edges': '05df29d9ea2e1a4b6391', 'row_offsets': '5af6e25eba1305a2fbc0', 'col_indices': '07dc4bae1501c32f6bb3', 'weights': '2741045a7d04f576d6f1', 'n_m': '500 5932 0'},
     'kronecker': {'edges': '9ed9e08fd9c589deda30', 'row_offsets': 'bc5825670b85eed76dd0', 'col_indices': 'ca9befe61108fa8a096e', 'weights': 'c0c6e5c28cd489e55504', 'n_m': '512 5690 0'},

@@ -4,7 +4,8 @@
 for catalogue entries of kind `generated`). `xp` is numpy or cupy: every family except
 forest_fire computes its edges with the same counter-based random numbers (rng.py) on
 either, so CPU and GPU give byte-identical edges for the same params and seed.
-forest_fire is sequential and always runs on the CPU (numba).
+forest_fire is sequential and always runs on the CPU (numba); geometric (road-like
+stand-ins) needs scipy's k-d tree and also runs on the CPU.
 
 The EdgeList is directed or not as the family defines it (GTgraph rmat/gnm and SNAP
 forest fire: directed arcs; Graph 500 Kronecker, lattices, small world, Luo's
@@ -22,6 +23,7 @@ from gpubfs_cli.errors import UserError, unknown_name
 from gpubfs_cli.graph.edges import EdgeList
 from gpubfs_cli.graph.generators import (
     forest_fire,
+    geometric,
     gnm,
     kronecker,
     lattice,
@@ -38,6 +40,7 @@ _MODULES = {
     "luo_scalefree": luo_scalefree,
     "forest_fire": forest_fire,
     "small_world": small_world,
+    "geometric": geometric,
 }
 FAMILIES: dict[str, Callable[..., EdgeList]] = {k: getattr(m, k) for k, m in _MODULES.items()}
 
