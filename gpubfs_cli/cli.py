@@ -520,7 +520,8 @@ def info(
     from gpubfs_cli.datasets.store import DATA_DIR_ENV, data_dir, data_dir_origin
 
     env = collect_environment()
-    # `gpubfs run` writes results/NAME-TIME.json (bench/runner.py), reproduce results/reproduce/KEY/
+    # `gpubfs run` writes results/NAME-TIME.json (bench/runner.py), reproduce
+    # results/reproduce/KEY/ (--quick: results/reproduce-quick/KEY/)
     places = {"data_dir": str(data_dir(directory).resolve()), "data_dir_from": data_dir_origin(directory),
               "results_dir": str(Path("results").resolve())}
     if as_json:
@@ -532,7 +533,8 @@ def info(
         f"datasets: {places['data_dir']} (from {places['data_dir_from']}; set it with --dir DIR "
         f"on each command or ${DATA_DIR_ENV}; default ./datasets)",
         f"results: {places['results_dir']} (gpubfs run writes NAME-TIME.json there, --out FILE "
-        "elsewhere; gpubfs reproduce writes reproduce/PAPER/ there, --results DIR elsewhere)",
+        "elsewhere; gpubfs reproduce writes reproduce/PAPER/ there, with --quick reproduce-quick/PAPER/, "
+        "--results DIR elsewhere)",
     ):
         console.print(line, markup=False, soft_wrap=True, highlight=False)
 
