@@ -109,6 +109,23 @@ __device__ bool last_block(long long* sync) {
     return last && threadIdx.x == 0;
 }
 
+// Called by every thread of a block: true once every peer signalled its x of the level
+// complete (one thread waits, the block follows); false if that wait gave up.
+__device__ bool block_waits_for_signals(const long long* peers, int rank, int ranks, const long long* sync,
+                                        long long pub_addr, long long timeout_ns, long long* ctl) {
+    GPUBFS_SHARED(int, ok);  // read before a later barrier of the kernel can reuse the storage
+    if (threadIdx.x == 0) ok = wait_peers(peers, rank, ranks, INBOX_SYNC, sync[SYNC_X], pub_addr, timeout_ns, ctl);
+    __syncthreads();
+    return ok;
+}
+
+// Word i of every rank's x, ORed (read in place, each rank's own included).
+__device__ __forceinline__ unsigned int or_of_peers(const long long* peers, int ranks, long long i) {
+    unsigned int v = 0;
+    for (int r = 0; r < ranks; ++r) v |= __ldcg(x_of(peers, r) + i);
+    return v;
+}
+
 // Every array of a traversal to its initial state.
 extern "C" __global__ void mgpu_clear(unsigned int* known, unsigned int* front, long long words,
                                       unsigned int* x, long long x_words, int* dist, int* parent,
@@ -274,13 +291,7 @@ extern "C" __global__ void mgpu_apply(long long lo, long long hi, long long word
                                       int ranks, long long* sync, int gather, long long pub_addr,
                                       long long timeout_ns) {
     if (ctl[CTL_DONE]) return;
-    if (gather) {
-        GPUBFS_SHARED(int, ok);  // read before last_block()'s barrier reuses the storage
-        if (threadIdx.x == 0)
-            ok = wait_peers(peers, rank, ranks, INBOX_SYNC, sync[SYNC_X], pub_addr, timeout_ns, ctl);
-        __syncthreads();
-        if (!ok) return;
-    }
+    if (gather && !block_waits_for_signals(peers, rank, ranks, sync, pub_addr, timeout_ns, ctl)) return;
     const int next = (int)ctl[CTL_LEVEL] + 1;
     long long nf = 0, mf = 0;
     const long long step = gridDim.x * (long long)blockDim.x;
@@ -288,7 +299,7 @@ extern "C" __global__ void mgpu_apply(long long lo, long long hi, long long word
         unsigned int f = 0;
 #if MGPU_FIELD_BITS == 1
         if (gather) {
-            for (int r = 0; r < ranks; ++r) f |= __ldcg(x_of(peers, r) + w);
+            f = or_of_peers(peers, ranks, w);
         } else {
             f = x[w];
             if (f) x[w] = 0;
@@ -401,17 +412,10 @@ extern "C" __global__ void mgpu_publish(long long pub_addr, long long* ctl, long
 extern "C" __global__ void mgpu_p2p_gather(const long long* peers, int rank, int ranks, const long long* sync,
                                            unsigned int* xs, long long x_words, long long pub_addr,
                                            long long timeout_ns, long long* ctl) {
-    if (ctl[CTL_DONE]) return;
-    GPUBFS_SHARED(int, ok);
-    if (threadIdx.x == 0) ok = wait_peers(peers, rank, ranks, INBOX_SYNC, sync[SYNC_X], pub_addr, timeout_ns, ctl);
-    __syncthreads();
-    if (!ok) return;
+    if (ctl[CTL_DONE] || !block_waits_for_signals(peers, rank, ranks, sync, pub_addr, timeout_ns, ctl)) return;
     const long long step = gridDim.x * (long long)blockDim.x;
-    for (long long i = blockIdx.x * (long long)blockDim.x + threadIdx.x; i < x_words; i += step) {
-        unsigned int v = 0;
-        for (int r = 0; r < ranks; ++r) v |= __ldcg(x_of(peers, r) + i);
-        xs[i] = v;
-    }
+    for (long long i = blockIdx.x * (long long)blockDim.x + threadIdx.x; i < x_words; i += step)
+        xs[i] = or_of_peers(peers, ranks, i);
 }
 
 // One thread, before a traversal's start event: every rank reaches this point, so no

@@ -260,7 +260,8 @@ class MgpuRank:
         return (self.peers if self.exchange == "p2p" else None), i32(self.rank), i32(self.plan.ranks), self.sync
 
     def _wait_args(self) -> tuple:
-        return i64(self.pub.address), i64(int(self.plan.timeout_s * 1e9)), self.ctl
+        """(pub, timeout_ns): what a kernel that waits on the peers needs to give up."""
+        return i64(self.pub.address), i64(int(self.plan.timeout_s * 1e9))
 
     def _count_steps(self) -> list:
         """part (this rank's counts) -> counts (everyone's): an all-reduce on NCCL; peer to
@@ -281,7 +282,7 @@ class MgpuRank:
         gather_in_apply = p2p and not predecessors  # parents need the gathered fields first
         if p2p and predecessors:
             steps.append(("kernel", self.k["p2p_gather"], self._p2p_args() + (self.x, i64(self.x_words))
-                          + self._wait_args()))
+                          + self._wait_args() + (self.ctl,)))
         elif not p2p:
             steps.append(("sum", self.x, self.x))
         if predecessors:
@@ -290,7 +291,7 @@ class MgpuRank:
         steps += [
             ("kernel", self.k["apply"], (lo, hi, i64(p.words), self.off, self.known, self.front, self.x, self.dist,
                                          self.ctl, self.part, *self._p2p_args(), i32(int(gather_in_apply)),
-                                         *self._wait_args()[:2])),
+                                         *self._wait_args())),
             *self._count_steps(),
             self._publish(advance=1),
         ]
@@ -302,7 +303,7 @@ class MgpuRank:
         beta = int(round(p.beta * C["MGPU_MILLI"]))
         return ("kernel1", self.k["publish"], (i64(self.pub.address), self.ctl, self.counts, self.part, self.hist,
                                                i64(p.hist_cap), i64(p.n), i64(alpha), i64(beta), i32(int(p.growth)),
-                                               i32(advance)) + self._p2p_args() + (i64(int(p.timeout_s * 1e9)),))
+                                               i32(advance)) + self._p2p_args() + self._wait_args()[1:])
 
     def launch(self, step) -> None:
         """One kernel step on the current stream (a "sum" step is the executor's)."""
@@ -395,7 +396,7 @@ class MgpuRank:
             return
         if self.exchange == "p2p":
             with self.stream:
-                self.k["p2p_barrier"]((1,), (32,), self._p2p_args() + self._wait_args())
+                self.k["p2p_barrier"]((1,), (32,), self._p2p_args() + self._wait_args() + (self.ctl,))
         else:
             self.comm.allreduce_sum(self.bar, self.bar, self.stream)
 
