@@ -248,7 +248,8 @@ class Measure:
         reason = None
         if by_maker:
             if references is not None:
-                answer.distances = references.distances(at)  # the measures only; no check
+                answer.distances = references.distances(at)  # the measures, and the counts' check
+                reason = _counts_differ(answer)
         elif references is not None:
             reason = references.check(at, answer, mode)
         checked = references is not None and reason is None and not by_maker
@@ -257,8 +258,12 @@ class Measure:
             return sample
         if by_maker:
             sample.timed_by, sample.valid = answer.timed_by, answer.peer_valid
+            if answer.peer_counts is not None and references is not None:
+                sample.valid = reason is None
             if answer.peer_valid is False:
                 sample.status, sample.reason = "wrong-answer", f"{answer.timed_by}'s own check found errors"
+            elif reason is not None:
+                sample.status, sample.reason = "wrong-answer", reason
         elif references is not None:
             sample.valid = checked
             if not checked:
@@ -290,4 +295,17 @@ class Measure:
         for entry in clock_entries(before, after):
             self.records.clocks({"dataset": name, "problem": problem, "strategy": strategy, "knobs": kd,
                                  "predecessors": bool(mode), "l2": self.config.l2, **entry})
+
+
+def _counts_differ(answer: Answer) -> str | None:
+    """Why a peer's (levels, reached) disagree with the baseline's distances (in
+    answer.distances), or None (also when the peer reports no counts)."""
+    if answer.peer_counts is None:
+        return None
+    dist = np.asarray(answer.distances)
+    want = (int(dist.max()) + 1, int((dist >= 0).sum()))
+    got = tuple(int(c) for c in answer.peer_counts)
+    if got == want:
+        return None
+    return f"{answer.timed_by}: {got[0]} levels and {got[1]:,} reached, the baseline {want[0]} and {want[1]:,}"
 

@@ -34,10 +34,13 @@ class Answer:
     # time_ms: the strategy's own figure, read only for timing "self" (a peer's timer, a
     # multi-GPU strategy's slowest rank). A peer's binary also checks itself: timed_by
     # names it, peer_valid is its own check (None: it checked nothing), and distances
-    # is None; the harness measures with the baseline's answer.
+    # is None; the harness measures with the baseline's answer. A peer that reports only
+    # counts gives peer_counts = (levels, reached): the harness checks them against the
+    # baseline's depth + 1 and reached count.
     timed_by: str | None = None
     time_ms: float | None = None
     peer_valid: bool | None = None
+    peer_counts: tuple[int, int] | None = None
 
     def to_host(self) -> Answer:
         counters = {}
@@ -47,4 +50,4 @@ class Answer:
                 v = v.item() if v.ndim == 0 else v
             counters[k] = v
         return Answer(to_host(self.distances), to_host(self.parents), counters,
-                      self.timed_by, self.time_ms, self.peer_valid)
+                      self.timed_by, self.time_ms, self.peer_valid, self.peer_counts)

@@ -196,7 +196,7 @@ def test_real_blest_passes_the_cross_check(tmp_path, monkeypatch):
             for s in sources:
                 a = peer.traverse(s)
                 dist = np.asarray(sequential_bfs(g, s).distances)
-                assert a.time_ms > 0 and a.peer_valid is True, (jaccard, s, a.counters)
-                assert (a.counters["levels"], a.counters["visited"]) == (dist.max() + 1, (dist >= 0).sum())
+                assert a.time_ms > 0 and a.peer_valid is not False, (jaccard, s, a.counters)  # passes agree
+                assert a.peer_counts == (a.counters["levels"], a.counters["visited"]) == (dist.max() + 1, (dist >= 0).sum())
         finally:
             peer.release()
