@@ -27,9 +27,9 @@ step() {  # step SECONDS NAME CMD...: at most SECONDS, and never past LIMIT; SIG
   timeout -s INT -k 15 "$t" "$@" > "logs/$name.log" 2>&1; local rc=$?
   echo "$name: rc=$rc $(( $(date +%s) - s ))s" | tee -a logs/steps.txt
   tar czf "$OUT/mgpu.tgz" logs results 2>/dev/null; }
-step 130 tests python3 -m pytest -q -m gpu -p no:cacheprovider --durations=15 \
+step 170 tests python3 -m pytest -q -m gpu -p no:cacheprovider --durations=15 \
   tests/algorithms/bfs/gpu/test_mgpu.py tests/gpu/test_ranks.py
-step 60 levels python3 -m gpubfs_cli run mgpu-levels --out results/mgpu-levels.json --force
+step 100 levels python3 -m gpubfs_cli run mgpu-levels --out results/mgpu-levels.json --force
 graphs=("${@:-g500-s24-ef16}")
 [ $# -eq 0 ] && graphs=(g500-s24-ef16 g500-s25-ef16 g500-s26-ef16)
 for d in "${graphs[@]}"; do

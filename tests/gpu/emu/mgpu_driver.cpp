@@ -9,7 +9,7 @@ const std::vector<emu_lib::Entry>& emu_lib::kernels() {
     static const std::vector<Entry> k = {
         EMU_KERNEL(mgpu_clear),   EMU_KERNEL(mgpu_source), EMU_KERNEL(mgpu_queue),   EMU_KERNEL(mgpu_step),
         EMU_KERNEL(mgpu_parents), EMU_KERNEL(mgpu_apply),  EMU_KERNEL(mgpu_publish), EMU_KERNEL(mgpu_p2p_gather),
-        EMU_KERNEL(mgpu_p2p_barrier),
+        EMU_KERNEL(mgpu_p2p_barrier), EMU_KERNEL(mgpu_levels),
     };
     return k;
 }

@@ -1,8 +1,9 @@
 """mgpu.bfs on real GPUs: p ranks in lockstep on one GPU (the kernels under real
 concurrency, no NCCL), the strategy with 1 rank always and 2 ranks where the machine has
-2 GPUs (NCCL, CUDA graphs or direct launches), exact distances and a valid BFS tree;
-and its failures: a dead rank, a rank out of memory, Ctrl-C, too few GPUs. The nasty graphs run as one disjoint
-union (one set of ranks for all of them: starting ranks is most of the cost)."""
+2 GPUs (peer to peer with the level loop on the device or on the host, NCCL; CUDA graphs
+or direct launches), exact distances and a valid BFS tree; and its failures: a dead
+rank, a rank out of memory, Ctrl-C, too few GPUs. The undirected graphs run as one
+disjoint union (one set of ranks for all of them: starting ranks is most of the cost)."""
 
 from __future__ import annotations
 
@@ -28,10 +29,11 @@ UNDIRECTED = ["path60", "grid9x13", "star300", "broom", "disconnected", "loops_d
 
 @functools.cache
 def graphs() -> dict:
+    # rmat14: hubs of thousands of edges, many tasks a vertex
+    parts = [eb.graph(n) for n in UNDIRECTED] + [samples.rmat(14, 16, 3, permute=True)]
     return {
-        "nasty-union": samples.disjoint(*[eb.graph(n) for n in UNDIRECTED], isolated=5, name="nasty-union"),
+        "nasty-union": samples.disjoint(*parts, isolated=5, name="nasty-union"),
         "directed": eb.graph("directed"),
-        "rmat14": samples.rmat(14, 16, 3, permute=True),  # hubs of thousands of edges: many tasks a vertex
     }
 
 
@@ -42,7 +44,7 @@ def _gpus(need: int) -> None:
 
 
 def sources(g) -> list[int]:
-    return samples.pick_sources(g, k=6)
+    return samples.pick_sources(g, k=8)
 
 
 def _check_answer(g, source, dist, parents, label) -> None:
@@ -88,19 +90,23 @@ def _strategy_check(knobs: dict) -> None:
                     if "exchange" in knobs:
                         assert a.counters["exchange"] == knobs["exchange"]
                         assert a.counters["launch"] == ("graph" if knobs.get("graph", True) else "direct")
+                    p2p = knobs.get("exchange", "p2p") == "p2p"  # auto is peer to peer on one host
+                    assert a.counters["loop"] == knobs.get("loop", "device" if p2p else "host")
         finally:
             s.release()
 
 
 @pytest.mark.gpu
-@pytest.mark.parametrize("knobs", [{"graph": True}, {"graph": False}, {"ahead": 6}], ids=["graph", "direct", "ahead6"])
+@pytest.mark.parametrize("knobs", [{"graph": True}, {"graph": False, "loop": "host"}, {"ahead": 6, "loop": "host"}],
+                         ids=["device_loop", "host_loop_direct", "host_loop_ahead6"])
 def test_one_rank(knobs):
     _gpus(1)
     _strategy_check({"gpus": 1, "timeout_s": 60.0, **knobs})
 
 
 @pytest.mark.gpu
-@pytest.mark.parametrize("knobs", [{"exchange": "p2p"}, {"exchange": "nccl", "graph": False}], ids=["p2p", "nccl"])
+@pytest.mark.parametrize("knobs", [{"exchange": "p2p"}, {"exchange": "p2p", "loop": "host"},
+                                   {"exchange": "nccl", "graph": False}], ids=["p2p", "p2p_host_loop", "nccl"])
 def test_two_ranks(knobs):
     _gpus(2)
     _strategy_check({"gpus": 2, "timeout_s": 30.0, **knobs})
@@ -148,7 +154,7 @@ def test_an_out_of_memory_rank_is_one_line_naming_it(monkeypatch):
     s = cls(make_knobs(cls, {"gpus": 2, "timeout_s": 30.0}))
     try:
         with pytest.raises(RuntimeError) as caught:
-            s.prepare(graphs()["rmat14"])
+            s.prepare(graphs()["nasty-union"])
         procs = list(s.group.procs) if s.group is not None else []
     finally:
         s.release()

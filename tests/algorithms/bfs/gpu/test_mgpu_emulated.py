@@ -100,11 +100,14 @@ def _check(g, ranks, knobs, sources):
 
 
 EARLY = {"alpha": 1000.0, "beta": 0.0, "growth": False}
-KNOBS = [{}, {"bottom_up": False}, EARLY, {"exchange": "p2p"}, {"exchange": "p2p", **EARLY}]
+# One rank peer to peer runs the device loop (mgpu_levels), several the host loop.
+KNOBS = [{}, {"bottom_up": False}, EARLY, {"exchange": "p2p"}, {"exchange": "p2p", **EARLY},
+         {"exchange": "p2p", "loop": "host"}]
 
 
 @pytest.mark.parametrize("ranks", [1, 2, 3, 4])
-@pytest.mark.parametrize("knobs", KNOBS, ids=["default", "top_down", "bottom_up_early", "p2p", "p2p_bottom_up_early"])
+@pytest.mark.parametrize("knobs", KNOBS, ids=["default", "top_down", "bottom_up_early", "p2p", "p2p_bottom_up_early",
+                                              "p2p_host_loop"])
 def test_lockstep_ranks_agree_with_the_sequential_bfs(monkeypatch, emulation, ranks, knobs):
     with ec.emulated(monkeypatch, emulation, sms=1, resident=2):
         for name in eb.HARD + ["grid9x13", "path60", "disconnected"]:
@@ -123,6 +126,38 @@ def test_bottom_up_levels_run_when_asked(monkeypatch, emulation):
         assert counters["bottom_up_levels"] == 0
 
 
+@pytest.mark.parametrize("knobs", [{"exchange": "p2p"}, {"exchange": "p2p", **EARLY},
+                                   {"exchange": "p2p", "bottom_up": False}])
+def test_one_rank_runs_its_levels_in_one_cooperative_launch(monkeypatch, emulation, knobs):
+    with ec.emulated(monkeypatch, emulation, sms=1, resident=2):
+        g = eb.graph("rmat")
+        group, files = _ranks(g, 1, **knobs, loop="device")
+        try:
+            assert group[0].device_loop and group[0].exchange == "p2p"
+            emulation.launches.clear()
+            dist, _, counters = lockstep.traverse(group, eb.sources(g)[0], False)
+        finally:
+            files.drop()
+        assert counters["loop"] == "device"
+        assert emulation.launches.count("mgpu_levels") == 1
+        assert not {"mgpu_queue", "mgpu_step", "mgpu_apply"} & set(emulation.launches)
+        np.testing.assert_array_equal(dist, sequential_bfs(g, eb.sources(g)[0]).distances)
+        if knobs.get("alpha"):
+            assert counters["bottom_up_levels"] >= 1
+
+
+def test_the_device_loop_is_refused_where_ranks_share_one_executor(monkeypatch, emulation):
+    g = eb.graph("rmat")
+    plan = asdict(make_plan(g, MgpuKnobs(gpus=2, chunk=64, cta_size=64, blocks_per_sm=2, loop="device")))
+    files = pt.graph_files(g)
+    try:
+        with ec.emulated(monkeypatch, emulation, sms=1, resident=2):
+            with pytest.raises(ValueError, match="loop device needs the peer-to-peer exchange"):
+                rank.MgpuRank(0, 0, None, files.folder, plan)
+    finally:
+        files.drop()
+
+
 def test_field_bits_count_every_rank():
     assert [rank.field_bits(p) for p in (1, 3, 4, 15, 16, 255)] == [2, 2, 4, 4, 8, 8]
     assert rank.field_bits(255, "p2p") == 1  # an OR, not a count
@@ -132,7 +167,8 @@ def test_field_bits_count_every_rank():
 
 @pytest.mark.parametrize("bad", [{"gpus": 0}, {"gpus": 300}, {"chunk": 100}, {"alpha": -1}, {"graph": "yes"},
                                  {"blocks_per_sm": 0}, {"timeout_s": 0}, {"gpus": 2, "exchange": "nccl"},
-                                 {"exchange": "nvlink"}, {"ahead": 0}, {"ahead": 16}])
+                                 {"exchange": "nvlink"}, {"ahead": 0}, {"ahead": 16},
+                                 {"loop": "gpu"}, {"gpus": 2, "exchange": "nccl", "graph": False, "loop": "device"}])
 def test_bad_knobs_are_refused(bad):
     with pytest.raises(ValueError):
         MgpuKnobs(**bad)

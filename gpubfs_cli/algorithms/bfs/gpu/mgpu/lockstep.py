@@ -1,7 +1,8 @@
 """p ranks of mgpu.bfs in one process, step by step: every rank runs a step before any
 runs the next, and a "sum" step adds the ranks' buffers here instead of over NCCL (the
 peer-to-peer exchange needs no help: its kernels that wait on the peers run after
-every rank's kernels that those waits are for). The
+every rank's kernels that those waits are for). Several ranks here run the host loop:
+the device loop needs every rank's kernel running at once; one rank runs its own. The
 kernels and the level program are the GPU ranks' own (rank.py); only the executor
 differs. Runs on one GPU (all ranks on device 0) or, in the tests, on the CPU kernel
 emulator: the multi-rank logic checked where there is one GPU or none.
@@ -47,6 +48,12 @@ def traverse(ranks: list[MgpuRank], source: int, predecessors: bool = False):
         r.pub.words[:] = 0
         r.pub.words[C["PUB_SOURCE"]] = int(source)
     _run(ranks, [r.init_steps(predecessors) for r in ranks])
+    if ranks[0].device_loop:  # one rank: its level loop is one cooperative launch
+        _run(ranks, [r.loop_steps(predecessors) for r in ranks])
+        _sync(ranks)
+        words = ranks[0].pub.words
+        assert published_frontier(words, int(words[C["PUB_SEQ"]])) == 0, "the device loop ended early"
+        return _answer(ranks, predecessors)
     levels = [r.level_steps(predecessors) for r in ranks]
     n = ranks[0].plan.n
     for k in range(1, n + 3):
@@ -57,6 +64,10 @@ def traverse(ranks: list[MgpuRank], source: int, predecessors: bool = False):
         _run(ranks, levels)
     else:
         raise RuntimeError("the level loop did not end")
+    return _answer(ranks, predecessors)
+
+
+def _answer(ranks, predecessors: bool):
     dist = np.concatenate([np.asarray(r.dist.get()) for r in ranks]) if ranks else np.zeros(0, np.int32)
     parents = np.concatenate([np.asarray(r.parent.get()) for r in ranks]) if predecessors else None
     return dist, parents, ranks[0].counters()

@@ -7,9 +7,11 @@
 //   queue -> step (its last block signals) -> [p2p_gather -> parents]
 //         -> apply (gathers itself without parents; its last block sends the counts)
 //         -> publish (waits for the peers' counts)
-// on each rank's stream (rank.py; the peer-to-peer level is one CUDA graph). The
-// direction, the level and the end of the search live in device memory (ctl[]): the
-// host only launches the level and polls the page-locked word publish() writes.
+// Each step is a phase (a __device__ function) run by a kernel of its own on each rank's
+// stream (rank.py: launched one by one or as one CUDA graph a level) or, peer to peer,
+// by mgpu_levels: every level in one cooperative launch, the phases between grid
+// barriers. The direction, the level and the end of the search live in device memory
+// (ctl[]): the host launches and polls the page-locked word publish() writes.
 #include "mgpu.cuh"
 #include "persistent.cuh"  // GPUBFS_SHARED, GPUBFS_NOW (emulated builds: the emulator's)
 
@@ -171,7 +173,7 @@ extern "C" __global__ void mgpu_source(long long pub_addr, long long lo, long lo
 // (task = local vertex, chunk index), one warp per 32-vertex word, one atomic per warp.
 // `xclear` (the peer-to-peer exchange's x, else null): cleared first, since the peers
 // have read the last level's by now (publish waited for their counts, sent after).
-extern "C" __global__ void mgpu_queue(const unsigned int* front, long long lo, long long hi,
+__device__ __forceinline__ void queue_phase(const unsigned int* front, long long lo, long long hi,
                                       const long long* off, long long* ctl, int* tasks, unsigned int* xclear,
                                       long long x_words) {
     if (ctl[CTL_DONE]) return;
@@ -210,7 +212,7 @@ extern "C" __global__ void mgpu_queue(const unsigned int* front, long long lo, l
 // test-and-set) and marked in x; an owned one is labelled at once.
 // Bottom-up: a warp per owned 32-vertex word, a lane per unvisited vertex scanning its
 // in-edges for a frontier vertex, stopping at the first.
-extern "C" __global__ void mgpu_step(long long lo, long long hi, const long long* off, const int* col,
+__device__ __forceinline__ void step_phase(long long lo, long long hi, const long long* off, const int* col,
                                      const long long* in_off, const int* in_col, unsigned int* known,
                                      const unsigned int* front, unsigned int* x, int* dist, int* parent,
                                      const long long* ctl, const int* tasks, const long long* peers, int rank,
@@ -258,7 +260,7 @@ extern "C" __global__ void mgpu_step(long long lo, long long hi, const long long
 
 // After the exchange of a top-down level (parents asked for): an owned vertex another
 // rank found has no parent yet; any in-neighbour in the level's frontier is one.
-extern "C" __global__ void mgpu_parents(long long lo, long long hi, const long long* in_off, const int* in_col,
+__device__ __forceinline__ void parents_phase(long long lo, long long hi, const long long* in_off, const int* in_col,
                                         const unsigned int* front, const unsigned int* x, int* dist, int* parent,
                                         const long long* ctl) {
     if (ctl[CTL_DONE] || ctl[CTL_DIR] != MGPU_TOP_DOWN) return;
@@ -285,7 +287,7 @@ extern "C" __global__ void mgpu_parents(long long lo, long long hi, const long l
 // With `gather` (peer to peer, no parents asked for) apply does p2p_gather's part itself:
 // it waits for the peers' signals and ORs their one-bit fields in place, one kernel
 // fewer a level.
-extern "C" __global__ void mgpu_apply(long long lo, long long hi, long long words, const long long* off,
+__device__ __forceinline__ void apply_phase(long long lo, long long hi, long long words, const long long* off,
                                       unsigned int* known, unsigned int* front, unsigned int* x, int* dist,
                                       long long* ctl, long long* part, const long long* peers, int rank,
                                       int ranks, long long* sync, int gather, long long pub_addr,
@@ -344,7 +346,7 @@ extern "C" __global__ void mgpu_apply(long long lo, long long hi, long long word
 // publication the host polls. `advance` is 0 after the source (no level ran yet).
 // On the peer-to-peer exchange (peers non-null) it first waits for the peers' counts and
 // sums them with part[] into counts[].
-extern "C" __global__ void mgpu_publish(long long pub_addr, long long* ctl, long long* counts,
+__device__ __forceinline__ void publish_phase(long long pub_addr, long long* ctl, long long* counts,
                                         long long* part, long long* hist, long long hist_cap, long long n,
                                         long long alpha_milli, long long beta_milli, int growth, int advance,
                                         const long long* peers, int rank, int ranks, const long long* sync,
@@ -409,7 +411,7 @@ extern "C" __global__ void mgpu_publish(long long pub_addr, long long* ctl, long
 // Once every peer's x of the level is complete (step's signal): xs = the OR of every
 // rank's x, read in place (a field is non-zero where some rank found the vertex, as the
 // NCCL sum leaves it).
-extern "C" __global__ void mgpu_p2p_gather(const long long* peers, int rank, int ranks, const long long* sync,
+__device__ __forceinline__ void p2p_gather_phase(const long long* peers, int rank, int ranks, const long long* sync,
                                            unsigned int* xs, long long x_words, long long pub_addr,
                                            long long timeout_ns, long long* ctl) {
     if (ctl[CTL_DONE] || !block_waits_for_signals(peers, rank, ranks, sync, pub_addr, timeout_ns, ctl)) return;
@@ -427,4 +429,85 @@ extern "C" __global__ void mgpu_p2p_barrier(const long long* peers, int rank, in
     signal_x(peers, rank, ranks, sync);
     if (!wait_peers(peers, rank, ranks, INBOX_SYNC, sync[SYNC_X], pub_addr, timeout_ns, ctl))
         reinterpret_cast<volatile long long*>(pub_addr)[PUB_FAILED] = 1;
+}
+
+// ---- the level's kernels: one phase each (rank.py launches them one by one or as a
+// CUDA graph; over NCCL the all-reduces sit between them) ------------------------------
+
+extern "C" __global__ void mgpu_queue(const unsigned int* front, long long lo, long long hi, const long long* off,
+                                      long long* ctl, int* tasks, unsigned int* xclear, long long x_words) {
+    queue_phase(front, lo, hi, off, ctl, tasks, xclear, x_words);
+}
+
+extern "C" __global__ void mgpu_step(long long lo, long long hi, const long long* off, const int* col,
+                                     const long long* in_off, const int* in_col, unsigned int* known,
+                                     const unsigned int* front, unsigned int* x, int* dist, int* parent,
+                                     const long long* ctl, const int* tasks, const long long* peers, int rank,
+                                     int ranks, long long* sync) {
+    step_phase(lo, hi, off, col, in_off, in_col, known, front, x, dist, parent, ctl, tasks, peers, rank, ranks, sync);
+}
+
+extern "C" __global__ void mgpu_parents(long long lo, long long hi, const long long* in_off, const int* in_col,
+                                        const unsigned int* front, const unsigned int* x, int* dist, int* parent,
+                                        const long long* ctl) {
+    parents_phase(lo, hi, in_off, in_col, front, x, dist, parent, ctl);
+}
+
+extern "C" __global__ void mgpu_apply(long long lo, long long hi, long long words, const long long* off,
+                                      unsigned int* known, unsigned int* front, unsigned int* x, int* dist,
+                                      long long* ctl, long long* part, const long long* peers, int rank,
+                                      int ranks, long long* sync, int gather, long long pub_addr,
+                                      long long timeout_ns) {
+    apply_phase(lo, hi, words, off, known, front, x, dist, ctl, part, peers, rank, ranks, sync, gather, pub_addr,
+                timeout_ns);
+}
+
+extern "C" __global__ void mgpu_publish(long long pub_addr, long long* ctl, long long* counts, long long* part,
+                                        long long* hist, long long hist_cap, long long n, long long alpha_milli,
+                                        long long beta_milli, int growth, int advance, const long long* peers,
+                                        int rank, int ranks, const long long* sync, long long timeout_ns) {
+    publish_phase(pub_addr, ctl, counts, part, hist, hist_cap, n, alpha_milli, beta_milli, growth, advance, peers,
+                  rank, ranks, sync, timeout_ns);
+}
+
+extern "C" __global__ void mgpu_p2p_gather(const long long* peers, int rank, int ranks, const long long* sync,
+                                           unsigned int* xs, long long x_words, long long pub_addr,
+                                           long long timeout_ns, long long* ctl) {
+    p2p_gather_phase(peers, rank, ranks, sync, xs, x_words, pub_addr, timeout_ns, ctl);
+}
+
+// ---- the level loop on the device ----------------------------------------------------
+// Every level after the source's in one cooperative launch (the peer-to-peer exchange,
+// one rank or several): the kernels above as phases between grid barriers, so a level
+// costs barriers and the peers' flags instead of a launch and a host round trip. Every
+// CTA reads CTL_DONE just after the same barrier (it is written only before one), so
+// all of them leave the loop at the same level. xs is the gathered x (parents asked
+// for), x_send the fields the peers read.
+extern "C" __global__ void mgpu_levels(long long lo, long long hi, long long words, long long n, const long long* off,
+                                       const int* col, const long long* in_off, const int* in_col,
+                                       unsigned int* known, unsigned int* front, unsigned int* xs,
+                                       unsigned int* x_send, long long x_words, int* dist, int* parent,
+                                       long long* ctl, int* tasks, long long* part, long long* counts,
+                                       long long* hist, long long hist_cap, long long alpha_milli,
+                                       long long beta_milli, int growth, const long long* peers, int rank,
+                                       int ranks, long long* sync, long long pub_addr, long long timeout_ns) {
+    while (!__ldcg(&ctl[CTL_DONE])) {
+        queue_phase(front, lo, hi, off, ctl, tasks, x_send, x_words);
+        GPUBFS_GRID_SYNC();
+        step_phase(lo, hi, off, col, in_off, in_col, known, front, x_send, dist, parent, ctl, tasks, peers, rank,
+                   ranks, sync);
+        GPUBFS_GRID_SYNC();
+        if (parent) {
+            p2p_gather_phase(peers, rank, ranks, sync, xs, x_words, pub_addr, timeout_ns, ctl);
+            GPUBFS_GRID_SYNC();
+            parents_phase(lo, hi, in_off, in_col, front, xs, dist, parent, ctl);
+            GPUBFS_GRID_SYNC();
+        }
+        apply_phase(lo, hi, words, off, known, front, xs, dist, ctl, part, peers, rank, ranks, sync, !parent, pub_addr,
+                    timeout_ns);
+        GPUBFS_GRID_SYNC();
+        publish_phase(pub_addr, ctl, counts, part, hist, hist_cap, n, alpha_milli, beta_milli, growth, 1, peers, rank,
+                      ranks, sync, timeout_ns);
+        GPUBFS_GRID_SYNC();
+    }
 }

@@ -14,7 +14,11 @@ steps launched one by one, and the lockstep driver (lockstep.py) that runs p ran
 one process, each step on every rank before the next step, summing the buffers of a
 "sum" step itself (the CPU emulation tests, and p ranks on one GPU).
 
-The host loop runs `ahead` levels ahead: level k + ahead is launched once publication
+Peer to peer (one rank, or ranks in processes of their own), the level loop runs on
+the device by default (`loop`): after the source, one cooperative launch of
+mgpu_levels runs every level, the steps as phases between grid barriers, and the host
+only waits for its end (watching the peers). Otherwise the host loop runs `ahead`
+levels ahead: level k + ahead is launched once publication
 k (the frontier level k starts from) is not empty, so that the GPU does not wait for
 the host, and the host reads one page-locked word per level, never the device. The
 `ahead` levels launched past the last one run as no-ops (their kernels return at once;
@@ -31,12 +35,13 @@ import numpy as np
 
 from gpubfs_cli.algorithms.bfs.gpu.mgpu import partition as pt
 from gpubfs_cli.gpu import backend
-from gpubfs_cli.gpu.launch import i32, i64, sm_count
+from gpubfs_cli.gpu.launch import i32, i64, resident_blocks, sm_count
 from gpubfs_cli.gpu.modules import header_constants, load_module
 
 KERNELS = Path(__file__).with_name("mgpu.cu")
 C = header_constants(KERNELS.with_name("mgpu.cuh"))
 CHUNKS = (64, 256, 1024)
+LOOPS = ("auto", "device", "host")
 KERNEL_DEFINES = [{"MGPU_FIELD_BITS": b, "MGPU_CHUNK": c} for b in (1, 2, 4, 8) for c in CHUNKS]
 
 
@@ -69,6 +74,7 @@ class Plan:
     exchange: str = "auto"
     timeout_s: float = 300.0
     ahead: int = 1
+    loop: str = "auto"
 
     @property
     def ranks(self) -> int:
@@ -177,6 +183,17 @@ class MgpuRank:
         self.stream = cp.cuda.Stream(non_blocking=True) if comm is not None else None
         self._graphs: dict = {}
         self.use_graph = p.graph and (self.exchange == "p2p" or p.ranks == 1)
+        # the device loop needs every rank's kernel running at once: own processes (or one rank)
+        self.loop_grid = None
+        self.device_loop = p.loop != "host" and self.exchange == "p2p" and (comm is not None or p.ranks == 1)
+        if p.loop == "device" and not self.device_loop:
+            raise ValueError(f"rank {self.rank}: loop device needs the peer-to-peer exchange (here {self.exchange}) "
+                             "and each rank in a process of its own; loop host or auto works here")
+        if self.device_loop:
+            coop = load_module(KERNELS, defines=defines, device=gpu(device), cooperative=True)
+            self.k["levels"] = coop.get_function("mgpu_levels")
+            fit = resident_blocks(self.k["levels"], p.cta_size, device=gpu(device))
+            self.loop_grid = (max(1, min(self.grid[0], fit)),)
         if comm is not None:
             self._connect()
             if self.exchange == "p2p":
@@ -297,10 +314,24 @@ class MgpuRank:
         ]
         return steps
 
+    def loop_steps(self, predecessors: bool) -> list:
+        """Every level after the source: one cooperative launch of mgpu_levels."""
+        p = self.plan
+        parent = self.parent if predecessors else None
+        alpha, beta = self._thresholds()
+        return [("coop", self.k["levels"], (
+            i64(self.lo), i64(self.hi), i64(p.words), i64(p.n), self.off, self.col, self.in_off, self.in_col,
+            self.known, self.front, self.x, self.x_send, i64(self.x_words), self.dist, parent, self.ctl, self.tasks,
+            self.part, self.counts, self.hist, i64(p.hist_cap), i64(alpha), i64(beta), i32(int(p.growth)),
+            *self._p2p_args(), *self._wait_args()))]
+
+    def _thresholds(self) -> tuple[int, int]:
+        """alpha and beta in thousandths, as publish() takes them."""
+        return tuple(int(round(v * C["MGPU_MILLI"])) for v in (self.plan.alpha, self.plan.beta))
+
     def _publish(self, advance: int) -> tuple:
         p = self.plan
-        alpha = int(round(p.alpha * C["MGPU_MILLI"]))
-        beta = int(round(p.beta * C["MGPU_MILLI"]))
+        alpha, beta = self._thresholds()
         return ("kernel1", self.k["publish"], (i64(self.pub.address), self.ctl, self.counts, self.part, self.hist,
                                                i64(p.hist_cap), i64(p.n), i64(alpha), i64(beta), i32(int(p.growth)),
                                                i32(advance)) + self._p2p_args() + self._wait_args()[1:])
@@ -308,7 +339,8 @@ class MgpuRank:
     def launch(self, step) -> None:
         """One kernel step on the current stream (a "sum" step is the executor's)."""
         kind, fn, args = step
-        fn((1,) if kind == "kernel1" else self.grid, (32,) if kind == "kernel1" else self.block, args)
+        grid = {"kernel1": (1,), "coop": self.loop_grid}.get(kind, self.grid)
+        fn(grid, (32,) if kind == "kernel1" else self.block, args)
 
     # -- one traversal on this rank's GPU (NCCL between ranks) ------------------------
 
@@ -350,15 +382,19 @@ class MgpuRank:
         self.comm.abort()
         return RuntimeError(f"rank {self.rank}: {why}")
 
-    def _wait_seq(self, k: int, deadline: float) -> None:
-        words, spins = self.pub.words, 0
-        while words[C["PUB_SEQ"]] < k:
+    def _wait(self, ready, deadline: float, pause: float = 0.0) -> None:
+        """Until ready(); gives up (every wait on a peer ended) when a peer rank died or
+        the traversal passed its deadline."""
+        spins = 0
+        while not ready():
             spins += 1
-            if spins & 0x3FFF == 0:
+            if pause or spins & 0x3FFF == 0:
                 if not self.comm.alive():
                     raise self._give_up("a peer rank exited during the traversal")
                 if time.monotonic() > deadline:
-                    raise self._give_up(f"level {k - 1} took over {self.comm.timeout_s:g} s")
+                    raise self._give_up(f"the traversal took over {self.comm.timeout_s:g} s")
+                if pause:
+                    time.sleep(pause)
 
     def bfs(self, source: int, predecessors: bool) -> tuple[float, dict]:
         """(this rank's event-timed milliseconds, its counters)."""
@@ -369,25 +405,41 @@ class MgpuRank:
         words[C["PUB_SOURCE"]] = int(source)
         start, stop = cp.cuda.Event(), cp.cuda.Event()
         deadline = time.monotonic() + self.comm.timeout_s
-        self._start_barrier()
-        start.record(self.stream)
-        init()
+        try:
+            self._start_barrier()
+            start.record(self.stream)
+            init()
+            if self.device_loop:
+                with self.stream:
+                    self.launch(self.loop_steps(predecessors)[0])
+                stop.record(self.stream)
+                self._wait(lambda: stop.done, deadline, pause=20e-6)
+            else:
+                self._host_loop(level, deadline)
+                stop.record(self.stream)
+                self.comm.wait_event(stop)
+        except BaseException:  # Ctrl-C included: end the GPU's waits on peers that may be gone
+            words[C["PUB_ABORT"]] = 1
+            raise
+        if words[C["PUB_FAILED"]]:
+            raise self._give_up(f"a peer rank stopped answering (waited {self.plan.timeout_s:g} s on the GPU)")
+        return float(cp.cuda.get_elapsed_time(start, stop)), self.counters()
+
+    def _host_loop(self, level, deadline: float) -> None:
+        """Launch the levels from the host, `ahead` of the publications that say whether
+        they run."""
+        words = self.pub.words
         for _ in range(self.plan.ahead):
             level()
         k = 1
         while True:  # publication k says whether level k runs; level k + ahead is launched
-            self._wait_seq(k, deadline)
+            self._wait(lambda k=k: words[C["PUB_SEQ"]] >= k, deadline)
             if published_frontier(words, k) == 0:
-                break
+                return
             level()
             k += 1
             if k > self.plan.n + 2:
                 raise RuntimeError(f"rank {self.rank}: more levels than vertices (the level loop did not end)")
-        stop.record(self.stream)
-        self.comm.wait_event(stop)
-        if words[C["PUB_FAILED"]]:
-            raise self._give_up(f"a peer rank stopped answering (waited {self.plan.timeout_s:g} s on the GPU)")
-        return float(cp.cuda.get_elapsed_time(start, stop)), self.counters()
 
     def _start_barrier(self) -> None:
         """Every rank's GPU waits for every other's before its start event, so that no
@@ -406,6 +458,7 @@ class MgpuRank:
         hist = self.hist[: 2 * min(levels, self.plan.hist_cap)].get().reshape(-1, 2)
         frontier = np.concatenate([[1], hist[:, 0]])[:levels] if levels else np.zeros(0, np.int64)
         return {"exchange": self.exchange, "launch": "graph" if self.use_graph else "direct",
+                "loop": "device" if self.device_loop else "host",
                 "levels": levels, "bottom_up_levels": int(ctl[C["CTL_BU_LEVELS"]]),
                 "switches": int(ctl[C["CTL_SWITCHES"]]), "frontier_vertices": frontier.astype(np.int64),
                 "direction": hist[:, 1].astype(np.int64)}

@@ -25,8 +25,11 @@ How it works (Beamer et al.'s direction optimization, distributed as a 1-D parti
     written after the data, waited for on the GPU with a time limit);
   - `nccl` (several hosts, or no peer access): an all-reduce (a sum) of the fields and
     one of the counts.
-- **The host.** The direction, the level and the end of the search live on the device.
-  The host launches each level as one CUDA graph captured once per graph (`graph`;
+- **The level loop** (`loop`). The direction, the level and the end of the search live
+  on the device. Peer to peer (and on one GPU) the loop itself runs there too: one
+  cooperative launch runs every level, its steps as phases between grid barriers, the
+  ranks meeting through the inbox flags alone; the host waits for the end, watching the
+  peers. Otherwise (`loop: host`, or the NCCL exchange) the host launches each level as one CUDA graph captured once per graph (`graph`;
   with the NCCL exchange on several GPUs the level's steps are launched one by one,
   since captured all-reduces between two processes did not finish on the H200 pair),
   runs `ahead` levels ahead and reads one page-locked word per level, never the device
@@ -43,8 +46,9 @@ do.bfs's), ``chunk`` (edges per top-down task: 64, 256, 1024), ``cta_size``,
 graph; refused with ``exchange: nccl`` on several GPUs, where it falls back to launches
 one by one under ``auto``), ``exchange`` (auto, p2p, nccl; the samples' counters say
 which ran), ``ahead`` (levels the host launches before reading the publication that
-says whether they run: more hides the host's time per level, and costs that many no-op
-levels at the end), ``timeout_s`` (longest wait on a rank, on the host and on the GPU).
+says whether they run, with the host loop: more hides the host's time per level, and
+costs that many no-op levels at the end), ``loop`` (auto, device, host: where the level
+loop runs; auto is the device wherever the exchange is peer to peer), ``timeout_s`` (longest wait on a rank, on the host and on the GPU).
 """
 
 from __future__ import annotations
@@ -54,7 +58,7 @@ from dataclasses import asdict, dataclass
 import numpy as np
 
 from gpubfs_cli.algorithms.bfs.gpu.mgpu import partition as pt
-from gpubfs_cli.algorithms.bfs.gpu.mgpu.rank import CHUNKS, C, Plan, field_bits
+from gpubfs_cli.algorithms.bfs.gpu.mgpu.rank import CHUNKS, LOOPS, C, Plan, field_bits
 from gpubfs_cli.core.answer import Answer
 from gpubfs_cli.core.strategy import register
 from gpubfs_cli.gpu.ranks.strategy import GatheredAnswer, RankedStrategy
@@ -77,6 +81,7 @@ class MgpuKnobs:
     graph: bool = True
     exchange: str = "auto"
     ahead: int = 1
+    loop: str = "auto"
     timeout_s: float = 300.0
 
     def __post_init__(self) -> None:
@@ -105,6 +110,11 @@ class MgpuKnobs:
                              "or graph false")
         if isinstance(self.ahead, bool) or not isinstance(self.ahead, int) or not 1 <= self.ahead < RING:
             raise ValueError(f"ahead must be an integer between 1 and {RING - 1}, not {self.ahead!r}")
+        if self.loop not in LOOPS:
+            raise ValueError(f"loop must be one of {', '.join(LOOPS)}, not {self.loop!r}")
+        if self.loop == "device" and self.exchange == "nccl" and self.gpus > 1:
+            raise ValueError("loop: the device loop needs the peer-to-peer exchange; with exchange nccl on several "
+                             "GPUs use loop host or auto")
         if not float(self.timeout_s) > 0:
             raise ValueError(f"timeout_s: expected a positive number of seconds, got {self.timeout_s}")
 
@@ -114,7 +124,7 @@ def make_plan(graph, knobs: MgpuKnobs) -> Plan:
                 directed=bool(graph.directed), alpha=float(knobs.alpha if knobs.bottom_up else 0.0),
                 beta=float(knobs.beta), growth=knobs.growth, chunk=knobs.chunk, cta_size=knobs.cta_size,
                 blocks_per_sm=knobs.blocks_per_sm, graph=knobs.graph, exchange=knobs.exchange,
-                timeout_s=float(knobs.timeout_s), ahead=knobs.ahead)
+                timeout_s=float(knobs.timeout_s), ahead=knobs.ahead, loop=knobs.loop)
 
 
 @register
