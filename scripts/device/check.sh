@@ -47,7 +47,7 @@ if [ -d .peers ]; then
 fi
 python3 -m pip install -q --no-deps --no-build-isolation -e . > logs/install.log 2>&1 || { cat logs/install.log; exit 1; }
 DIST=$(python3 -c 'from xdist.scheduler import WorkStealingScheduling; print("--dist worksteal")' 2>/dev/null)
-COMMON="-p no:cacheprovider -rfE --maxfail=30 -n 4 $DIST --durations=15"
+COMMON="-p no:cacheprovider -rfE --maxfail=30 -n 4 $DIST --durations=15 -o faulthandler_timeout=150"
 G="python3 -m gpubfs_cli"
 LOW=g500-s20-ef16,uniform-n21-e26,kron_g500-logn20-gen
 SMALL=smoke-rmat,smoke-gnm,rmat20,Gen-ForestFire,luo-scalefree-1M,g500-s20-ef16

@@ -27,7 +27,7 @@ step() {  # step SECONDS NAME CMD...: at most SECONDS, and never past LIMIT; SIG
   timeout -s INT -k 15 "$t" "$@" > "logs/$name.log" 2>&1; local rc=$?
   echo "$name: rc=$rc $(( $(date +%s) - s ))s" | tee -a logs/steps.txt
   tar czf "$OUT/mgpu.tgz" logs results 2>/dev/null; }
-step 170 tests python3 -m pytest -q -m gpu -p no:cacheprovider --durations=15 \
+step 200 tests python3 -m pytest -v -m gpu -p no:cacheprovider --durations=15 -o faulthandler_timeout=45 \
   tests/algorithms/bfs/gpu/test_mgpu.py tests/gpu/test_ranks.py
 step 100 levels python3 -m gpubfs_cli run mgpu-levels --out results/mgpu-levels.json --force
 graphs=("${@:-g500-s24-ef16}")

@@ -74,14 +74,16 @@ class NcclComm:
     def wait_event(self, done) -> None:
         """Until `done` (a recorded event) has happened; PeerLost when a peer died or time ran out."""
         deadline = time.monotonic() + self.timeout_s
-        while not done.done:
-            if not self.alive():
-                self.abort()
-                raise PeerLost(f"rank {self.rank}: a peer rank exited during a collective")
-            if time.monotonic() > deadline:
-                self.abort()
-                raise PeerLost(f"rank {self.rank}: a collective took over {self.timeout_s:g} s")
-            time.sleep(20e-6)
+        try:
+            while not done.done:
+                if not self.alive():
+                    raise PeerLost(f"rank {self.rank}: a peer rank exited during a collective")
+                if time.monotonic() > deadline:
+                    raise PeerLost(f"rank {self.rank}: a collective took over {self.timeout_s:g} s")
+                time.sleep(20e-6)
+        except BaseException:  # Ctrl-C included: no collective may stay pending on the GPU
+            self.abort()
+            raise
 
     def wait(self) -> None:
         """Until the current stream's work is done (guarded as wait_event)."""

@@ -9,7 +9,8 @@ MPMD mpirun, see docs/scaling.md). Orders (tuples):
     the launch and failure paths)
 ("call", method, args) -> ("ok", the method's result)
 ("release",) drops the object; ("exit",) ends the process. A failure answers
-("error", "rank R: what happened") and ends the process.
+("error", "rank R: what happened"), aborts the rank's NCCL communicator (so that no
+teardown waits on peers) and ends the process. serve() returns the exit status.
 """
 
 from __future__ import annotations
@@ -24,14 +25,14 @@ def build(spec: str, **kwargs):
     return getattr(importlib.import_module(module), name)(**kwargs)
 
 
-def serve(channel, rank: int, device: int, alive) -> None:
-    state = None
+def serve(channel, rank: int, device: int, alive) -> int:
+    state = comm = None
     try:
         while True:
             order = channel.recv(None)
             kind = order[0]
             if kind == "exit":
-                return
+                return 0
             if kind == "init":
                 _, spec, kwargs, uid, size, timeout_s = order
                 comm = None
@@ -57,6 +58,9 @@ def serve(channel, rank: int, device: int, alive) -> None:
             channel.send(("error", f"rank {rank}: {type(exc).__name__}: {str(exc).strip()[:300]}"))
         except Exception:
             pass
+        if comm is not None:
+            comm.abort()
+        return 1
 
 
 def _free_gpu_pool() -> None:
@@ -74,7 +78,10 @@ def main_local(conn, rank: int) -> None:
     from gpubfs_cli.gpu.ranks.channels import PipeChannel
 
     parent = multiprocessing.parent_process()
-    serve(PipeChannel(conn), rank, rank, alive=lambda: parent is None or parent.is_alive())
+    status = serve(PipeChannel(conn), rank, rank, alive=lambda: parent is None or parent.is_alive())
+    # No interpreter teardown: destructors of CUDA and NCCL objects could wait on peers
+    # that are gone; the driver frees the process's GPU memory at exit.
+    os._exit(status)
 
 
 def main_mpi() -> None:

@@ -146,6 +146,20 @@ def test_one_rank_runs_its_levels_in_one_cooperative_launch(monkeypatch, emulati
             assert counters["bottom_up_levels"] >= 1
 
 
+def test_the_device_loop_profile_times_every_phase(monkeypatch, emulation):
+    with ec.emulated(monkeypatch, emulation, sms=1, resident=2):
+        g = eb.graph("path60")
+        group, files = _ranks(g, 1, exchange="p2p", profile=True)
+        try:
+            dist, _, counters = lockstep.traverse(group, 0, False)
+        finally:
+            files.drop()
+    np.testing.assert_array_equal(dist, sequential_bfs(g, 0).distances)
+    phases = [counters[f"profile_{name}_us"] for name in rank.PHASES]
+    assert all(t > 0 for t in phases), counters
+    assert counters["profile_level_us"] == pytest.approx(sum(phases))
+
+
 def test_the_device_loop_is_refused_where_ranks_share_one_executor(monkeypatch, emulation):
     g = eb.graph("rmat")
     plan = asdict(make_plan(g, MgpuKnobs(gpus=2, chunk=64, cta_size=64, blocks_per_sm=2, loop="device")))
@@ -168,7 +182,7 @@ def test_field_bits_count_every_rank():
 @pytest.mark.parametrize("bad", [{"gpus": 0}, {"gpus": 300}, {"chunk": 100}, {"alpha": -1}, {"graph": "yes"},
                                  {"blocks_per_sm": 0}, {"timeout_s": 0}, {"gpus": 2, "exchange": "nccl"},
                                  {"exchange": "nvlink"}, {"ahead": 0}, {"ahead": 16},
-                                 {"loop": "gpu"}, {"gpus": 2, "exchange": "nccl", "graph": False, "loop": "device"}])
+                                 {"loop": "gpu"}, {"profile": True, "loop": "host"}, {"profile": "yes"}, {"gpus": 2, "exchange": "nccl", "graph": False, "loop": "device"}])
 def test_bad_knobs_are_refused(bad):
     with pytest.raises(ValueError):
         MgpuKnobs(**bad)

@@ -68,7 +68,7 @@ __device__ bool wait_peers(const long long* peers, int rank, int ranks, int base
             }
         }
     }
-    MGPU_FENCE_SYSTEM();
+    if (ranks > 1) MGPU_FENCE_SYSTEM();
     return true;
 }
 
@@ -76,6 +76,7 @@ __device__ bool wait_peers(const long long* peers, int rank, int ranks, int base
 __device__ void signal_x(const long long* peers, int rank, int ranks, long long* sync) {
     const long long s = sync[SYNC_X] + 1;
     sync[SYNC_X] = s;
+    if (ranks == 1) return;  // no peer to tell (and no fence to pay)
     MGPU_FENCE_SYSTEM();
     for (int r = 0; r < ranks; ++r)
         if (r != rank) inbox_of(peers, r)[INBOX_SYNC + rank] = s;
@@ -85,6 +86,7 @@ __device__ void signal_x(const long long* peers, int rank, int ranks, long long*
 __device__ void put_counts(const long long* peers, int rank, int ranks, long long* sync, long long nf, long long mf) {
     const long long s = sync[SYNC_CNT] + 1;
     sync[SYNC_CNT] = s;
+    if (ranks == 1) return;
     for (int r = 0; r < ranks; ++r) {
         if (r == rank) continue;
         inbox_of(peers, r)[INBOX_CNT + 2 * rank + CNT_NF] = nf;
@@ -345,12 +347,13 @@ __device__ __forceinline__ void apply_phase(long long lo, long long hi, long lon
 // bottom-up only while the frontier grows, back only while it shrinks), then the
 // publication the host polls. `advance` is 0 after the source (no level ran yet).
 // On the peer-to-peer exchange (peers non-null) it first waits for the peers' counts and
-// sums them with part[] into counts[].
+// sums them with part[] into counts[]. With `announce` 0 (the device loop: no host waits
+// on a level) only the last publication, or a failure, goes to the host.
 __device__ __forceinline__ void publish_phase(long long pub_addr, long long* ctl, long long* counts,
                                         long long* part, long long* hist, long long hist_cap, long long n,
                                         long long alpha_milli, long long beta_milli, int growth, int advance,
                                         const long long* peers, int rank, int ranks, const long long* sync,
-                                        long long timeout_ns) {
+                                        long long timeout_ns, int announce) {
     if (blockIdx.x || threadIdx.x) return;
     volatile long long* pub = reinterpret_cast<volatile long long*>(pub_addr);
     if (peers && !ctl[CTL_DONE] &&
@@ -399,6 +402,7 @@ __device__ __forceinline__ void publish_phase(long long pub_addr, long long* ctl
             ctl[CTL_PREV_NF] = nf;
         }
     }
+    if (!announce && !ctl[CTL_DONE]) return;
     const long long seq = pub[PUB_SEQ] + 1;
     pub[PUB_NF + seq % PUB_RING] = ctl[CTL_DONE] ? 0 : nf;
     MGPU_FENCE_SYSTEM();
@@ -467,7 +471,7 @@ extern "C" __global__ void mgpu_publish(long long pub_addr, long long* ctl, long
                                         long long beta_milli, int growth, int advance, const long long* peers,
                                         int rank, int ranks, const long long* sync, long long timeout_ns) {
     publish_phase(pub_addr, ctl, counts, part, hist, hist_cap, n, alpha_milli, beta_milli, growth, advance, peers,
-                  rank, ranks, sync, timeout_ns);
+                  rank, ranks, sync, timeout_ns, 1);
 }
 
 extern "C" __global__ void mgpu_p2p_gather(const long long* peers, int rank, int ranks, const long long* sync,
@@ -482,7 +486,9 @@ extern "C" __global__ void mgpu_p2p_gather(const long long* peers, int rank, int
 // costs barriers and the peers' flags instead of a launch and a host round trip. Every
 // CTA reads CTL_DONE just after the same barrier (it is written only before one), so
 // all of them leave the loop at the same level. xs is the gathered x (parents asked
-// for), x_send the fields the peers read.
+// for), x_send the fields the peers read. Only the last level's publication reaches the
+// host. With `prof` (else null), CTA 0 stamps %globaltimer after each barrier:
+// MGPU_PROF_WORDS words a level (the level's start, then the end of each phase).
 extern "C" __global__ void mgpu_levels(long long lo, long long hi, long long words, long long n, const long long* off,
                                        const int* col, const long long* in_off, const int* in_col,
                                        unsigned int* known, unsigned int* front, unsigned int* xs,
@@ -490,13 +496,18 @@ extern "C" __global__ void mgpu_levels(long long lo, long long hi, long long wor
                                        long long* ctl, int* tasks, long long* part, long long* counts,
                                        long long* hist, long long hist_cap, long long alpha_milli,
                                        long long beta_milli, int growth, const long long* peers, int rank,
-                                       int ranks, long long* sync, long long pub_addr, long long timeout_ns) {
+                                       int ranks, long long* sync, long long pub_addr, long long timeout_ns,
+                                       unsigned long long* prof, int prof_cap) {
     while (!__ldcg(&ctl[CTL_DONE])) {
+        const int L = (int)__ldcg(&ctl[CTL_LEVEL]);
+        prof_stamp<MGPU_PROF_WORDS>(prof, prof_cap, L, MGPU_PROF_START, GPUBFS_NOW());
         queue_phase(front, lo, hi, off, ctl, tasks, x_send, x_words);
         GPUBFS_GRID_SYNC();
+        prof_stamp<MGPU_PROF_WORDS>(prof, prof_cap, L, MGPU_PROF_QUEUE, GPUBFS_NOW());
         step_phase(lo, hi, off, col, in_off, in_col, known, front, x_send, dist, parent, ctl, tasks, peers, rank,
                    ranks, sync);
         GPUBFS_GRID_SYNC();
+        prof_stamp<MGPU_PROF_WORDS>(prof, prof_cap, L, MGPU_PROF_STEP, GPUBFS_NOW());
         if (parent) {
             p2p_gather_phase(peers, rank, ranks, sync, xs, x_words, pub_addr, timeout_ns, ctl);
             GPUBFS_GRID_SYNC();
@@ -506,8 +517,10 @@ extern "C" __global__ void mgpu_levels(long long lo, long long hi, long long wor
         apply_phase(lo, hi, words, off, known, front, xs, dist, ctl, part, peers, rank, ranks, sync, !parent, pub_addr,
                     timeout_ns);
         GPUBFS_GRID_SYNC();
+        prof_stamp<MGPU_PROF_WORDS>(prof, prof_cap, L, MGPU_PROF_APPLY, GPUBFS_NOW());
         publish_phase(pub_addr, ctl, counts, part, hist, hist_cap, n, alpha_milli, beta_milli, growth, 1, peers, rank,
-                      ranks, sync, timeout_ns);
+                      ranks, sync, timeout_ns, 0);
         GPUBFS_GRID_SYNC();
+        prof_stamp<MGPU_PROF_WORDS>(prof, prof_cap, L, MGPU_PROF_PUBLISH, GPUBFS_NOW());
     }
 }

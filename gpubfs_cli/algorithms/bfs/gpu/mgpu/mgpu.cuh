@@ -58,6 +58,15 @@
 #define PUB_NF 4       // PUB_NF + k % PUB_RING: the frontier after publication k (0: over)
 #define PUB_WORDS 20
 
+// The device loop's optional profile (unsigned 64-bit %globaltimer ns, CTA 0, just after
+// each grid barrier): MGPU_PROF_WORDS words a level.
+#define MGPU_PROF_START 0    // the level's start
+#define MGPU_PROF_QUEUE 1    // top-down tasks queued
+#define MGPU_PROF_STEP 2     // the rank's own search done (and the peers told)
+#define MGPU_PROF_APPLY 3    // the peers' fields ORed in (parents found): the next frontier
+#define MGPU_PROF_PUBLISH 4  // the peers' counts summed, the direction decided
+#define MGPU_PROF_WORDS 5
+
 // hist[] (int64): per level L, hist[2L] = the frontier found, hist[2L+1] = direction.
 
 // The peer-to-peer exchange (ranks on one host whose GPUs reach each other's memory):

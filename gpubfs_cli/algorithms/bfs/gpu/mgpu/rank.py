@@ -42,6 +42,7 @@ KERNELS = Path(__file__).with_name("mgpu.cu")
 C = header_constants(KERNELS.with_name("mgpu.cuh"))
 CHUNKS = (64, 256, 1024)
 LOOPS = ("auto", "device", "host")
+PHASES = ("queue", "step", "apply", "publish")  # the device loop's profile, in order
 KERNEL_DEFINES = [{"MGPU_FIELD_BITS": b, "MGPU_CHUNK": c} for b in (1, 2, 4, 8) for c in CHUNKS]
 
 
@@ -75,6 +76,7 @@ class Plan:
     timeout_s: float = 300.0
     ahead: int = 1
     loop: str = "auto"
+    profile: bool = False
 
     @property
     def ranks(self) -> int:
@@ -194,6 +196,9 @@ class MgpuRank:
             self.k["levels"] = coop.get_function("mgpu_levels")
             fit = resident_blocks(self.k["levels"], p.cta_size, device=gpu(device))
             self.loop_grid = (max(1, min(self.grid[0], fit)),)
+        if p.profile and not self.device_loop:
+            raise ValueError(f"rank {self.rank}: profile stamps the device loop's phases; this rank runs the host loop")
+        self.prof = cp.zeros(C["MGPU_PROF_WORDS"] * p.hist_cap, cp.uint64) if p.profile else None
         if comm is not None:
             self._connect()
             if self.exchange == "p2p":
@@ -323,7 +328,7 @@ class MgpuRank:
             i64(self.lo), i64(self.hi), i64(p.words), i64(p.n), self.off, self.col, self.in_off, self.in_col,
             self.known, self.front, self.x, self.x_send, i64(self.x_words), self.dist, parent, self.ctl, self.tasks,
             self.part, self.counts, self.hist, i64(p.hist_cap), i64(alpha), i64(beta), i32(int(p.growth)),
-            *self._p2p_args(), *self._wait_args()))]
+            *self._p2p_args(), *self._wait_args(), self.prof, i32(p.hist_cap if self.prof is not None else 0)))]
 
     def _thresholds(self) -> tuple[int, int]:
         """alpha and beta in thousandths, as publish() takes them."""
@@ -377,10 +382,14 @@ class MgpuRank:
         return self._graphs[key]
 
     def _give_up(self, why: str):
-        """End every wait on a peer (the GPU's and NCCL's); the error to raise."""
+        """The error to raise, once every wait on a peer (the GPU's and NCCL's) ended."""
+        self._abandon()
+        return RuntimeError(f"rank {self.rank}: {why}")
+
+    def _abandon(self) -> None:
+        """End every wait on a peer: the GPU's (the abort word) and NCCL's (abort)."""
         self.pub.words[C["PUB_ABORT"]] = 1
         self.comm.abort()
-        return RuntimeError(f"rank {self.rank}: {why}")
 
     def _wait(self, ready, deadline: float, pause: float = 0.0) -> None:
         """Until ready(); gives up (every wait on a peer ended) when a peer rank died or
@@ -418,8 +427,8 @@ class MgpuRank:
                 self._host_loop(level, deadline)
                 stop.record(self.stream)
                 self.comm.wait_event(stop)
-        except BaseException:  # Ctrl-C included: end the GPU's waits on peers that may be gone
-            words[C["PUB_ABORT"]] = 1
+        except BaseException:  # Ctrl-C included: no wait on a peer may outlive the traversal
+            self._abandon()
             raise
         if words[C["PUB_FAILED"]]:
             raise self._give_up(f"a peer rank stopped answering (waited {self.plan.timeout_s:g} s on the GPU)")
@@ -461,7 +470,19 @@ class MgpuRank:
                 "loop": "device" if self.device_loop else "host",
                 "levels": levels, "bottom_up_levels": int(ctl[C["CTL_BU_LEVELS"]]),
                 "switches": int(ctl[C["CTL_SWITCHES"]]), "frontier_vertices": frontier.astype(np.int64),
-                "direction": hist[:, 1].astype(np.int64)}
+                "direction": hist[:, 1].astype(np.int64), **self._profile(levels)}
+
+    def _profile(self, levels: int) -> dict:
+        """Microseconds a level spent in each phase of the device loop, averaged over the
+        levels (profile_<phase>_us), and in the whole level (profile_level_us)."""
+        if self.prof is None or levels == 0:
+            return {}
+        words = C["MGPU_PROF_WORDS"]
+        rows = self.prof[: words * min(levels, self.plan.hist_cap)].get().astype(np.int64).reshape(-1, words)
+        spent = np.diff(rows, axis=1) / 1e3
+        out = {f"profile_{name}_us": float(spent[:, i].mean()) for i, name in enumerate(PHASES)}
+        out["profile_level_us"] = float(spent.sum(axis=1).mean())
+        return out
 
     def send_answer(self, predecessors: bool) -> None:
         """This rank's labels (and parents) to rank 0, which posts the matching receives."""

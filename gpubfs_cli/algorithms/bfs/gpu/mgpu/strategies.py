@@ -48,7 +48,10 @@ one by one under ``auto``), ``exchange`` (auto, p2p, nccl; the samples' counters
 which ran), ``ahead`` (levels the host launches before reading the publication that
 says whether they run, with the host loop: more hides the host's time per level, and
 costs that many no-op levels at the end), ``loop`` (auto, device, host: where the level
-loop runs; auto is the device wherever the exchange is peer to peer), ``timeout_s`` (longest wait on a rank, on the host and on the GPU).
+loop runs; auto is the device wherever the exchange is peer to peer), ``profile`` (the
+device loop's %globaltimer stamps: counters profile_<phase>_us, the mean microseconds a
+level spends queueing, searching, exchanging and applying, and deciding, and
+profile_level_us), ``timeout_s`` (longest wait on a rank, on the host and on the GPU).
 """
 
 from __future__ import annotations
@@ -82,6 +85,7 @@ class MgpuKnobs:
     exchange: str = "auto"
     ahead: int = 1
     loop: str = "auto"
+    profile: bool = False
     timeout_s: float = 300.0
 
     def __post_init__(self) -> None:
@@ -92,7 +96,7 @@ class MgpuKnobs:
             value = getattr(self, key)
             if isinstance(value, bool) or not isinstance(value, (int, float)) or not 0 <= value < 1e9:
                 raise ValueError(f"{key} must be a number >= 0, not {value!r}")
-        for key in ("growth", "bottom_up", "graph"):
+        for key in ("growth", "bottom_up", "graph", "profile"):
             if not isinstance(getattr(self, key), bool):
                 raise ValueError(f"{key} must be true or false, not {getattr(self, key)!r}")
         if self.chunk not in CHUNKS:
@@ -115,6 +119,8 @@ class MgpuKnobs:
         if self.loop == "device" and self.exchange == "nccl" and self.gpus > 1:
             raise ValueError("loop: the device loop needs the peer-to-peer exchange; with exchange nccl on several "
                              "GPUs use loop host or auto")
+        if self.profile and self.loop == "host":
+            raise ValueError("profile: the phase stamps come from the device loop; not with loop host")
         if not float(self.timeout_s) > 0:
             raise ValueError(f"timeout_s: expected a positive number of seconds, got {self.timeout_s}")
 
@@ -124,7 +130,8 @@ def make_plan(graph, knobs: MgpuKnobs) -> Plan:
                 directed=bool(graph.directed), alpha=float(knobs.alpha if knobs.bottom_up else 0.0),
                 beta=float(knobs.beta), growth=knobs.growth, chunk=knobs.chunk, cta_size=knobs.cta_size,
                 blocks_per_sm=knobs.blocks_per_sm, graph=knobs.graph, exchange=knobs.exchange,
-                timeout_s=float(knobs.timeout_s), ahead=knobs.ahead, loop=knobs.loop)
+                timeout_s=float(knobs.timeout_s), ahead=knobs.ahead, loop=knobs.loop,
+                profile=knobs.profile)
 
 
 @register
