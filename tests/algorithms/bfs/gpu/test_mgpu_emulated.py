@@ -160,16 +160,26 @@ def test_the_device_loop_profile_times_every_phase(monkeypatch, emulation):
     assert counters["profile_level_us"] == pytest.approx(sum(phases))
 
 
-def test_the_device_loop_is_refused_where_ranks_share_one_executor(monkeypatch, emulation):
+def _refused(monkeypatch, emulation, knobs: dict, resident: int, match: str) -> None:
+    """Building rank 0 under `knobs` is one ValueError matching `match`."""
     g = eb.graph("rmat")
-    plan = asdict(make_plan(g, MgpuKnobs(gpus=2, chunk=64, cta_size=64, blocks_per_sm=2, loop="device")))
+    plan = asdict(make_plan(g, MgpuKnobs(chunk=64, cta_size=64, blocks_per_sm=2, **knobs)))
     files = pt.graph_files(g)
     try:
-        with ec.emulated(monkeypatch, emulation, sms=1, resident=2):
-            with pytest.raises(ValueError, match="loop device needs the peer-to-peer exchange"):
+        with ec.emulated(monkeypatch, emulation, sms=1, resident=resident):
+            with pytest.raises(ValueError, match=match):
                 rank.MgpuRank(0, 0, None, files.folder, plan)
     finally:
         files.drop()
+
+
+def test_the_device_loop_is_refused_where_ranks_share_one_executor(monkeypatch, emulation):
+    _refused(monkeypatch, emulation, {"gpus": 2, "loop": "device"}, 2, "loop device needs the peer-to-peer exchange")
+
+
+def test_a_device_loop_that_fits_no_sm_is_one_error(monkeypatch, emulation):
+    _refused(monkeypatch, emulation, {"gpus": 1, "exchange": "p2p"}, 0,
+             "rank 0: cta_size 64: no CTA of the device loop fits an SM")
 
 
 def test_field_bits_count_every_rank():

@@ -124,10 +124,8 @@ class _MultiGpu(RankedStrategy):
         out = []
         for key in ("dist", "parent") if predecessors else ("dist",):
             bufs = [cp.empty(len(ids), cp.int32) for ids in self.part.owned[1:]]
-            comm.nccl.groupStart()
-            for r, buf in enumerate(bufs, start=1):
-                comm.recv(buf, r)
-            comm.nccl.groupEnd()
+            comm.grouped(range(1, len(bufs) + 1),
+                         lambda bufs=bufs: [comm.recv(buf, r) for r, buf in enumerate(bufs, start=1)])
             out.append(pt.gather(self.part, [comm.host(getattr(res, key))] + [comm.host(b) for b in bufs]))
         self.group.results()
         return out[0], (out[1] if predecessors else None)

@@ -487,9 +487,11 @@ extern "C" __global__ void mgpu_p2p_gather(const long long* peers, int rank, int
 // CTA reads CTL_DONE just after the same barrier (it is written only before one), so
 // all of them leave the loop at the same level. xs is the gathered x (parents asked
 // for), x_send the fields the peers read. Only the last level's publication reaches the
-// host. With `prof` (else null), CTA 0 stamps %globaltimer after each barrier:
-// MGPU_PROF_WORDS words a level (the level's start, then the end of each phase).
-extern "C" __global__ void mgpu_levels(long long lo, long long hi, long long words, long long n, const long long* off,
+// host. At most 64 registers a thread (the launch bound): as many CTAs resident as the
+// level's own kernels get, at any cta_size. With `prof` (else null), CTA 0 stamps
+// %globaltimer after each barrier: MGPU_PROF_WORDS words a level (the level's start,
+// then the end of each phase).
+extern "C" __global__ void __launch_bounds__(1024) mgpu_levels(long long lo, long long hi, long long words, long long n, const long long* off,
                                        const int* col, const long long* in_off, const int* in_col,
                                        unsigned int* known, unsigned int* front, unsigned int* xs,
                                        unsigned int* x_send, long long x_words, int* dist, int* parent,

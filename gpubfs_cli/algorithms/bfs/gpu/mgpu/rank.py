@@ -195,7 +195,10 @@ class MgpuRank:
             coop = load_module(KERNELS, defines=defines, device=gpu(device), cooperative=True)
             self.k["levels"] = coop.get_function("mgpu_levels")
             fit = resident_blocks(self.k["levels"], p.cta_size, device=gpu(device))
-            self.loop_grid = (max(1, min(self.grid[0], fit)),)
+            if fit < 1:
+                raise ValueError(f"rank {self.rank}: cta_size {p.cta_size}: no CTA of the device loop fits an SM "
+                                 "of this GPU; a smaller cta_size, or loop host")
+            self.loop_grid = (min(self.grid[0], fit),)
         if p.profile and not self.device_loop:
             raise ValueError(f"rank {self.rank}: profile stamps the device loop's phases; this rank runs the host loop")
         self.prof = cp.zeros(C["MGPU_PROF_WORDS"] * p.hist_cap, cp.uint64) if p.profile else None

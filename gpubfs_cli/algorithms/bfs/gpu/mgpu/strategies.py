@@ -173,10 +173,8 @@ class MgpuBfs(RankedStrategy):
         for key in ("dist", "parent") if predecessors else ("dist",):
             bufs = [cp.empty(b[r + 1] - b[r], cp.int32) for r in range(1, self.plan.ranks)]
             with r0.stream:
-                r0.comm.nccl.groupStart()
-                for r, buf in enumerate(bufs, start=1):
-                    r0.comm.recv(buf, r)
-                r0.comm.nccl.groupEnd()
+                r0.comm.grouped(range(1, len(bufs) + 1),
+                                lambda bufs=bufs: [r0.comm.recv(buf, r) for r, buf in enumerate(bufs, start=1)])
             r0.comm.wait_event(r0._recorded())
             out.append(np.concatenate([getattr(r0, key).get()] + [buf.get() for buf in bufs]))
         self.group.results()
