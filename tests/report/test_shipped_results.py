@@ -27,7 +27,7 @@ SETS = {
     # the catalogue behind auto.bfs's table and its held-out checks
     "h100-2026-11-24": "NVIDIA H100 80GB HBM3",
     # mgpu.bfs on 1 and 2 GPUs beside do.bfs (docs/scaling.md): Graph500 scales 24-26,
-    # the cost per level, the same run under mpiexec
+    # the cost per level and its profile, the same run under mpiexec
     "h200x2-2026-11-26": "NVIDIA H200",
 }
 # Folders of printed tables only (no results file): the 2-core CPU box's generator timings.
@@ -153,8 +153,9 @@ def test_mgpu_figures_unchanged():
     # g500-s24-ef16 and s26: do.bfs on one H200, mgpu.bfs on 1 and 2 (peer-to-peer exchange)
     folder = RESULTS / "h200x2-2026-11-26"
     out = _report("--metric", "ms", folder / "mgpu-g500-s24-ef16.json.gz", folder / "mgpu-g500-s26-ef16.json.gz")
-    assert "| do.bfs | 1.113 | 5.476 |" in out and "| mgpu.bfs (1 GPU) | 1.346 | 5.324 |" in out, out
-    assert "| mgpu.bfs (2 GPUs) | 0.869 (exchange=auto,graph=True) | 3.216 (exchange=auto,graph=True) |" in out, out
-    # levels-path-100k: microseconds a level
+    assert "| do.bfs | 1.134 | 5.568 |" in out and "| mgpu.bfs (1 GPU) | 1.440 | 5.310 |" in out, out
+    assert "| mgpu.bfs (2 GPUs) | 1.002 (blocks_per_sm=4,cta_size=256," in out, out
+    assert "| 3.108 (blocks_per_sm=1,cta_size=1024," in out, out
+    # levels-path-100k: microseconds a level (the level loop on the device)
     out = _report("--metric", "us_level", folder / "mgpu-levels.json.gz")
-    assert "| mgpu.bfs (2 GPUs) | 23.99 |" in out and "| do.bfs | 0.881 |" in out, out
+    assert "| mgpu.bfs (2 GPUs) | 18.05 (" in out and "| do.bfs | 0.887 |" in out, out
