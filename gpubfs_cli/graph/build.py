@@ -243,8 +243,8 @@ class _Job:
         target = min(plan.part_entries, max(even, int(entries.max(initial=0))))
         cuts, sizes = part_cuts(entries, target, oversize=oversize)
         del entries
-        self.say(f"building the CSR on the {where} in {len(sizes)} parts of at most "
-                 f"{target:,} entries ({total:,} in all)")
+        parts = "in one part of" if len(sizes) == 1 else f"in {len(sizes)} parts of at most"
+        self.say(f"building the CSR on the {where} {parts} {target:,} entries ({total:,} in all)")
         offsets = np.zeros(n + 1, dtype=np.int64)
         cols = np.empty(total, dtype=self.col_dtype)
         wout = None if w is None else np.empty(total, dtype=w.dtype)
