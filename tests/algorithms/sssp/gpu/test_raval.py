@@ -21,7 +21,7 @@ from gpubfs_cli.core.strategy import all_strategies, make_knobs
 from gpubfs_cli.errors import UserError
 from gpubfs_cli.graph import samples
 from tests.algorithms.bfs.gpu import test_strategies as bfs_graphs
-from tests.algorithms.bfs.gpu.test_raval import case_ids, cases, union_safe
+from tests.algorithms.bfs.gpu.test_raval import _id, case_ids, case_sources, cases, union_safe
 from tests.algorithms.bfs.gpu.test_strategies import batches, report, run_checks
 from tests.algorithms.sssp.gpu import weighted_graphs as wg
 
@@ -156,11 +156,6 @@ KNOB_VARIANTS = [
 KNOB_VARIANTS += [(name, {"phase_timing": True}) for name in NAMES]
 
 
-def _id(v) -> str:
-    name, knobs = v
-    return name + "".join(f"-{k}={x}" for k, x in knobs.items())
-
-
 GRAPHS = dict(samples.NASTY_SSSP)
 GRAPHS.update({f"{name}-w": functools.partial(lambda name: samples.with_rule_weights(bfs_graphs.graph(name)), name)
                for name in bfs_graphs.GRAPHS})
@@ -221,7 +216,7 @@ SPLIT = {_id(("raval.hp", {"wd_threshold": 0, "mdt": 1})): ("star100k-w",)}
 def _run_distances(case) -> None:
     variant, names = case
     report(run_checks(_id(variant), lambda: _strategy(variant), _batches(variant, names),
-                      lambda name: sources(name)[:6], False, _check_distances(variant)))
+                      case_sources(case, sources, 6, SPLIT), False, _check_distances(variant)))
 
 
 DEFAULT_CASES = cases(DEFAULTS, list(GRAPHS), SPLIT)
@@ -251,7 +246,7 @@ PARENT_CASES = cases(PARENT_VARIANTS, PARENT_GRAPHS, SPLIT)
 def test_parents_form_a_shortest_path_tree(case):
     variant, names = case
     report(run_checks(_id(variant), lambda: _strategy(variant), _batches(variant, names),
-                      lambda name: sources(name)[:4], True, check_tree))
+                      case_sources(case, sources, 4, SPLIT), True, check_tree))
 
 
 @pytest.mark.gpu
