@@ -113,6 +113,12 @@ class Strategy:
         """The sources traverse() will be asked for, in order, told before the warm-up
         (a peer runs them in one batch). Nothing to do for gpubfs's own strategies."""
 
+    def plan_reaches(self, reaches: dict[int, int]) -> None:
+        """The largest distance from each of the run's sources (source -> distance, -1
+        for none), from the baseline's answers the run computed before any strategy:
+        told before plan_sources when the run validates. A peer whose numbers have a
+        limited range checks its sources against it instead of solving them again."""
+
     def traverse(self, source: int, predecessors: bool = False) -> Answer:
         raise NotImplementedError
 

@@ -185,3 +185,34 @@ def test_real_gapbs_sssp_through_the_cli(tmp_path):
         assert s["max_distance"] == dijkstra[s["source"]]["max_distance"]
     assert "timed by the peer" in flat(r.output)
     json.dumps(doc)
+
+
+def _far_path() -> CSRGraph:
+    """0 - 1 - 2 with weights 2^29: from an end the far end is at 2^30, past gapbs's
+    int32 infinity (2^30 - 1); from the middle everything is within 2^29."""
+    w = 1 << 29
+    return CSRGraph(np.array([0, 1, 3, 4], np.int64), np.array([1, 0, 2, 1], np.int32), directed=False,
+                    weights=np.array([w, w, w, w], np.int64), name="far-path")
+
+
+@pytest.mark.parametrize("told", [True, False], ids=["reaches_from_the_run", "solved_here"])
+def test_sources_past_gapbs_int32_distances_are_unavailable(tmp_path, monkeypatch, told):
+    from gpubfs_cli.algorithms.sssp.peer.gapbs import GapbsSssp
+    from gpubfs_cli.core import solve
+    from gpubfs_cli.core.strategy import StrategyUnavailable, make_knobs
+
+    g = _far_path()
+    peer = GapbsSssp(make_knobs(GapbsSssp, {"binary": str(stub(tmp_path)), "threads": 1}))
+    peer.prepare(g)
+    try:
+        assert not peer.bounded
+        if told:  # the run's baseline already knows how far each source reaches: nothing is solved again
+            monkeypatch.setattr(solve, "solve_each", lambda *a, **k: pytest.fail("solved a source again"))
+            peer.plan_reaches({0: 1 << 30, 1: 1 << 29})
+        peer.plan_sources([0, 1])
+        assert peer.too_far == {0: 1 << 30} and set(peer.runs) == {1}
+        with pytest.raises(StrategyUnavailable, match="distances up to 1,073,741,824 from source 0"):
+            peer.traverse(0)
+        assert peer.traverse(1).timed_by == "peer.gapbs"
+    finally:
+        peer.release()

@@ -19,8 +19,9 @@ edges, so its `Graph has` line must show n nodes and at most m directed edges.
 
 gapbs holds weights and distances in int32 with infinity at 2^30 - 1: weights beyond
 2^31 - 1 make the graph unavailable, and where max weight * (n - 1) could reach that
-infinity the baseline's distances are computed (untimed) and a source whose distances
-would not fit is unavailable.
+infinity a source whose distances would not fit is unavailable: the run's baseline
+answers say how far each source reaches (plan_reaches); a source they do not cover
+(a run that validates nothing) is solved here, untimed.
 
 Knobs: binary (path; else $GPUBFS_GAPBS_SSSP, else ../shared/peers/gapbs/sssp or
 .peers/gapbs/sssp beside the checkout), threads (OMP_NUM_THREADS; 0 = numba's thread
@@ -87,6 +88,10 @@ class GapbsSssp(GapbsPeer):
         # Distances surely below gapbs's infinity need no baseline to show it.
         self.bounded = self.max_weight * max(graph.n - 1, 0) < DIST_INF
         self.too_far: dict[int, int] = {}
+        self.reaches: dict[int, int] = {}
+
+    def plan_reaches(self, reaches: dict[int, int]) -> None:
+        self.reaches = {int(s): int(r) for s, r in reaches.items()}
 
     def arguments(self) -> list[str]:
         return ["-d", str(self.delta)]
@@ -102,8 +107,12 @@ class GapbsSssp(GapbsPeer):
             from gpubfs_cli.core.solve import solve_each
 
             todo = list(dict.fromkeys(int(s) for s in sources if int(s) not in self.runs))
-            for s, dist in zip(todo, solve_each(self.problem_spec(), self.graph, todo), strict=True):
-                far = int(dist.max()) if len(dist) else 0
+            unknown = [s for s in todo if s not in self.reaches]
+            solved = solve_each(self.problem_spec(), self.graph, unknown) if unknown else []
+            for s, dist in zip(unknown, solved, strict=True):
+                self.reaches[s] = int(dist.max()) if len(dist) else -1
+            for s in todo:
+                far = self.reaches[s]
                 if far >= DIST_INF or far + self.max_weight > INT32_MAX:
                     self.too_far[s] = far
             sources = [s for s in sources if int(s) not in self.too_far]
