@@ -53,7 +53,8 @@ TARGETS: dict[str, list[str]] = {
     "gpubfs_cli/bench/references.py": ["tests/bench/test_runner_answers.py"],
     "gpubfs_cli/bench/status.py": ["tests/bench/test_runner_answers.py", "tests/report/test_aggregate.py"],
     "gpubfs_cli/bench/statistics.py": ["tests/bench/test_statistics.py"],
-    "gpubfs_cli/graph/build.py": ["tests/graph/test_build.py", "tests/datasets/test_symmetrize.py"],
+    "gpubfs_cli/graph/build.py": [
+        "tests/graph/test_build.py", "tests/datasets/test_symmetrize.py", "tests/datasets/test_prepare.py"],
     "gpubfs_cli/graph/io/snap.py": ["tests/graph/test_io_formats.py", "tests/graph/test_io_errors.py"],
     "gpubfs_cli/graph/io/mtx.py": ["tests/graph/test_io_formats.py", "tests/graph/test_io_errors.py"],
 }
