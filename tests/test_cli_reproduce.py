@@ -290,3 +290,18 @@ def test_bad_quick_sources_is_one_line(paper, no_datasets, value):
     assert result.exit_code == 2, result.output
     assert result.output.strip() == f"error: --quick-sources: expected a positive whole number of sources, got {value}"
     assert result.exception is None or isinstance(result.exception, SystemExit)
+
+
+def test_each_vertex_order_is_a_cell_of_its_own(paper):
+    # Run with the graphs' own order, then sweep a second: only the new order's cells are
+    # left (the offline graph's two cells never ran), and once run they count as finished.
+    run_config = paper / "configs" / "experiments" / "tiny-run.yaml"
+    base = run_config.read_text()
+    run_config.write_text(base + "reorder: [none]\n")
+    assert invoke(paper).exit_code == 0
+    run_config.write_text(base + "reorder: [none, degree]\n")
+    plan = invoke(paper, "--dry-run")
+    assert "tiny · tiny-run: 4 cell(s) to run, 2 finished" in plan.output, plan.output
+    assert invoke(paper).exit_code == 0
+    again = invoke(paper, "--dry-run")
+    assert "tiny · tiny-run: 2 cell(s) to run, 4 finished" in again.output, again.output

@@ -35,9 +35,9 @@ from gpubfs_cli.bench.config import DatasetSpec, RunConfig, load_config
 from gpubfs_cli.bench.groups import group_samples
 from gpubfs_cli.bench.results import Sample, load_results
 from gpubfs_cli.bench.runner import Runner
-from gpubfs_cli.bench.variants import Variant, make_variant
+from gpubfs_cli.bench.variants import Variant, make_variant, recorded_knobs
 from gpubfs_cli.core.knobs import knobs_key
-from gpubfs_cli.core.strategy import knobs_dict, registry
+from gpubfs_cli.core.strategy import registry
 from gpubfs_cli.errors import UserError, unknown_name
 from gpubfs_cli.files import NotWritable, parse_yaml, read_text_file, writable_ancestor
 from gpubfs_cli.workflows.estimate import Estimate, graph_estimate, human_seconds
@@ -188,8 +188,9 @@ def file_mode(doc: dict) -> tuple[str, int | None]:
 
 
 def variant_knobs(cfg: RunConfig, variant: Variant) -> dict:
-    """Every knob value the variant's samples record (defaults included), as the runner makes them."""
-    return knobs_dict(make_variant(cfg, variant)[1])
+    """Every knob value the variant's samples record (defaults included, and the vertex
+    order of a reordered variant), as the runner makes them."""
+    return recorded_knobs(variant, make_variant(cfg, variant)[1])
 
 
 def finished_cells(folder: Path) -> dict[tuple, int | None]:
