@@ -119,6 +119,11 @@ class DeviceArray(np.ndarray):
         out[...] = self
         return out
 
+    def set(self, arr, stream=None):
+        """A host array copied in (same shape and type), as cupy.ndarray.set."""
+        assert isinstance(arr, np.ndarray) and arr.shape == self.shape and arr.dtype == self.dtype
+        self[...] = arr
+
 
 def _dev(x):
     if isinstance(x, np.ndarray) and not isinstance(x, DeviceArray):

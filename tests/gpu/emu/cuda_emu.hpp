@@ -378,6 +378,7 @@ inline unsigned int __match_any_sync(unsigned int, T v) {
 
 inline int __popc(unsigned int x) { return __builtin_popcount(x); }
 inline int __ffs(unsigned int x) { return __builtin_ffs((int)x); }
+inline int __ffsll(long long x) { return __builtin_ffsll(x); }
 inline int __clz(unsigned int x) { return x ? __builtin_clz(x) : 32; }
 
 inline int min(int a, int b) { return a < b ? a : b; }
@@ -415,6 +416,9 @@ inline unsigned long long atomicAdd(unsigned long long* p, unsigned long long v)
 }
 inline unsigned int atomicOr(unsigned int* p, unsigned int v) {
     return emu_atomic<unsigned int>(p, v, [](unsigned int a, unsigned int b) { return a | b; });
+}
+inline unsigned long long atomicOr(unsigned long long* p, unsigned long long v) {
+    return emu_atomic<unsigned long long>(p, v, [](unsigned long long a, unsigned long long b) { return a | b; });
 }
 inline int atomicMax(int* p, int v) { return emu_atomic<int>(p, v, [](int a, int b) { return a > b ? a : b; }); }
 inline int atomicMin(int* p, int v) { return emu_atomic<int>(p, v, [](int a, int b) { return a < b ? a : b; }); }

@@ -1,0 +1,34 @@
+// Bit-parallel multi-source BFS (msbfs.*): constants shared by msbfs.cu, its launcher
+// (strategies.py reads the #defines with header_constants) and the CPU emulation
+// harness (tests/gpu/emu/msbfs_driver.cpp compiles msbfs.cu with -DGPUBFS_EMULATE).
+#pragma once
+
+#include "common.cuh"
+#include "persistent.cuh"
+
+#ifndef MSBFS_BLOCK
+#define MSBFS_BLOCK 256  // threads per CTA (a multiple of 32)
+#endif
+#ifndef MSBFS_MIN_BLOCKS
+#define MSBFS_MIN_BLOCKS 4  // launch bound: registers capped so 1024 threads fit an SM
+#endif
+
+// Edge offsets: 32-bit, or 64-bit in the build the launcher picks for graphs of 2^31
+// edges or more.
+#ifndef MSBFS_OFFSET64
+#define MSBFS_OFFSET64 0
+#endif
+
+#define MSBFS_WORD 64    // sources per pass: the bits of one 64-bit word
+#define MSBFS_MILLI 1000  // alpha and beta reach the kernel in thousandths
+
+// ctl[] words (64-bit). Three rotating slots: level L reads slot L%3, fills slot
+// (L+1)%3 and clears slot (L+2)%3, so one grid barrier per level is enough.
+#define MS_SLOT_NF 0     // frontier vertices (also the queue's reservation counter)
+#define MS_SLOT_MF 1     // out-edges of the frontier's vertices
+#define MS_SLOT_INF 2    // in-edges of the vertices every source has now seen (leave m_u)
+#define MS_SLOT_FOUND 3  // the sources that reached some vertex at this level (bit i: source i)
+#define MS_SLOT_WORDS 4
+#define MS_CTL_LEVELS 12     // levels the pass ran (the last one found nothing)
+#define MS_CTL_BU_LEVELS 13  // of which bottom-up
+#define MS_CTL_WORDS 14

@@ -1,0 +1,245 @@
+"""Bit-parallel multi-source BFS on the GPU: ``msbfs.bfs``. Not one of the five papers:
+the family is gpubfs's own (paper key ``beyond``), so the paper tables stay faithful.
+
+What it implements. Then, Kaufmann, Chirigati, Hoang-Vu, Pham, Kemper, Neumann, Vo,
+"The More the Merrier: Efficient Multi-Source Graph Traversal" (PVLDB 8(4), 2014): up to
+64 BFSs share one pass over the graph, bit i of a vertex's 64-bit words belonging to
+source i (``seen``: the sources that reached it; ``visit``: those whose frontier holds
+it; ``next``: the next frontier's). A frontier vertex's list is read once for every
+source it carries, and an edge costs an AND, an OR and, where it finds something, one
+atomic, however many searches cross it. With the paper's direction-optimizing extension
+(Beamer et al., SC'12): a bottom-up level lets every vertex not yet reached by all
+sources scan its in-edges, or-ing its neighbours' frontier bits, until every source has
+reached it. cpu.msbfs is the same algorithm, top-down only, on one CPU core.
+
+The switch, evaluated on the device after every level from counts the warps add up
+(n_f frontier vertices, m_f their out-edges, m_u the in-edges of the vertices that some
+source of the batch has not reached: a vertex leaves m_u once ``seen`` holds every
+source, since until then a bottom-up level still scans it):
+
+- top-down -> bottom-up when ``m_f * alpha > m_u``;
+- bottom-up -> top-down when ``n_f * beta < n``.
+
+Defaults alpha = 15, beta = 18 (Beamer's thresholds' order, not tuned on a GPU yet).
+
+What was adapted for a GPU, and why:
+
+- One persistent cooperative kernel per batch (msbfs.cu): CTAs meet at one grid barrier
+  per level and all take the same direction decision from the same counts; no level
+  costs a launch or a host read-back.
+- The frontier is a compacted queue of the vertices with a nonzero ``visit`` word,
+  built by both directions as they go (one ballot-aggregated reservation per warp), so a
+  top-down level costs its frontier's edges rather than a scan of n words (a path runs
+  n levels) and a switch converts nothing. Top-down levels gather the queue's lists
+  load-balanced (gpu/include/expand.cuh), tiles shrunk so that a small frontier (the
+  sources' level) spreads over every CTA.
+- Labels are written as bits are won: the bits an atomicOr on ``seen[u]`` sets first (its
+  old value) are u's new sources, labelled and given the frontier vertex as parent at
+  once, exactly once per source and vertex; bottom-up, u's own thread takes from each
+  neighbour the frontier bits it still needs and names that neighbour their parent.
+  ``visit`` and ``next`` are three rotating arrays: level L reads one, fills the next
+  and clears the words of level L - 1's queue in the third, nobody reading them then.
+- Directed graphs get the transpose (in-edges) for bottom-up levels, built in prepare
+  as do.bfs does (DeviceGraph.with_in_edges); undirected graphs use the CSR itself.
+- Edge offsets are 32-bit below 2^31 edges and 64-bit from there on (a second build,
+  MSBFS_OFFSET64); vertex ids stay 32-bit. Distances (and parents) are int32 rows of n,
+  one per source of the batch, on the device, read back after the timer.
+- A batch of one passes its source as a kernel argument; a larger batch copies its
+  sources into a device buffer allocated in prepare (no allocation in a traversal).
+
+Rates. A bottom-up level does not look at every edge, and a batch's time is shared by
+its sources: rates are equivalent GTEPS (``teps = "equivalent"``: the top-down edge
+count of each source over its share of the batch's time).
+
+Knobs:
+
+- ``width``: sources per batch (1 to 64: the bits of one word).
+- ``alpha``, ``beta``: the switch thresholds above (>= 0; read in thousandths).
+  ``alpha = 0`` never goes bottom-up; a huge alpha and a huge beta go bottom-up from
+  the first level and stay there.
+- ``bottom_up``: False holds every level top-down (the paper's plain MS-BFS).
+- ``cta_size``: threads per CTA (128 to 1024; compiled per size).
+- ``blocks_per_sm``: CTAs per SM of the persistent grid (0 = as many as fit).
+
+Counters, per answer: ``levels`` (that source's depth + 1), ``bottom_up_levels`` and
+``pass_levels`` (the batch's: levels run, the last one empty), ``batch`` (its size).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+from typing import ClassVar
+
+import numpy as np
+
+from gpubfs_cli.core.answer import Answer
+from gpubfs_cli.core.strategy import StrategyUnavailable, register
+from gpubfs_cli.gpu.base import GpuStrategy
+from gpubfs_cli.gpu.launch import (
+    SLOT,
+    ArgTemplate,
+    blocks_per_sm,
+    i32,
+    i64,
+    require_int32_ids,
+    sm_count,
+)
+from gpubfs_cli.gpu.modules import header_constants, load_module
+from gpubfs_cli.graph.csr import CSRGraph
+
+KERNELS = Path(__file__).with_name("msbfs.cu")
+C = header_constants(Path(__file__).with_name("msbfs.cuh"))
+CTA_SIZES = (128, 256, 512, 1024)
+WORD = C["MSBFS_WORD"]
+MILLI = C["MSBFS_MILLI"]
+CTL_WORDS, CTL_LEVELS, CTL_BU_LEVELS = C["MS_CTL_WORDS"], C["MS_CTL_LEVELS"], C["MS_CTL_BU_LEVELS"]
+OFFSET64_EDGES = 2**31  # from this many edges on, the 64-bit offset build (int32 holds 0..m below)
+
+
+def offsets64(m: int) -> bool:
+    """Whether a graph of m edges needs the 64-bit edge offset build."""
+    return int(m) >= OFFSET64_EDGES
+
+
+def kernel_defines(cta_size: int, offset64: bool = False) -> dict[str, int]:
+    """The -D defines of the build for CTAs of `cta_size` threads, with 64-bit edge
+    offsets when `offset64`."""
+    defines = {"MSBFS_BLOCK": cta_size, "MSBFS_MIN_BLOCKS": max(1, 1024 // cta_size)}
+    if offset64:
+        defines["MSBFS_OFFSET64"] = 1
+    return defines
+
+
+# every build, for the compile test
+KERNEL_DEFINES = [kernel_defines(c, wide) for c in CTA_SIZES for wide in (False, True)]
+
+
+def kernel_name(predecessors: bool) -> str:
+    return f"msbfs_bfs<{'true' if predecessors else 'false'}>"
+
+
+KERNEL_NAMES = tuple(kernel_name(p) for p in (False, True))
+
+
+def _number(value) -> bool:
+    return not isinstance(value, bool) and isinstance(value, (int, float))
+
+
+@dataclass(frozen=True)
+class MsbfsKnobs:
+    width: int = WORD
+    alpha: float = 15.0
+    beta: float = 18.0
+    bottom_up: bool = True
+    cta_size: int = 256
+    blocks_per_sm: int = 0
+
+    def __post_init__(self) -> None:
+        if isinstance(self.width, bool) or not isinstance(self.width, int) or not 1 <= self.width <= WORD:
+            raise ValueError(f"width must be an integer from 1 to {WORD} (sources per batch), not {self.width!r}")
+        for key in ("alpha", "beta"):
+            value = getattr(self, key)
+            if not _number(value) or not 0 <= value < 2**53 / MILLI:
+                raise ValueError(f"{key} must be a number >= 0, not {value!r}")
+        if not isinstance(self.bottom_up, bool):
+            raise ValueError(f"bottom_up must be true or false, not {self.bottom_up!r}")
+        if self.cta_size not in CTA_SIZES or isinstance(self.cta_size, bool):
+            raise ValueError(f"cta_size must be one of {', '.join(map(str, CTA_SIZES))}, not {self.cta_size!r}")
+        if isinstance(self.blocks_per_sm, bool) or not isinstance(self.blocks_per_sm, int) or self.blocks_per_sm < 0:
+            raise ValueError("blocks_per_sm must be an integer >= 0 (0 = as many as fit)")
+
+
+def compiled_module(cta_size: int, device=None, offset64: bool = False):
+    return load_module(KERNELS, defines=kernel_defines(cta_size, offset64), cooperative=True,
+                       name_expressions=KERNEL_NAMES, device=device)
+
+
+@register
+class GpuMultiSourceBfs(GpuStrategy):
+    name = "msbfs.bfs"
+    paper = "beyond"
+    section = ("beyond the papers: bit-parallel multi-source BFS (Then et al., PVLDB'14) with direction "
+               "optimization, one persistent kernel per batch")
+    summary = "up to 64 BFSs in one pass, one bit per source, top-down and bottom-up levels switched on the device"
+    caveats = (
+        "not one of the five papers: gpubfs's own multi-source BFS",
+        "answers a batch of sources per call: each source's time is the batch's time over its size",
+        "rates are equivalent GTEPS: each source's top-down edge count over its share of the batch's time",
+    )
+    teps = "equivalent"
+    Knobs: ClassVar[type] = MsbfsKnobs
+
+    def batch_size(self) -> int:
+        return int(self.knobs.width)
+
+    def prepare(self, graph: CSRGraph) -> None:
+        require_int32_ids(graph, self.name)
+        super().prepare(graph)
+        cp = self.cupy()
+        k = self.knobs
+        n, width = graph.n, int(k.width)
+        wide = offsets64(graph.m) or self.dgraph.row_offsets32 is None
+        self.derived("_offset64", wide)  # which build runs (tests read it)
+        dg = self.dgraph
+        row = dg.row_offsets if wide else dg.row_offsets32
+        if not k.bottom_up:  # top-down only: no in-edges read, m_u unused
+            in_row, in_col = row, dg.col_indices
+        else:
+            dg = dg.with_in_edges()
+            if dg.in_offsets is dg.row_offsets:  # undirected: the CSR is its own transpose
+                in_row, in_col = row, dg.col_indices
+            elif wide:  # in_offsets are int64 (DeviceGraph.with_in_edges)
+                in_row, in_col = dg.in_offsets, dg.in_indices
+            else:
+                in_row, in_col = self.keep("_in_row", dg.in_offsets.astype(cp.int32)), dg.in_indices
+        module = compiled_module(int(k.cta_size), self.device, wide)
+        self._kernels = {p: module.get_function(kernel_name(p)) for p in (False, True)}
+        fit = min(blocks_per_sm(kern, int(k.cta_size)) for kern in self._kernels.values())
+        if fit < 1:
+            raise StrategyUnavailable(f"{self.name}: no CTA of {k.cta_size} threads fits an SM")
+        self._grid = min(int(k.blocks_per_sm) or fit, fit) * sm_count(self.device)
+        dist = self.buffer("_dist", (width, n), cp.int32)
+        parent = self.buffer("_parent", (width, n), cp.int32)
+        seen = self.buffer("_seen", n, cp.uint64)
+        visit = self.buffer("_visit", 3 * n, cp.uint64)
+        queue = self.buffer("_queue", 3 * n, cp.int32)
+        ctl = self.buffer("_ctl", CTL_WORDS, cp.uint64)
+        levels = self.buffer("_levels", width, cp.int32)
+        self.buffer("_sources", width, cp.int32)
+        self.derived("_sources_host", np.zeros(width, dtype=np.int32))  # pageable: reusable once set() returns
+        # Views made once (a CuPy view costs microseconds): each source's rows and level
+        # count; ctl[k, ...] is a 0-d view (ctl[k] would be a copy under numpy, the emulation's).
+        self.derived("_rows", [dist[i] for i in range(width)])
+        self.derived("_parent_rows", [parent[i] for i in range(width)])
+        self.derived("_level_views", [levels[i, ...] for i in range(width)])
+        self.derived("_pass_views", (ctl[CTL_LEVELS, ...], ctl[CTL_BU_LEVELS, ...]))
+        m_in = int(graph.m)
+        head = (row, dg.col_indices, in_row, in_col, i32(n), i64(m_in), SLOT, SLOT, SLOT,
+                i64(round(float(k.alpha) * MILLI)), i64(round(float(k.beta) * MILLI)), i32(1 if k.bottom_up else 0))
+        tail = (seen, visit, queue, ctl, levels)
+        # Built once: a traversal only puts in the sources.
+        self.derived("_args", {p: ArgTemplate(*head, dist, parent if p else None, *tail) for p in (False, True)})
+
+    def traverse_batch(self, sources: list[int], predecessors: bool = False) -> list[Answer]:
+        n, k = self.graph.n, len(sources)
+        if not 1 <= k <= self.batch_size():
+            raise ValueError(f"a batch holds 1 to {self.batch_size()} sources, got {k}")
+        for s in sources:
+            if not 0 <= int(s) < n:
+                raise ValueError(f"source {s} out of range [0, {n})")
+        if k == 1:
+            args = self._args[predecessors](None, i32(1), i32(int(sources[0])))
+        else:
+            self._sources_host[:k] = [int(s) for s in sources]
+            self._sources.set(self._sources_host)
+            args = self._args[predecessors](self._sources, i32(k), i32(-1))
+        self._kernels[predecessors]((self._grid,), (int(self.knobs.cta_size),), args)
+        levels, bu_levels = self._pass_views
+        return [Answer(self._rows[i], self._parent_rows[i] if predecessors else None,
+                       {"levels": self._level_views[i], "bottom_up_levels": bu_levels, "pass_levels": levels,
+                        "batch": k})
+                for i in range(k)]
+
+    def traverse(self, source: int, predecessors: bool = False) -> Answer:
+        return self.traverse_batch([source], predecessors)[0]

@@ -1,0 +1,386 @@
+// Delta-stepping SSSP (Meyer and Sanders) and its two-bucket form, near-far (Davidson,
+// Baxter, Garland, Owens), in one persistent cooperative kernel per traversal: CTAs meet
+// at grid barriers between phases and all read the same control words after each, so a
+// bucket costs a few barriers, not a host round trip. strategies.py explains the design;
+// in short:
+//
+//   light round   the current bucket's frontier -> load-balanced gathering of each
+//                 vertex's light edges (gpu/include/expand.cuh) -> atomicMin on the
+//                 64-bit distance; the thread that lowered it pushes the vertex to the
+//                 next round's frontier (new distance inside the bucket) or to the far
+//                 pile (beyond it), each at most once per round / far pile (stamps)
+//   heavy round   once the frontier is empty: the heavy edges of every vertex the bucket
+//                 settled (its list, deduplicated by a per-vertex bucket stamp); every
+//                 new distance lands beyond the bucket, in the far pile
+//   next bucket   a min-reduction over the far pile's live distances picks the next
+//                 non-empty bucket (empty buckets are skipped); a compaction moves its
+//                 vertices to the frontier and keeps the rest in the other far pile
+//   parents       (PRED) after the distances: positive-weight tight edges first, then
+//                 rounds of a BFS over zero-weight tight edges from vertices anchored
+//                 earlier (a tree whatever zero-weight cycles exist)
+//
+// HEAVY false is near-far: every edge counts as light (the frontier relaxes whole
+// lists), there is no heavy round, and the window [lo, lo + delta) is the near bucket.
+//
+// Distances are unsigned 64-bit with all ones for unreached (-1 through the int64 array
+// the launcher returns). Vertex ids and edge offsets are 32-bit (the launcher refuses
+// 2^31 edges or more). perm lists each vertex's edges with the light ones first (built by
+// delta_partition): expand.cuh's sinks receive what the column array holds, so gathering
+// perm hands the sink an edge id, from which it reads the neighbour and the weight.
+#include "delta.cuh"
+#include "expand.cuh"
+
+namespace dsssp {
+
+constexpr int BLOCK = DELTA_BLOCK;
+constexpr int WARPS = BLOCK / 32;
+static_assert(BLOCK % 32 == 0 && WARPS <= 32, "CTAs of 32 to 1024 threads");
+
+typedef unsigned long long dist_t;
+#if DELTA_WEIGHT64
+typedef long long weight_t;
+#else
+typedef int weight_t;
+#endif
+constexpr dist_t INF = ~0ull;
+
+struct Shared {
+    GatherShared<BLOCK, int> g;
+};
+
+// Stamp values fall as rounds go on (all ones: never claimed), so one atomicMin tells a
+// vertex's first push in a round from a later one.
+__device__ __forceinline__ dist_t key(long long round) { return INF - 1 - (dist_t)round; }
+
+// True for the first claim of v with key k. The plain read only skips what is claimed
+// already: a stale stamp is only ever higher.
+__device__ __forceinline__ bool claim(dist_t* stamp, int v, dist_t k) {
+    if (stamp[v] <= k) return false;
+    return atomicMin(&stamp[v], k) > k;
+}
+
+// Lowers dist[v] to nd; true when this call lowered it (a stale read is only too high).
+__device__ __forceinline__ bool lower(dist_t* dist, int v, dist_t nd) {
+    if (nd >= __ldcg(&dist[v])) return false;
+    return nd < atomicMin(&dist[v], nd);
+}
+
+__device__ __forceinline__ unsigned long long read_word(const unsigned long long* p) {
+    return *(const volatile unsigned long long*)p;
+}
+
+// Warp-converged append of v for the lanes that want it: one atomic per warp.
+__device__ __forceinline__ void warp_push(bool want, int v, unsigned long long* size, int* queue) {
+    const unsigned int m = __ballot_sync(GPUBFS_FULL_MASK, want);
+    if (!m) return;
+    const unsigned long long base = warp_leader_add<unsigned long long>(size, m, (unsigned long long)__popc(m));
+    if (want) queue[base + lane_rank(m)] = v;
+}
+
+__device__ __forceinline__ dist_t warp_min_u64(dist_t x) {
+#pragma unroll
+    for (int d = 16; d > 0; d >>= 1) {
+        const dist_t y = __shfl_xor_sync(GPUBFS_FULL_MASK, x, d);
+        x = y < x ? y : x;
+    }
+    return x;
+}
+
+// The relaxation of gathered edges (light and heavy rounds alike): e is an edge id, u
+// its source. New distances below `hi` go to the next frontier, the others to the far
+// pile.
+struct RelaxSink {
+    const int* col;
+    const weight_t* w;
+    dist_t* dist;
+    dist_t* lstamp;
+    dist_t* fstamp;
+    dist_t hi, lkey, fkey;
+    int* next;
+    unsigned long long* next_size;
+    int* far;
+    unsigned long long* far_size;
+    unsigned long long relaxed;
+
+    __device__ __forceinline__ void emit(int e, int u, bool active) {
+        bool near = false, to_far = false;
+        int v = 0;
+        if (active) {
+            ++relaxed;
+            v = col[e];
+            const dist_t nd = __ldcg(&dist[u]) + (dist_t)w[e];
+            if (lower(dist, v, nd)) {
+                if (nd < hi) near = claim(lstamp, v, lkey);
+                else to_far = claim(fstamp, v, fkey);
+            }
+        }
+        warp_push(near, v, next_size, next);
+        warp_push(to_far, v, far_size, far);
+    }
+};
+
+// Parents: round 0 anchors v through a tight edge of positive weight (ZERO false),
+// round p >= 1 through a tight zero-weight edge out of a vertex anchored in round p - 1.
+template <bool ZERO>
+struct ParentSink {
+    const int* col;
+    const weight_t* w;
+    const dist_t* dist;
+    int* parent;
+    int* anchor;
+    int round;
+    int* next;
+    unsigned long long* next_size;
+
+    __device__ __forceinline__ void emit(int e, int u, bool active) {
+        bool got = false;
+        int v = 0;
+        if (active) {
+            v = col[e];
+            const dist_t wt = (dist_t)w[e];
+            if ((wt == 0) == ZERO && dist[u] + wt == dist[v] &&
+                atomicCAS(&anchor[v], DELTA_UNANCHORED, round) == DELTA_UNANCHORED) {
+                parent[v] = u;
+                got = true;
+            }
+        }
+        warp_push(got, v, next_size, next);
+    }
+};
+
+// Which part of perm an item's list is: its light edges [row, split) (near-far: all of
+// them, split = row + degree), its heavy ones [split, row + 1), or every edge of a
+// reached vertex (the parents' first round).
+enum ListPart { LIGHT, HEAVY_EDGES, REACHED };
+
+// Where the bucket's settled vertices go (the heavy round's list), each once per bucket.
+struct Settle {
+    int* rstamp;
+    int bucket_stamp;  // bucket number + 1
+    unsigned long long* size;
+    int* list;
+};
+
+// The lists of items[0, size) (null items: the vertices 0 .. size - 1) over the grid, a
+// tile of BLOCK items per CTA at a time (the loop is CTA-uniform: gather_lists has
+// block barriers). With a Settle, each item is recorded (warp-converged) before its list.
+template <ListPart PART, class Sink>
+__device__ __forceinline__ void gather_items(Shared& sh, const int* __restrict__ row, const int* __restrict__ split,
+                                             const unsigned long long* dist, const int* __restrict__ perm,
+                                             const int* items, long long size, Sink& sink,
+                                             const Settle* settle = nullptr) {
+    for (long long base = (long long)blockIdx.x * BLOCK; base < size; base += (long long)gridDim.x * BLOCK) {
+        const long long i = base + threadIdx.x;
+        const bool valid = i < size;
+        int u = -1, start = 0, len = 0;
+        if (valid) {
+            u = items != nullptr ? items[i] : (int)i;
+            if (PART == LIGHT) {
+                start = row[u];
+                len = split[u] - start;
+            } else if (PART == HEAVY_EDGES) {
+                start = split[u];
+                len = row[u + 1] - start;
+            } else {
+                start = row[u];
+                len = dist[u] == INF ? 0 : row[u + 1] - start;
+            }
+        }
+        if (settle != nullptr)
+            warp_push(valid && atomicMax(&settle->rstamp[u], settle->bucket_stamp) < settle->bucket_stamp, u,
+                      settle->size, settle->list);
+        gather_lists(sh.g, perm, u, start, len, sink);
+    }
+}
+
+__device__ __forceinline__ unsigned long long* lsize(unsigned long long* ctl, long long r) {
+    return ctl + CTL_LSIZE + (int)(r % 3);
+}
+
+}  // namespace dsssp
+
+// Each vertex's edge ids with its light edges (weight <= light_max) first, and where its
+// heavy ones start (split). One warp per vertex; prepare time.
+extern "C" __global__ void delta_partition(int n, const int* __restrict__ row,
+                                           const dsssp::weight_t* __restrict__ w, long long light_max,
+                                           int* perm, int* split) {
+    const int lane = lane_id();
+    const long long warps = ((long long)gridDim.x * blockDim.x) >> 5;
+    for (long long u = ((long long)blockIdx.x * blockDim.x + threadIdx.x) >> 5; u < n; u += warps) {
+        const long long b = row[u], e = row[u + 1];
+        int light = 0;
+        for (long long x = b; x < e; x += 32) {
+            const long long j = x + lane;
+            light += __popc(__ballot_sync(GPUBFS_FULL_MASK, j < e && (long long)w[j] <= light_max));
+        }
+        long long lp = b, hp = b + light;
+        for (long long x = b; x < e; x += 32) {
+            const long long j = x + lane;
+            const bool valid = j < e;
+            const bool l = valid && (long long)w[j] <= light_max;
+            const unsigned int ml = __ballot_sync(GPUBFS_FULL_MASK, l);
+            const unsigned int mh = __ballot_sync(GPUBFS_FULL_MASK, valid && !l);
+            if (l) perm[lp + lane_rank(ml)] = (int)j;
+            else if (valid) perm[hp + lane_rank(mh)] = (int)j;
+            lp += __popc(ml);
+            hp += __popc(mh);
+        }
+        if (lane == 0) split[u] = (int)(b + light);
+    }
+}
+
+// One traversal. HEAVY: delta-stepping (light rounds, then a heavy round per bucket);
+// false: near-far. PRED: the parents pass after the distances.
+#define DELTA_PARAMS                                                                             \
+    const int *__restrict__ row, const int *__restrict__ split, const int *__restrict__ perm,      \
+        const int *__restrict__ col, const dsssp::weight_t *__restrict__ w, int n, int source,     \
+        long long delta_arg, unsigned long long *dist, unsigned long long *lstamp,                 \
+        unsigned long long *fstamp, int *rstamp, int *q0, int *q1, int *settled, int *far0,        \
+        int *far1, unsigned long long *ctl, int *parent, int *anchor
+
+template <bool HEAVY, bool PRED>
+__global__ void __launch_bounds__(DELTA_BLOCK, 1) delta_sssp(DELTA_PARAMS) {
+    using namespace dsssp;
+    GPUBFS_SHARED(Shared, sh);
+    const dist_t delta = (dist_t)delta_arg;
+    const long long gtid = grid_thread<BLOCK, long long>(), gstride = grid_threads<BLOCK, long long>();
+    auto queue = [q0, q1](long long i) { return (i & 1) ? q1 : q0; };
+    auto far = [far0, far1](int i) { return i ? far1 : far0; };
+
+    for (long long v = gtid; v < n; v += gstride) {
+        const bool s = v == source;
+        dist[v] = s ? 0 : INF;
+        lstamp[v] = s ? key(0) : INF;
+        fstamp[v] = INF;
+        if (HEAVY) rstamp[v] = 0;
+        if (PRED) {
+            parent[v] = s ? source : -1;
+            anchor[v] = s ? 0 : DELTA_UNANCHORED;
+        }
+    }
+    if (gtid == 0) {
+        for (int k = 0; k < CTL_WORDS; ++k) ctl[k] = 0;
+        ctl[CTL_LSIZE] = 1;
+        ctl[CTL_MIN] = INF;
+        q0[0] = source;
+    }
+    GPUBFS_GRID_SYNC();
+
+    dist_t lo = 0, hi = delta;  // the bucket [lo, hi): bucket 0 first
+    long long r = 0;            // light rounds so far: round r reads queue(r)
+    long long k = 0;            // buckets so far (the far piles' and settled stamps)
+    long long heavy_rounds = 0;
+    int f = 0;                  // the far pile in use
+    unsigned long long relaxed = 0;
+    const int lane = lane_id();
+    for (;;) {
+        for (;;) {  // light rounds until the bucket stops changing
+            const long long size = (long long)read_word(lsize(ctl, r));
+            if (size == 0) break;
+            // Round r appends to slot r + 1; slot r + 2 was last read in round r - 1.
+            if (gtid == 0) *lsize(ctl, r + 2) = 0;
+            RelaxSink sink{col, w, dist, lstamp, fstamp, hi, key(r + 1), key(k), queue(r + 1),
+                           lsize(ctl, r + 1), far(f), ctl + CTL_FSIZE + f, 0};
+            const Settle settle{rstamp, (int)(k + 1), ctl + CTL_RSIZE, settled};
+            gather_items<LIGHT>(sh, row, split, dist, perm, queue(r), size, sink, HEAVY ? &settle : nullptr);
+            relaxed += sink.relaxed;
+            ++r;
+            GPUBFS_GRID_SYNC();
+        }
+        if (HEAVY) {  // the heavy edges of every vertex the bucket settled, once
+            const long long size = (long long)read_word(ctl + CTL_RSIZE);
+            RelaxSink sink{col, w, dist, lstamp, fstamp, hi, key(r), key(k), queue(r),
+                           lsize(ctl, r), far(f), ctl + CTL_FSIZE + f, 0};
+            gather_items<HEAVY_EDGES>(sh, row, split, dist, perm, settled, size, sink);
+            relaxed += sink.relaxed;
+            heavy_rounds += size > 0;
+            GPUBFS_GRID_SYNC();
+            if (gtid == 0) ctl[CTL_RSIZE] = 0;  // next appended after the compaction's barrier
+        }
+        const long long fsize = (long long)read_word(ctl + CTL_FSIZE + f);
+        if (fsize == 0) break;
+        {  // the smallest live distance of the far pile (entries below hi are settled)
+            dist_t mn = INF;
+            for (long long i = gtid; i < fsize; i += gstride) {
+                const dist_t d = __ldcg(&dist[far(f)[i]]);
+                if (d >= hi && d < mn) mn = d;
+            }
+            mn = warp_min_u64(mn);
+            if (lane == 0 && mn != INF) atomicMin(ctl + CTL_MIN, mn);
+        }
+        GPUBFS_GRID_SYNC();
+        const dist_t mn = read_word(ctl + CTL_MIN);
+        if (mn == INF) break;
+        lo = mn / delta * delta;  // skips the empty buckets between
+        hi = lo + delta;
+        ++k;
+        {  // the new bucket's vertices to round r's frontier, the rest to the other pile
+            int* const from = far(f);
+            int* const keep = far(f ^ 1);
+            const dist_t fk = key(k), lk = key(r);
+            for (long long b = gtid - lane; b < fsize; b += gstride) {  // warp-uniform
+                const long long i = b + lane;
+                int v = 0;
+                bool near = false, stay = false;
+                if (i < fsize) {
+                    v = from[i];
+                    const dist_t d = __ldcg(&dist[v]);
+                    if (d >= hi) {
+                        stay = true;
+                        fstamp[v] = fk;  // still in a pile: later pushes skip it
+                    } else if (d >= lo) {
+                        near = claim(lstamp, v, lk);
+                    }
+                }
+                warp_push(near, v, lsize(ctl, r), queue(r));
+                warp_push(stay, v, ctl + CTL_FSIZE + (f ^ 1), keep);
+            }
+        }
+        GPUBFS_GRID_SYNC();
+        if (gtid == 0) {  // both read before that barrier, next written after another
+            ctl[CTL_FSIZE + f] = 0;
+            ctl[CTL_MIN] = INF;
+        }
+        f ^= 1;
+    }
+    relaxed = warp_sum_t(relaxed);
+    if (lane == 0 && relaxed) atomicAdd(ctl + CTL_RELAXATIONS, relaxed);
+    if (gtid == 0) {
+        ctl[CTL_BUCKETS] = (unsigned long long)(k + 1);
+        ctl[CTL_LIGHT_ROUNDS] = (unsigned long long)r;
+        ctl[CTL_HEAVY_ROUNDS] = (unsigned long long)heavy_rounds;
+    }
+    if (!PRED) return;
+
+    // ---- parents: (distance, round anchored) falls strictly along every parent link,
+    // so the links form a tree rooted at the source. The psize slots rotate as above.
+    unsigned long long* const psize = ctl + CTL_PSIZE;
+    if (gtid == 0) {
+        psize[0] = 1;
+        q0[0] = source;
+    }
+    GPUBFS_GRID_SYNC();  // the distances final everywhere, the source queued
+    {
+        ParentSink<false> sink{col, w, dist, parent, anchor, 0, q0, psize};
+        gather_items<REACHED>(sh, row, split, dist, perm, nullptr, n, sink);
+    }
+    GPUBFS_GRID_SYNC();
+    int p = 1;
+    for (;; ++p) {  // round p: zero-weight tight edges out of round p - 1's vertices
+        const long long size = (long long)read_word(psize + (p - 1) % 3);
+        if (size == 0) break;
+        if (gtid == 0) psize[(p + 1) % 3] = 0;
+        ParentSink<true> sink{col, w, dist, parent, anchor, p, queue(p), psize + p % 3};
+        // zero weighs at most delta: a light edge
+        gather_items<LIGHT>(sh, row, split, dist, perm, queue(p - 1), size, sink);
+        GPUBFS_GRID_SYNC();
+    }
+    if (gtid == 0) ctl[CTL_PARENT_ROUNDS] = (unsigned long long)p;
+}
+
+// Every instantiation, so that a plain nvcc compile checks them all.
+#define DELTA_INSTANTIATE(H, P) template __global__ void delta_sssp<H, P>(DELTA_PARAMS);
+DELTA_INSTANTIATE(true, false)
+DELTA_INSTANTIATE(true, true)
+DELTA_INSTANTIATE(false, false)
+DELTA_INSTANTIATE(false, true)

@@ -1,0 +1,250 @@
+"""Delta-stepping SSSP on the GPU: ``sssp.delta`` (Meyer and Sanders, "Delta-stepping: a
+parallelizable shortest path algorithm", J. Algorithms 49, 2003) and ``sssp.near_far``
+(Davidson, Baxter, Garland, Owens, "Work-Efficient Parallel GPU Methods for Single-Source
+Shortest Paths", IPDPS 2014: the near-far pile). Not one of the five papers: the family
+is gpubfs's own (paper key ``beyond``).
+
+Buckets. Bucket i holds the vertices whose tentative distance lies in [i*delta,
+(i+1)*delta). Only the current bucket is a queue of its own (the frontier); every vertex
+with a larger finite distance sits in the far pile, one unsorted list. When the current
+bucket is done, a min-reduction over the far pile's live distances gives the next
+non-empty bucket (lo = min // delta * delta: empty buckets cost nothing, which is what
+makes delta = 1 on weights of 2^58 finish), and a compaction moves that bucket's
+vertices to the frontier and the rest to a second far pile (the two alternate). Far
+entries whose distance has dropped below the bucket are settled and dropped there.
+
+A bucket (delta-stepping): light rounds relax the frontier's light edges (weight <=
+delta) until no distance inside the bucket changes (a vertex re-enters the frontier
+whenever its distance drops: Bellman-Ford inside the bucket); then one heavy round
+relaxes the heavy edges (weight > delta) of every vertex the bucket settled, once, with
+its final distance: their new distances all lie beyond the bucket. near-far is the same
+kernel with no edge heavy: the frontier relaxes whole lists and the bucket [lo, lo +
+delta) is Davidson's near pile, its upper end the threshold that advances by delta when
+the near pile empties (to the far pile's smallest distance's bucket when the next one
+would be empty).
+
+Relaxation: atomicMin on the 64-bit distance (unsigned; unreached is all ones, -1 in
+the returned int64 array). The thread whose atomicMin lowered the value pushes the
+vertex, to the next round's frontier (new distance inside the bucket) or to the far
+pile. Pushes are deduplicated, not filtered on pop: a per-vertex stamp per round
+(frontier) and per bucket (far pile) lets one push through with one atomicMin on the
+stamp, so a frontier or a far pile holds each vertex at most once and is bounded by n
+(no overflow check, no condensing pass); filtering on pop would let a pile grow with
+every lowering of a vertex (up to its in-degree per bucket). The heavy round's list of
+settled vertices is deduplicated the same way (a per-vertex bucket stamp).
+
+The loop is one persistent cooperative kernel (the launch sized by the occupancy API:
+``blocks_per_sm`` CTAs per SM, at most as many as fit, as do.bfs): CTAs meet at a grid
+barrier after each round and read the same control words, so a bucket costs a grid
+barrier per light round plus three (heavy round, min-reduction, compaction; near-far
+two) and no host round trip; nothing is read back during a traversal.
+Queue sizes rotate through three control words, so each is cleared between its last
+read and its next append with a barrier on either side.
+
+Load balancing is expand.cuh's (Merrill et al.'s CTA, warp and scan gathering, as in
+do.bfs). Its sinks receive what the gathered column array holds and the list's owner,
+not the edge's position, and the weight needs the edge id: so the kernel gathers
+``perm``, an int32 array of edge ids (4 bytes an edge) in which each vertex's light
+edges come first (built in prepare by delta_partition, one warp per vertex; split[v]
+marks where its heavy edges start). The sink reads the neighbour and the weight through
+the id. near-far's perm is the identity (every edge light).
+
+Parents (predecessors=True), after the distances, inside the same kernel: round 0 gives
+every reached vertex with a tight in-edge of positive weight (dist[u] + w == dist[v],
+w > 0) that edge's source as parent; rounds 1, 2, ... are a BFS over tight zero-weight
+edges from the vertices anchored in the round before (the source is anchored in round
+0), each vertex anchored once (atomicCAS). Along every parent link (distance, round)
+falls strictly: a positive edge's source is strictly closer, a zero-weight edge's source
+is as close and was anchored in an earlier round. So the links cannot cycle, even over
+zero-weight cycles, and every reached vertex is anchored (the last positive edge of a
+shortest path, or the source, starts a chain of tight zero-weight edges to it). Writing
+the parent at the relaxation instead would need the distance and the parent in one
+atomic word, which 64-bit distances leave no room for.
+
+The default delta (``delta = 0``): max(1, round(32 * mean weight / mean out-degree)).
+A bucket then spans about 32 / d mean-weight hops: on road networks and lattices (d of
+2.5 to 4) a bucket is 8 to 13 mean weights wide, enough frontier per round for a whole
+GPU; on power-law graphs (d of 16 to 64) about a mean weight, where a wider bucket
+mostly buys re-relaxations because each vertex already reaches many neighbours.
+
+Knobs:
+
+- ``delta``: the bucket width, >= 1; 0 = the default rule above. A delta above every
+  distance (2^62) makes one bucket: Bellman-Ford with a worklist.
+- ``cta_size``: threads per CTA, 128, 256 or 512 (compiled per size; at 1024 the
+  64-register cap spills).
+- ``blocks_per_sm``: CTAs per SM of the persistent grid (0 = as many as fit).
+
+Counters: ``buckets`` (buckets processed), ``light_rounds`` (near-far: near rounds),
+``heavy_rounds`` (buckets that relaxed heavy edges; 0 for near-far), ``relaxations``
+(edges relaxed, light and heavy), ``delta`` (the width used); with predecessors,
+``parent_rounds``.
+
+Limits: vertex ids and edge offsets are 32-bit (2^31 edges or more: unavailable).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+from typing import ClassVar
+
+import numpy as np
+
+from gpubfs_cli.core.answer import Answer
+from gpubfs_cli.core.strategy import StrategyUnavailable, register
+from gpubfs_cli.gpu.base import GpuStrategy
+from gpubfs_cli.gpu.launch import (
+    SLOT,
+    ArgTemplate,
+    blocks_per_sm,
+    i32,
+    i64,
+    require_int32_ids,
+    sm_count,
+)
+from gpubfs_cli.gpu.modules import header_constants, load_module
+from gpubfs_cli.graph.csr import CSRGraph
+
+KERNELS = Path(__file__).with_name("delta.cu")
+C = header_constants(Path(__file__).with_name("delta.cuh"))
+CTA_SIZES = (128, 256, 512)
+MAX_DELTA = 2**62  # with distances below 2^63, a bucket's end stays below 2^64 - 1
+LIGHT_ALL = np.iinfo(np.int64).max  # near-far: every weight counts as light
+PARTITION_BLOCK = 256
+PARTITION_BLOCKS_PER_SM = 8
+COUNTERS = {"buckets": C["CTL_BUCKETS"], "light_rounds": C["CTL_LIGHT_ROUNDS"],
+            "heavy_rounds": C["CTL_HEAVY_ROUNDS"], "relaxations": C["CTL_RELAXATIONS"]}
+
+
+def kernel_defines(cta_size: int, weight64: bool) -> dict[str, int]:
+    return {"DELTA_BLOCK": cta_size, "DELTA_WEIGHT64": int(weight64)}
+
+
+KERNEL_DEFINES = [kernel_defines(c, w) for c in CTA_SIZES for w in (False, True)]
+
+
+def kernel_name(heavy: bool, predecessors: bool) -> str:
+    return f"delta_sssp<{'true' if heavy else 'false'}, {'true' if predecessors else 'false'}>"
+
+
+KERNEL_NAMES = tuple(kernel_name(h, p) for h in (True, False) for p in (False, True))
+
+
+def default_delta(graph: CSRGraph) -> int:
+    """32 x the mean weight / the mean out-degree, at least 1 (see the module text)."""
+    if graph.m == 0 or graph.n == 0:
+        return 1
+    mean_weight = float(np.mean(np.asarray(graph.weights), dtype=np.float64))
+    mean_degree = graph.m / graph.n
+    return int(min(max(1, round(32 * mean_weight / mean_degree)), MAX_DELTA))
+
+
+def _whole(value) -> bool:
+    return isinstance(value, (int, np.integer)) and not isinstance(value, bool)
+
+
+@dataclass(frozen=True)
+class DeltaKnobs:
+    delta: int = 0
+    cta_size: int = 256
+    blocks_per_sm: int = 0
+
+    def __post_init__(self) -> None:
+        if not _whole(self.delta) or not 0 <= self.delta <= MAX_DELTA:
+            raise ValueError(f"delta must be a whole number in [1, 2^62], or 0 for the default rule, not {self.delta!r}")
+        if self.cta_size not in CTA_SIZES or not _whole(self.cta_size):
+            raise ValueError(f"cta_size must be one of {', '.join(map(str, CTA_SIZES))}")
+        if not _whole(self.blocks_per_sm) or self.blocks_per_sm < 0:
+            raise ValueError("blocks_per_sm must be an integer >= 0 (0 = as many as fit)")
+
+
+@register
+class DeltaStepping(GpuStrategy):
+    name = "sssp.delta"
+    problem = "sssp"
+    paper = "beyond"
+    section = "beyond the papers: delta-stepping (Meyer and Sanders, J. Algorithms 2003), one persistent kernel"
+    summary = "buckets of width delta on the device: light rounds until the bucket settles, then its heavy edges once"
+    caveats = (
+        "not one of the five papers: gpubfs's own delta-stepping",
+        "delta 0 = 32 x mean weight / mean out-degree (a rule of this project, not the paper's)",
+        "the edge-id array that carries the light/heavy split costs 4 bytes per edge",
+    )
+    Knobs: ClassVar[type] = DeltaKnobs
+    heavy: ClassVar[bool] = True  # False: near-far (every edge light, no heavy round)
+
+    def prepare(self, graph: CSRGraph) -> None:
+        require_int32_ids(graph, self.name)
+        super().prepare(graph)
+        cp = self.cupy()
+        dg = self.dgraph
+        if dg.row_offsets32 is None:
+            raise StrategyUnavailable(f"{self.name}: 32-bit edge offsets only (graphs below 2^31 edges)")
+        k = self.knobs
+        n, m = graph.n, graph.m
+        w = dg.weights
+        if np.dtype(w.dtype) not in (np.dtype(np.int32), np.dtype(np.int64)):
+            w = self.keep("_weights64", w.astype(cp.int64))
+        weight64 = np.dtype(w.dtype) == np.dtype(np.int64)
+        self.derived("delta", int(k.delta) or default_delta(graph))
+        cta = int(k.cta_size)
+        module = load_module(KERNELS, defines=kernel_defines(cta, weight64), cooperative=True,
+                             name_expressions=KERNEL_NAMES, device=self.device)
+        self._kernels = {p: module.get_function(kernel_name(self.heavy, p)) for p in (False, True)}
+        fit = min(blocks_per_sm(kern, cta) for kern in self._kernels.values())
+        if fit < 1:
+            raise StrategyUnavailable(f"{self.name}: no CTA of {cta} threads fits an SM")
+        sms = sm_count(self.device)
+        self._grid = min(int(k.blocks_per_sm) or fit, fit) * sms
+
+        row = dg.row_offsets32
+        perm = self.buffer("_perm", max(m, 1), cp.int32)
+        split = self.buffer("_split", max(n, 1), cp.int32)
+        if n:  # light edges first in each list (near-far: all of them, in CSR order)
+            blocks = max(1, min(-(-n * 32 // PARTITION_BLOCK), sms * PARTITION_BLOCKS_PER_SM))
+            light = self.delta if self.heavy else LIGHT_ALL
+            module.get_function("delta_partition")((blocks,), (PARTITION_BLOCK,),
+                                                   (i32(n), row, w, i64(light), perm, split))
+        size = max(n, 1)
+        dist = self.buffer("_dist", size, cp.int64)
+        lstamp = self.buffer("_lstamp", size, cp.int64)
+        fstamp = self.buffer("_fstamp", size, cp.int64)
+        rstamp = self.buffer("_rstamp", size, cp.int32) if self.heavy else self.keep("_rstamp", None)
+        settled = self.buffer("_settled", size, cp.int32) if self.heavy else self.keep("_settled", None)
+        queues = [self.buffer(f"_q{i}", size, cp.int32) for i in (0, 1)]
+        fars = [self.buffer(f"_far{i}", size, cp.int32) for i in (0, 1)]
+        ctl = self.buffer("_ctl", C["CTL_WORDS"], cp.int64, fill=0)
+        parent = self.buffer("_parent", size, cp.int32)
+        anchor = self.buffer("_anchor", size, cp.int32)
+        head = (row, split, perm, dg.col_indices, w, i32(n))
+        tail = (i64(self.delta), dist, lstamp, fstamp, rstamp, queues[0], queues[1], settled,
+                fars[0], fars[1], ctl)
+        self.derived("_args", {p: ArgTemplate(*head, SLOT, *tail, parent if p else None, anchor if p else None)
+                               for p in (False, True)})
+        # 0-d views of the control words, made once (ctl[k] would be a copy under numpy)
+        views = {key: ctl[word, ...] for key, word in COUNTERS.items()}
+        self.derived("_views", (views, {**views, "parent_rounds": ctl[C["CTL_PARENT_ROUNDS"], ...]}))
+        self.derived("_dist_n", dist[:n])
+        self.derived("_parent_n", parent[:n])
+
+    def traverse(self, source: int, predecessors: bool = False) -> Answer:
+        n = self.graph.n
+        if not 0 <= source < n:
+            raise ValueError(f"source {source} out of range [0, {n})")
+        args = self._args[predecessors](i32(source))
+        self._kernels[predecessors]((self._grid,), (int(self.knobs.cta_size),), args)
+        counters = {**self._views[predecessors], "delta": self.delta}
+        return Answer(self._dist_n, self._parent_n if predecessors else None, counters)
+
+
+@register
+class NearFar(DeltaStepping):
+    name = "sssp.near_far"
+    section = "beyond the papers: near-far (Davidson, Baxter, Garland, Owens, IPDPS'14), one persistent kernel"
+    summary = "near pile below a threshold that advances by delta, far pile above; whole lists relaxed per round"
+    caveats = (
+        "not one of the five papers: gpubfs's own near-far, sssp.delta's kernel with every edge light",
+        "delta 0 = 32 x mean weight / mean out-degree (a rule of this project, not the paper's)",
+    )
+    heavy = False

@@ -1,0 +1,147 @@
+"""msbfs.bfs on a real GPU: every source of a batch against cpu.sequential (distances,
+a BFS tree of parents, its level count), the directions Beamer's rule takes replayed on
+the host, the 64-bit offset build and no allocation in a traversal. The generic suite
+(test_strategies.py) runs traverse() (a batch of one) on every graph; the kernel logic
+is checked on the CPU by test_msbfs_emulated.py. Skipped, visibly, without a GPU."""
+
+from __future__ import annotations
+
+import functools
+
+import numpy as np
+import pytest
+
+from gpubfs_cli.algorithms.bfs.cpu.sequential import sequential_bfs
+from gpubfs_cli.algorithms.bfs.gpu.msbfs import strategies as ms
+from gpubfs_cli.core.strategy import all_strategies, make_knobs
+from gpubfs_cli.graph import samples
+from tests.algorithms.bfs.gpu import test_strategies as ts
+from tests.algorithms.bfs.gpu.test_msbfs_emulated import (
+    FORCED_BU,
+    TOP_DOWN,
+    expected_bottom_up_levels,
+)
+
+GRAPHS = {
+    "rmat14": lambda: samples.rmat(14, 16, 3),
+    "kronecker": lambda: ts.graph("kronecker"),
+    "directed": lambda: ts.graph("directed"),
+    "disconnected": lambda: ts.graph("disconnected"),
+    "grid60x60": lambda: ts.graph("grid60x60"),
+}
+
+
+PARENT_CHECKS = 8  # sources of a batch whose parents the BFS tree checker sees on large graphs
+
+
+@functools.cache
+def graph(name: str):
+    return GRAPHS[name]()
+
+
+@functools.cache
+def reference(name: str, source: int):
+    return sequential_bfs(graph(name), source)
+
+
+def _ms(**knobs):
+    cls = all_strategies()["msbfs.bfs"]
+    return cls(make_knobs(cls, knobs))
+
+
+def sixty_four(name: str, seed: int = 11) -> list[int]:
+    """64 sources drawn with repeats, the first one twice."""
+    batch = np.random.default_rng(seed).integers(0, graph(name).n, ms.WORD).tolist()
+    batch[1] = batch[0]
+    return batch
+
+
+def check_batch(strategy, name: str, batch: list[int], predecessors: bool):
+    g = graph(name)
+    answers = [a.to_host() for a in strategy.traverse_batch(batch, predecessors)]
+    assert len(answers) == len(batch)
+    for i, (s, got) in enumerate(zip(batch, answers, strict=True)):
+        label = f"msbfs.bfs on {name}, source {i} ({s}) of {len(batch)}, predecessors={predecessors}"
+        ref = reference(name, s)
+        np.testing.assert_array_equal(got.distances, ref.distances, err_msg=label)
+        assert got.counters["levels"] == ref.counters["levels"], (label, got.counters)
+        assert got.counters["batch"] == len(batch)
+        if predecessors:
+            if i < PARENT_CHECKS or g.m < 100_000:
+                ts.check_parents(g, s, got.distances, got.parents, label)
+            else:  # the BFS tree checker takes a quarter second a source on rmat14
+                assert got.parents[s] == s and (got.parents[got.distances < 0] == -1).all(), label
+        else:
+            assert got.parents is None
+    c = answers[0].counters
+    assert c["pass_levels"] == max(a.counters["levels"] for a in answers), c
+    assert c["bottom_up_levels"] == expected_bottom_up_levels(g, answers, strategy.knobs), c
+    return answers
+
+
+@pytest.mark.gpu
+@pytest.mark.parametrize("name", list(GRAPHS))
+def test_batches_match_sequential(name):
+    strategy = _ms()
+    strategy.prepare(graph(name))
+    for pred in (False, True):
+        for s in ts.sources("kronecker")[:2] if name == "kronecker" else (0,):
+            got = strategy.traverse(s, pred).to_host()
+            np.testing.assert_array_equal(got.distances, reference(name, s).distances)
+        check_batch(strategy, name, [graph(name).n - 1], pred)
+        check_batch(strategy, name, sixty_four(name), pred)
+    strategy.release()
+
+
+@pytest.mark.gpu
+@pytest.mark.parametrize("name", ["rmat14", "directed", "grid60x60"])
+def test_forced_directions(name):
+    """Bottom-up from the first level and never back; top-down only."""
+    for knobs, bottom_up in ((FORCED_BU, True), (TOP_DOWN, False)):
+        strategy = _ms(**knobs)
+        strategy.prepare(graph(name))
+        c = check_batch(strategy, name, sixty_four(name), True)[0].counters
+        assert c["bottom_up_levels"] == (c["pass_levels"] if bottom_up else 0), (knobs, c)
+        strategy.release()
+
+
+@pytest.mark.gpu
+def test_defaults_switch_on_rmat():
+    """Beamer's rule takes the middle levels of a 64-source pass over R-MAT bottom-up."""
+    strategy = _ms()
+    strategy.prepare(graph("rmat14"))
+    c = check_batch(strategy, "rmat14", sixty_four("rmat14"), False)[0].counters
+    assert 0 < c["bottom_up_levels"] < c["pass_levels"], c
+    strategy.release()
+
+
+@pytest.mark.gpu
+@pytest.mark.parametrize("knobs", [{}, FORCED_BU, {"cta_size": 1024, "blocks_per_sm": 1, "width": 33}])
+def test_64bit_offsets_build(knobs, monkeypatch):
+    """The build for 2^31 edges and more, forced on small graphs (threshold 0 edges)."""
+    monkeypatch.setattr(ms, "OFFSET64_EDGES", 0)
+    for name in ("kronecker", "directed"):
+        strategy = _ms(**knobs)
+        strategy.prepare(graph(name))
+        assert strategy._offset64
+        check_batch(strategy, name, sixty_four(name)[: strategy.batch_size()], True)
+        strategy.release()
+
+
+@pytest.mark.gpu
+def test_traversals_allocate_nothing():
+    """Every buffer comes from prepare: the pool's used bytes do not grow in a batch."""
+    import cupy as cp
+
+    strategy = _ms()
+    strategy.prepare(graph("kronecker"))
+    strategy.traverse_batch(sixty_four("kronecker"), True)
+    cp.cuda.Device().synchronize()
+    pool = cp.get_default_memory_pool()
+    before = pool.used_bytes()
+    for pred in (False, True):
+        strategy.traverse(3, pred)
+        strategy.traverse_batch(sixty_four("kronecker", seed=int(pred)), pred)
+    cp.cuda.Device().synchronize()
+    assert pool.used_bytes() == before
+    strategy.release()

@@ -1,0 +1,222 @@
+"""msbfs.bfs runs end to end on the CPU: the real launcher with numpy in place of CuPy,
+msbfs.cu (compiled unchanged) under the CUDA emulator (tests/gpu/emu/msbfs_driver.cpp,
+tests/gpu/emulated_cupy.py). No GPU needed, only g++.
+
+Scaled down: CTAs of 128 threads, 2 SMs with 2 resident CTAs each (4 CTAs), so the CTA,
+warp and scan gathering of top-down levels and the thread-per-vertex bottom-up levels
+run on graphs of a few hundred vertices; fibers switch at atomics and __ldcg at random
+(seeded), so warps race for the same vertex's bits. Every source of every batch is
+checked against cpu.sequential on its own: distances, a BFS tree of parents, its level
+count; batches of 1, 3 and 64 sources (64 drawn with repeats, the first one twice).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from gpubfs_cli.algorithms.bfs.cpu.sequential import sequential_bfs
+from gpubfs_cli.algorithms.bfs.gpu.msbfs import strategies as ms
+from gpubfs_cli.core.strategy import all_strategies, make_knobs
+from gpubfs_cli.errors import UserError
+from tests.algorithms.bfs.gpu import emulated_bfs as eb
+from tests.algorithms.bfs.gpu import test_strategies as ts
+from tests.gpu import emulated_cupy as ec
+from tests.gpu import fixed_cost as fc
+
+MS = ec.Family(ms.KERNELS, "msbfs_driver.cpp", (ms,),
+               defines=[ms.kernel_defines(128), ms.kernel_defines(128, offset64=True)])
+BASE = {"cta_size": 128}
+PATCHES = {"blocks_per_sm": lambda kernel, block, shared_mem=0: 2}
+FORCED_BU = {"alpha": 1e9, "beta": 1e9}  # bottom-up from the first level, never back
+TOP_DOWN = {"bottom_up": False}
+GRAPHS = [*eb.HARD, "disconnected", "path60"]
+
+
+@pytest.fixture(scope="module")
+def emulation() -> ec.Emulation:
+    return ec.Emulation(MS, ec.build_libraries(MS))
+
+
+def batches(g, width: int, seed: int = 5) -> list[list[int]]:
+    """One source, three, and `width` (64 at the defaults) drawn with repeats (the first
+    one twice)."""
+    first = eb.sources(g)
+    three = (first * 3)[:3]
+    many = np.random.default_rng(seed).integers(0, g.n, width).tolist()
+    many[1:2] = many[:1]
+    return [first[:1], three[:width], many]
+
+
+def check_answer(g, s, got, label):
+    ref = sequential_bfs(g, s)
+    np.testing.assert_array_equal(got.distances, ref.distances, err_msg=label)
+    assert int(got.counters["levels"]) == ref.counters["levels"], (label, got.counters)
+
+
+def expected_bottom_up_levels(g, answers, knobs) -> int:
+    """Beamer's rule replayed on the host from the batch's distances: per level, n_f (the
+    vertices some source's frontier holds), m_f (their out-edges) and m_u (the in-edges of
+    the vertices not yet reached by every source of the batch)."""
+    if not knobs.bottom_up:
+        return 0
+    dist = np.stack([np.asarray(a.distances) for a in answers])
+    out_deg = g.out_degrees().astype(np.int64)
+    in_deg = np.bincount(g.col_indices, minlength=g.n).astype(np.int64)
+    everyone = np.where((dist >= 0).all(axis=0), dist.max(axis=0), -1)  # the level every source has reached v by
+    alpha, beta = round(knobs.alpha * ms.MILLI), round(knobs.beta * ms.MILLI)
+    bu, count = False, 0
+    for L in range(int(dist.max()) + 1):
+        frontier = (dist == L).any(axis=0)
+        nf, mf = int(frontier.sum()), int(out_deg[frontier].sum())
+        m_u = int(g.m) - int(in_deg[(everyone >= 0) & (everyone <= L)].sum())
+        if not bu and mf * alpha > m_u * ms.MILLI:
+            bu = True
+        elif bu and nf * beta < g.n * ms.MILLI:
+            bu = False
+        count += bu
+    return count
+
+
+def check_pass(strategy, g, batch, answers, label):
+    """The batch's counters: its size, a pass as deep as its deepest source, and the
+    directions the knobs force."""
+    c = answers[0].counters
+    levels, bu = int(c["pass_levels"]), int(c["bottom_up_levels"])
+    assert all(a.counters["batch"] == len(batch) for a in answers), label
+    assert levels == max(int(a.counters["levels"]) for a in answers), (label, c)
+    assert 0 <= bu <= levels, (label, c)
+    assert bu == expected_bottom_up_levels(g, answers, strategy.knobs), (label, c)
+    k = strategy.knobs
+    if not k.bottom_up or k.alpha == 0:
+        assert bu == 0, (label, c)
+    if k.bottom_up and (k.alpha, k.beta) == (FORCED_BU["alpha"], FORCED_BU["beta"]):
+        # sources without out-edges have nothing to go bottom-up for (m_f = 0)
+        assert bu == (levels if g.out_degrees()[list(set(batch))].sum() else 0), (label, c)
+
+
+def run(monkeypatch, emulation, knobs: dict, graph_names, *, seed: int = 1, offsets: int = 32,
+        preds=(False, True)) -> list[list]:
+    """Every batch of every graph, with and without parents, each source checked on its
+    own; the answers (host copies), per batch."""
+    if offsets == 64:
+        monkeypatch.setattr(ms, "OFFSET64_EDGES", 0)
+    cls = all_strategies()["msbfs.bfs"]
+    out = []
+    emulation.defines.clear()
+    with ec.emulated(monkeypatch, emulation, seed=seed, patches=PATCHES, sms=2, resident=2):
+        for gname in graph_names:
+            g = eb.graph(gname)
+            strategy = cls(make_knobs(cls, {**BASE, **knobs}))
+            strategy.prepare(g)
+            assert strategy._offset64 == (offsets == 64)
+            for batch in batches(g, strategy.batch_size()):
+                for pred in preds:
+                    label = f"msbfs.bfs {knobs} on {gname}, batch of {len(batch)}, predecessors={pred}"
+                    answers = [eb.host(a) for a in strategy.traverse_batch(batch, pred)]
+                    assert len(answers) == len(batch), label
+                    for i, (s, got) in enumerate(zip(batch, answers, strict=True)):
+                        check_answer(g, s, got, f"{label}: source {i} ({s})")
+                        if pred:
+                            ts.check_parents(g, s, got.distances, got.parents, f"{label}: source {i} ({s})")
+                        else:
+                            assert got.parents is None, label
+                    check_pass(strategy, g, batch, answers, label)
+                    out.append(answers)
+            strategy.release()
+    assert emulation.defines and {dict(d).get("MSBFS_OFFSET64", 0) for d in emulation.defines} == {offsets == 64}
+    return out
+
+
+VARIANTS = [{}, TOP_DOWN, FORCED_BU, {"alpha": 0.5, "beta": 2.0}]
+
+
+def _id(knobs) -> str:
+    return "-".join(f"{k}={v}" for k, v in knobs.items()) or "defaults"
+
+
+@pytest.mark.parametrize("knobs", VARIANTS, ids=[_id(k) for k in VARIANTS])
+def test_batches_on_the_nasty_graphs(monkeypatch, emulation, knobs):
+    run(monkeypatch, emulation, knobs, GRAPHS)
+
+
+@pytest.mark.parametrize("knobs", [{}, FORCED_BU, {"alpha": 0.5, "beta": 2.0, "width": 40}],
+                         ids=["defaults", "bottom-up", "switching-width40"])
+def test_64bit_offset_build(monkeypatch, emulation, knobs):
+    """The build the launcher picks from 2^31 edges on, forced by lowering its threshold."""
+    run(monkeypatch, emulation, knobs, ["rmat", "directed", "star300"], offsets=64, preds=(True,))
+
+
+def test_traverse_is_a_batch_of_one(monkeypatch, emulation):
+    """traverse(source) (the source as a kernel argument, no copy) on every nasty graph,
+    through the shared harness of the emulated BFS tests."""
+    for knobs in ({}, FORCED_BU):
+        eb.run(monkeypatch, emulation, "msbfs.bfs", {**BASE, **knobs}, list(eb.GRAPHS), patches=PATCHES,
+               sms=2, resident=2)
+
+
+def test_traverse_has_no_fixed_cost(monkeypatch, emulation):
+    """A warm traverse() allocates nothing on the device and reads nothing back."""
+    fc.check_fixed_cost(monkeypatch, emulation, "bfs", "msbfs.bfs", {**BASE}, patches=PATCHES, sms=2, resident=2)
+
+
+def test_the_switch_goes_both_ways(monkeypatch, emulation):
+    """Beamer's thresholds on the R-MAT graph and the broom: some 64-source pass goes
+    bottom-up and comes back top-down before its last level."""
+    passes = run(monkeypatch, emulation, {"alpha": 2.0, "beta": 8.0}, ["rmat", "broom"], preds=(False,))
+    counts = [(int(p[0].counters["bottom_up_levels"]), int(p[0].counters["pass_levels"])) for p in passes]
+    assert any(0 < bu < levels - 1 for bu, levels in counts), counts
+
+
+@pytest.mark.parametrize("seed", [2, 3])
+def test_more_thread_interleavings(monkeypatch, emulation, seed):
+    for knobs in ({}, FORCED_BU, {"alpha": 2.0, "beta": 8.0}):
+        run(monkeypatch, emulation, knobs, ["loops_dups", "rmat", "directed", "star300"], seed=seed)
+
+
+def test_bad_batches_are_refused(monkeypatch, emulation):
+    cls = all_strategies()["msbfs.bfs"]
+    with ec.emulated(monkeypatch, emulation, patches=PATCHES, sms=2, resident=2):
+        strategy = cls(make_knobs(cls, {**BASE, "width": 4}))
+        g = eb.graph("path60")
+        strategy.prepare(g)
+        assert strategy.batch_size() == 4
+        for bad in ([], [0] * 5):
+            with pytest.raises(ValueError, match="batch holds 1 to 4"):
+                strategy.traverse_batch(bad)
+        with pytest.raises(ValueError, match="out of range"):
+            strategy.traverse_batch([0, g.n])
+        strategy.release()
+
+
+# ---- knobs (CPU only) ----
+
+
+@pytest.mark.parametrize("knobs, what", [
+    ({"width": 0}, "width"), ({"width": 65}, "width"), ({"width": 3.0}, "width"), ({"width": True}, "width"),
+    ({"alpha": -1.0}, "alpha"), ({"beta": "x"}, "beta"), ({"alpha": True}, "alpha"),
+    ({"bottom_up": 1}, "bottom_up"), ({"cta_size": 96}, "cta_size"), ({"cta_size": 2048}, "cta_size"),
+    ({"blocks_per_sm": -1}, "blocks_per_sm"), ({"blocks_per_sm": 1.5}, "blocks_per_sm"),
+])
+def test_bad_knobs_are_one_clear_error(knobs, what):
+    cls = all_strategies()["msbfs.bfs"]
+    with pytest.raises(UserError, match=what) as err:
+        cls(make_knobs(cls, knobs))
+    assert "\n" not in str(err.value)
+
+
+def test_registration():
+    cls = all_strategies()["msbfs.bfs"]
+    assert cls.paper == "beyond" and cls.device_kind == "gpu" and cls.timing == "events"
+    assert cls.teps == "equivalent" and any("batch" in c for c in cls.caveats)
+    k = cls.Knobs()
+    assert (k.width, k.alpha, k.beta, k.bottom_up, k.cta_size, k.blocks_per_sm) == (64, 15.0, 18.0, True, 256, 0)
+    assert cls(make_knobs(cls, {"width": 7})).batch_size() == 7
+
+
+def test_64bit_offsets_from_2_31_edges():
+    assert not ms.offsets64(2**31 - 1) and ms.offsets64(2**31)
+    assert "MSBFS_OFFSET64" not in ms.kernel_defines(256)
+    assert ms.kernel_defines(256, offset64=True) == {**ms.kernel_defines(256), "MSBFS_OFFSET64": 1}
+    assert {tuple(sorted(d.items())) for d in ms.KERNEL_DEFINES} == {
+        tuple(sorted(ms.kernel_defines(c, w).items())) for c in ms.CTA_SIZES for w in (False, True)}

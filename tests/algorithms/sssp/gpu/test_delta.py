@@ -1,0 +1,96 @@
+"""sssp.delta and sssp.near_far on a real GPU against cpu.dijkstra: exact int64
+distances, parents checked as a shortest-path tree (sssp/validate.py), and the exact
+bucket count, on the weighted nasty graphs of graph/samples.py (zero-weight cycles,
+ties, unreachable parts, int64 weights), an undirected graph of zero-weight cycles and
+a weighted R-MAT of scale 14, for delta = 1, the default rule, 2^62 (one bucket) and a
+delta that splits the weights into light and heavy edges; every CTA size once. The
+emulated twin (test_delta_emulated.py) runs the same checks without a GPU.
+"""
+
+from __future__ import annotations
+
+import functools
+
+import numpy as np
+import pytest
+
+from gpubfs_cli.algorithms.sssp.cpu.dijkstra import dijkstra
+from gpubfs_cli.algorithms.sssp.gpu.delta import strategies as ds
+from gpubfs_cli.algorithms.sssp.validate import parent_failures
+from gpubfs_cli.core.strategy import all_strategies, make_knobs
+from gpubfs_cli.graph import samples
+from tests.algorithms.bfs.gpu.test_strategies import batches, report, run_checks
+from tests.algorithms.sssp.gpu.test_delta_emulated import (
+    DELTAS,
+    NAMES,
+    check_counters,
+    delta_of,
+    zero_undirected,
+)
+
+GRAPHS = dict(samples.NASTY_SSSP)
+GRAPHS["zero_undirected"] = zero_undirected
+GRAPHS["rmat14-w"] = lambda: samples.with_rule_weights(samples.rmat(14, 16, 3, permute=True), seed=1)
+GRAPHS["grid100-w"] = lambda: samples.with_rule_weights(samples.grid(100, 100), seed=2)
+
+
+@functools.cache
+def graph(name: str):
+    return GRAPHS[name]()
+
+
+@functools.cache
+def reference(name: str, source: int) -> np.ndarray:
+    return dijkstra(graph(name), source).distances
+
+
+@functools.cache
+def sources(name: str) -> tuple[int, ...]:
+    return tuple(samples.pick_sources(graph(name), k=2))
+
+
+def _run(name: str, which: str, predecessors: bool, knobs: dict | None = None) -> None:
+    cls = all_strategies("sssp")[name]
+    failures = []
+    for gname in GRAPHS:
+        g = graph(gname)
+        k = {"delta": delta_of(which, g), **(knobs or {})}
+
+        def make(k=k):
+            return cls(make_knobs(cls, k))
+
+        def check(at, got, g=g, gname=gname, delta=k["delta"] or ds.default_delta(g)):
+            # weighted_graphs.check_sssp's checks, on a reference computed once per source
+            ref = reference(gname, at.source)
+            assert got.distances.dtype == np.int64, at.label
+            np.testing.assert_array_equal(got.distances, ref, err_msg=at.label)
+            if predecessors:
+                failures = parent_failures(g, at.source, got.distances, got.parents)
+                assert failures == [], f"{at.label}: {failures}"
+            else:
+                assert got.parents is None, at.label
+            check_counters(cls.heavy, delta, g, ref, got, predecessors)
+
+        failures += run_checks(f"{name} {k}", make, batches([gname], graph), sources, predecessors, check)
+    report(failures)
+
+
+@pytest.mark.gpu
+@pytest.mark.parametrize("which", DELTAS)
+@pytest.mark.parametrize("name", NAMES)
+def test_distances_match_dijkstra(name, which):
+    _run(name, which, False)
+
+
+@pytest.mark.gpu
+@pytest.mark.parametrize("which", DELTAS)
+@pytest.mark.parametrize("name", NAMES)
+def test_parents_form_a_shortest_path_tree(name, which):
+    _run(name, which, True)
+
+
+@pytest.mark.gpu
+@pytest.mark.parametrize("cta_size", ds.CTA_SIZES)
+@pytest.mark.parametrize("name", NAMES)
+def test_every_cta_size_and_one_cta_per_sm(name, cta_size):
+    _run(name, "split", True, {"cta_size": cta_size, "blocks_per_sm": 1})

@@ -1,0 +1,289 @@
+"""sssp.delta and sssp.near_far run end to end on the CPU: the real launcher with numpy
+in place of CuPy, delta.cu (compiled unchanged) under the CUDA emulator
+(tests/gpu/emu/delta_driver.cpp, tests/gpu/emulated_cupy.py). No GPU needed, only g++.
+
+Scaled down: CTAs of 128 threads, 2 SMs with 2 resident CTAs each (the persistent grid:
+4 CTAs meeting at grid barriers), so a hub's list (300 edges) goes through the CTA-wide
+gathering and the others through the warp and scan stages; fibers switch at atomics and
+__ldcg at random (seeded), so CTAs race for one vertex's distance and stamps. Every
+answer is checked exactly against cpu.dijkstra (distances; with predecessors the
+shortest-path tree of sssp/validate.py), for delta = 1 (a bucket per distance), the
+default rule, 2^62 (one bucket: Bellman-Ford with a worklist) and a delta that splits
+each graph's weights into light and heavy edges. The bucket count is exact: one per
+distinct dist // delta of the reached vertices (empty buckets are skipped).
+Plus the CPU-only pieces: knobs, the default delta rule, registration.
+"""
+
+from __future__ import annotations
+
+import functools
+
+import numpy as np
+import pytest
+
+from gpubfs_cli.algorithms.sssp.cpu.dijkstra import dijkstra
+from gpubfs_cli.algorithms.sssp.gpu.delta import strategies as ds
+from gpubfs_cli.core.answer import Answer
+from gpubfs_cli.core.strategy import StrategyUnavailable, all_strategies, make_knobs
+from gpubfs_cli.errors import UserError
+from gpubfs_cli.gpu import device_graph
+from gpubfs_cli.graph import samples
+from tests.algorithms.sssp.gpu import weighted_graphs as wg
+from tests.gpu import emulated_cupy as ec
+from tests.gpu import fixed_cost as fc
+
+CTA = 128
+DELTA = ec.Family(ds.KERNELS, "delta_driver.cpp", (ds,),
+                  defines=[ds.kernel_defines(CTA, False), ds.kernel_defines(CTA, True)])
+PATCHES = {"blocks_per_sm": lambda kernel, block, shared_mem=0: 2,
+           "PARTITION_BLOCK": 64, "PARTITION_BLOCKS_PER_SM": 1}
+NAMES = ["sssp.delta", "sssp.near_far"]
+
+
+@pytest.fixture(scope="module")
+def emulation() -> ec.Emulation:
+    return ec.Emulation(DELTA, ec.build_libraries(DELTA))
+
+
+# ---- graphs ---------------------------------------------------------------------------
+
+
+def zero_undirected(seed: int = 9) -> object:
+    """Undirected, half the weights 0: every zero-weight edge is a zero-weight two-cycle,
+    and zero-weight components hold longer cycles; a few weights tie."""
+    rng = np.random.default_rng(seed)
+    src, dst = samples.grid_edges(8, 9)
+    w = np.where(rng.random(len(src)) < 0.5, 0, rng.integers(1, 4, len(src)))
+    return samples.from_edges(src, dst, 72, weights=w, name="zero_undirected")
+
+
+GRAPHS = dict(samples.NASTY_SSSP)
+GRAPHS["zero_undirected"] = zero_undirected
+GRAPHS["grid9x13-w"] = lambda: samples.with_rule_weights(samples.grid(9, 13))
+GRAPHS["rmat-w"] = lambda: samples.with_rule_weights(samples.rmat(8, 6, 4, permute=True), seed=3)
+HARD = ["zero_cycles", "zero_undirected", "hub", "loops_dups", "big_int64", "directed_random"]
+
+
+@functools.cache
+def graph(name: str):
+    return GRAPHS[name]()
+
+
+def sources(g) -> list[int]:
+    return samples.pick_sources(g, k=1)[:3]
+
+
+def split_delta(g) -> int:
+    """A delta with light and heavy edges on both sides where the weights allow it: the
+    median of the distinct weights (at least 1; one below it when it is the largest)."""
+    ws = np.unique(np.asarray(g.weights, dtype=np.int64))
+    if len(ws) == 0:
+        return 1
+    d = int(ws[(len(ws) - 1) // 2])
+    if d == int(ws[-1]):
+        d -= 1
+    return max(d, 1)
+
+
+DELTAS = ["1", "default", "huge", "split"]
+
+
+def delta_of(which: str, g) -> int:
+    return {"1": 1, "default": 0, "huge": ds.MAX_DELTA, "split": split_delta(g)}[which]
+
+
+# ---- running --------------------------------------------------------------------------
+
+
+def host(a: Answer) -> Answer:
+    """A copy: the returned arrays are the strategy's buffers, reused by the next run."""
+    a = a.to_host()
+    return Answer(np.array(a.distances), None if a.parents is None else np.array(a.parents), dict(a.counters))
+
+
+def check_counters(heavy: bool, delta: int, g, ref: np.ndarray, got: Answer, pred: bool) -> None:
+    """The counters of a traversal with bucket width `delta` (heavy: sssp.delta); ref:
+    cpu.dijkstra's distances."""
+    c = got.counters
+    assert c["delta"] == delta
+    reached = ref >= 0
+    assert c["buckets"] == len(np.unique(ref[reached] // delta)), c
+    assert c["light_rounds"] >= c["buckets"], c
+    if heavy:
+        assert c["heavy_rounds"] == c["buckets"], c  # each bucket settles a vertex at least
+    else:
+        assert c["heavy_rounds"] == 0, c
+    # every reached vertex relaxes each of its edges at least once
+    assert c["relaxations"] >= int(g.out_degrees()[reached].sum()), c
+    if pred:
+        assert c["parent_rounds"] >= 2, c
+    else:
+        assert "parent_rounds" not in c
+
+
+def run(monkeypatch, emulation, name: str, knobs: dict, graph_names, *, seed: int = 1,
+        predecessors=(False, True)) -> list[Answer]:
+    cls = all_strategies("sssp")[name]
+    answers = []
+    with ec.emulated(monkeypatch, emulation, sms=2, seed=seed, patches=PATCHES):
+        for gname in graph_names:
+            g = graph(gname)
+            k = {"cta_size": CTA, **knobs}
+            if isinstance(k.get("delta"), str):
+                k["delta"] = delta_of(k["delta"], g)
+            strategy = cls(make_knobs(cls, k))
+            strategy.prepare(g)
+            for s in sources(g):
+                for pred in predecessors:
+                    got = host(strategy.traverse(s, pred))
+                    label = f"{name} {k} on {gname}"
+                    wg.check_sssp(g, s, got, pred, label)
+                    assert strategy.delta == (k.get("delta") or ds.default_delta(g))
+                    check_counters(strategy.heavy, strategy.delta, g, dijkstra(g, s).distances, got, pred)
+                    answers.append(got)
+            strategy.release()
+    return answers
+
+
+# ---- tests on the emulator ---------------------------------------------------------------
+
+
+@pytest.mark.parametrize("which", DELTAS)
+@pytest.mark.parametrize("name", NAMES)
+def test_every_graph_matches_dijkstra(monkeypatch, emulation, name, which):
+    run(monkeypatch, emulation, name, {"delta": which}, list(GRAPHS))
+
+
+@pytest.mark.parametrize("seed", [2, 3, 4])
+@pytest.mark.parametrize("name", NAMES)
+def test_more_thread_interleavings(monkeypatch, emulation, name, seed):
+    """Other seeds of the emulator's thread switches where one vertex is lowered by many
+    threads at once (hub, zero-weight cycles, parallel edges)."""
+    for which in ("split", "default"):
+        run(monkeypatch, emulation, name, {"delta": which}, HARD, seed=seed)
+
+
+@pytest.mark.parametrize("name", NAMES)
+def test_one_cta_per_sm(monkeypatch, emulation, name):
+    """blocks_per_sm = 1: a grid of 2 CTAs (one per emulated SM) instead of 4."""
+    def grid(strategy):
+        return strategy._grid
+
+    with ec.emulated(monkeypatch, emulation, sms=2, patches=PATCHES):
+        cls = all_strategies("sssp")[name]
+        for bps, expected in ((1, 2), (0, 4), (5, 4)):
+            strategy = cls(make_knobs(cls, {"cta_size": CTA, "blocks_per_sm": bps}))
+            strategy.prepare(graph("hub"))
+            assert grid(strategy) == expected
+            strategy.release()
+    run(monkeypatch, emulation, name, {"blocks_per_sm": 1, "delta": "split"}, ["hub", "zero_cycles", "rmat-w"])
+
+
+@pytest.mark.parametrize("name", NAMES)
+def test_light_edges_come_first_in_each_list(monkeypatch, emulation, name):
+    """delta_partition: perm[row[v]:split[v]] are v's edges of weight <= delta (sssp.delta;
+    near-far: all of them, in CSR order), the rest of v's list its heavier ones, each
+    edge once."""
+    cls = all_strategies("sssp")[name]
+    with ec.emulated(monkeypatch, emulation, sms=2, patches=PATCHES):
+        for gname in ("hub", "big_int64", "loops_dups", "rmat-w"):
+            g = graph(gname)
+            strategy = cls(make_knobs(cls, {"cta_size": CTA, "delta": split_delta(g)}))
+            strategy.prepare(g)
+            perm, split = np.array(strategy._perm), np.array(strategy._split)
+            row, w = np.asarray(g.row_offsets), np.asarray(g.weights, dtype=np.int64)
+            for v in range(g.n):
+                b, e, sp = int(row[v]), int(row[v + 1]), int(split[v])
+                assert b <= sp <= e, (gname, v)
+                assert sorted(perm[b:e]) == list(range(b, e)), (gname, v)
+                if strategy.heavy:
+                    assert np.all(w[perm[b:sp]] <= strategy.delta) and np.all(w[perm[sp:e]] > strategy.delta)
+                else:
+                    assert sp == e and list(perm[b:e]) == list(range(b, e)), (gname, v)
+            strategy.release()
+
+
+def test_every_build_is_used(monkeypatch, emulation):
+    """int32 weights and int64 weights load their own builds."""
+    emulation.defines.clear()
+    run(monkeypatch, emulation, "sssp.delta", {}, ["ties", "big_int64"], predecessors=(False,))
+    assert [dict(d) for d in emulation.defines] == [ds.kernel_defines(CTA, False), ds.kernel_defines(CTA, True)]
+
+
+def test_one_launch_per_traversal(monkeypatch, emulation):
+    """The whole search (and the parents pass) is one cooperative launch; prepare adds
+    the partition."""
+    cls = all_strategies("sssp")["sssp.delta"]
+    with ec.emulated(monkeypatch, emulation, sms=2, patches=PATCHES):
+        strategy = cls(make_knobs(cls, {"cta_size": CTA, "delta": 1}))
+        strategy.prepare(graph("heavy_direct"))
+        assert emulation.launches == ["delta_partition"]
+        emulation.launches.clear()
+        strategy.traverse(0, True)
+        assert emulation.launches == [ds.kernel_name(True, True)]
+        strategy.release()
+
+
+def test_64_bit_edge_offsets_are_unavailable(monkeypatch, emulation):
+    with ec.emulated(monkeypatch, emulation, sms=2, patches=PATCHES):
+        monkeypatch.setattr(device_graph, "offsets32_fit", lambda m: False)
+        cls = all_strategies("sssp")["sssp.near_far"]
+        strategy = cls(make_knobs(cls, {"cta_size": CTA}))
+        with pytest.raises(StrategyUnavailable, match="2\\^31 edges"):
+            strategy.prepare(graph("ties"))
+
+
+@pytest.mark.parametrize("name", NAMES)
+def test_traverse_has_no_fixed_cost_leaks(monkeypatch, emulation, name):
+    """No device allocation and no pageable read inside traverse()."""
+    fc.check_fixed_cost(monkeypatch, emulation, "sssp", name, {"cta_size": CTA}, sms=2, patches=PATCHES)
+
+
+# ---- CPU only -------------------------------------------------------------------------
+
+
+def test_knobs_are_checked():
+    k = ds.DeltaKnobs()
+    assert (k.delta, k.cta_size, k.blocks_per_sm) == (0, 256, 0)
+    assert ds.DeltaKnobs(delta=ds.MAX_DELTA).delta == 2**62
+    for bad in [{"delta": -1}, {"delta": 2**62 + 1}, {"delta": 1.5}, {"delta": True}, {"delta": "1"},
+                {"cta_size": 1024}, {"cta_size": 64}, {"cta_size": 256.0}, {"blocks_per_sm": -1},
+                {"blocks_per_sm": False}]:
+        with pytest.raises(ValueError) as err:
+            ds.DeltaKnobs(**bad)
+        assert "\n" not in str(err.value)
+    with pytest.raises(UserError):
+        make_knobs(all_strategies("sssp")["sssp.delta"], {"width": 3})
+
+
+def test_default_delta_rule():
+    """32 x mean weight / mean out-degree, rounded, at least 1."""
+    g = samples.grid(10, 10, weight=7)  # 360 directed edges on 100 vertices
+    assert ds.default_delta(g) == round(32 * 7 / 3.6)
+    assert ds.default_delta(samples.grid(3, 3, weight=0)) == 1
+    assert ds.default_delta(samples.single_vertex(directed=True, weighted=True)) == 1
+    big = graph("big_int64")
+    expected = round(32 * float(np.mean(np.asarray(big.weights, dtype=np.float64))) / (big.m / big.n))
+    assert ds.default_delta(big) == min(expected, ds.MAX_DELTA)
+
+
+def test_registered_as_beyond_the_papers():
+    strategies = all_strategies("sssp")
+    for name in NAMES:
+        cls = strategies[name]
+        assert cls.problem == "sssp" and cls.paper == "beyond" and cls.device_kind == "gpu"
+        assert cls.supports_predecessors and cls.timing == "events" and cls.teps == "traversed"
+        assert cls.Knobs is ds.DeltaKnobs
+    assert strategies["sssp.delta"].heavy and not strategies["sssp.near_far"].heavy
+    assert "sssp.delta" not in all_strategies("bfs")
+
+
+def test_builds_cover_every_cta_size_and_weight_type():
+    assert ds.KERNEL_DEFINES == [{"DELTA_BLOCK": c, "DELTA_WEIGHT64": w} for c in (128, 256, 512) for w in (0, 1)]
+    assert set(ds.KERNEL_NAMES) == {f"delta_sssp<{h}, {p}>" for h in ("true", "false") for p in ("true", "false")}
+    c = ds.C
+    assert c["CTL_PSIZE"] + 3 <= c["CTL_WORDS"]
+    words = [c["CTL_LSIZE"] + i for i in range(3)] + [c["CTL_FSIZE"], c["CTL_FSIZE"] + 1] + [
+        c[k] for k in ("CTL_RSIZE", "CTL_MIN", "CTL_BUCKETS", "CTL_LIGHT_ROUNDS", "CTL_HEAVY_ROUNDS",
+                       "CTL_RELAXATIONS", "CTL_PARENT_ROUNDS")] + [c["CTL_PSIZE"] + i for i in range(3)]
+    assert len(set(words)) == len(words) and max(words) < c["CTL_WORDS"]
