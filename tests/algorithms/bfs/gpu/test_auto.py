@@ -417,15 +417,17 @@ def test_the_shipped_table_loads_and_each_graph_finds_its_own_winner():
 def test_catalogue_config_runs_every_gpu_strategy_but_auto():
     from gpubfs_cli.bench.config import load_config
     from gpubfs_cli.configs import experiments_dir
-    from gpubfs_cli.core.strategy import all_strategies
+    from gpubfs_cli.core.strategy import all_strategies, make_knobs
 
     cfg = load_config(experiments_dir() / "catalogue-gpu.yaml")  # real catalogue and registry
     names = {v.strategy for v in cfg.variants}
     # Multi-GPU strategies (a `gpus` knob) are no candidates of a one-GPU choice.
     multi = {n for n, cls in all_strategies("bfs").items() if hasattr(cls.Knobs, "gpus")}
+    # Nor batch strategies (many sources a call: a time per source that one source never gets).
+    batch = {n for n, cls in all_strategies("bfs").items() if cls(make_knobs(cls, {})).batch_size() > 1}
     gpu = {n for n, cls in all_strategies("bfs").items() if cls.device_kind == "gpu"}
-    assert multi and not names & multi
-    assert gpu - {"auto.bfs"} - multi <= names
+    assert multi and batch and not names & (multi | batch)
+    assert gpu - {"auto.bfs"} - multi - batch <= names
     assert not any(n.startswith(("auto.", "cpu.", "peer.")) for n in names)
     assert cfg.validate == "all"  # the table needs each graph's depth
     assert (cfg.sources, cfg.seed) == (PROBE_SOURCES, 0)  # the probe's depths come free with its references
