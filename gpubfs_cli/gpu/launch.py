@@ -74,6 +74,16 @@ def resident_blocks(kernel, block: int, shared_mem: int = 0, device: Device | No
     return blocks_per_sm(kernel, block, shared_mem) * sm_count(device)
 
 
+def persistent_defines(prefix: str, cta_size: int, offset64: bool = False) -> dict[str, int]:
+    """The -D defines of a persistent kernel's build (do.cu, msbfs.cu): CTAs of
+    `cta_size` threads, as many resident as make 1024 threads an SM, and 64-bit edge
+    offsets when `offset64` (the 32-bit build names no define: its key is unchanged)."""
+    defines = {f"{prefix}_BLOCK": cta_size, f"{prefix}_MIN_BLOCKS": max(1, 1024 // cta_size)}
+    if offset64:
+        defines[f"{prefix}_OFFSET64"] = 1
+    return defines
+
+
 def require_int32_ids(graph, strategy: str) -> None:
     """The kernels index vertices with 32-bit ints; a larger graph is unavailable."""
     if graph.n >= INT32_MAX or graph.col_indices.dtype != np.int32:

@@ -129,6 +129,7 @@ from gpubfs_cli.gpu.launch import (
     blocks_per_sm,
     i32,
     i64,
+    persistent_defines,
     require_int32_ids,
     sm_count,
 )
@@ -156,12 +157,9 @@ def offsets64(m: int) -> bool:
 
 
 def kernel_defines(cta_size: int, offset64: bool = False) -> dict[str, int]:
-    """The -D defines of the build for CTAs of `cta_size` threads, with 64-bit edge
-    offsets when `offset64` (the 32-bit build names no define: its key is unchanged)."""
-    defines = {"DO_BLOCK": cta_size, "DO_MIN_BLOCKS": max(1, 1024 // cta_size)}
-    if offset64:
-        defines["DO_OFFSET64"] = 1
-    return defines
+    """The -D defines of the build for CTAs of `cta_size` threads (64-bit edge offsets
+    when `offset64`)."""
+    return persistent_defines("DO", cta_size, offset64)
 
 
 # every build, for the compile test
