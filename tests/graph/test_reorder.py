@@ -125,34 +125,24 @@ def test_relabel_rejects_what_is_no_permutation():
         order_of(g, "random")
 
 
-@pytest.mark.parametrize("order", REAL_ORDERS)
-@pytest.mark.parametrize("name", ["directed", "disconnected", "loops_dups", "rmat"])
-def test_bfs_answers_mapped_back_are_the_graphs_own(order, name):
-    g = samples.NASTY_BFS[name]()
-    perm = order_of(g, order)
-    rank = inverse(perm)
-    r = relabel(g, perm)
-    problem = get_problem("bfs")
-    for s in samples.pick_sources(g):
-        want = sequential_bfs(g, s).distances
-        got = map_answer(sequential_bfs(r, int(rank[s]), True), perm, rank)
-        assert np.array_equal(got.distances, want)
-        assert problem.check(g, s, got, want, True) is None  # parents a BFS tree in the old ids
+ANSWER_CASES = [("bfs", name) for name in ["directed", "disconnected", "loops_dups", "rmat"]] + \
+    [("sssp", name) for name in ["zero_cycles", "loops_dups", "unreachable", "big_int64"]]
 
 
 @pytest.mark.parametrize("order", REAL_ORDERS)
-@pytest.mark.parametrize("name", ["zero_cycles", "loops_dups", "unreachable", "big_int64"])
-def test_sssp_answers_mapped_back_are_the_graphs_own(order, name):
-    g = samples.NASTY_SSSP[name]()
+@pytest.mark.parametrize(("problem_key", "name"), ANSWER_CASES)
+def test_answers_mapped_back_are_the_graphs_own(order, problem_key, name):
+    g = (samples.NASTY_BFS if problem_key == "bfs" else samples.NASTY_SSSP)[name]()
+    solve = sequential_bfs if problem_key == "bfs" else dijkstra
     perm = order_of(g, order)
     rank = inverse(perm)
     r = relabel(g, perm)
-    problem = get_problem("sssp")
+    problem = get_problem(problem_key)
     for s in samples.pick_sources(g):
-        want = dijkstra(g, s).distances
-        got = map_answer(dijkstra(r, int(rank[s]), True), perm, rank)
+        want = solve(g, s).distances
+        got = map_answer(solve(r, int(rank[s]), True), perm, rank)
         assert np.array_equal(got.distances, want)
-        assert problem.check(g, s, got, want, True) is None
+        assert problem.check(g, s, got, want, True) is None  # parents a BFS / shortest-path tree in the old ids
 
 
 def test_map_answer_leaves_missing_and_misshapen_arrays():

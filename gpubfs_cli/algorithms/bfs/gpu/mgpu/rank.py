@@ -360,29 +360,33 @@ class MgpuRank:
                 self.launch(step)
 
     def _program(self, predecessors: bool):
-        """(init, level) as callables that enqueue them on the stream: CUDA graphs
-        captured on first use when the plan says so, else direct launches."""
+        """(init, level) as callables that enqueue them on the stream, built on first use
+        (untimed): CUDA graphs when the plan says so, else direct launches. With the
+        device loop, `level` is the one cooperative launch of every level."""
         key = bool(predecessors)
         if key not in self._graphs:
-            init, level = self.init_steps(key), self.level_steps(key)
-            if self.use_graph:
-                graphs = []
-                for steps in (init, level):
-                    self.stream.begin_capture()
-                    try:
-                        with self.stream:
-                            self._run(steps)
-                    finally:
-                        g = self.stream.end_capture()
-                    graphs.append(g)
-                self._graphs[key] = tuple((lambda g=g: g.launch(self.stream)) for g in graphs)
-            else:
-                def run(steps):
-                    with self.stream:
-                        self._run(steps)
-
-                self._graphs[key] = (lambda: run(init), lambda: run(level))
+            init = self.init_steps(key)
+            level = self.loop_steps(key) if self.device_loop else self.level_steps(key)
+            self._graphs[key] = (self._enqueuer(init, self.use_graph),
+                                 self._enqueuer(level, self.use_graph and not self.device_loop))
         return self._graphs[key]
+
+    def _enqueuer(self, steps, graph: bool):
+        """A callable that puts `steps` on the stream: a CUDA graph captured here, or the
+        launches themselves (a cooperative launch is never captured)."""
+        if not graph:
+            def run():
+                with self.stream:
+                    self._run(steps)
+
+            return run
+        self.stream.begin_capture()
+        try:
+            with self.stream:
+                self._run(steps)
+        finally:
+            g = self.stream.end_capture()
+        return lambda: g.launch(self.stream)
 
     def _give_up(self, why: str):
         """The error to raise, once every wait on a peer (the GPU's and NCCL's) ended."""
@@ -422,8 +426,7 @@ class MgpuRank:
             start.record(self.stream)
             init()
             if self.device_loop:
-                with self.stream:
-                    self.launch(self.loop_steps(predecessors)[0])
+                level()
                 stop.record(self.stream)
                 self._wait(lambda: stop.done, deadline, pause=20e-6)
             else:
