@@ -5,10 +5,8 @@
 # first, with no downloads (catalogue graphs are generated, or read from GPUBFS_DATA_DIR).
 #   bash scripts/device/check.sh PART [PART...]
 # Checks:
-#   tests        make test-gpu whole, 4 workers (an idle one takes over another's queue
-#                where pytest-xdist has worksteal: the variant matrices are a few dozen
-#                long tests); with the peers' binaries in .peers/ (gunrock/bfs, gapbs/bfs)
-#                their GPU tests run too
+#   tests        make test-gpu whole (its two passes: the Makefile says why); with the
+#                peers' binaries in .peers/ (gunrock/bfs, gapbs/bfs) their GPU tests run too
 #   sanitize     make test-gpu-sanitize, six sanitizer processes
 #   gather-ab    merrill.cu's gathering before (.ab/, carried) and after: gather_ab.sh
 # Paper runs (results/NAME.json, then its report in the part's log):
@@ -20,6 +18,9 @@
 #   raval-g500 raval-g500-seeds23   raval.yaml on the Graph 500 scale-24 graph of seed 1,
 #                then on those of seeds 2 and 3, 2 sources each
 #   reproduce-luo  gpubfs reproduce luo, end to end
+#   reproduce-quick  gpubfs reproduce all --quick; a part cut by its limit stops the run
+#                (SIGTERM keeps what was measured) and the same part again resumes it,
+#                with results/reproduce-quick/ carried or still on the machine
 # Beside other projects (the peers' binaries in .peers/):
 #   gunrock      do.yaml on its three low-diameter graphs: do.*, merrill.hybrid, peer.gunrock
 #   gapbs        the CPU BFS and gapbs tests, then cpu-parallel.yaml (cpu.parallel_* beside
@@ -37,6 +38,7 @@
 #                (10 sources, 2 rounds) -> results/catalogue-K1.json ...; then, anywhere:
 #                python scripts/build_auto_table.py [--check] results/catalogue-K*.json
 #   auto-gap     scripts/device/auto_gap.py on the small graphs
+# LIMIT=SECONDS replaces every part's time limit (several parts in one 10-minute call).
 # Logs and results go to $OUT/check-PART.tgz (one file per part); each part's last lines
 # and its exit status are printed.
 set -u
@@ -44,10 +46,11 @@ export PYTHONUNBUFFERED=1 OUT=${OUT:-/tmp/out}
 mkdir -p "$OUT" logs results
 if [ -d .peers ]; then
   export GPUBFS_GUNROCK_BFS=$PWD/.peers/gunrock/bfs GPUBFS_GAPBS_BFS=$PWD/.peers/gapbs/bfs GPUBFS_PEERS=$PWD/.peers
+  [ -x .peers/gapbs/sssp ] && export GPUBFS_GAPBS_SSSP=$PWD/.peers/gapbs/sssp
+  [ -x .peers/blest/run.sh ] && export GPUBFS_BLEST=$PWD/.peers/blest/run.sh
 fi
 python3 -m pip install -q --no-deps --no-build-isolation -e . > logs/install.log 2>&1 || { cat logs/install.log; exit 1; }
-DIST=$(python3 -c 'from xdist.scheduler import WorkStealingScheduling; print("--dist worksteal")' 2>/dev/null)
-COMMON="-p no:cacheprovider -rfE --maxfail=30 -n 4 $DIST --durations=15 -o faulthandler_timeout=150"
+COMMON="-p no:cacheprovider -rfE --maxfail=30 -o faulthandler_timeout=150"
 G="python3 -m gpubfs_cli"
 LOW=g500-s20-ef16,uniform-n21-e26,kron_g500-logn20-gen
 SMALL=smoke-rmat,smoke-gnm,rmat20,Gen-ForestFire,luo-scalefree-1M,g500-s20-ef16
@@ -55,8 +58,8 @@ CATALOGUE1=smoke-rmat,smoke-gnm,smoke-grid,default-rmat,default-uniform,default-
 CATALOGUE2=lbbfs-rmat-d2,lbbfs-rmat-d4,lbbfs-rmat-d8,lbbfs-rmat-d16,lbbfs-rmat-d32,luo-grid-1M,luo-grid-2M,luo-grid-5M,luo-grid-7M,luo-grid-9M,luo-grid-10M,luo-scalefree-1M,luo-scalefree-5M,grid7pt.300
 CATALOGUE3=luo-scalefree-10M,random.2Mv.128Me,rmat.2Mv.128Me,kron_g500-logn20-gen,uniform-n21-e26,grid5pt.5000,graph500-s24-ef20-seed1
 
-run() {  # run PART LIMIT CMD...: a part's command with a time limit, logged
-  local part=$1 limit=$2; shift 2
+run() {  # run PART LIMIT CMD...: a part's command with a time limit (LIMIT overrides), logged
+  local part=$1 limit=${LIMIT:-$2}; shift 2
   local start; start=$(date +%s)
   nvidia-smi --query-gpu=name,clocks.sm,clocks.mem,temperature.gpu --format=csv,noheader > "logs/$part.clocks" 2>&1
   timeout "$limit" "$@" > "logs/$part.log" 2>&1
@@ -92,6 +95,7 @@ for part in "$@"; do
     raval-g500) sh_run raval-g500 580 "$(config raval raval-g500 -d graph500-s24-ef20-seed1 --sources 2 --time-limit 60)" ;;
     raval-g500-seeds23) sh_run "$part" 580 "$(config raval raval-g500-seeds23 -d graph500-s24-ef20-seed2,graph500-s24-ef20-seed3 --sources 2 --time-limit 60)" ;;
     reproduce-luo) run reproduce-luo 580 $G reproduce luo ;;
+    reproduce-quick) run reproduce-quick 580 $G reproduce all --quick ;;
     gunrock) sh_run gunrock 580 "$(config do do -d $LOW)" ;;
     gapbs) sh_run gapbs 580 "python3 -m pytest -q -rs -p no:cacheprovider tests/algorithms/bfs/cpu tests/algorithms/bfs/test_peer_gapbs.py" \
       "tests/graph/test_export_sg.py && (nproc; lscpu | head -20) > logs/cpu.txt && $(config cpu-parallel cpu-parallel)" ;;

@@ -15,6 +15,9 @@ from gpubfs_cli.core.strategy import all_strategies, make_knobs
 from gpubfs_cli.gpu import backend
 from tests.algorithms.bfs.gpu import test_mgpu as tm
 
+# Every round reads a count back to the host: make test-gpu runs these apart (Makefile).
+pytestmark = pytest.mark.host_paced
+
 NAMES = ["merrill.multi_gpu", "merrill.multi_gpu_do"]
 
 

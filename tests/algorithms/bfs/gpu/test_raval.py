@@ -29,6 +29,9 @@ from tests.algorithms.bfs.gpu.test_strategies import (
     sources,
 )
 
+# Every round reads a count back to the host: make test-gpu runs these apart (Makefile).
+pytestmark = pytest.mark.host_paced
+
 VARIANTS = [
     ("raval.bs", {"block_size": 128}),
     ("raval.ep", {"chunk_edges": 1}),

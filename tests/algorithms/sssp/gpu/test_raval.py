@@ -25,6 +25,9 @@ from tests.algorithms.bfs.gpu.test_raval import _id, case_ids, case_sources, cas
 from tests.algorithms.bfs.gpu.test_strategies import batches, report, run_checks
 from tests.algorithms.sssp.gpu import weighted_graphs as wg
 
+# Every round reads a count back to the host: make test-gpu runs these apart (Makefile).
+pytestmark = pytest.mark.host_paced
+
 NAMES = ["raval.bs", "raval.ep", "raval.wd", "raval.ns", "raval.hp"]
 
 
