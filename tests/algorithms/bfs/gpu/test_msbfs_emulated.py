@@ -3,7 +3,8 @@ msbfs.cu (compiled unchanged) under the CUDA emulator (tests/gpu/emu/msbfs_drive
 tests/gpu/emulated_cupy.py). No GPU needed, only g++.
 
 Scaled down: CTAs of 128 threads, 2 SMs with 2 resident CTAs each (4 CTAs), so the CTA,
-warp and scan gathering of top-down levels and the thread-per-vertex bottom-up levels
+warp and scan gathering of top-down levels and the bottom-up levels (a thread per vertex,
+its warp past thread_edges in-edges)
 run on graphs of a few hundred vertices; fibers switch at atomics and __ldcg at random
 (seeded), so warps race for the same vertex's bits. Every source of every batch is
 checked against cpu.sequential on its own: distances, a BFS tree of parents, its level
@@ -140,8 +141,8 @@ def test_batches_on_the_nasty_graphs(monkeypatch, emulation, knobs):
     run(monkeypatch, emulation, knobs, GRAPHS)
 
 
-@pytest.mark.parametrize("knobs", [{}, FORCED_BU, {"alpha": 0.5, "beta": 2.0, "width": 40}],
-                         ids=["defaults", "bottom-up", "switching-width40"])
+@pytest.mark.parametrize("knobs", [{}, {**FORCED_BU, "thread_edges": 2}, {"alpha": 0.5, "beta": 2.0, "width": 40}],
+                         ids=["defaults", "bottom-up-thread_edges2", "switching-width40"])
 def test_64bit_offset_build(monkeypatch, emulation, knobs):
     """The build the launcher picks from 2^31 edges on, forced by lowering its threshold."""
     run(monkeypatch, emulation, knobs, ["rmat", "directed", "star300"], offsets=64, preds=(True,))
@@ -170,7 +171,8 @@ def test_the_switch_goes_both_ways(monkeypatch, emulation):
 
 @pytest.mark.parametrize("seed", [2, 3])
 def test_more_thread_interleavings(monkeypatch, emulation, seed):
-    for knobs in ({}, FORCED_BU, {"alpha": 2.0, "beta": 8.0}):
+    """Bottom-up here scans past the first in-edge with the whole warp (thread_edges 1)."""
+    for knobs in ({}, {**FORCED_BU, "thread_edges": 1}, {"alpha": 2.0, "beta": 8.0, "thread_edges": 1}):
         run(monkeypatch, emulation, knobs, ["loops_dups", "rmat", "directed", "star300"], seed=seed)
 
 
@@ -197,6 +199,7 @@ def test_bad_batches_are_refused(monkeypatch, emulation):
     ({"alpha": -1.0}, "alpha"), ({"beta": "x"}, "beta"), ({"alpha": True}, "alpha"),
     ({"bottom_up": 1}, "bottom_up"), ({"cta_size": 96}, "cta_size"), ({"cta_size": 2048}, "cta_size"),
     ({"blocks_per_sm": -1}, "blocks_per_sm"), ({"blocks_per_sm": 1.5}, "blocks_per_sm"),
+    ({"thread_edges": 0}, "thread_edges"), ({"thread_edges": 2.0}, "thread_edges"),
 ])
 def test_bad_knobs_are_one_clear_error(knobs, what):
     cls = all_strategies()["msbfs.bfs"]
@@ -210,7 +213,8 @@ def test_registration():
     assert cls.paper == "beyond" and cls.device_kind == "gpu" and cls.timing == "events"
     assert cls.teps == "equivalent" and any("batch" in c for c in cls.caveats)
     k = cls.Knobs()
-    assert (k.width, k.alpha, k.beta, k.bottom_up, k.cta_size, k.blocks_per_sm) == (64, 15.0, 18.0, True, 256, 0)
+    assert (k.width, k.alpha, k.beta, k.bottom_up, k.cta_size, k.blocks_per_sm, k.thread_edges) == (
+        64, 15.0, 18.0, True, 256, 0, 32)
     assert cls(make_knobs(cls, {"width": 7})).batch_size() == 7
 
 

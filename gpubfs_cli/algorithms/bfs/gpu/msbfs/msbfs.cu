@@ -10,9 +10,11 @@
 //              an edge f -> u, m = vis(L)[f] & ~seen[u]; the bits an atomicOr on seen[u]
 //              sets first are u's new sources (labelled L + 1, parent f), or-ed into
 //              vis(L+1)[u]; the thread whose or finds vis(L+1)[u] empty queues u
-//   bottom-up  a thread per vertex u not yet seen by every source scans u's in-edges,
-//              taking from each neighbour v the bits of vis(L)[v] it still needs (v is
-//              their parent), and stops once every source has reached u
+//   bottom-up  a thread per vertex u not yet seen by every live source (one whose
+//              level-L frontier is not empty) scans u's in-edges, taking from each
+//              neighbour v the bits of vis(L)[v] it still needs (v is their parent), and
+//              stops once every live source has reached u; past thread_edges in-edges
+//              its warp scans the rest of the list with it, 32 edges a step
 //
 // The queue rather than a scan of all n words per level: a top-down level costs its
 // frontier's edges, not n (a path or a road graph runs thousands of tiny levels), and
@@ -168,38 +170,70 @@ __device__ void top_down(const State& S, Shared& sh, int L, int nf, Counts& c) {
 }
 
 // A thread per vertex, grid-stride with warp-uniform trips (the queue's ballots). Only
-// u's thread writes seen[u] and vis(L+1)[u] in a bottom-up level: no atomics.
+// u's warp writes seen[u] and vis(L+1)[u] in a bottom-up level: no atomics. `live`: the
+// sources with a level-L frontier, the only ones that can reach u now (a finished or
+// isolated source would otherwise keep every vertex scanning its whole list).
 template <bool PRED>
-__device__ void bottom_up(const State& S, int L, Counts& c) {
+__device__ void bottom_up(const State& S, int L, word_t live, int thread_edges, Counts& c) {
     const word_t* cur = S.vis(L);
     word_t* next = S.vis(L + 1);
     const int lane = lane_id();
     const long long stride = grid_threads<BLOCK, long long>();
     for (long long base = grid_thread<BLOCK, long long>() - lane; base < S.n; base += stride) {
         const int u = (int)base + lane;
-        bool mine = false;
+        word_t s = 0, need = 0, acc = 0;
+        offset_t e = 0, end = 0;
         if (u < S.n) {
-            const word_t s = __ldcg(S.seen + u);
-            const word_t need = S.full & ~s;
+            s = __ldcg(S.seen + u);
+            need = S.full & ~s & live;
             if (need) {
-                word_t acc = 0;
-                const offset_t end = S.in_row[u + 1];
-                for (offset_t e = S.in_row[u]; e < end; ++e) {
+                e = S.in_row[u];
+                end = S.in_row[u + 1];
+                const offset_t stop = end - e > thread_edges ? e + thread_edges : end;
+                for (; e < stop && acc != need; ++e) {
                     const int v = S.in_col[e];
                     const word_t fresh = __ldcg(cur + v) & need & ~acc;
                     if (fresh) {
                         acc |= fresh;
                         S.label<PRED>(fresh, u, L + 1, v);
-                        if (acc == need) break;  // every source has reached u
                     }
                 }
-                if (acc) {
-                    S.seen[u] = s | acc;
-                    next[u] = acc;
-                    mine = true;
-                    c.joined(S, u, acc, true, acc == need);
-                }
             }
+        }
+        // The lists left unfinished: the warp takes them one at a time, a lane an edge;
+        // a bit found by several lanes goes to the lowest (an exclusive prefix OR).
+        for (unsigned int rest = __ballot_sync(GPUBFS_FULL_MASK, acc != need && e < end); rest; rest &= rest - 1) {
+            const int j = __ffs(rest) - 1;
+            const int uj = __shfl_sync(GPUBFS_FULL_MASK, u, j);
+            const word_t needj = __shfl_sync(GPUBFS_FULL_MASK, need, j);
+            word_t accj = __shfl_sync(GPUBFS_FULL_MASK, acc, j);
+            const offset_t endj = __shfl_sync(GPUBFS_FULL_MASK, end, j);
+            for (offset_t b = __shfl_sync(GPUBFS_FULL_MASK, e, j); b < endj && accj != needj; b += 32) {
+                int v = -1;
+                word_t got = 0;
+                if (b + lane < endj) {
+                    v = S.in_col[b + lane];
+                    got = __ldcg(cur + v) & needj & ~accj;
+                }
+                word_t below = got;  // inclusive prefix OR over the lanes
+#pragma unroll
+                for (int d = 1; d < 32; d <<= 1) {
+                    const word_t y = __shfl_up_sync(GPUBFS_FULL_MASK, below, d);
+                    if (lane >= d) below |= y;
+                }
+                const word_t all = __shfl_sync(GPUBFS_FULL_MASK, below, 31);
+                const word_t earlier = __shfl_up_sync(GPUBFS_FULL_MASK, below, 1);
+                const word_t fresh = got & ~(lane ? earlier : 0);
+                if (fresh) S.label<PRED>(fresh, uj, L + 1, v);
+                accj |= all;
+            }
+            if (lane == j) acc = accj;
+        }
+        const bool mine = acc != 0;
+        if (mine) {
+            S.seen[u] = s | acc;
+            next[u] = acc;
+            c.joined(S, u, acc, true, (s | acc) == S.full);
         }
         S.enqueue(L, mine, u);
     }
@@ -234,7 +268,7 @@ __device__ void seed(const State& S, const int* sources, int k, int src0) {
 
 template <bool PRED>
 __device__ void bfs(const State& S, const int* sources, int k, int src0, long long m_in,
-                    long long alpha_milli, long long beta_milli, int bottom_up_ok) {
+                    long long alpha_milli, long long beta_milli, int bottom_up_ok, int thread_edges) {
     GPUBFS_SHARED(Shared, sh);
     const long long gtid = grid_thread<BLOCK, long long>(), gstride = grid_threads<BLOCK, long long>();
     const long long labels = (long long)k * S.n;
@@ -284,7 +318,7 @@ __device__ void bfs(const State& S, const int* sources, int k, int src0, long lo
         Counts c;
         if (bu) {
             ++bu_levels;
-            bottom_up<PRED>(S, L, c);
+            bottom_up<PRED>(S, L, found, thread_edges, c);
         } else {
             top_down<PRED>(S, sh, L, (int)nf, c);
         }
@@ -305,19 +339,21 @@ __device__ void bfs(const State& S, const int* sources, int k, int src0, long lo
 // (a batch of one needs no copy). dist and parent hold k rows of n (parent null without
 // predecessors); seen n words, visit 3n words, queue 3n ints, ctl MS_CTL_WORDS words,
 // levels k ints. m_in: in-edges (m); alpha and beta in thousandths (MSBFS_MILLI);
-// bottom_up 0 holds every level top-down.
+// bottom_up 0 holds every level top-down; thread_edges (>= 1): the in-edges a thread scans
+// alone in a bottom-up level before its warp joins in.
 #define MSBFS_PARAMS                                                                              \
     const msbfs::offset_t *__restrict__ row, const int *__restrict__ col,                          \
         const msbfs::offset_t *__restrict__ in_row, const int *__restrict__ in_col, int n,         \
         long long m_in, const int *sources, int k, int src0, long long alpha_milli,               \
-        long long beta_milli, int bottom_up, int *dist, int *parent, unsigned long long *seen,     \
-        unsigned long long *visit, int *queue, unsigned long long *ctl, int *levels
+        long long beta_milli, int bottom_up, int thread_edges, int *dist, int *parent,            \
+        unsigned long long *seen, unsigned long long *visit, int *queue, unsigned long long *ctl, \
+        int *levels
 
 template <bool PRED>
 __global__ void __launch_bounds__(MSBFS_BLOCK, MSBFS_MIN_BLOCKS) msbfs_bfs(MSBFS_PARAMS) {
     const unsigned long long full = k >= MSBFS_WORD ? ~0ull : (1ull << k) - 1;
     msbfs::State S{row, col, in_row, in_col, n, full, dist, parent, seen, visit, queue, ctl, levels};
-    msbfs::bfs<PRED>(S, sources, k, src0, m_in, alpha_milli, beta_milli, bottom_up);
+    msbfs::bfs<PRED>(S, sources, k, src0, m_in, alpha_milli, beta_milli, bottom_up, thread_edges);
 }
 
 // Both instantiations, so that a plain nvcc compile checks them.

@@ -9,8 +9,8 @@ it; ``next``: the next frontier's). A frontier vertex's list is read once for ev
 source it carries, and an edge costs an AND, an OR and, where it finds something, one
 atomic, however many searches cross it. With the paper's direction-optimizing extension
 (Beamer et al., SC'12): a bottom-up level lets every vertex not yet reached by all
-sources scan its in-edges, or-ing its neighbours' frontier bits, until every source has
-reached it. cpu.msbfs is the same algorithm, top-down only, on one CPU core.
+live sources (those whose frontier is not empty) scan its in-edges, or-ing its
+neighbours' frontier bits, until every live source has reached it. cpu.msbfs is the same algorithm, top-down only, on one CPU core.
 
 The switch, evaluated on the device after every level from counts the warps add up
 (n_f frontier vertices, m_f their out-edges, m_u the in-edges of the vertices that some
@@ -60,6 +60,9 @@ Knobs:
 - ``bottom_up``: False holds every level top-down (the paper's plain MS-BFS).
 - ``cta_size``: threads per CTA (128 to 1024; compiled per size).
 - ``blocks_per_sm``: CTAs per SM of the persistent grid (0 = as many as fit).
+- ``thread_edges``: in-edges a vertex's thread scans alone in a bottom-up level; past
+  them its warp scans the rest of the list with it, a lane an edge (a hub's list is not
+  one thread's loop).
 
 Counters, per answer: ``levels`` (that source's depth + 1), ``bottom_up_levels`` and
 ``pass_levels`` (the batch's: levels run, the last one empty), ``batch`` (its size).
@@ -132,6 +135,7 @@ class MsbfsKnobs:
     bottom_up: bool = True
     cta_size: int = 256
     blocks_per_sm: int = 0
+    thread_edges: int = 32
 
     def __post_init__(self) -> None:
         if isinstance(self.width, bool) or not isinstance(self.width, int) or not 1 <= self.width <= WORD:
@@ -146,6 +150,8 @@ class MsbfsKnobs:
             raise ValueError(f"cta_size must be one of {', '.join(map(str, CTA_SIZES))}, not {self.cta_size!r}")
         if isinstance(self.blocks_per_sm, bool) or not isinstance(self.blocks_per_sm, int) or self.blocks_per_sm < 0:
             raise ValueError("blocks_per_sm must be an integer >= 0 (0 = as many as fit)")
+        if isinstance(self.thread_edges, bool) or not isinstance(self.thread_edges, int) or not 1 <= self.thread_edges < 2**31:
+            raise ValueError(f"thread_edges must be an integer >= 1 (in-edges a thread scans alone), not {self.thread_edges!r}")
 
 
 def compiled_module(cta_size: int, device=None, offset64: bool = False):
@@ -214,7 +220,7 @@ class GpuMultiSourceBfs(GpuStrategy):
         self.derived("_pass_views", (ctl[CTL_LEVELS, ...], ctl[CTL_BU_LEVELS, ...]))
         m_in = int(graph.m)
         head = (row, dg.col_indices, in_row, in_col, i32(n), i64(m_in), SLOT, SLOT, SLOT,
-                i64(round(float(k.alpha) * MILLI)), i64(round(float(k.beta) * MILLI)), i32(1 if k.bottom_up else 0))
+                i64(round(float(k.alpha) * MILLI)), i64(round(float(k.beta) * MILLI)), i32(1 if k.bottom_up else 0), i32(int(k.thread_edges)))
         tail = (seen, visit, queue, ctl, levels)
         # Built once: a traversal only puts in the sources.
         self.derived("_args", {p: ArgTemplate(*head, dist, parent if p else None, *tail) for p in (False, True)})
