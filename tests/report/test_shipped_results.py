@@ -29,6 +29,10 @@ SETS = {
     # mgpu.bfs on 1 and 2 GPUs beside do.bfs (docs/scaling.md): Graph500 scales 24-26,
     # the cost per level and its profile, the same run under mpiexec
     "h200x2-2026-11-26": "NVIDIA H200",
+    # sssp.delta and sssp.near_far beside raval.*, gapbs's sssp and cpu.dijkstra
+    "h100-2026-11-26": "NVIDIA H100 80GB HBM3",
+    # msbfs.bfs beside do.bfs, 64 sources; sssp.* over a sweep of delta
+    "h200-2026-11-26": "NVIDIA H200",
 }
 # Folders of printed tables only (no results file): the 2-core CPU box's generator timings.
 TABLES = {"epyc2-2026-11-22": ["generators.md"]}
@@ -159,3 +163,20 @@ def test_mgpu_figures_unchanged():
     # levels-path-100k: microseconds a level (the level loop on the device)
     out = _report("--metric", "us_level", folder / "mgpu-levels.json.gz")
     assert "| mgpu.bfs (2 GPUs) | 18.05 (" in out and "| do.bfs | 0.887 |" in out, out
+
+
+def test_sssp_delta_figures_unchanged():
+    # grid5pt.5000: sssp.near_far 174.1 ms against raval.bs 2,044 and gapbs's 344.9 (16 threads)
+    out = _report("--metric", "ms", RESULTS / "h100-2026-11-26" / "sssp-delta.json.gz")
+    assert "| raval.bs | 290.9 | 8.403 | 2,044 | 91.77 | 3.554 |" in out, out
+    assert "| sssp.near_far | 100.3 | 4.565 | 174.1 | 7.096 | 1.214 |" in out, out
+    assert "| peer.gapbs | 171.7 | 21.27 | 344.9 | 47.84 | 18.62 |" in out, out
+    # the sweep: delta 262144 (32x the default rule's) is near_far's best on geo-road-1M
+    out = _report("--metric", "ms", RESULTS / "h200-2026-11-26" / "sssp-delta-sweep.json.gz")
+    assert "| geo-road-1M | 83.76 (delta=262144) | 76.43 (delta=262144) |" in out, out
+
+
+def test_msbfs_figures_unchanged():
+    # 64 sources a pass: msbfs.bfs 0.076 ms a source on g500-s20-ef16 against do.bfs's 0.168
+    out = _report("--metric", "ms", RESULTS / "h200-2026-11-26" / "msbfs.json.gz")
+    assert "| g500-s20-ef16 | 0.168! |" in out and "| g500-s20-ef16 | 34.25! | 0.076! |" in out, out
