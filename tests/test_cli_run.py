@@ -442,3 +442,31 @@ def test_sigterm_writes_the_partial_results_and_exits_143(tmp_path, gnm_data):
     cells = {c["strategy"]: c for c in doc["summaries"]}
     assert cells["cpu.sequential"]["partial"] is False
     assert cells["cpu.networkx"]["partial"] is True  # what it measured before the signal is kept
+
+
+def test_sssp_on_a_road_like_graph_without_a_gpu(tmp_path, monkeypatch, no_gpu):
+    """The sssp-delta config on a small geometric graph built like geo-road-1M, no GPU:
+    every GPU row unavailable, cpu.dijkstra checked, gapbs's sssp timed where its build runs."""
+    from gpubfs_cli.algorithms.bfs.peer.gapbs_common import defaults, host_binary
+
+    catalogue = tmp_path / "catalogue.yaml"
+    catalogue.write_text(
+        "datasets:\n  geo-road-test:\n    kind: generated\n    description: a small road-like stand-in\n"
+        "    generator: geometric\n    params: {n: 3000, k: 2}\n    weights: true\n    seed: 1\n    directed: false\n")
+    monkeypatch.setenv("GPUBFS_CATALOGUE", str(catalogue))
+    out = tmp_path / "sssp.json"
+    result = runner.invoke(app, ["run", "sssp-delta", "-d", "geo-road-test", "--no-require-gpu", "--sources", "2",
+                                 "--out", str(out), "--dir", str(tmp_path / "data")])
+    assert result.exit_code == 0, result.output
+    samples = load_results(out)["samples"]
+    by = {}
+    for s in samples:
+        by.setdefault(s["strategy"], []).append(s)
+    for name in ("sssp.delta", "sssp.near_far", "raval.bs", "raval.ep"):
+        assert by[name] and all(s["status"] == "unavailable" for s in by[name]), name
+    assert len(by["cpu.dijkstra"]) == 2 and all(s["status"] == "ok" and s["valid"] for s in by["cpu.dijkstra"])
+    gapbs, why = host_binary("sssp", defaults("sssp"))
+    if gapbs is None:
+        assert all(s["status"] == "unavailable" for s in by["peer.gapbs"])
+        pytest.skip(f"peer.gapbs not timed: {why}")
+    assert len(by["peer.gapbs"]) == 2 and all(s["status"] == "ok" and s["time_ms"] > 0 for s in by["peer.gapbs"])
