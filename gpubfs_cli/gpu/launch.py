@@ -74,6 +74,16 @@ def resident_blocks(kernel, block: int, shared_mem: int = 0, device: Device | No
     return blocks_per_sm(kernel, block, shared_mem) * sm_count(device)
 
 
+def persistent_grid(name: str, kernels, block: int, want: int = 0, device: Device | None = None) -> int:
+    """The grid of a persistent kernel: `want` CTAs of `block` threads an SM (0 = as many
+    as fit), never more than fit for every one of `kernels`, times the SMs. When none fits,
+    the strategy `name` is unavailable on this GPU (one line)."""
+    fit = min(blocks_per_sm(kernel, block) for kernel in kernels)
+    if fit < 1:
+        raise StrategyUnavailable(f"{name}: no CTA of {block} threads fits an SM")
+    return min(int(want) or fit, fit) * sm_count(device)
+
+
 def persistent_defines(prefix: str, cta_size: int, offset64: bool = False) -> dict[str, int]:
     """The -D defines of a persistent kernel's build (do.cu, msbfs.cu): CTAs of
     `cta_size` threads, as many resident as make 1024 threads an SM, and 64-bit edge

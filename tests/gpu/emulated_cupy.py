@@ -294,7 +294,8 @@ def emulated(monkeypatch, emulation: Emulation, *, sms: int = 1, resident: int =
              yield_permille: int = 200, patches: dict | None = None):
     """Patch the device layer so the family's strategies run on the emulator: `sms`
     SMs, `resident` resident blocks per kernel; `patches` sets other names of the
-    launcher modules (scaled-down block sizes) where a module has them."""
+    launcher modules and of gpu/launch.py (scaled-down block sizes, the occupancy that
+    launch.persistent_grid reads) where a module has them."""
     fake = FakeCupy()
     monkeypatch.setattr(backend, "cupy", lambda: fake)
     monkeypatch.setattr(device_graph, "_CACHE", weakref.WeakKeyDictionary())
@@ -304,7 +305,7 @@ def emulated(monkeypatch, emulation: Emulation, *, sms: int = 1, resident: int =
     replaced = {"load_module": emulation.load_module, "sm_count": lambda device=None: sms,
                 "resident_blocks": lambda kernel, block, shared_mem=0, device=None: resident,
                 **(patches or {})}
-    for module in emulation.family.modules:
+    for module in (*emulation.family.modules, launch):
         for name, value in replaced.items():
             if hasattr(module, name):
                 monkeypatch.setattr(module, name, value)

@@ -121,15 +121,15 @@ import numpy as np
 
 from gpubfs_cli.core.answer import Answer
 from gpubfs_cli.core.device import Device
-from gpubfs_cli.core.strategy import StrategyUnavailable, register
+from gpubfs_cli.core.strategy import register
 from gpubfs_cli.gpu.base import GpuStrategy
 from gpubfs_cli.gpu.launch import (
     SLOT,
     ArgTemplate,
-    blocks_per_sm,
     i32,
     i64,
     persistent_defines,
+    persistent_grid,
     require_int32_ids,
     sm_count,
 )
@@ -281,11 +281,8 @@ class DirectionOptimizing(GpuStrategy):
         stats = bool(k.counters or k.profile)
         module = compiled_module(int(k.cta_size), self.device, wide)
         self._kernels = {p: module.get_function(kernel_name(p, stats)) for p in (False, True)}
-        fit = min(blocks_per_sm(kern, int(k.cta_size)) for kern in self._kernels.values())
-        if fit < 1:
-            raise StrategyUnavailable(f"{self.name}: no CTA of {k.cta_size} threads fits an SM")
+        self._grid = persistent_grid(self.name, self._kernels.values(), int(k.cta_size), k.blocks_per_sm, self.device)
         sms = sm_count(self.device)
-        self._grid = min(int(k.blocks_per_sm) or fit, fit) * sms
         team = min(int(k.mid_ctas) or sms, self._grid)
         words = (n + 31) // 32
         dist = self.buffer("_dist", n, cp.int32)

@@ -101,10 +101,9 @@ from gpubfs_cli.gpu.launch import (
     INT32_MAX,
     SLOT,
     ArgTemplate,
-    blocks_per_sm,
     i32,
+    persistent_grid,
     require_int32_ids,
-    sm_count,
 )
 from gpubfs_cli.gpu.modules import header_constants, load_module
 from gpubfs_cli.graph.csr import CSRGraph
@@ -285,11 +284,7 @@ class _Lbbfs(GpuStrategy):
         )  # fmt: skip
 
     def _grid_size(self, kernel) -> int:
-        fit = blocks_per_sm(kernel, self._cta)
-        if fit < 1:
-            raise StrategyUnavailable(f"{self.name}: no CTA of {self._cta} threads fits an SM")
-        want = int(self.knobs.blocks_per_sm) or fit
-        return min(want, fit) * sm_count(self.device)
+        return persistent_grid(self.name, (kernel,), self._cta, self.knobs.blocks_per_sm, self.device)
 
     def _f0(self) -> float:
         return 0.0  # only the hybrid reads it

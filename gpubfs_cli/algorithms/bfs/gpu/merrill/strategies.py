@@ -129,11 +129,10 @@ from gpubfs_cli.gpu.launch import (
     INT32_MAX,
     SLOT,
     ArgTemplate,
-    blocks_per_sm,
     i32,
     i64,
+    persistent_grid,
     require_int32_ids,
-    sm_count,
 )
 from gpubfs_cli.gpu.modules import header_constants, load_module
 from gpubfs_cli.graph.csr import CSRGraph
@@ -384,12 +383,7 @@ class _Merrill(GpuStrategy):
         self.derived("_args", {False: self._launch_args(False)})  # predecessors: on the first such BFS
 
     def _grid_size(self, kernel) -> int:
-        block = self._block
-        fit = blocks_per_sm(kernel, block)
-        if fit < 1:
-            raise StrategyUnavailable(f"{self.name}: no CTA of {block} threads fits an SM")
-        want = int(self.knobs.blocks_per_sm) or fit
-        return min(want, fit) * sm_count(self.device)
+        return persistent_grid(self.name, (kernel,), self._block, self.knobs.blocks_per_sm, self.device)
 
     def _switch_threshold(self, grid: int) -> int:
         return 0

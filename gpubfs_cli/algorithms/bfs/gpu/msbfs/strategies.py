@@ -77,17 +77,16 @@ from typing import ClassVar
 import numpy as np
 
 from gpubfs_cli.core.answer import Answer
-from gpubfs_cli.core.strategy import StrategyUnavailable, register
+from gpubfs_cli.core.strategy import register
 from gpubfs_cli.gpu.base import GpuStrategy
 from gpubfs_cli.gpu.launch import (
     SLOT,
     ArgTemplate,
-    blocks_per_sm,
     i32,
     i64,
     persistent_defines,
+    persistent_grid,
     require_int32_ids,
-    sm_count,
 )
 from gpubfs_cli.gpu.modules import header_constants, load_module
 from gpubfs_cli.graph.csr import CSRGraph
@@ -199,10 +198,7 @@ class GpuMultiSourceBfs(GpuStrategy):
                 in_row, in_col = self.keep("_in_row", dg.in_offsets.astype(cp.int32)), dg.in_indices
         module = compiled_module(int(k.cta_size), self.device, wide)
         self._kernels = {p: module.get_function(kernel_name(p)) for p in (False, True)}
-        fit = min(blocks_per_sm(kern, int(k.cta_size)) for kern in self._kernels.values())
-        if fit < 1:
-            raise StrategyUnavailable(f"{self.name}: no CTA of {k.cta_size} threads fits an SM")
-        self._grid = min(int(k.blocks_per_sm) or fit, fit) * sm_count(self.device)
+        self._grid = persistent_grid(self.name, self._kernels.values(), int(k.cta_size), k.blocks_per_sm, self.device)
         dist = self.buffer("_dist", (width, n), cp.int32)
         parent = self.buffer("_parent", (width, n), cp.int32)
         seen = self.buffer("_seen", n, cp.uint64)

@@ -97,9 +97,9 @@ from gpubfs_cli.gpu.base import GpuStrategy
 from gpubfs_cli.gpu.launch import (
     SLOT,
     ArgTemplate,
-    blocks_per_sm,
     i32,
     i64,
+    persistent_grid,
     require_int32_ids,
     sm_count,
 )
@@ -192,11 +192,8 @@ class DeltaStepping(GpuStrategy):
         module = load_module(KERNELS, defines=kernel_defines(cta, weight64), cooperative=True,
                              name_expressions=KERNEL_NAMES, device=self.device)
         self._kernels = {p: module.get_function(kernel_name(self.heavy, p)) for p in (False, True)}
-        fit = min(blocks_per_sm(kern, cta) for kern in self._kernels.values())
-        if fit < 1:
-            raise StrategyUnavailable(f"{self.name}: no CTA of {cta} threads fits an SM")
+        self._grid = persistent_grid(self.name, self._kernels.values(), cta, k.blocks_per_sm, self.device)
         sms = sm_count(self.device)
-        self._grid = min(int(k.blocks_per_sm) or fit, fit) * sms
 
         row = dg.row_offsets32
         perm = self.buffer("_perm", max(m, 1), cp.int32)
