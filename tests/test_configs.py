@@ -48,3 +48,14 @@ def test_an_unknown_name_is_one_line_with_close_names(tmp_path, monkeypatch):
 def test_any_other_missing_path_is_left_to_the_reader(tmp_path):
     missing = tmp_path / "mine" / "default.yaml"
     assert configs.run_config_path(missing) == missing
+
+
+@pytest.mark.parametrize("name", sorted(configs.run_config_names()))
+def test_every_shipped_run_config_loads(name):
+    """Against the real catalogue and strategy registry: every dataset, strategy and knob
+    a shipped config names exists (a knob renamed or a pattern matching a strategy that
+    lacks the knob fails here, not on the GPU machine)."""
+    from gpubfs_cli.bench.config import load_config
+
+    cfg = load_config(configs.run_config_path(name))
+    assert cfg.name == name and cfg.datasets and cfg.variants
