@@ -1,14 +1,44 @@
-"""The identity of a set of knob values as one string.
+"""Knob values: their identity as one string, and the checks the GPU families share.
 
 Results groups, reproduce's cells, auto's rules and its counters all match variants by
 their knobs: one spelling here, so that no two of them can disagree on what is equal.
+The checks raise ValueError with one line naming the knob (make_knobs makes it a
+UserError naming the strategy).
 """
 
 from __future__ import annotations
 
 import json
+from collections.abc import Iterable
+
+import numpy as np
 
 
 def knobs_key(knobs: dict) -> str:
     """`knobs` as JSON with its keys sorted: equal knob values give equal keys."""
     return json.dumps(knobs, sort_keys=True)
+
+
+def whole(value) -> bool:
+    """An integer knob value (numpy's integers too), not a bool."""
+    return isinstance(value, (int, np.integer)) and not isinstance(value, bool)
+
+
+def check_launch(cta_size, sizes: Iterable[int], blocks_per_sm) -> None:
+    """A persistent kernel's launch knobs: CTAs of one of `sizes` threads (each compiled
+    apart), `blocks_per_sm` of them an SM (0 = as many as fit)."""
+    sizes = tuple(sizes)
+    if not whole(cta_size) or cta_size not in sizes:
+        raise ValueError(f"cta_size must be one of {', '.join(map(str, sizes))}, not {cta_size!r}")
+    if not whole(blocks_per_sm) or blocks_per_sm < 0:
+        raise ValueError("blocks_per_sm must be an integer >= 0 (0 = as many as fit)")
+
+
+def check_thresholds(knobs, scale: int, keys: Iterable[str] = ("alpha", "beta")) -> None:
+    """Beamer's switch thresholds: numbers >= 0 that still fit a kernel's 64-bit integer
+    once multiplied by `scale` (they reach it in 1/scale units)."""
+    for key in keys:
+        value = getattr(knobs, key)
+        if isinstance(value, bool) or not isinstance(value, (int, float, np.integer, np.floating)) \
+                or not 0 <= value < 2**53 / scale:
+            raise ValueError(f"{key} must be a number >= 0, not {value!r}")

@@ -121,6 +121,7 @@ import numpy as np
 
 from gpubfs_cli.core.answer import Answer
 from gpubfs_cli.core.device import Device
+from gpubfs_cli.core.knobs import check_launch, check_thresholds, whole
 from gpubfs_cli.core.strategy import register
 from gpubfs_cli.gpu.base import GpuStrategy
 from gpubfs_cli.gpu.launch import (
@@ -189,26 +190,18 @@ class DoKnobs:
     profile: bool = False
 
     def __post_init__(self) -> None:
-        for key in ("alpha", "beta"):
-            value = getattr(self, key)
-            if isinstance(value, bool) or not isinstance(value, (int, float)) or not 0 <= value < 2**53 / MILLI:
-                raise ValueError(f"{key} must be a number >= 0, not {value!r}")
+        check_thresholds(self, MILLI)
         for key in ("bottom_up", "growth", "counters", "profile"):
             if not isinstance(getattr(self, key), bool):
                 raise ValueError(f"{key} must be true or false, not {getattr(self, key)!r}")
-        if self.cta_size not in CTA_SIZES:
-            raise ValueError(f"cta_size must be one of {', '.join(map(str, CTA_SIZES))}")
-        if isinstance(self.blocks_per_sm, bool) or not isinstance(self.blocks_per_sm, int) or self.blocks_per_sm < 0:
-            raise ValueError("blocks_per_sm must be an integer >= 0 (0 = as many as fit)")
-        if isinstance(self.spread_edges, bool) or not isinstance(self.spread_edges, int) or self.spread_edges < -1:
+        check_launch(self.cta_size, CTA_SIZES, self.blocks_per_sm)
+        if not whole(self.spread_edges) or self.spread_edges < -1:
             raise ValueError("spread_edges must be an integer >= -1 (-1 = never spread)")
-        if isinstance(self.small_frontier, bool) or not isinstance(self.small_frontier, int) \
-                or not 0 <= self.small_frontier <= SMALL_CAP:
+        if not whole(self.small_frontier) or not 0 <= self.small_frontier <= SMALL_CAP:
             raise ValueError(f"small_frontier must be an integer between 0 (off) and {SMALL_CAP}")
-        if isinstance(self.mid_frontier, bool) or not isinstance(self.mid_frontier, int) \
-                or not 0 <= self.mid_frontier <= MID_CAP:
+        if not whole(self.mid_frontier) or not 0 <= self.mid_frontier <= MID_CAP:
             raise ValueError(f"mid_frontier must be an integer between 0 (off) and {MID_CAP}")
-        if isinstance(self.mid_ctas, bool) or not isinstance(self.mid_ctas, int) or self.mid_ctas < 0:
+        if not whole(self.mid_ctas) or self.mid_ctas < 0:
             raise ValueError("mid_ctas must be an integer >= 0 (0 = one per SM)")
 
 

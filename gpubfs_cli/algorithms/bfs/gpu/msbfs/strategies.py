@@ -77,6 +77,7 @@ from typing import ClassVar
 import numpy as np
 
 from gpubfs_cli.core.answer import Answer
+from gpubfs_cli.core.knobs import check_launch, check_thresholds, whole
 from gpubfs_cli.core.strategy import register
 from gpubfs_cli.gpu.base import GpuStrategy
 from gpubfs_cli.gpu.launch import (
@@ -122,10 +123,6 @@ def kernel_name(predecessors: bool) -> str:
 KERNEL_NAMES = tuple(kernel_name(p) for p in (False, True))
 
 
-def _number(value) -> bool:
-    return not isinstance(value, bool) and isinstance(value, (int, float))
-
-
 @dataclass(frozen=True)
 class MsbfsKnobs:
     width: int = WORD
@@ -137,19 +134,13 @@ class MsbfsKnobs:
     thread_edges: int = 32
 
     def __post_init__(self) -> None:
-        if isinstance(self.width, bool) or not isinstance(self.width, int) or not 1 <= self.width <= WORD:
+        if not whole(self.width) or not 1 <= self.width <= WORD:
             raise ValueError(f"width must be an integer from 1 to {WORD} (sources per batch), not {self.width!r}")
-        for key in ("alpha", "beta"):
-            value = getattr(self, key)
-            if not _number(value) or not 0 <= value < 2**53 / MILLI:
-                raise ValueError(f"{key} must be a number >= 0, not {value!r}")
+        check_thresholds(self, MILLI)
         if not isinstance(self.bottom_up, bool):
             raise ValueError(f"bottom_up must be true or false, not {self.bottom_up!r}")
-        if self.cta_size not in CTA_SIZES or isinstance(self.cta_size, bool):
-            raise ValueError(f"cta_size must be one of {', '.join(map(str, CTA_SIZES))}, not {self.cta_size!r}")
-        if isinstance(self.blocks_per_sm, bool) or not isinstance(self.blocks_per_sm, int) or self.blocks_per_sm < 0:
-            raise ValueError("blocks_per_sm must be an integer >= 0 (0 = as many as fit)")
-        if isinstance(self.thread_edges, bool) or not isinstance(self.thread_edges, int) or not 1 <= self.thread_edges < 2**31:
+        check_launch(self.cta_size, CTA_SIZES, self.blocks_per_sm)
+        if not whole(self.thread_edges) or not 1 <= self.thread_edges < 2**31:
             raise ValueError(f"thread_edges must be an integer >= 1 (in-edges a thread scans alone), not {self.thread_edges!r}")
 
 

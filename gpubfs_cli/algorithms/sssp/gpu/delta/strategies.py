@@ -92,6 +92,7 @@ from typing import ClassVar
 import numpy as np
 
 from gpubfs_cli.core.answer import Answer
+from gpubfs_cli.core.knobs import check_launch, whole
 from gpubfs_cli.core.strategy import StrategyUnavailable, register
 from gpubfs_cli.gpu.base import GpuStrategy
 from gpubfs_cli.gpu.launch import (
@@ -101,7 +102,6 @@ from gpubfs_cli.gpu.launch import (
     i64,
     persistent_grid,
     require_int32_ids,
-    sm_count,
 )
 from gpubfs_cli.gpu.modules import header_constants, load_module
 from gpubfs_cli.graph.csr import CSRGraph
@@ -112,7 +112,6 @@ CTA_SIZES = (128, 256, 512)
 MAX_DELTA = 2**62  # with distances below 2^63, a bucket's end stays below 2^64 - 1
 LIGHT_ALL = np.iinfo(np.int64).max  # near-far: every weight counts as light
 PARTITION_BLOCK = 256
-PARTITION_BLOCKS_PER_SM = 8
 COUNTERS = {"buckets": C["CTL_BUCKETS"], "light_rounds": C["CTL_LIGHT_ROUNDS"],
             "heavy_rounds": C["CTL_HEAVY_ROUNDS"], "relaxations": C["CTL_RELAXATIONS"]}
 
@@ -140,10 +139,6 @@ def default_delta(graph: CSRGraph) -> int:
     return int(min(max(1, round(32 * mean_weight / mean_degree)), MAX_DELTA))
 
 
-def _whole(value) -> bool:
-    return isinstance(value, (int, np.integer)) and not isinstance(value, bool)
-
-
 @dataclass(frozen=True)
 class DeltaKnobs:
     delta: int = 0
@@ -151,12 +146,9 @@ class DeltaKnobs:
     blocks_per_sm: int = 0
 
     def __post_init__(self) -> None:
-        if not _whole(self.delta) or not 0 <= self.delta <= MAX_DELTA:
+        if not whole(self.delta) or not 0 <= self.delta <= MAX_DELTA:
             raise ValueError(f"delta must be a whole number in [1, 2^62], or 0 for the default rule, not {self.delta!r}")
-        if self.cta_size not in CTA_SIZES or not _whole(self.cta_size):
-            raise ValueError(f"cta_size must be one of {', '.join(map(str, CTA_SIZES))}")
-        if not _whole(self.blocks_per_sm) or self.blocks_per_sm < 0:
-            raise ValueError("blocks_per_sm must be an integer >= 0 (0 = as many as fit)")
+        check_launch(self.cta_size, CTA_SIZES, self.blocks_per_sm)
 
 
 @register
@@ -193,16 +185,17 @@ class DeltaStepping(GpuStrategy):
                              name_expressions=KERNEL_NAMES, device=self.device)
         self._kernels = {p: module.get_function(kernel_name(self.heavy, p)) for p in (False, True)}
         self._grid = persistent_grid(self.name, self._kernels.values(), cta, k.blocks_per_sm, self.device)
-        sms = sm_count(self.device)
 
         row = dg.row_offsets32
         perm = self.buffer("_perm", max(m, 1), cp.int32)
         split = self.buffer("_split", max(n, 1), cp.int32)
         if n:  # light edges first in each list (near-far: all of them, in CSR order)
-            blocks = max(1, min(-(-n * 32 // PARTITION_BLOCK), sms * PARTITION_BLOCKS_PER_SM))
+            # The module is cooperative, so this grid-stride kernel's grid is what fits at once.
+            partition = module.get_function("delta_partition")
+            fit = persistent_grid(self.name, (partition,), PARTITION_BLOCK, device=self.device)
+            blocks = min(-(-n * 32 // PARTITION_BLOCK), fit)
             light = self.delta if self.heavy else LIGHT_ALL
-            module.get_function("delta_partition")((blocks,), (PARTITION_BLOCK,),
-                                                   (i32(n), row, w, i64(light), perm, split))
+            partition((blocks,), (PARTITION_BLOCK,), (i32(n), row, w, i64(light), perm, split))
         size = max(n, 1)
         dist = self.buffer("_dist", size, cp.int64)
         lstamp = self.buffer("_lstamp", size, cp.int64)
