@@ -17,7 +17,8 @@
 #                SSSP on the 2000 x 2000 lattice (time per worklist round)
 #   raval-g500 raval-g500-seeds23   raval.yaml on the Graph 500 scale-24 graph of seed 1,
 #                then on those of seeds 2 and 3, 2 sources each
-#   reproduce-luo  gpubfs reproduce luo, end to end
+#   reproduce:PAPER  gpubfs reproduce PAPER --dry-run (the estimate), then the reproduction
+#                end to end (e.g. reproduce:luo, reproduce:merrill)
 #   reproduce-quick  gpubfs reproduce all --quick; a part cut by its limit stops the run
 #                (SIGTERM keeps what was measured) and the same part again resumes it,
 #                with results/reproduce-quick/ carried or still on the machine
@@ -94,7 +95,7 @@ for part in "$@"; do
       "$G report --paper raval results/raval*.json --format md" ;;
     raval-g500) sh_run raval-g500 580 "$(config raval raval-g500 -d graph500-s24-ef20-seed1 --sources 2 --time-limit 60)" ;;
     raval-g500-seeds23) sh_run "$part" 580 "$(config raval raval-g500-seeds23 -d graph500-s24-ef20-seed2,graph500-s24-ef20-seed3 --sources 2 --time-limit 60)" ;;
-    reproduce-luo) run reproduce-luo 580 $G reproduce luo ;;
+    reproduce:*) paper=${part#reproduce:}; sh_run "reproduce-$paper" 580 "$G reproduce $paper --dry-run && $G reproduce $paper" ;;
     reproduce-quick) run reproduce-quick 580 $G reproduce all --quick ;;
     gunrock) sh_run gunrock 580 "$(config do do -d $LOW)" ;;
     gapbs) sh_run gapbs 580 "python3 -m pytest -q -rs -p no:cacheprovider tests/algorithms/bfs/cpu tests/algorithms/bfs/test_peer_gapbs.py" \
