@@ -34,6 +34,7 @@ from pathlib import Path
 
 from gpubfs_cli.algorithms.bfs.peer import binaries
 from gpubfs_cli.core.answer import Answer
+from gpubfs_cli.core.knobs import whole
 from gpubfs_cli.core.strategy import StrategyUnavailable, register
 
 ENV = "GPUBFS_BLEST"
@@ -52,7 +53,7 @@ class BlestKnobs:
     def __post_init__(self):
         if not isinstance(self.jaccard, bool):
             raise ValueError(f"jaccard: expected true or false, got {self.jaccard!r}")
-        if isinstance(self.window, bool) or not isinstance(self.window, int) or self.window < 1:
+        if not whole(self.window) or self.window < 1:
             raise ValueError(f"window: expected a positive whole number of vertices, got {self.window!r}")
 
 

@@ -21,6 +21,7 @@ from typing import ClassVar
 
 from gpubfs_cli.algorithms.bfs.peer import binaries
 from gpubfs_cli.core.answer import Answer
+from gpubfs_cli.core.knobs import whole
 from gpubfs_cli.core.strategy import StrategyUnavailable
 
 CHECKOUT = Path(__file__).resolve().parents[4]
@@ -52,9 +53,9 @@ class GapbsKnobs:
     trials: int = 2  # runs per source; the last one is the sample
 
     def __post_init__(self):
-        if isinstance(self.threads, bool) or not isinstance(self.threads, int) or self.threads < 0:
+        if not whole(self.threads) or self.threads < 0:
             raise ValueError(f"threads: expected 0 (all cores) or a positive count, got {self.threads!r}")
-        if isinstance(self.trials, bool) or not isinstance(self.trials, int) or self.trials < 1:
+        if not whole(self.trials) or self.trials < 1:
             raise ValueError(f"trials: expected 1 or more, got {self.trials!r}")
 
 

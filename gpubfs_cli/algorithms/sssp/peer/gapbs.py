@@ -38,6 +38,7 @@ import numpy as np
 from gpubfs_cli.algorithms.bfs.peer import gapbs_common
 from gpubfs_cli.algorithms.bfs.peer.gapbs_common import GapbsKnobs, GapbsPeer, GapbsRun
 from gpubfs_cli.core.answer import Answer
+from gpubfs_cli.core.knobs import whole
 from gpubfs_cli.core.strategy import StrategyUnavailable, register
 
 ENV = "GPUBFS_GAPBS_SSSP"
@@ -53,7 +54,7 @@ class GapbsSsspKnobs(GapbsKnobs):
     def __post_init__(self):
         super().__post_init__()
         d = self.delta
-        if d is not None and (isinstance(d, bool) or not isinstance(d, int) or not 1 <= d <= INT32_MAX):
+        if d is not None and (not whole(d) or not 1 <= d <= INT32_MAX):
             raise ValueError(f"delta: expected a whole number from 1 to 2^31 - 1 (gapbs's -d), got {d!r}")
 
 

@@ -63,6 +63,7 @@ import numpy as np
 from gpubfs_cli.algorithms.bfs.gpu.mgpu import partition as pt
 from gpubfs_cli.algorithms.bfs.gpu.mgpu.rank import CHUNKS, LOOPS, C, Plan, field_bits
 from gpubfs_cli.core.answer import Answer
+from gpubfs_cli.core.knobs import whole
 from gpubfs_cli.core.strategy import register
 from gpubfs_cli.gpu.ranks.strategy import GatheredAnswer, RankedStrategy
 
@@ -89,7 +90,7 @@ class MgpuKnobs:
     timeout_s: float = 300.0
 
     def __post_init__(self) -> None:
-        if isinstance(self.gpus, bool) or not isinstance(self.gpus, int) or self.gpus < 1:
+        if not whole(self.gpus) or self.gpus < 1:
             raise ValueError(f"gpus: expected an integer >= 1, got {self.gpus!r}")
         field_bits(self.gpus)
         for key in ("alpha", "beta"):
@@ -101,10 +102,9 @@ class MgpuKnobs:
                 raise ValueError(f"{key} must be true or false, not {getattr(self, key)!r}")
         if self.chunk not in CHUNKS:
             raise ValueError(f"chunk must be one of {', '.join(map(str, CHUNKS))}")
-        if self.cta_size not in CTA_SIZES:
+        if not whole(self.cta_size) or self.cta_size not in CTA_SIZES:
             raise ValueError(f"cta_size must be one of {', '.join(map(str, CTA_SIZES))}")
-        if isinstance(self.blocks_per_sm, bool) or not isinstance(self.blocks_per_sm, int) \
-                or not 1 <= self.blocks_per_sm <= 32:
+        if not whole(self.blocks_per_sm) or not 1 <= self.blocks_per_sm <= 32:
             raise ValueError("blocks_per_sm must be an integer between 1 and 32")
         if self.exchange not in EXCHANGES:
             raise ValueError(f"exchange must be one of {', '.join(EXCHANGES)}, not {self.exchange!r}")
@@ -112,7 +112,7 @@ class MgpuKnobs:
             raise ValueError("graph: CUDA-graph levels with the NCCL exchange run on one GPU only (with 2 ranks "
                              "on the H200 pair the captured all-reduces did not finish); use exchange p2p or auto, "
                              "or graph false")
-        if isinstance(self.ahead, bool) or not isinstance(self.ahead, int) or not 1 <= self.ahead < RING:
+        if not whole(self.ahead) or not 1 <= self.ahead < RING:
             raise ValueError(f"ahead must be an integer between 1 and {RING - 1}, not {self.ahead!r}")
         if self.loop not in LOOPS:
             raise ValueError(f"loop must be one of {', '.join(LOOPS)}, not {self.loop!r}")

@@ -10,7 +10,8 @@ source it carries, and an edge costs an AND, an OR and, where it finds something
 atomic, however many searches cross it. With the paper's direction-optimizing extension
 (Beamer et al., SC'12): a bottom-up level lets every vertex not yet reached by all
 live sources (those whose frontier is not empty) scan its in-edges, or-ing its
-neighbours' frontier bits, until every live source has reached it. cpu.msbfs is the same algorithm, top-down only, on one CPU core.
+neighbours' frontier bits, until every live source has reached it. cpu.msbfs is the
+same algorithm, top-down only, on one CPU core.
 
 The switch, evaluated on the device after every level from counts the warps add up
 (n_f frontier vertices, m_f their out-edges, m_u the in-edges of the vertices that some
