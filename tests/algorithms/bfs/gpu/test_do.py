@@ -26,7 +26,7 @@ def _do(name: str = "do.bfs", **knobs):
     ({"blocks_per_sm": -1}, "blocks_per_sm"), ({"profile": 1}, "profile"),
     ({"small_frontier": 513}, "small_frontier"), ({"small_frontier": -1}, "small_frontier"),
     ({"growth": 1}, "growth"), ({"mid_frontier": 32769}, "mid_frontier"), ({"mid_frontier": True}, "mid_frontier"),
-    ({"mid_ctas": -1}, "mid_ctas"),
+    ({"mid_ctas": -1}, "mid_ctas"), ({"thread_edges": -1}, "thread_edges"), ({"thread_edges": 2.5}, "thread_edges"),
 ])
 def test_bad_knobs_are_one_clear_error(knobs, what):
     with pytest.raises(UserError, match=what):

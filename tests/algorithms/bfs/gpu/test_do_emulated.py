@@ -95,6 +95,10 @@ VARIANTS = [
     {},
     {"counters": True},
     {**FORCED_BU, "counters": True},
+    # bottom-up lists handed to the warp after 1 and 3 in-edges (bottom_up.cuh): the same
+    # parents and edge counts as a serial scan
+    {**FORCED_BU, "thread_edges": 1, "counters": True},
+    {"alpha": 0.5, "beta": 2.0, "thread_edges": 3, "counters": True},
     {"bottom_up": False, "counters": True},
     {"alpha": 0.5, "beta": 2.0, "counters": True},
     {"profile": True},

@@ -101,13 +101,15 @@ def _check(g, ranks, knobs, sources):
 
 EARLY = {"alpha": 1000.0, "beta": 0.0, "growth": False}
 # One rank peer to peer runs the device loop (mgpu_levels), several the host loop.
+# thread_edges 1: every bottom-up list past its first in-edge scanned by the warp.
 KNOBS = [{}, {"bottom_up": False}, EARLY, {"exchange": "p2p"}, {"exchange": "p2p", **EARLY},
-         {"exchange": "p2p", "loop": "host"}]
+         {"exchange": "p2p", "loop": "host"}, {**EARLY, "thread_edges": 1},
+         {"exchange": "p2p", **EARLY, "thread_edges": 1}]
 
 
 @pytest.mark.parametrize("ranks", [1, 2, 3, 4])
 @pytest.mark.parametrize("knobs", KNOBS, ids=["default", "top_down", "bottom_up_early", "p2p", "p2p_bottom_up_early",
-                                              "p2p_host_loop"])
+                                              "p2p_host_loop", "bottom_up_warp", "p2p_bottom_up_warp"])
 def test_lockstep_ranks_agree_with_the_sequential_bfs(monkeypatch, emulation, ranks, knobs):
     with ec.emulated(monkeypatch, emulation, sms=1, resident=2):
         for name in eb.HARD + ["grid9x13", "path60", "disconnected"]:
@@ -190,6 +192,7 @@ def test_field_bits_count_every_rank():
 
 
 @pytest.mark.parametrize("bad", [{"gpus": 0}, {"gpus": 300}, {"chunk": 100}, {"alpha": -1}, {"graph": "yes"},
+                                 {"thread_edges": -1}, {"thread_edges": 1.5},
                                  {"blocks_per_sm": 0}, {"timeout_s": 0}, {"gpus": 2, "exchange": "nccl"},
                                  {"exchange": "nvlink"}, {"ahead": 0}, {"ahead": 16},
                                  {"loop": "gpu"}, {"profile": True, "loop": "host"}, {"profile": "yes"}, {"gpus": 2, "exchange": "nccl", "graph": False, "loop": "device"}])

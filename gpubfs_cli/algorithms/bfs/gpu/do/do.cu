@@ -11,7 +11,8 @@
 //              CTA 0 runs levels alone from shared-memory queues (one block barrier a
 //              level) and the other CTAs park (gpu/include/small_frontier.cuh)
 //   bottom-up  frontier bitmap -> one warp per 32 vertices (one bitmap word): each
-//              unvisited vertex scans its in-neighbours until one is in the frontier
+//              unvisited vertex scans its in-neighbours until one is in the frontier,
+//              a lane a list, the warp together past thread_edges (bottom_up.cuh)
 //              (the bitmap is n/8 bytes, read with __ldcg: it stays in L2) -> next
 //              frontier bitmap and visited word written whole by the warp (ballot)
 //
@@ -29,6 +30,7 @@
 // length (a degree) stays int, sums over a frontier are 64-bit. Every queue entry is a
 // vertex this kernel labelled (exact atomics), so a queue never holds more than n.
 #include "do.cuh"
+#include "bottom_up.cuh"
 #include "expand.cuh"
 #include "mergepath.cuh"
 
@@ -82,6 +84,7 @@ struct State {
     int prof_cap;
     int4* mq;    // the mid-frontier mode's two queues of mq_cap entries
     int mq_cap;
+    int thread_edges;  // bottom-up: in-edges a lane scans before its warp takes the list
 
     __device__ unsigned long long* slot(int L) const { return ctl + (L % 3) * SLOT_WORDS; }
     __device__ unsigned int* front(int L) const { return (L & 1) ? front1 : front0; }
@@ -281,8 +284,10 @@ __device__ void top_down_spread(const State& S, Shared& sh, int L, int nf) {
     flush<STATS>(S, sh, L, c, false);
 }
 
-// Bottom-up: warp w owns bitmap word w (vertices 32w .. 32w+31). The visited and next
-// frontier words are written whole by lane 0, so no atomics and no clearing pass.
+// Bottom-up: warp w owns bitmap word w (vertices 32w .. 32w+31), its lists searched by
+// bottom_up.cuh (a lane a list for thread_edges in-edges, then the warp on each list left).
+// The visited and next frontier words are written whole by lane 0, so no atomics and no
+// clearing pass.
 template <bool PRED, bool STATS>
 __device__ void bottom_up(const State& S, Shared& sh, int L) {
     Counts c;
@@ -294,22 +299,18 @@ __device__ void bottom_up(const State& S, Shared& sh, int L) {
     for (int w = gwarp; w < words; w += nwarps) {
         const unsigned int seen = __ldcg(S.visited + w);
         const int v = (w << 5) + lane;
-        bool hit = false;
-        if (v < S.n && !((seen >> lane) & 1u)) {
-            const offset_t s = S.in_row[v], e = S.in_row[v + 1];
-            offset_t k = s;
-            for (; k < e; ++k) {
-                const int u = S.in_col[k];
-                if ((__ldcg(front + (u >> 5)) >> (u & 31)) & 1u) {
-                    hit = true;
-                    if (PRED) S.parent[v] = u;
-                    break;
-                }
-            }
-            if (STATS) {
-                ++c.vertices;
-                c.edges += (unsigned long long)(k - s) + (hit ? 1 : 0);
-            }
+        const bool want = v < S.n && !((seen >> lane) & 1u);
+        offset_t s = 0, e = 0;
+        if (want) {
+            s = S.in_row[v];
+            e = S.in_row[v + 1];
+        }
+        const offset_t k = bottom_up_search<offset_t>(want, s, e, S.in_col, front, S.thread_edges);
+        const bool hit = k < e;
+        if (hit && PRED) S.parent[v] = S.in_col[k];
+        if (STATS && want) {
+            ++c.vertices;
+            c.edges += (unsigned long long)(k - s) + (hit ? 1 : 0);
         }
         const unsigned int got = __ballot_sync(GPUBFS_FULL_MASK, hit);
         if (lane == 0) {
@@ -737,7 +738,8 @@ __device__ void bfs(const State& S, int src, long long m_in, long long alpha_mil
 // grid (spread_edges < 0: never); top-down frontiers of at most small_frontier vertices and
 // out-edges run in CTA 0 alone (0: never; at most DO_SMALL_CAP); top-down frontiers of at
 // most mid_frontier vertices and out-edges (0: never; at most DO_MID_CAP) run in the first
-// mid_ctas CTAs, from the queues mq (two of mq_cap entries).
+// mid_ctas CTAs, from the queues mq (two of mq_cap entries). A bottom-up lane scans
+// thread_edges (>= 1) in-edges of its vertex before its warp takes the rest of the list.
 #define DO_BFS_PARAMS                                                                            \
     const dobfs::offset_t *__restrict__ row, const int *__restrict__ col,                        \
         const dobfs::offset_t *__restrict__ in_row, const int *__restrict__ in_col, int n, int src, \
@@ -745,12 +747,13 @@ __device__ void bfs(const State& S, int src, long long m_in, long long alpha_mil
         int small_frontier, int mid_frontier, int mid_ctas, int *dist, int *parent,              \
         unsigned int *visited, unsigned int *front0, unsigned int *front1, int *q0, int *q1,     \
         unsigned long long *ctl, unsigned long long *counters, int counter_cap,                  \
-        unsigned long long *prof, int prof_cap, int4 *mq, int mq_cap
+        unsigned long long *prof, int prof_cap, int4 *mq, int mq_cap, int thread_edges
 
 template <bool PRED, bool STATS>
 __global__ void __launch_bounds__(DO_BLOCK, DO_MIN_BLOCKS) do_bfs(DO_BFS_PARAMS) {
     dobfs::State S{row,    col, in_row, in_col, n,        dist,        parent, visited, front0,
-                   front1, q0,  q1,     ctl,    counters, counter_cap, prof,   prof_cap, mq, mq_cap};
+                   front1, q0,  q1,     ctl,    counters, counter_cap, prof,   prof_cap, mq, mq_cap,
+                   thread_edges};
     dobfs::bfs<PRED, STATS>(S, src, m_in, alpha_milli, beta_milli, rule, spread_edges,
                             small_frontier, mid_frontier, mid_ctas);
 }

@@ -37,7 +37,8 @@ What was adapted for a GPU, and why:
   atomic test-and-set on the visited bitmap, so queues never overflow (at most n).
 - Bottom-up steps give one warp to each 32-bit bitmap word: a lane per vertex scans its
   in-edges with an early exit, probing the frontier bitmap (n/8 bytes, read through L2
-  with ld.global.cg); the warp writes the next frontier word and the visited word
+  with ld.global.cg), and hands a list longer than ``thread_edges`` to the whole warp
+  (gpu/include/bottom_up.cuh); the warp writes the next frontier word and the visited word
   whole from a ballot (no atomics, no clearing pass). Directed graphs get the transpose
   (CSR of in-edges) built in prepare (DeviceGraph.with_in_edges, vectorised);
   undirected graphs use the CSR itself.
@@ -97,6 +98,11 @@ Knobs:
   it), within 5% on the low-diameter graphs (docs/performance.md).
 - ``mid_ctas``: the team's size; 0 (default) = one CTA per SM (132 on the H100; 66 and
   264 measured 6.8 and 6.0 us per level on grid5pt.5000, 528 6.8).
+- ``thread_edges``: a bottom-up lane scans this many in-edges of its vertex; a list
+  still unfinished then goes to the whole warp, 32 in-edges a step
+  (gpu/include/bottom_up.cuh), so a hub no frontier vertex points to does not hold its
+  warp for its whole degree. Parents and counts are those of a serial scan whatever the
+  value. 0 (the default): never; a lane scans its whole list (measured below).
 - ``counters``: per-level counters (direction, vertices and edges examined) in the
   answer's counters; off for timings.
 - ``profile``: as ``counters``, plus %globaltimer stamps per level (start, after the
@@ -185,6 +191,7 @@ class DoKnobs:
     small_frontier: int = SMALL_CAP
     mid_frontier: int = MID_CAP
     mid_ctas: int = 0
+    thread_edges: int = 0
     growth: bool = True
     counters: bool = False
     profile: bool = False
@@ -203,6 +210,8 @@ class DoKnobs:
             raise ValueError(f"mid_frontier must be an integer between 0 (off) and {MID_CAP}")
         if not whole(self.mid_ctas) or self.mid_ctas < 0:
             raise ValueError("mid_ctas must be an integer >= 0 (0 = one per SM)")
+        if not whole(self.thread_edges) or self.thread_edges < 0:
+            raise ValueError("thread_edges must be an integer >= 0 (0 = a lane scans its whole list)")
 
 
 def direction_rule(k: DoKnobs) -> int:
@@ -297,7 +306,7 @@ class DirectionOptimizing(GpuStrategy):
         )
         rest = (visited, fronts[0], fronts[1], queues[0], queues[1], ctl, counters,
                 i32(cap if stats else 0), prof, i32(cap + 1 if prof is not None else 0),
-                mid_queues, i32(mq_cap))
+                mid_queues, i32(mq_cap), i32(k.thread_edges))
         # The counters' views of the buffers, made once (a CuPy view costs microseconds);
         # ctl[k, ...] is a 0-d view (ctl[k] would be a copy under numpy, the emulation's).
         views = {"levels": ctl[CTL_LEVELS, ...], "bottom_up_levels": ctl[CTL_BU_LEVELS, ...],

@@ -13,6 +13,7 @@
 // barriers. The direction, the level and the end of the search live in device memory
 // (ctl[]): the host launches and polls the page-locked word publish() writes.
 #include "mgpu.cuh"
+#include "bottom_up.cuh"
 #include "persistent.cuh"  // GPUBFS_SHARED, GPUBFS_NOW (emulated builds: the emulator's)
 
 #ifdef GPUBFS_EMULATE
@@ -186,25 +187,30 @@ __device__ __forceinline__ void queue_phase(const unsigned int* front, long long
     if (ctl[CTL_DIR] != MGPU_TOP_DOWN) return;
     const int lane = threadIdx.x & 31;
     const long long last = (hi + 31) >> 5;
-    for (long long w = (lo >> 5) + warp_id_global(); w < last; w += warps_global()) {
-        const unsigned int f = front[w];
-        if (!f) continue;  // uniform: the whole warp reads one word
-        const long long v = (w << 5) + lane;
-        int k = 0;
-        if (((f >> lane) & 1u) && v < hi) {
-            const long long d = off[v - lo + 1] - off[v - lo];
-            k = (int)((d + MGPU_CHUNK - 1) / MGPU_CHUNK);
-        }
-        int total;
-        const int before = warp_exclusive_scan(k, &total);
-        unsigned long long base = 0;
-        if (lane == 0 && total)
-            base = atomicAdd(reinterpret_cast<unsigned long long*>(&ctl[CTL_TASKS]), (unsigned long long)total);
-        base = __shfl_sync(GPUBFS_FULL_MASK, base, 0);
-        for (int i = 0; i < k; ++i) {
-            const long long t = (long long)base + before + i;
-            tasks[2 * t] = (int)(v - lo);
-            tasks[2 * t + 1] = i;
+    // A warp reads 32 words at once and queues the non-empty ones one after another (a
+    // word a warp step would leave the scan bound by one load's latency per word).
+    for (long long first = (lo >> 5) + 32 * warp_id_global(); first < last; first += 32 * warps_global()) {
+        const unsigned int mine = first + lane < last ? front[first + lane] : 0u;
+        for (unsigned int busy = __ballot_sync(GPUBFS_FULL_MASK, mine != 0); busy; busy &= busy - 1) {
+            const int j = __ffs(busy) - 1;
+            const unsigned int f = __shfl_sync(GPUBFS_FULL_MASK, mine, j);
+            const long long v = ((first + j) << 5) + lane;
+            int k = 0;
+            if (((f >> lane) & 1u) && v < hi) {
+                const long long d = off[v - lo + 1] - off[v - lo];
+                k = (int)((d + MGPU_CHUNK - 1) / MGPU_CHUNK);
+            }
+            int total;
+            const int before = warp_exclusive_scan(k, &total);
+            unsigned long long at = 0;
+            if (lane == 0 && total)
+                at = atomicAdd(reinterpret_cast<unsigned long long*>(&ctl[CTL_TASKS]), (unsigned long long)total);
+            at = __shfl_sync(GPUBFS_FULL_MASK, at, 0);
+            for (int i = 0; i < k; ++i) {
+                const long long t = (long long)at + before + i;
+                tasks[2 * t] = (int)(v - lo);
+                tasks[2 * t + 1] = i;
+            }
         }
     }
 }
@@ -213,12 +219,13 @@ __device__ __forceinline__ void queue_phase(const unsigned int* front, long long
 // Top-down: a warp per task; a neighbour not yet known is claimed in `known` (exact
 // test-and-set) and marked in x; an owned one is labelled at once.
 // Bottom-up: a warp per owned 32-vertex word, a lane per unvisited vertex scanning its
-// in-edges for a frontier vertex, stopping at the first.
+// in-edges for a frontier vertex, stopping at the first; past thread_edges in-edges the
+// warp scans the list together (bottom_up.cuh).
 __device__ __forceinline__ void step_phase(long long lo, long long hi, const long long* off, const int* col,
                                      const long long* in_off, const int* in_col, unsigned int* known,
                                      const unsigned int* front, unsigned int* x, int* dist, int* parent,
                                      const long long* ctl, const int* tasks, const long long* peers, int rank,
-                                     int ranks, long long* sync) {
+                                     int ranks, long long* sync, int thread_edges) {
     if (ctl[CTL_DONE]) return;
     const int next = (int)ctl[CTL_LEVEL] + 1;
     const int lane = threadIdx.x & 31;
@@ -243,18 +250,25 @@ __device__ __forceinline__ void step_phase(long long lo, long long hi, const lon
     } else {
         const long long last = (hi + 31) >> 5;
         for (long long w = (lo >> 5) + warp_id_global(); w < last; w += warps_global()) {
-            const long long v = (w << 5) + lane;
-            if (v >= hi || ((known[w] >> lane) & 1u)) continue;
+            const long long v = (w << 5) + lane;  // w's vertices are all this rank's (lo % 32 == 0)
+            const bool want = v < hi && !((known[w] >> lane) & 1u);
             const long long l = v - lo;
-            for (long long i = in_off[l]; i < in_off[l + 1]; ++i) {
-                const int u = in_col[i];
-                if ((front[u >> 5] >> (u & 31)) & 1u) {
-                    dist[l] = next;
-                    if (parent) parent[l] = u;
-                    mark_found(x, v);
-                    break;
-                }
+            long long s = 0, e = 0;
+            if (want) {
+                s = in_off[l];
+                e = in_off[l + 1];
             }
+            const long long k = bottom_up_search<long long>(want, s, e, in_col, front, thread_edges);
+            if (k < e) {
+                dist[l] = next;
+                if (parent) parent[l] = in_col[k];
+            }
+#if MGPU_FIELD_BITS == 1
+            const unsigned int got = __ballot_sync(GPUBFS_FULL_MASK, k < e);  // word w of x is this warp's alone
+            if (lane == 0 && got) atomicOr(&x[w], got);
+#else
+            if (k < e) mark_found(x, v);
+#endif
         }
     }
     if (peers && last_block(sync)) signal_x(peers, rank, ranks, sync);
@@ -297,37 +311,45 @@ __device__ __forceinline__ void apply_phase(long long lo, long long hi, long lon
     if (ctl[CTL_DONE]) return;
     if (gather && !block_waits_for_signals(peers, rank, ranks, sync, pub_addr, timeout_ns, ctl)) return;
     const int next = (int)ctl[CTL_LEVEL] + 1;
+    const int lane = threadIdx.x & 31;
     long long nf = 0, mf = 0;
-    const long long step = gridDim.x * (long long)blockDim.x;
-    for (long long w = blockIdx.x * (long long)blockDim.x + threadIdx.x; w < words; w += step) {
+    // A warp takes 32 words, a lane a word; then the owned vertices of each non-empty
+    // word, a lane a vertex, so the labels and offsets are read 32 in a row.
+    for (long long first = 32 * warp_id_global(); first < words; first += 32 * warps_global()) {
+        const long long w = first + lane;
         unsigned int f = 0;
+        if (w < words) {
 #if MGPU_FIELD_BITS == 1
-        if (gather) {
-            f = or_of_peers(peers, ranks, w);
-        } else {
-            f = x[w];
-            if (f) x[w] = 0;
-        }
+            if (gather) {
+                f = or_of_peers(peers, ranks, w);
+            } else {
+                f = x[w];
+                if (f) x[w] = 0;
+            }
 #else
 #pragma unroll
-        for (int j = 0; j < MGPU_FIELD_BITS; ++j) {
-            const unsigned int xw = x[w * MGPU_FIELD_BITS + j];
-            if (!xw) continue;
-            x[w * MGPU_FIELD_BITS + j] = 0;
-            for (int i = 0; i < FPW; ++i)
-                if ((xw >> (i * MGPU_FIELD_BITS)) & FIELD_MASK) f |= 1u << (j * FPW + i);
-        }
+            for (int j = 0; j < MGPU_FIELD_BITS; ++j) {
+                const unsigned int xw = x[w * MGPU_FIELD_BITS + j];
+                if (!xw) continue;
+                x[w * MGPU_FIELD_BITS + j] = 0;
+                for (int i = 0; i < FPW; ++i)
+                    if ((xw >> (i * MGPU_FIELD_BITS)) & FIELD_MASK) f |= 1u << (j * FPW + i);
+            }
 #endif
-        front[w] = f;
-        if (!f) continue;
-        known[w] |= f;
-        const long long v0 = w << 5;
-        if (v0 < lo || v0 >= hi) continue;
-        for (unsigned int g = f; g; g &= g - 1) {
-            const long long l = v0 + (__ffs(g) - 1) - lo;
-            if (dist[l] < 0) dist[l] = next;
-            nf += 1;
-            mf += off[l + 1] - off[l];
+            front[w] = f;
+            if (f) known[w] |= f;
+        }
+        if (((first + 32) << 5) <= lo || (first << 5) >= hi) continue;  // none of the 32 words is this rank's
+        for (unsigned int busy = __ballot_sync(GPUBFS_FULL_MASK, f != 0); busy; busy &= busy - 1) {
+            const int j = __ffs(busy) - 1;
+            const unsigned int fj = __shfl_sync(GPUBFS_FULL_MASK, f, j);
+            const long long v = ((first + j) << 5) + lane;
+            if (((fj >> lane) & 1u) && v >= lo && v < hi) {
+                const long long l = v - lo;
+                if (dist[l] < 0) dist[l] = next;
+                nf += 1;
+                mf += off[l + 1] - off[l];
+            }
         }
     }
     nf = warp_sum_t<long long>(nf);
@@ -447,8 +469,9 @@ extern "C" __global__ void mgpu_step(long long lo, long long hi, const long long
                                      const long long* in_off, const int* in_col, unsigned int* known,
                                      const unsigned int* front, unsigned int* x, int* dist, int* parent,
                                      const long long* ctl, const int* tasks, const long long* peers, int rank,
-                                     int ranks, long long* sync) {
-    step_phase(lo, hi, off, col, in_off, in_col, known, front, x, dist, parent, ctl, tasks, peers, rank, ranks, sync);
+                                     int ranks, long long* sync, int thread_edges) {
+    step_phase(lo, hi, off, col, in_off, in_col, known, front, x, dist, parent, ctl, tasks, peers, rank, ranks, sync,
+               thread_edges);
 }
 
 extern "C" __global__ void mgpu_parents(long long lo, long long hi, const long long* in_off, const int* in_col,
@@ -499,7 +522,7 @@ extern "C" __global__ void __launch_bounds__(1024) mgpu_levels(long long lo, lon
                                        long long* hist, long long hist_cap, long long alpha_milli,
                                        long long beta_milli, int growth, const long long* peers, int rank,
                                        int ranks, long long* sync, long long pub_addr, long long timeout_ns,
-                                       unsigned long long* prof, int prof_cap) {
+                                       unsigned long long* prof, int prof_cap, int thread_edges) {
     while (!__ldcg(&ctl[CTL_DONE])) {
         const int L = (int)__ldcg(&ctl[CTL_LEVEL]);
         prof_stamp<MGPU_PROF_WORDS>(prof, prof_cap, L, MGPU_PROF_START, GPUBFS_NOW());
@@ -507,7 +530,7 @@ extern "C" __global__ void __launch_bounds__(1024) mgpu_levels(long long lo, lon
         GPUBFS_GRID_SYNC();
         prof_stamp<MGPU_PROF_WORDS>(prof, prof_cap, L, MGPU_PROF_QUEUE, GPUBFS_NOW());
         step_phase(lo, hi, off, col, in_off, in_col, known, front, x_send, dist, parent, ctl, tasks, peers, rank,
-                   ranks, sync);
+                   ranks, sync, thread_edges);
         GPUBFS_GRID_SYNC();
         prof_stamp<MGPU_PROF_WORDS>(prof, prof_cap, L, MGPU_PROF_STEP, GPUBFS_NOW());
         if (parent) {

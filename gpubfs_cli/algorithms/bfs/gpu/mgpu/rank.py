@@ -77,6 +77,7 @@ class Plan:
     ahead: int = 1
     loop: str = "auto"
     profile: bool = False
+    thread_edges: int = 32
 
     @property
     def ranks(self) -> int:
@@ -302,7 +303,8 @@ class MgpuRank:
             ("kernel", self.k["queue"], (self.front, lo, hi, self.off, self.ctl, self.tasks,
                                          self.x_send if p2p else None, i64(self.x_words))),
             ("kernel", self.k["step"], (lo, hi, self.off, self.col, self.in_off, self.in_col, self.known, self.front,
-                                        found, self.dist, parent, self.ctl, self.tasks) + self._p2p_args()),
+                                        found, self.dist, parent, self.ctl, self.tasks) + self._p2p_args()
+                                       + (i32(p.thread_edges),)),
         ]
         gather_in_apply = p2p and not predecessors  # parents need the gathered fields first
         if p2p and predecessors:
@@ -331,7 +333,8 @@ class MgpuRank:
             i64(self.lo), i64(self.hi), i64(p.words), i64(p.n), self.off, self.col, self.in_off, self.in_col,
             self.known, self.front, self.x, self.x_send, i64(self.x_words), self.dist, parent, self.ctl, self.tasks,
             self.part, self.counts, self.hist, i64(p.hist_cap), i64(alpha), i64(beta), i32(int(p.growth)),
-            *self._p2p_args(), *self._wait_args(), self.prof, i32(p.hist_cap if self.prof is not None else 0)))]
+            *self._p2p_args(), *self._wait_args(), self.prof, i32(p.hist_cap if self.prof is not None else 0),
+            i32(p.thread_edges)))]
 
     def _thresholds(self) -> tuple[int, int]:
         """alpha and beta in thousandths, as publish() takes them."""

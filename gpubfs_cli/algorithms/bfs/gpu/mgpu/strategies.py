@@ -41,7 +41,9 @@ Timing (`self`): every rank times its traversal with CUDA events on its own stre
 sample is the slowest rank's; labels travel to rank 0 after timing (to_host()).
 
 Knobs: ``gpus`` (ranks, one GPU each), ``alpha``/``beta``/``growth``/``bottom_up`` (as
-do.bfs's), ``chunk`` (edges per top-down task: 64, 256, 1024), ``cta_size``,
+do.bfs's), ``chunk`` (edges per top-down task: 64, 256, 1024), ``thread_edges`` (a bottom-up lane
+scans this many in-edges of its vertex before its warp takes the rest of the list, as
+do.bfs's), ``cta_size``,
 ``blocks_per_sm`` (CTAs per SM of each kernel's grid), ``graph`` (the level as one CUDA
 graph; refused with ``exchange: nccl`` on several GPUs, where it falls back to launches
 one by one under ``auto``), ``exchange`` (auto, p2p, nccl; the samples' counters say
@@ -80,6 +82,7 @@ class MgpuKnobs:
     growth: bool = True
     bottom_up: bool = True
     chunk: int = 256
+    thread_edges: int = 32
     cta_size: int = 256
     blocks_per_sm: int = 4
     graph: bool = True
@@ -100,6 +103,9 @@ class MgpuKnobs:
         for key in ("growth", "bottom_up", "graph", "profile"):
             if not isinstance(getattr(self, key), bool):
                 raise ValueError(f"{key} must be true or false, not {getattr(self, key)!r}")
+        if isinstance(self.thread_edges, bool) or not isinstance(self.thread_edges, int) or self.thread_edges < 0:
+            raise ValueError(f"thread_edges must be an integer >= 0 (0: a lane scans its whole list), "
+                             f"not {self.thread_edges!r}")
         if self.chunk not in CHUNKS:
             raise ValueError(f"chunk must be one of {', '.join(map(str, CHUNKS))}")
         if not whole(self.cta_size) or self.cta_size not in CTA_SIZES:
@@ -128,7 +134,8 @@ class MgpuKnobs:
 def make_plan(graph, knobs: MgpuKnobs) -> Plan:
     return Plan(n=graph.n, m=graph.m, bounds=tuple(int(b) for b in pt.bounds(graph.row_offsets, knobs.gpus)),
                 directed=bool(graph.directed), alpha=float(knobs.alpha if knobs.bottom_up else 0.0),
-                beta=float(knobs.beta), growth=knobs.growth, chunk=knobs.chunk, cta_size=knobs.cta_size,
+                beta=float(knobs.beta), growth=knobs.growth, chunk=knobs.chunk,
+                thread_edges=knobs.thread_edges, cta_size=knobs.cta_size,
                 blocks_per_sm=knobs.blocks_per_sm, graph=knobs.graph, exchange=knobs.exchange,
                 timeout_s=float(knobs.timeout_s), ahead=knobs.ahead, loop=knobs.loop,
                 profile=knobs.profile)

@@ -1,0 +1,52 @@
+// A bottom-up level's parent search for the 32 vertices of a warp (Beamer et al.'s
+// bottom-up step): each unvisited vertex scans its in-neighbours for one in the frontier
+// bitmap and stops at the first. A lane scans its own vertex's list for `thread_edges`
+// in-edges (0: its whole list); the lists still unfinished then go to the whole warp,
+// one list at a time, 32 in-edges a step, so on a skewed graph a hub's list costs its warp 1/32 of what one
+// thread would spend and no lane waits on another's hub. The position found is the one
+// a serial scan finds (the lowest lane of the first step with a hit): parents and the
+// edges-examined counts do not depend on thread_edges.
+//
+// Every lane of the warp calls it (warp-converged: it holds ballots); `want` false for a
+// lane with no vertex or one already visited. Returns the position of the first in-edge
+// from the frontier in [s, e), else e (also for a lane that did not want one).
+#pragma once
+
+#include "common.cuh"
+
+template <class O>
+__device__ __forceinline__ bool in_frontier(const unsigned int* front, const int* in_col, O k) {
+    const int u = in_col[k];
+    return (__ldcg(front + (u >> 5)) >> (u & 31)) & 1u;
+}
+
+template <class O>
+__device__ O bottom_up_search(bool want, O s, O e, const int* __restrict__ in_col, const unsigned int* front,
+                              int thread_edges) {
+    const int lane = lane_id();
+    O k = want ? s : e;
+    bool found = false;
+    if (want) {
+        const O stop = thread_edges > 0 && e - s > (O)thread_edges ? s + (O)thread_edges : e;
+        for (; k < stop; ++k) {
+            if (in_frontier(front, in_col, k)) {
+                found = true;
+                break;
+            }
+        }
+    }
+    for (unsigned int rest = __ballot_sync(GPUBFS_FULL_MASK, !found && k < e); rest; rest &= rest - 1) {
+        const int j = __ffs(rest) - 1;
+        const O ej = __shfl_sync(GPUBFS_FULL_MASK, e, j);
+        O kj = ej;
+        for (O b = __shfl_sync(GPUBFS_FULL_MASK, k, j); b < ej; b += 32) {
+            const unsigned int hits = __ballot_sync(GPUBFS_FULL_MASK, b + lane < ej && in_frontier(front, in_col, b + lane));
+            if (hits) {
+                kj = b + (__ffs(hits) - 1);
+                break;
+            }
+        }
+        if (lane == j) k = kj;
+    }
+    return k;
+}
