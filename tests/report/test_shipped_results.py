@@ -29,8 +29,11 @@ SETS = {
     # mgpu.bfs on 1 and 2 GPUs beside do.bfs (docs/scaling.md): Graph500 scales 24-26,
     # the cost per level and its profile, the same run under mpiexec
     "h200x2-2026-11-26": "NVIDIA H200",
-    # sssp.delta and sssp.near_far beside raval.*, gapbs's sssp and cpu.dijkstra
+    # sssp.delta and sssp.near_far beside raval.*, gapbs's sssp and cpu.dijkstra; do.bfs
+    # and mgpu.bfs with and without the bottom-up hand-off to the warp (an interrupted run)
     "h100-2026-11-26": "NVIDIA H100 80GB HBM3",
+    # mgpu.bfs on 1 and 2 GPUs beside do.bfs, the current code (docs/scaling.md)
+    "h100x2-2026-11-26": "NVIDIA H100 80GB HBM3",
     # msbfs.bfs beside do.bfs, 64 sources; sssp.* over a sweep of delta
     "h200-2026-11-26": "NVIDIA H200",
 }
