@@ -95,10 +95,6 @@ VARIANTS = [
     {},
     {"counters": True},
     {**FORCED_BU, "counters": True},
-    # bottom-up lists handed to the warp after 1 and 3 in-edges (bottom_up.cuh): the same
-    # parents and edge counts as a serial scan
-    {**FORCED_BU, "thread_edges": 1, "counters": True},
-    {"alpha": 0.5, "beta": 2.0, "thread_edges": 3, "counters": True},
     {"bottom_up": False, "counters": True},
     {"alpha": 0.5, "beta": 2.0, "counters": True},
     {"profile": True},
@@ -134,6 +130,16 @@ def _id(knobs) -> str:
 @pytest.mark.parametrize("knobs", VARIANTS, ids=[_id(k) for k in VARIANTS])
 def test_every_graph(monkeypatch, emulation, knobs, offsets):
     run(monkeypatch, emulation, knobs, list(eb.GRAPHS), offsets=offsets)
+
+
+# Bottom-up lists handed to the warp after 1 and 3 in-edges (bottom_up.cuh): the same
+# parents and edge counts as a serial scan, on the graphs with hubs and odd lists.
+@pytest.mark.parametrize("offsets", OFFSETS)
+@pytest.mark.parametrize("knobs", [{**FORCED_BU, "thread_edges": 1, "counters": True},
+                                   {"alpha": 0.5, "beta": 2.0, "thread_edges": 3, "counters": True}],
+                         ids=["forced-1", "switching-3"])
+def test_bottom_up_lists_handed_to_the_warp(monkeypatch, emulation, knobs, offsets):
+    run(monkeypatch, emulation, knobs, eb.HARD + ["grid9x13", "broom"], offsets=offsets)
 
 
 @pytest.mark.parametrize("offsets", OFFSETS)

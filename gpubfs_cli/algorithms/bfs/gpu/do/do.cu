@@ -739,7 +739,7 @@ __device__ void bfs(const State& S, int src, long long m_in, long long alpha_mil
 // out-edges run in CTA 0 alone (0: never; at most DO_SMALL_CAP); top-down frontiers of at
 // most mid_frontier vertices and out-edges (0: never; at most DO_MID_CAP) run in the first
 // mid_ctas CTAs, from the queues mq (two of mq_cap entries). A bottom-up lane scans
-// thread_edges (>= 1) in-edges of its vertex before its warp takes the rest of the list.
+// thread_edges in-edges of its vertex before its warp takes the rest of the list (0: never).
 #define DO_BFS_PARAMS                                                                            \
     const dobfs::offset_t *__restrict__ row, const int *__restrict__ col,                        \
         const dobfs::offset_t *__restrict__ in_row, const int *__restrict__ in_col, int n, int src, \
