@@ -4,14 +4,16 @@
 # Run from the repo root:   bash scripts/device/mgpu.sh [GRAPHS...]
 #   (default: g500-s24-ef16 g500-s25-ef16 g500-s26-ef16)
 # 1. the multi-GPU GPU tests and the rank layer's tests, timed;
-# 2. the mgpu config (do.bfs on 1 GPU, mgpu.bfs on 1 and 2 GPUs, the same sources) on
-#    each graph, generated here first (peak memory logged), and the mgpu-levels config
-#    (cost per level);
+# 2. the mgpu-levels config (cost per level), then the run config CONFIG (default mgpu:
+#    do.bfs on 1 GPU, mgpu.bfs on 1 and 2 GPUs, the same sources; mgpu-bottom-up adds
+#    the thread_edges variants) on each graph, generated here first (peak memory logged);
+#    with FIG11=1, Merrill's Fig. 11 run (merrill-fig11, FIG11_ARGS, default 4 sources);
 # 3. with wheels of mpi4py and mpich in .wheels/ (carried: the device has no network;
 #    `pip download --only-binary=:all: --python-version 3.12 -d .wheels mpi4py mpich`),
 #    the first graph again under `mpiexec -n 2`, rank 0 running gpubfs and rank 1 the
 #    worker, every answer validated as in step 2.
-# RUN_ARGS adds flags to the mgpu runs (e.g. RUN_ARGS="--sources 8").
+# RUN_ARGS adds flags to the CONFIG runs (e.g. RUN_ARGS="--sources 8"); LEVELS=0 skips
+# the cost-per-level run.
 # A step that would not fit the time left is skipped and says so. Logs and results come
 # back in $OUT/mgpu.tgz, packed after every step.
 set -u
@@ -29,13 +31,16 @@ step() {  # step SECONDS NAME CMD...: at most SECONDS, and never past LIMIT; SIG
   tar czf "$OUT/mgpu.tgz" logs results 2>/dev/null; }
 step 200 tests python3 -m pytest -v -m gpu -p no:cacheprovider --durations=15 -o faulthandler_timeout=45 \
   tests/algorithms/bfs/gpu/test_mgpu.py tests/gpu/test_ranks.py
-step 100 levels python3 -m gpubfs_cli run mgpu-levels --out results/mgpu-levels.json --force
+[ "${LEVELS:-1}" = 1 ] && step 100 levels python3 -m gpubfs_cli run mgpu-levels --out results/mgpu-levels.json --force
 graphs=("${@:-g500-s24-ef16}")
 [ $# -eq 0 ] && graphs=(g500-s24-ef16 g500-s25-ef16 g500-s26-ef16)
 for d in "${graphs[@]}"; do
   step 120 "fetch-$d" /usr/bin/time -v python3 -m gpubfs_cli fetch-dataset "$d"
-  step 150 "run-$d" python3 -m gpubfs_cli run mgpu -d "$d" --out "results/mgpu-$d.json" --force ${RUN_ARGS:-}
+  step 150 "run-$d" python3 -m gpubfs_cli run "${CONFIG:-mgpu}" -d "$d" --out "results/${CONFIG:-mgpu}-$d.json" \
+    --force ${RUN_ARGS:-}
 done
+[ "${FIG11:-0}" = 1 ] && step 240 fig11 python3 -m gpubfs_cli run merrill-fig11 --out results/merrill-fig11.json \
+  --force ${FIG11_ARGS:---sources 4}
 if ls .wheels/mpi4py-*.whl > /dev/null 2>&1; then
   python3 -m pip install -q --no-index --find-links .wheels mpi4py mpich > logs/mpi-install.log 2>&1
   d=${graphs[0]}
@@ -43,6 +48,6 @@ if ls .wheels/mpi4py-*.whl > /dev/null 2>&1; then
     --out "results/mgpu-mpi-$d.json" --force : -n 1 python3 -m gpubfs_cli.gpu.ranks.worker
 fi
 cat logs/steps.txt
-for f in logs/tests.log logs/levels.log logs/run-*.log logs/mpi-run.log; do
+for f in logs/tests.log logs/levels.log logs/run-*.log logs/fig11.log logs/mpi-run.log; do
   [ -f "$f" ] && { echo "== $f"; tail -30 "$f" | cut -c1-160; }
 done
