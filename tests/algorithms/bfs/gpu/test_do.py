@@ -27,6 +27,7 @@ def _do(name: str = "do.bfs", **knobs):
     ({"small_frontier": 513}, "small_frontier"), ({"small_frontier": -1}, "small_frontier"),
     ({"growth": 1}, "growth"), ({"mid_frontier": 32769}, "mid_frontier"), ({"mid_frontier": True}, "mid_frontier"),
     ({"mid_ctas": -1}, "mid_ctas"), ({"thread_edges": -1}, "thread_edges"), ({"thread_edges": 2.5}, "thread_edges"),
+    ({"thread_edges": 2**31}, "thread_edges"),
 ])
 def test_bad_knobs_are_one_clear_error(knobs, what):
     with pytest.raises(UserError, match=what):

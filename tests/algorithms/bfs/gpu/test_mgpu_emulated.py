@@ -192,7 +192,7 @@ def test_field_bits_count_every_rank():
 
 
 @pytest.mark.parametrize("bad", [{"gpus": 0}, {"gpus": 300}, {"chunk": 100}, {"alpha": -1}, {"graph": "yes"},
-                                 {"thread_edges": -1}, {"thread_edges": 1.5},
+                                 {"thread_edges": -1}, {"thread_edges": 1.5}, {"thread_edges": 2**31},
                                  {"blocks_per_sm": 0}, {"timeout_s": 0}, {"gpus": 2, "exchange": "nccl"},
                                  {"exchange": "nvlink"}, {"ahead": 0}, {"ahead": 16},
                                  {"loop": "gpu"}, {"profile": True, "loop": "host"}, {"profile": "yes"}, {"gpus": 2, "exchange": "nccl", "graph": False, "loop": "device"}])

@@ -171,8 +171,10 @@ def test_the_switch_goes_both_ways(monkeypatch, emulation):
 
 @pytest.mark.parametrize("seed", [2, 3])
 def test_more_thread_interleavings(monkeypatch, emulation, seed):
-    """Bottom-up here scans past the first in-edge with the whole warp (thread_edges 1)."""
-    for knobs in ({}, {**FORCED_BU, "thread_edges": 1}, {"alpha": 2.0, "beta": 8.0, "thread_edges": 1}):
+    """Bottom-up here scans past the first in-edge with the whole warp (thread_edges 1), or
+    never hands a list to the warp (0)."""
+    for knobs in ({}, {**FORCED_BU, "thread_edges": 1}, {"alpha": 2.0, "beta": 8.0, "thread_edges": 1},
+                  {**FORCED_BU, "thread_edges": 0}):
         run(monkeypatch, emulation, knobs, ["loops_dups", "rmat", "directed", "star300"], seed=seed)
 
 
@@ -199,7 +201,8 @@ def test_bad_batches_are_refused(monkeypatch, emulation):
     ({"alpha": -1.0}, "alpha"), ({"beta": "x"}, "beta"), ({"alpha": True}, "alpha"),
     ({"bottom_up": 1}, "bottom_up"), ({"cta_size": 96}, "cta_size"), ({"cta_size": 2048}, "cta_size"),
     ({"blocks_per_sm": -1}, "blocks_per_sm"), ({"blocks_per_sm": 1.5}, "blocks_per_sm"),
-    ({"thread_edges": 0}, "thread_edges"), ({"thread_edges": 2.0}, "thread_edges"),
+    ({"thread_edges": -1}, "thread_edges"), ({"thread_edges": 2**31}, "thread_edges"),
+    ({"thread_edges": 2.0}, "thread_edges"),
 ])
 def test_bad_knobs_are_one_clear_error(knobs, what):
     cls = all_strategies()["msbfs.bfs"]

@@ -127,7 +127,7 @@ import numpy as np
 
 from gpubfs_cli.core.answer import Answer
 from gpubfs_cli.core.device import Device
-from gpubfs_cli.core.knobs import check_launch, check_thresholds, whole
+from gpubfs_cli.core.knobs import check_launch, check_thread_edges, check_thresholds, whole
 from gpubfs_cli.core.strategy import register
 from gpubfs_cli.gpu.base import GpuStrategy
 from gpubfs_cli.gpu.launch import (
@@ -210,8 +210,7 @@ class DoKnobs:
             raise ValueError(f"mid_frontier must be an integer between 0 (off) and {MID_CAP}")
         if not whole(self.mid_ctas) or self.mid_ctas < 0:
             raise ValueError("mid_ctas must be an integer >= 0 (0 = one per SM)")
-        if not whole(self.thread_edges) or self.thread_edges < 0:
-            raise ValueError("thread_edges must be an integer >= 0 (0 = a lane scans its whole list)")
+        check_thread_edges(self.thread_edges)
 
 
 def direction_rule(k: DoKnobs) -> int:

@@ -41,9 +41,9 @@ Timing (`self`): every rank times its traversal with CUDA events on its own stre
 sample is the slowest rank's; labels travel to rank 0 after timing (to_host()).
 
 Knobs: ``gpus`` (ranks, one GPU each), ``alpha``/``beta``/``growth``/``bottom_up`` (as
-do.bfs's), ``chunk`` (edges per top-down task: 64, 256, 1024), ``thread_edges`` (a bottom-up lane
-scans this many in-edges of its vertex before its warp takes the rest of the list, as
-do.bfs's), ``cta_size``,
+do.bfs's), ``chunk`` (edges per top-down task: 64, 256, 1024), ``thread_edges`` (a
+bottom-up lane scans this many in-edges of its vertex before its warp takes the rest of
+the list, as do.bfs's; 0: never), ``cta_size``,
 ``blocks_per_sm`` (CTAs per SM of each kernel's grid), ``graph`` (the level as one CUDA
 graph; refused with ``exchange: nccl`` on several GPUs, where it falls back to launches
 one by one under ``auto``), ``exchange`` (auto, p2p, nccl; the samples' counters say
@@ -65,7 +65,7 @@ import numpy as np
 from gpubfs_cli.algorithms.bfs.gpu.mgpu import partition as pt
 from gpubfs_cli.algorithms.bfs.gpu.mgpu.rank import CHUNKS, LOOPS, C, Plan, field_bits
 from gpubfs_cli.core.answer import Answer
-from gpubfs_cli.core.knobs import whole
+from gpubfs_cli.core.knobs import check_thread_edges, whole
 from gpubfs_cli.core.strategy import register
 from gpubfs_cli.gpu.ranks.strategy import GatheredAnswer, RankedStrategy
 
@@ -103,9 +103,7 @@ class MgpuKnobs:
         for key in ("growth", "bottom_up", "graph", "profile"):
             if not isinstance(getattr(self, key), bool):
                 raise ValueError(f"{key} must be true or false, not {getattr(self, key)!r}")
-        if isinstance(self.thread_edges, bool) or not isinstance(self.thread_edges, int) or self.thread_edges < 0:
-            raise ValueError(f"thread_edges must be an integer >= 0 (0: a lane scans its whole list), "
-                             f"not {self.thread_edges!r}")
+        check_thread_edges(self.thread_edges)
         if self.chunk not in CHUNKS:
             raise ValueError(f"chunk must be one of {', '.join(map(str, CHUNKS))}")
         if not whole(self.cta_size) or self.cta_size not in CTA_SIZES:

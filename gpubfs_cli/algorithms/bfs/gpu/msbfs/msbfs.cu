@@ -189,7 +189,7 @@ __device__ void bottom_up(const State& S, int L, word_t live, int thread_edges, 
             if (need) {
                 e = S.in_row[u];
                 end = S.in_row[u + 1];
-                const offset_t stop = end - e > thread_edges ? e + thread_edges : end;
+                const offset_t stop = thread_edges > 0 && end - e > thread_edges ? e + thread_edges : end;
                 for (; e < stop && acc != need; ++e) {
                     const int v = S.in_col[e];
                     const word_t fresh = __ldcg(cur + v) & need & ~acc;
@@ -339,7 +339,7 @@ __device__ void bfs(const State& S, const int* sources, int k, int src0, long lo
 // (a batch of one needs no copy). dist and parent hold k rows of n (parent null without
 // predecessors); seen n words, visit 3n words, queue 3n ints, ctl MS_CTL_WORDS words,
 // levels k ints. m_in: in-edges (m); alpha and beta in thousandths (MSBFS_MILLI);
-// bottom_up 0 holds every level top-down; thread_edges (>= 1): the in-edges a thread scans
+// bottom_up 0 holds every level top-down; thread_edges (0: no limit): the in-edges a thread scans
 // alone in a bottom-up level before its warp joins in.
 #define MSBFS_PARAMS                                                                              \
     const msbfs::offset_t *__restrict__ row, const int *__restrict__ col,                          \

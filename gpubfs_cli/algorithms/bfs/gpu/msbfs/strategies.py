@@ -63,7 +63,7 @@ Knobs:
 - ``blocks_per_sm``: CTAs per SM of the persistent grid (0 = as many as fit).
 - ``thread_edges``: in-edges a vertex's thread scans alone in a bottom-up level; past
   them its warp scans the rest of the list with it, a lane an edge (a hub's list is not
-  one thread's loop).
+  one thread's loop; 0: never).
 
 Counters, per answer: ``levels`` (that source's depth + 1), ``bottom_up_levels`` and
 ``pass_levels`` (the batch's: levels run, the last one empty), ``batch`` (its size).
@@ -78,7 +78,7 @@ from typing import ClassVar
 import numpy as np
 
 from gpubfs_cli.core.answer import Answer
-from gpubfs_cli.core.knobs import check_launch, check_thresholds, whole
+from gpubfs_cli.core.knobs import check_launch, check_thread_edges, check_thresholds, whole
 from gpubfs_cli.core.strategy import register
 from gpubfs_cli.gpu.base import GpuStrategy
 from gpubfs_cli.gpu.launch import (
@@ -141,8 +141,7 @@ class MsbfsKnobs:
         if not isinstance(self.bottom_up, bool):
             raise ValueError(f"bottom_up must be true or false, not {self.bottom_up!r}")
         check_launch(self.cta_size, CTA_SIZES, self.blocks_per_sm)
-        if not whole(self.thread_edges) or not 1 <= self.thread_edges < 2**31:
-            raise ValueError(f"thread_edges must be an integer >= 1 (in-edges a thread scans alone), not {self.thread_edges!r}")
+        check_thread_edges(self.thread_edges)
 
 
 def compiled_module(cta_size: int, device=None, offset64: bool = False):
