@@ -34,12 +34,16 @@ def check_launch(cta_size, sizes: Iterable[int], blocks_per_sm) -> None:
         raise ValueError("blocks_per_sm must be an integer >= 0 (0 = as many as fit)")
 
 
+def check_edge_count(key: str, value, zero: str) -> None:
+    """An edge-count knob that reaches a kernel as an int: 0 (meaning `zero`) to 2^31 - 1."""
+    if not whole(value) or not 0 <= value < 2**31:
+        raise ValueError(f"{key} must be an integer from 0 ({zero}) to 2^31 - 1, not {value!r}")
+
+
 def check_thread_edges(value) -> None:
     """A bottom-up search's hand-off: the in-edges a thread scans alone before its warp
-    takes the rest of the list (0: never; it reaches the kernel as an int)."""
-    if not whole(value) or not 0 <= value < 2**31:
-        raise ValueError(f"thread_edges must be an integer from 0 (a thread scans its whole list) to 2^31 - 1, "
-                         f"not {value!r}")
+    takes the rest of the list (0: never)."""
+    check_edge_count("thread_edges", value, "a thread scans its whole list")
 
 
 def check_thresholds(knobs, scale: int, keys: Iterable[str] = ("alpha", "beta")) -> None:

@@ -27,7 +27,8 @@ def _do(name: str = "do.bfs", **knobs):
     ({"small_frontier": 513}, "small_frontier"), ({"small_frontier": -1}, "small_frontier"),
     ({"growth": 1}, "growth"), ({"mid_frontier": 32769}, "mid_frontier"), ({"mid_frontier": True}, "mid_frontier"),
     ({"mid_ctas": -1}, "mid_ctas"), ({"thread_edges": -1}, "thread_edges"), ({"thread_edges": 2.5}, "thread_edges"),
-    ({"thread_edges": 2**31}, "thread_edges"),
+    ({"thread_edges": 2**31}, "thread_edges"), ({"hub_edges": -1}, "hub_edges"), ({"hub_edges": 2**31}, "hub_edges"),
+    ({"hub_edges": True}, "hub_edges"),
 ])
 def test_bad_knobs_are_one_clear_error(knobs, what):
     with pytest.raises(UserError, match=what):
@@ -131,6 +132,27 @@ def test_mid_frontier_mode():
 
 
 @pytest.mark.gpu
+def test_hub_pass():
+    """Every level tiled (top-down, never spread): with hub_edges 1 every list goes to the
+    hub pass (the first 1024 a level; the rest stay with their tiles), with 64 the hubs
+    of the Kronecker graph do; 0 never runs it. Distances, parents and edge counts as a
+    plain traversal's."""
+    base = {"spread_edges": -1, "small_frontier": 0, "mid_frontier": 0, "counters": True}
+    for graph_name, hub_edges in (("kronecker", 1), ("kronecker", 64), ("grid60x60", 1), ("directed", 2)):
+        g = ts.graph(graph_name)
+        deg = g.out_degrees()
+        for s, got in _check(_do("do.top_down", hub_edges=hub_edges, **base), graph_name,
+                             ts.sources(graph_name)[:3], True):
+            ref = ts.reference(graph_name, s).distances
+            levels = range(int(got.counters["levels"]))
+            hubs = [L for L in levels if (deg[ref == L] >= hub_edges).any()]
+            assert got.counters["hub_levels"] == len(hubs), (graph_name, s, got.counters)
+            assert list(got.counters["edges_examined"]) == [int(deg[ref == L].sum()) for L in levels]
+    for s, got in _check(_do(hub_edges=0), "kronecker", ts.sources("kronecker")[:2]):
+        assert got.counters["hub_levels"] == 0, (s, got.counters)
+
+
+@pytest.mark.gpu
 def test_growth_rule_flips_less_on_a_lattice():
     srcs = ts.sources("grid60x60")[:3]
     counts = _check(_do(growth=False), "grid60x60", srcs)
@@ -141,7 +163,8 @@ def test_growth_rule_flips_less_on_a_lattice():
 
 
 @pytest.mark.gpu
-@pytest.mark.parametrize("knobs", [{}, FORCED_BU, {"bottom_up": False, "spread_edges": 0}])
+@pytest.mark.parametrize("knobs", [{}, FORCED_BU, {"bottom_up": False, "spread_edges": 0},
+                                   {"bottom_up": False, "spread_edges": -1, "hub_edges": 2}])
 def test_64bit_offsets_build(knobs, monkeypatch):
     """The build for 2^31 edges and more, forced on small graphs (threshold 0 edges)."""
     monkeypatch.setattr(do, "OFFSET64_EDGES", 0)

@@ -28,8 +28,12 @@ from gpubfs_cli.gpu import device_graph
 from tests.algorithms.bfs.gpu import emulated_bfs as eb
 from tests.gpu import emulated_cupy as ec
 
+# The hub pass takes the first DO_SPREAD lists (the rest stay with their tiles): a build
+# where that is 8 fills it on these small graphs.
+SPREAD8 = {"DO_SPREAD": 8}
 DO = ec.Family(do.KERNELS, "do_driver.cpp", (do,),
-               defines=[do.kernel_defines(128), do.kernel_defines(128, offset64=True)])
+               defines=[do.kernel_defines(128), do.kernel_defines(128, offset64=True),
+                        {**do.kernel_defines(128), **SPREAD8}])
 OFFSETS = [32, 64]  # the edge offset builds
 BASE = {"cta_size": 128, "small_frontier": 0, "mid_frontier": 0, "growth": False}  # the grid's steps, the thresholds' rule
 PATCHES = {"blocks_per_sm": lambda kernel, block, shared_mem=0: 2}
@@ -60,6 +64,10 @@ def check_counters(strategy, g, s, got):
         assert small == 0, c
     if k.mid_frontier == 0:
         assert mid == 0, c
+    hub = int(c["hub_levels"])  # top-down levels with a hub pass
+    assert 0 <= hub <= levels - bu - small - mid, c
+    if k.hub_edges == 0:
+        assert hub == 0, c
     if not k.counters:
         return
     ref = sequential_bfs(g, s).distances
@@ -85,8 +93,9 @@ def run(monkeypatch, emulation, knobs: dict, graphs, name: str = "do.bfs", offse
     if offsets == 64:
         monkeypatch.setattr(do, "OFFSET64_EDGES", 0)
     emulation.defines.clear()
+    kw.setdefault("check", check_counters)
     answers = eb.run(monkeypatch, emulation, name, {**BASE, **knobs}, graphs, patches=PATCHES, sms=2,
-                     resident=2, check=check_counters, **kw)
+                     resident=2, **kw)
     assert emulation.defines and {dict(k).get("DO_OFFSET64", 0) for k in emulation.defines} == {offsets == 64}
     return answers
 
@@ -140,6 +149,29 @@ def test_every_graph(monkeypatch, emulation, knobs, offsets):
                          ids=["forced-1", "switching-3"])
 def test_bottom_up_lists_handed_to_the_warp(monkeypatch, emulation, knobs, offsets):
     run(monkeypatch, emulation, knobs, eb.HARD + ["grid9x13", "broom"], offsets=offsets)
+
+
+def check_hub_levels(strategy, g, s, got):
+    """Every level tiled (spread_edges -1, no small or team mode): the hub pass runs on
+    exactly the levels whose frontier has a list of hub_edges or more."""
+    check_counters(strategy, g, s, got)
+    ref = sequential_bfs(g, s).distances
+    deg = g.out_degrees()
+    want = sum(1 for L in range(int(ref.max()) + 1) if (deg[ref == L] >= strategy.knobs.hub_edges).any())
+    assert int(got.counters["hub_levels"]) == want, (want, got.counters)
+
+
+# Lists of hub_edges or more left by the tiles to the hub pass (1: every list; 3: the
+# hubs and odd lists of these graphs), with room for 8 of them (the rest stay with
+# their tiles) or for DO_SPREAD (1024: all of them here).
+@pytest.mark.parametrize("room", [8, "default"])
+@pytest.mark.parametrize("hub_edges", [1, 3])
+def test_hub_pass(monkeypatch, emulation, hub_edges, room):
+    if room == 8:
+        defines = do.kernel_defines
+        monkeypatch.setattr(do, "kernel_defines", lambda cta, offset64=False: {**defines(cta, offset64), **SPREAD8})
+    run(monkeypatch, emulation, {"bottom_up": False, "spread_edges": -1, "hub_edges": hub_edges, "counters": True},
+        eb.HARD + ["grid9x13", "broom"], check=check_hub_levels)
 
 
 @pytest.mark.parametrize("offsets", OFFSETS)
@@ -235,7 +267,8 @@ def _shifted(a: np.ndarray, by: int) -> np.ndarray:
     {"small_frontier": 16, "mid_frontier": 64, "mid_ctas": 2, "growth": True, "alpha": 2.0, "beta": 8.0,
      "counters": True},  # CTA 0 alone and the team: starts in the shared and team queues
     {**FORCED_BU, "counters": True},
-], ids=["gather", "spread", "switching", "small-mid", "bottom-up"])
+    {"bottom_up": False, "spread_edges": -1, "hub_edges": 2, "counters": True},  # the hub pass's starts
+], ids=["gather", "spread", "switching", "small-mid", "bottom-up", "hubs"])
 def test_offsets_past_2_32(monkeypatch, emulation, knobs):
     """The 64-bit build with every row and in-row offset raised by SHIFT and the column
     arrays it indexes moved back by as many elements: the kernel reads the same lists

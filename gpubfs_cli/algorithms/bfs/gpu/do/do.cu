@@ -6,7 +6,10 @@
 //   top-down   vertex queue -> load-balanced gathering (gpu/include/expand.cuh) ->
 //              exact test-and-set on the visited bitmap -> next vertex queue; a small
 //              frontier with many out-edges (a hub near the source) spreads its edges
-//              over every warp of the grid instead (top_down_spread)
+//              over every warp of the grid instead (top_down_spread); in a larger
+//              frontier a list of hub_edges or more is left to a hub pass after the
+//              level's barrier, which spreads those lists' edges over every warp the same
+//              way (one more grid barrier, only on a level that has such a list)
 //   small      while a top-down frontier and its out-edges number at most `small_frontier`,
 //              CTA 0 runs levels alone from shared-memory queues (one block barrier a
 //              level) and the other CTAs park (gpu/include/small_frontier.cuh)
@@ -85,11 +88,14 @@ struct State {
     int4* mq;    // the mid-frontier mode's two queues of mq_cap entries
     int mq_cap;
     int thread_edges;  // bottom-up: in-edges a lane scans before its warp takes the list
+    int hub_edges;     // 0: no hub pass
 
     __device__ unsigned long long* slot(int L) const { return ctl + (L % 3) * SLOT_WORDS; }
     __device__ unsigned int* front(int L) const { return (L & 1) ? front1 : front0; }
     __device__ int* queue(int L) const { return (L & 1) ? q1 : q0; }
     __device__ int4* mid_queue(int L) const { return (L & 1) ? mq + mq_cap : mq; }
+    // The hub pass's queue (DO_SPREAD entries): the team's queues, idle during the grid's levels.
+    __device__ int* hubs() const { return reinterpret_cast<int*>(mq); }
     __device__ int* sf_words() const { return reinterpret_cast<int*>(ctl + CTL_SF); }  // small_frontier.cuh's
     __device__ int out_degree(int v) const { return (int)(row[v + 1] - row[v]); }
     __device__ int in_degree(int v) const { return (int)(in_row[v + 1] - in_row[v]); }
@@ -225,6 +231,13 @@ __device__ void top_down(const State& S, Shared& sh, int L, int nf) {
             start = S.row[u];
             len = (int)(S.row[u + 1] - start);
             if (STATS) ++c.vertices;
+            if (S.hub_edges > 0 && len >= S.hub_edges) {  // left to the hub pass, while it has room
+                const unsigned long long h = atomicAdd(S.slot(L + 1) + SLOT_HUBS, 1ull);
+                if (h < DO_SPREAD) {
+                    S.hubs()[h] = u;
+                    len = 0;
+                }
+            }
         }
         gather_lists<BLOCK>(sh.g, S.col, u, start, len, sink);
     }
@@ -240,16 +253,16 @@ __device__ __forceinline__ offset_t* spread_scratch(Shared& sh) {
 #endif
 }
 
-// Top-down for a frontier of at most DO_SPREAD vertices: every CTA scans the frontier's
+// Top-down for `nf` (at most DO_SPREAD) vertices of `in`: every CTA scans their
 // out-degrees into shared memory, then each warp of the grid takes 32 consecutive edges
 // of the concatenated lists per round and finds each edge's vertex by binary search.
 // Tiling by vertices would leave such a level to one CTA however long its lists are
-// (g500-s20-ef16: 44 vertices and 131,709 edges at level 1, 836 us on one CTA).
+// (g500-s20-ef16: 44 vertices and 131,709 edges at level 1, 836 us on one CTA). `in` is
+// the level's queue, or a batch of the hub pass's (whose vertices the tiles counted).
 template <bool PRED, bool STATS>
-__device__ void top_down_spread(const State& S, Shared& sh, int L, int nf) {
+__device__ void top_down_spread(const State& S, Shared& sh, int L, const int* in, int nf, bool count_vertices) {
     Counts c;
     TopDownSink<PRED, STATS> sink{&S, S.queue(L + 1), S.slot(L + 1) + SLOT_NF, L + 1, &c};
-    const int* in = S.queue(L);
     offset_t carry = 0;  // up to DO_SPREAD whole lists: offset-wide
     for (int base = 0; base < nf; base += BLOCK) {
         const int i = base + threadIdx.x;
@@ -263,7 +276,7 @@ __device__ void top_down_spread(const State& S, Shared& sh, int L, int nf) {
         if (i < nf) {
             sh.spread.off[i] = carry + ex;
             sh.spread.v[i] = u;
-            if (STATS && blockIdx.x == 0) ++c.vertices;
+            if (STATS && count_vertices && blockIdx.x == 0) ++c.vertices;
         }
         carry += total;
         __syncthreads();  // block_exclusive_scan's scratch is reused next round
@@ -616,6 +629,20 @@ __device__ int mid_levels(const State& S, Shared& sh, int L, long long nf, long 
     return resume;
 }
 
+// After top-down level L's barrier: the lists its tiles left to the hub pass (hub_edges
+// or more out-edges each, the first DO_SPREAD of them: the spread's shared arrays; more
+// such lists than that are many CTAs' tiles anyway), which spreads
+// them over every warp of the grid (top_down_spread), so a hub of millions of edges is
+// not one CTA's (g500-s26-ef16: 2,240 vertices and 29.2 M edges at level 2 took 32 ms
+// tiled by vertices). Every thread reads the same count after the barrier, so the whole
+// grid takes the same branch.
+__device__ __forceinline__ int hub_count(const State& S, int L) {
+    const unsigned long long h = __ldcg(S.slot(L + 1) + SLOT_HUBS);
+    const int count = h < DO_SPREAD ? (int)h : DO_SPREAD;
+    if (count && blockIdx.x == 0 && threadIdx.x == 0) ++S.ctl[CTL_HUB_LEVELS];
+    return count;
+}
+
 template <bool PRED, bool STATS>
 __device__ void bfs(const State& S, int src, long long m_in, long long alpha_milli,
                     long long beta_milli, int rule, long long spread_edges,
@@ -712,12 +739,22 @@ __device__ void bfs(const State& S, int src, long long m_in, long long alpha_mil
         if (bu) {
             ++bu_levels;
             bottom_up<PRED, STATS>(S, sh, L);
-        } else if (spread_edges >= 0 && nf <= DO_SPREAD && mf >= spread_edges) {
-            top_down_spread<PRED, STATS>(S, sh, L, (int)nf);
+            GPUBFS_GRID_SYNC();
         } else {
-            top_down<PRED, STATS>(S, sh, L, (int)nf);
+            // Spread: the level's queue (a small frontier), or after a tiled level the
+            // lists it left to the hub pass; one call site keeps the kernel's registers.
+            const bool spread = spread_edges >= 0 && nf <= DO_SPREAD && mf >= spread_edges;
+            const int* in = S.queue(L);
+            int count = (int)nf;
+            if (!spread) {
+                top_down<PRED, STATS>(S, sh, L, (int)nf);
+                GPUBFS_GRID_SYNC();
+                in = S.hubs();
+                count = S.hub_edges > 0 ? hub_count(S, L) : 0;
+            }
+            if (count) top_down_spread<PRED, STATS>(S, sh, L, in, count, spread);
+            if (count) GPUBFS_GRID_SYNC();  // the spread level's barrier, or the hub pass's
         }
-        GPUBFS_GRID_SYNC();
         ++L;
     }
     if (gtid == 0) {
@@ -738,8 +775,10 @@ __device__ void bfs(const State& S, int src, long long m_in, long long alpha_mil
 // grid (spread_edges < 0: never); top-down frontiers of at most small_frontier vertices and
 // out-edges run in CTA 0 alone (0: never; at most DO_SMALL_CAP); top-down frontiers of at
 // most mid_frontier vertices and out-edges (0: never; at most DO_MID_CAP) run in the first
-// mid_ctas CTAs, from the queues mq (two of mq_cap entries). A bottom-up lane scans
+// mid_ctas CTAs, from the queues mq (two of mq_cap entries, and at least DO_SPREAD ints:
+// the hub pass's queue between the team's levels). A bottom-up lane scans
 // thread_edges in-edges of its vertex before its warp takes the rest of the list (0: never).
+// A tiled top-down level leaves lists of hub_edges or more (0: none) to the hub pass.
 #define DO_BFS_PARAMS                                                                            \
     const dobfs::offset_t *__restrict__ row, const int *__restrict__ col,                        \
         const dobfs::offset_t *__restrict__ in_row, const int *__restrict__ in_col, int n, int src, \
@@ -747,13 +786,13 @@ __device__ void bfs(const State& S, int src, long long m_in, long long alpha_mil
         int small_frontier, int mid_frontier, int mid_ctas, int *dist, int *parent,              \
         unsigned int *visited, unsigned int *front0, unsigned int *front1, int *q0, int *q1,     \
         unsigned long long *ctl, unsigned long long *counters, int counter_cap,                  \
-        unsigned long long *prof, int prof_cap, int4 *mq, int mq_cap, int thread_edges
+        unsigned long long *prof, int prof_cap, int4 *mq, int mq_cap, int thread_edges, int hub_edges
 
 template <bool PRED, bool STATS>
 __global__ void __launch_bounds__(DO_BLOCK, DO_MIN_BLOCKS) do_bfs(DO_BFS_PARAMS) {
     dobfs::State S{row,    col, in_row, in_col, n,        dist,        parent, visited, front0,
                    front1, q0,  q1,     ctl,    counters, counter_cap, prof,   prof_cap, mq, mq_cap,
-                   thread_edges};
+                   thread_edges, hub_edges};
     dobfs::bfs<PRED, STATS>(S, src, m_in, alpha_milli, beta_milli, rule, spread_edges,
                             small_frontier, mid_frontier, mid_ctas);
 }

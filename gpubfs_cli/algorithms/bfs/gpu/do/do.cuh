@@ -48,16 +48,18 @@
 #define SLOT_MF 1    // edges out of the frontier (sum of out-degrees)
 #define SLOT_INF 2   // edges into the frontier (sum of in-degrees: leaves m_u)
 #define SLOT_CONV 3  // bitmap -> queue conversion: reservation counter
-#define SLOT_WORDS 4
-#define CTL_LEVELS 12     // levels run (the last one found nothing)
-#define CTL_BU_LEVELS 13  // of which bottom-up
-#define CTL_SWITCHES 14   // direction changes
-#define CTL_SMALL_LEVELS 15  // of which run by CTA 0 alone (small-frontier mode)
-#define CTL_SF 16         // small_frontier.cuh's SF_WORDS ints (two 64-bit words)
-#define CTL_MID_LEVELS 18  // of which run by the team alone (mid-frontier mode)
-#define CTL_TEAM_BAR 19    // the team's barrier: arrivals, summed over the traversal
-#define CTL_PREV_NF 20     // the frontier before the level the team hands back
-#define CTL_WORDS 21
+#define SLOT_HUBS 4  // top-down level L's lists of hub_edges or more (slot L + 1): hub queue entries
+#define SLOT_WORDS 5
+#define CTL_LEVELS 15     // levels run (the last one found nothing)
+#define CTL_BU_LEVELS 16  // of which bottom-up
+#define CTL_SWITCHES 17   // direction changes
+#define CTL_SMALL_LEVELS 18  // of which run by CTA 0 alone (small-frontier mode)
+#define CTL_SF 19         // small_frontier.cuh's SF_WORDS ints (two 64-bit words)
+#define CTL_MID_LEVELS 21  // of which run by the team alone (mid-frontier mode)
+#define CTL_TEAM_BAR 22    // the team's barrier: arrivals, summed over the traversal
+#define CTL_PREV_NF 23     // the frontier before the level the team hands back
+#define CTL_HUB_LEVELS 24  // top-down levels that ran the hub pass
+#define CTL_WORDS 25
 
 // Per-level counters (counters and profile builds only): counters[k * cap + level].
 #define CNT_VERTICES 0  // top-down: frontier vertices expanded; bottom-up: unvisited vertices checked

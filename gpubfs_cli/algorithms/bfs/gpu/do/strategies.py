@@ -103,6 +103,18 @@ Knobs:
   (gpu/include/bottom_up.cuh), so a hub no frontier vertex points to does not hold its
   warp for its whole degree. Parents and counts are those of a serial scan whatever the
   value. 0 (the default): never; a lane scans its whole list (measured below).
+- ``hub_edges``: a top-down level tiled by vertices (more than DO_SPREAD of them, or
+  below ``spread_edges``) leaves every list of at least this many out-edges (the first
+  DO_SPREAD, 1024, of them; more such lists are many CTAs' tiles anyway) to a hub pass
+  after its grid barrier: their edges spread over every warp of the grid as
+  ``spread_edges`` does, at the cost of one more grid barrier on the levels that have
+  such a list. Tiled, a hub is one CTA's: on g500-s26-ef16 a source's level 2 (2,240
+  vertices, 29.2 M out-edges, top-down by Beamer's rule) took 32 ms on an H100,
+  most of that traversal (an H200, profile: true). 0: never. 4096 by default: on an
+  H100 (`gpubfs run do-hubs`, 8 sources, variants taking turns) it took that graph's two
+  slowest sources from 37.3 and 28.2 ms to 5.8 and 5.3 ms (1024: 19.2 and 4.7, the hub
+  pass's room filled before the largest lists; 16384: 9.4 and 9.6), within -4% to +7%
+  of off on the low-diameter graphs and scale 24, paired by source.
 - ``counters``: per-level counters (direction, vertices and edges examined) in the
   answer's counters; off for timings.
 - ``profile``: as ``counters``, plus %globaltimer stamps per level (start, after the
@@ -111,8 +123,8 @@ Knobs:
   ``profile_rows`` turns one into a per-level table (scripts/device/do_profile.py).
 
 Counters (always): ``levels``, ``bottom_up_levels``, ``switches``, ``small_levels``
-(levels run by CTA 0 alone), ``mid_levels`` (levels run by the team; device scalars,
-read after timing). With
+(levels run by CTA 0 alone), ``mid_levels`` (levels run by the team), ``hub_levels``
+(top-down levels that ran the hub pass; device scalars, read after timing). With
 ``counters``/``profile``: ``direction`` (0 top-down, 1 bottom-up), ``vertices_examined``,
 ``edges_examined`` per level.
 """
@@ -127,7 +139,13 @@ import numpy as np
 
 from gpubfs_cli.core.answer import Answer
 from gpubfs_cli.core.device import Device
-from gpubfs_cli.core.knobs import check_launch, check_thread_edges, check_thresholds, whole
+from gpubfs_cli.core.knobs import (
+    check_edge_count,
+    check_launch,
+    check_thread_edges,
+    check_thresholds,
+    whole,
+)
 from gpubfs_cli.core.strategy import register
 from gpubfs_cli.gpu.base import GpuStrategy
 from gpubfs_cli.gpu.launch import (
@@ -153,7 +171,8 @@ CNT_VERTICES, CNT_EDGES, CNT_DIR, CNT_KINDS = C["CNT_VERTICES"], C["CNT_EDGES"],
 PROF_WORDS = C["PROF_WORDS"]
 SMALL_CAP = C["DO_SMALL_CAP"]  # the largest small_frontier threshold
 MID_CAP = C["DO_MID_CAP"]  # the largest mid_frontier threshold
-CTL_MID_LEVELS = C["CTL_MID_LEVELS"]
+CTL_MID_LEVELS, CTL_HUB_LEVELS = C["CTL_MID_LEVELS"], C["CTL_HUB_LEVELS"]
+HUB_EDGES = 4096  # hub_edges' default
 OFFSET64_EDGES = 2**31  # from this many edges on, the 64-bit offset build (int32 holds 0..m below)
 MAX_LEVELS = 1 << 20  # per-level counter and profile rows kept (a longer BFS keeps the first)
 
@@ -192,6 +211,7 @@ class DoKnobs:
     mid_frontier: int = MID_CAP
     mid_ctas: int = 0
     thread_edges: int = 0
+    hub_edges: int = HUB_EDGES
     growth: bool = True
     counters: bool = False
     profile: bool = False
@@ -211,6 +231,7 @@ class DoKnobs:
         if not whole(self.mid_ctas) or self.mid_ctas < 0:
             raise ValueError("mid_ctas must be an integer >= 0 (0 = one per SM)")
         check_thread_edges(self.thread_edges)
+        check_edge_count("hub_edges", self.hub_edges, "no hub pass")
 
 
 def direction_rule(k: DoKnobs) -> int:
@@ -293,7 +314,8 @@ class DirectionOptimizing(GpuStrategy):
         queues = [self.buffer(f"_queue{i}", n, cp.int32) for i in (0, 1)]
         ctl = self.buffer("_ctl", CTL_WORDS, cp.uint64)
         mq_cap = max(1, min(int(k.mid_frontier), n))
-        mid_queues = self.buffer("_mid_queues", 2 * 4 * mq_cap, cp.int32)  # int4 entries
+        # int4 entries; between the team's levels the hub pass's DO_SPREAD vertices
+        mid_queues = self.buffer("_mid_queues", max(2 * 4 * mq_cap, C["DO_SPREAD"]), cp.int32)
         cap = min(n + 2, MAX_LEVELS)
         counters = self.buffer("_counters", CNT_KINDS * cap, cp.uint64, fill=0) if stats else self.keep("_counters", None)
         prof = self.buffer("_prof", PROF_WORDS * (cap + 1), cp.uint64, fill=0) if k.profile else self.keep("_prof", None)
@@ -305,12 +327,12 @@ class DirectionOptimizing(GpuStrategy):
         )
         rest = (visited, fronts[0], fronts[1], queues[0], queues[1], ctl, counters,
                 i32(cap if stats else 0), prof, i32(cap + 1 if prof is not None else 0),
-                mid_queues, i32(mq_cap), i32(k.thread_edges))
+                mid_queues, i32(mq_cap), i32(k.thread_edges), i32(k.hub_edges))
         # The counters' views of the buffers, made once (a CuPy view costs microseconds);
         # ctl[k, ...] is a 0-d view (ctl[k] would be a copy under numpy, the emulation's).
         views = {"levels": ctl[CTL_LEVELS, ...], "bottom_up_levels": ctl[CTL_BU_LEVELS, ...],
                  "switches": ctl[CTL_SWITCHES, ...], "small_levels": ctl[CTL_SMALL_LEVELS, ...],
-                 "mid_levels": ctl[CTL_MID_LEVELS, ...]}
+                 "mid_levels": ctl[CTL_MID_LEVELS, ...], "hub_levels": ctl[CTL_HUB_LEVELS, ...]}
         if counters is not None:
             for key, k_ in (("direction", CNT_DIR), ("vertices_examined", CNT_VERTICES), ("edges_examined", CNT_EDGES)):
                 views[key] = counters[k_ * cap: (k_ + 1) * cap]
@@ -337,7 +359,7 @@ class DoAnswer(Answer):
         host = super().to_host()
         c = host.counters
         levels = c["levels"] = int(c["levels"])
-        for key in ("bottom_up_levels", "switches", "small_levels", "mid_levels"):
+        for key in ("bottom_up_levels", "switches", "small_levels", "mid_levels", "hub_levels"):
             c[key] = int(c[key])
         for key in ("direction", "vertices_examined", "edges_examined"):
             if key in c:
