@@ -160,12 +160,22 @@ def test_mgpu_figures_unchanged():
     # g500-s24-ef16 and s26: do.bfs on one H200, mgpu.bfs on 1 and 2 (peer-to-peer exchange)
     folder = RESULTS / "h200x2-2026-11-26"
     out = _report("--metric", "ms", folder / "mgpu-g500-s24-ef16.json.gz", folder / "mgpu-g500-s26-ef16.json.gz")
-    assert "| do.bfs | 1.134 | 5.568 |" in out and "| mgpu.bfs (1 GPU) | 1.440 | 5.310 |" in out, out
-    assert "| mgpu.bfs (2 GPUs) | 1.002 (blocks_per_sm=4,cta_size=256," in out, out
-    assert "| 3.108 (blocks_per_sm=1,cta_size=1024," in out, out
+    assert "| do.bfs | 1.127 | 5.065 |" in out and "| mgpu.bfs (1 GPU) | 1.406 | 5.270 |" in out, out
+    assert "| mgpu.bfs (2 GPUs) | 0.862 (blocks_per_sm=1,cta_size=1024," in out, out
+    assert "| 3.134 (blocks_per_sm=1,cta_size=1024," in out, out
     # levels-path-100k: microseconds a level (the level loop on the device)
     out = _report("--metric", "us_level", folder / "mgpu-levels.json.gz")
-    assert "| mgpu.bfs (2 GPUs) | 18.05 (" in out and "| do.bfs | 0.887 |" in out, out
+    assert "| mgpu.bfs (2 GPUs) | 18.25 (" in out and "| do.bfs | 0.888 |" in out, out
+    # Merrill's Fig. 11 (a run stopped by its limit): one column per GPU count
+    out = _report("--paper", "merrill", folder / "merrill-fig11.json.gz")
+    fig = out[out.index("Fig. 11."):]
+    assert "| random.2Mv.128Me | 12.46 | 14.50 | 4.451 | 5.745 | 282.5 | 320.3 |" in fig, fig
+
+
+def test_do_hub_pass_figures_unchanged():
+    # g500-s26-ef16 on an H100: do.bfs with the hub pass (4096) and without, 8 sources
+    out = _report("--metric", "ms", RESULTS / "h100-2026-11-26" / "do-hubs.json.gz")
+    assert "| g500-s26-ef16 | 4.937 (hub_edges=1024) |" in out, out
 
 
 def test_sssp_delta_figures_unchanged():
