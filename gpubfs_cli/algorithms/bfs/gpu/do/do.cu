@@ -258,7 +258,7 @@ __device__ __forceinline__ offset_t* spread_scratch(Shared& sh) {
 // of the concatenated lists per round and finds each edge's vertex by binary search.
 // Tiling by vertices would leave such a level to one CTA however long its lists are
 // (g500-s20-ef16: 44 vertices and 131,709 edges at level 1, 836 us on one CTA). `in` is
-// the level's queue, or a batch of the hub pass's (whose vertices the tiles counted).
+// the level's queue, or the hub pass's (whose vertices the tiles counted: count_vertices false).
 template <bool PRED, bool STATS>
 __device__ void top_down_spread(const State& S, Shared& sh, int L, const int* in, int nf, bool count_vertices) {
     Counts c;

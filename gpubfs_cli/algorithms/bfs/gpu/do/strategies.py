@@ -109,8 +109,8 @@ Knobs:
   after its grid barrier: their edges spread over every warp of the grid as
   ``spread_edges`` does, at the cost of one more grid barrier on the levels that have
   such a list. Tiled, a hub is one CTA's: on g500-s26-ef16 a source's level 2 (2,240
-  vertices, 29.2 M out-edges, top-down by Beamer's rule) took 32 ms on an H100,
-  most of that traversal (an H200, profile: true). 0: never. 4096 by default: on an
+  vertices, 29.2 M out-edges, top-down by Beamer's rule) took 32 ms of the
+  traversal's 35 (an H200, profile: true). 0: never. 4096 by default: on an
   H100 (`gpubfs run do-hubs`, 8 sources, variants taking turns) it took that graph's two
   slowest sources from 37.3 and 28.2 ms to 5.8 and 5.3 ms (1024: 19.2 and 4.7, the hub
   pass's room filled before the largest lists; 16384: 9.4 and 9.6), within -4% to +7%

@@ -65,7 +65,7 @@ import numpy as np
 from gpubfs_cli.algorithms.bfs.gpu.mgpu import partition as pt
 from gpubfs_cli.algorithms.bfs.gpu.mgpu.rank import CHUNKS, LOOPS, C, Plan, field_bits
 from gpubfs_cli.core.answer import Answer
-from gpubfs_cli.core.knobs import check_thread_edges, whole
+from gpubfs_cli.core.knobs import check_thread_edges, check_thresholds, whole
 from gpubfs_cli.core.strategy import register
 from gpubfs_cli.gpu.ranks.strategy import GatheredAnswer, RankedStrategy
 
@@ -96,10 +96,7 @@ class MgpuKnobs:
         if not whole(self.gpus) or self.gpus < 1:
             raise ValueError(f"gpus: expected an integer >= 1, got {self.gpus!r}")
         field_bits(self.gpus)
-        for key in ("alpha", "beta"):
-            value = getattr(self, key)
-            if isinstance(value, bool) or not isinstance(value, (int, float)) or not 0 <= value < 1e9:
-                raise ValueError(f"{key} must be a number >= 0, not {value!r}")
+        check_thresholds(self, C["MGPU_MILLI"])
         for key in ("growth", "bottom_up", "graph", "profile"):
             if not isinstance(getattr(self, key), bool):
                 raise ValueError(f"{key} must be true or false, not {getattr(self, key)!r}")
