@@ -14,6 +14,10 @@
 
 #include "common.cuh"
 
+#ifndef BU_BATCH
+#define BU_BATCH 4  // in-edges a lane probes at once past the first
+#endif
+
 template <class O>
 __device__ __forceinline__ bool in_frontier(const unsigned int* front, const int* in_col, O k) {
     const int u = in_col[k];
@@ -28,12 +32,26 @@ __device__ O bottom_up_search(bool want, O s, O e, const int* __restrict__ in_co
     bool found = false;
     if (want) {
         const O stop = thread_edges > 0 && e - s > (O)thread_edges ? s + (O)thread_edges : e;
-        for (; k < stop; ++k) {
-            if (in_frontier(front, in_col, k)) {
+        // The first in-edge alone (on skewed graphs most vertices find their parent there),
+        // then BU_BATCH at a time: a batch's loads do not wait on each other, so a lane
+        // pays the two dependent loads of an edge once per batch, not once per edge.
+        if (k < stop) {
+            if (in_frontier(front, in_col, k)) found = true;
+            else ++k;
+        }
+        while (!found && k < stop) {
+            unsigned int hits = 0;
+#pragma unroll
+            for (int j = 0; j < BU_BATCH; ++j)
+                if (k + j < stop && in_frontier(front, in_col, k + (O)j)) hits |= 1u << j;
+            if (hits) {
+                k += (O)(__ffs(hits) - 1);
                 found = true;
-                break;
+            } else {
+                k += BU_BATCH;
             }
         }
+        if (!found) k = stop;
     }
     for (unsigned int rest = __ballot_sync(GPUBFS_FULL_MASK, !found && k < e); rest; rest &= rest - 1) {
         const int j = __ffs(rest) - 1;

@@ -220,13 +220,16 @@ __device__ void top_down(const State& S, Shared& sh, int L, int nf) {
     Counts c;
     TopDownSink<PRED, STATS> sink{&S, S.queue(L + 1), S.slot(L + 1) + SLOT_NF, L + 1, &c};
     const int* in = S.queue(L);
-    const int ntiles = (nf + BLOCK - 1) / BLOCK;
+    // Tiles shrink so that every CTA gets one while the frontier is under BLOCK per CTA:
+    // tiles of BLOCK left a level of 4,519 vertices (uniform-n21-e26) to 18 CTAs of 528.
+    const int tile = (int)max(1LL, min((long long)BLOCK, ((long long)nf + gridDim.x - 1) / gridDim.x));
+    const int ntiles = (nf + tile - 1) / tile;
     for (int t = blockIdx.x; t < ntiles; t += gridDim.x) {
-        const int i = t * BLOCK + threadIdx.x;
+        const int i = t * tile + (int)threadIdx.x;
         int u = -1;
         offset_t start = 0;
         int len = 0;
-        if (i < nf) {
+        if ((int)threadIdx.x < tile && i < nf) {
             u = __ldcg(in + i);
             start = S.row[u];
             len = (int)(S.row[u + 1] - start);
