@@ -17,8 +17,11 @@ kernel running a 2-vertex traversal in CTA 0, which its paper configs keep off).
 --floor adds what bounds the figures before any BFS work (scripts/launch_floor.cu, same
 launch path and timing): an empty one-argument launch, an empty cooperative launch of
 do.bfs's 24 arguments and grid with one grid barrier, the same with 2 arguments (what
-marshalling the other 22 costs), and the 24-argument launch followed by a pinned
-read-back of one word (what a strategy that checks its status per traversal pays).
+marshalling the other 22 costs), the 24-argument launch followed by a pinned
+read-back of one word (what a strategy that checks its status per traversal pays), and
+the 24-argument launch captured once as a CUDA graph and launched as one (what do.bfs's
+`launch: graph` starts from: the arguments are fixed in the graph, none marshalled per
+launch; do.bfs's graph also holds a 4-byte copy of the source, not in this probe).
 
 Prints one row per strategy (median, fastest, slowest sample in microseconds, and
 whether the median meets the target) and a summary line; exit status 1 when a traversal
@@ -156,7 +159,7 @@ def floor_cases() -> list[Case]:
     """The launch-floor probes (see the module docstring)."""
     import cupy as cp
 
-    from gpubfs_cli.gpu.launch import blocks_per_sm, i32, i64, sm_count
+    from gpubfs_cli.gpu.launch import blocks_per_sm, captured, i32, i64, sm_count
     from gpubfs_cli.gpu.modules import load_module
 
     module = load_module(ROOT / "scripts" / "launch_floor.cu", cooperative=True)
@@ -175,7 +178,14 @@ def floor_cases() -> list[Case]:
         f"cooperative launch, 2 arguments, {grid} CTAs, 1 grid barrier": lambda: two((grid,), (256,), (buf, i32(0))),
         "the same + pinned read-back of 1 word": lambda: (coop((grid,), (256,), args), buf[:1].get(out=pinned)),
     }
-    return [FloorCase(label, fn) for label, fn in probes.items()]
+    cases: list[Case] = [FloorCase(label, fn) for label, fn in probes.items()]
+    label = f"the 24-argument launch captured as a CUDA graph, {grid} CTAs"
+    try:
+        graph = captured(cp.cuda.Stream(non_blocking=True), lambda: coop((grid,), (256,), args))
+        cases.append(FloorCase(label, graph.launch))  # on the current stream, the timing events'
+    except Exception as exc:  # noqa: BLE001 - a capture the driver refuses is this probe's row
+        cases.append(Case(f"floor/{label}", {"error": f"{type(exc).__name__}: {exc}"}))
+    return cases
 
 
 def take_turns(cases: list[Case], samples: int, block: int = BLOCK) -> None:

@@ -2,7 +2,8 @@
 // any BFS work, through the same CuPy launch path and the same CUDA-event timing.
 //   empty_1: one argument, one CTA (a plain launch)
 //   empty_24: 24 arguments like do_bfs's, every thread reaching one grid barrier
-//            (launched cooperatively with do.bfs's grid)
+//            (launched cooperatively with do.bfs's grid; also captured once as a CUDA
+//            graph and launched through it)
 //   sync_2:  the same grid and barrier with 2 arguments: what the 22 others cost
 // (the module is compiled with cooperative groups on, so CuPy launches all three
 // cooperatively)

@@ -47,6 +47,26 @@ class ArgTemplate:
         return tuple(args)
 
 
+def captured(stream, enqueue):
+    """The CUDA graph of the work enqueue() puts on `stream` (a CuPy stream other than the
+    legacy one, current during the call). The stream leaves capture whatever happens;
+    the first error, enqueue()'s or else the end of the capture's, is raised."""
+    stream.begin_capture()
+    failed = None
+    try:
+        with stream:
+            enqueue()
+    except Exception as exc:  # noqa: BLE001 - raised below, once the capture has ended
+        failed = exc
+    try:
+        graph = stream.end_capture()
+    except Exception as exc:  # noqa: BLE001 - enqueue()'s error, when there was one, comes first
+        failed = failed or exc
+    if failed is not None:
+        raise failed
+    return graph
+
+
 def sm_count(device: Device | None = None) -> int:
     from gpubfs_cli.gpu.backend import device_properties
 

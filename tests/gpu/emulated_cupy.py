@@ -11,7 +11,9 @@ pointers; a Python int is refused, as CuPy would pass it as 64 bits), that a tem
 kernel was named in the module's name_expressions, grid and block shapes, and the
 CuPy calls the launchers make (cumsum with out=, searchsorted, cupyx.scipy.sparse ...).
 Not checked: real GPU concurrency (the emulator switches threads at atomics, __ldcg and
-barriers only), memory ordering, performance.
+barriers only), memory ordering, performance. Work runs when it is launched: a stream
+only matters while it captures a CUDA graph (the copies and launches made on it are
+kept for the graph to run, each time it is launched), and the host never runs ahead.
 
 A family is described by a `Family`: its kernel file, driver, define sets, and the
 launcher modules whose device-layer names (load_module, sm_count, resident_blocks) are
@@ -120,8 +122,13 @@ class DeviceArray(np.ndarray):
         return out
 
     def set(self, arr, stream=None):
-        """A host array copied in (same shape and type), as cupy.ndarray.set."""
+        """A host array copied in (same shape and type), as cupy.ndarray.set; into a
+        capture, the copy of what `arr` holds when the graph runs."""
         assert isinstance(arr, np.ndarray) and arr.shape == self.shape and arr.dtype == self.dtype
+        capture = _Stream.capturing(stream)
+        if capture is not None:
+            capture.captured.append(lambda: np.copyto(self, arr))
+            return
         self[...] = arr
 
 
@@ -144,6 +151,60 @@ class _Event:
         assert self.t is not None, "synchronize() on an event never recorded"
 
 
+class _Stream:
+    """A CUDA stream: made current by `with`; while it captures (begin_capture to
+    end_capture), the copies and kernel launches made on it run nowhere and are kept, in
+    order, for the graph end_capture returns (kernel arguments as they were at the
+    capture, host memory read when the graph runs: CUDA's stream capture)."""
+
+    current: list = []  # the streams `with` made current, innermost last
+
+    def __init__(self, null: bool = False, non_blocking: bool = False, ptds: bool = False):
+        self.captured: list | None = None
+
+    def begin_capture(self, mode=None):
+        assert self.captured is None, "a capture begun on a stream already capturing"
+        self.captured = []
+
+    def end_capture(self) -> _Graph:
+        assert self.captured is not None, "end_capture on a stream not capturing"
+        work, self.captured = self.captured, None
+        return _Graph(work)
+
+    def is_capturing(self) -> bool:
+        return self.captured is not None
+
+    def synchronize(self):
+        pass
+
+    def __enter__(self):
+        _Stream.current.append(self)
+        return self
+
+    def __exit__(self, *exc):
+        _Stream.current.pop()
+        return False
+
+    @staticmethod
+    def capturing(stream=None) -> _Stream | None:
+        """The stream that work for `stream` (None: the current stream) goes to, when
+        that stream captures; else None."""
+        s = stream if stream is not None else (_Stream.current[-1] if _Stream.current else None)
+        return s if s is not None and s.captured is not None else None
+
+
+class _Graph:
+    """A captured graph: launch() runs its work, in capture order."""
+
+    def __init__(self, work: list):
+        self.work = work
+
+    def launch(self, stream=None):
+        assert _Stream.capturing(stream) is None, "a graph launched into a capture"
+        for step in self.work:
+            step()
+
+
 class _Device:
     def __init__(self, index: int = 0):
         self.index = index
@@ -161,6 +222,7 @@ class _Device:
 class _Cuda:
     Event = _Event
     Device = _Device
+    Stream = _Stream
     OutOfMemoryError = MemoryError
 
     @staticmethod
@@ -227,8 +289,16 @@ class EmulatedKernel:
             else:
                 raise AssertionError(f"{where}: parameter kind {kind!r}")
         argv = (ctypes.c_void_p * len(holders))(*[ctypes.addressof(h) for h in holders])
-        self.launches.append(name)
-        assert self.lib.emu_launch(name.encode(), g, b, argv) == 0
+
+        def run(holders=holders):  # the holders live as long as the launch can run
+            self.launches.append(name)
+            assert self.lib.emu_launch(name.encode(), g, b, argv) == 0
+
+        capture = _Stream.capturing()
+        if capture is not None:
+            capture.captured.append(run)
+        else:
+            run()
 
 
 class EmulatedModule:
@@ -298,6 +368,7 @@ def emulated(monkeypatch, emulation: Emulation, *, sms: int = 1, resident: int =
     launch.persistent_grid reads) where a module has them."""
     fake = FakeCupy()
     monkeypatch.setattr(backend, "cupy", lambda: fake)
+    monkeypatch.setattr(_Stream, "current", [])
     monkeypatch.setattr(device_graph, "_CACHE", weakref.WeakKeyDictionary())
     monkeypatch.setattr(launch, "sm_count", lambda device=None: sms)
     for name, module in fake_cupyx().items():

@@ -1,7 +1,7 @@
 """do.bfs / do.top_down: knob checks (CPU) and the direction-specific GPU checks the
 generic suite (test_strategies.py, which runs both on every graph) does not make:
 forced directions, the transpose of directed graphs, parents, no per-traversal
-allocation. The kernel logic itself is checked on the CPU by test_do_emulated.py."""
+allocation, the graph launch against the direct one. The kernel logic itself is checked on the CPU by test_do_emulated.py."""
 
 from __future__ import annotations
 
@@ -12,6 +12,7 @@ from gpubfs_cli.algorithms.bfs.gpu.do import strategies as do
 from gpubfs_cli.core.strategy import all_strategies, make_knobs
 from gpubfs_cli.errors import UserError
 from tests.algorithms.bfs.gpu import test_strategies as ts
+from tests.gpu.test_fixed_cost import counted_mallocs
 
 FORCED_BU = {"alpha": 1e9, "beta": 1e9, "small_frontier": 0}  # CTA 0 alone stays top-down
 
@@ -28,7 +29,7 @@ def _do(name: str = "do.bfs", **knobs):
     ({"growth": 1}, "growth"), ({"mid_frontier": 32769}, "mid_frontier"), ({"mid_frontier": True}, "mid_frontier"),
     ({"mid_ctas": -1}, "mid_ctas"), ({"thread_edges": -1}, "thread_edges"), ({"thread_edges": 2.5}, "thread_edges"),
     ({"thread_edges": 2**31}, "thread_edges"), ({"hub_edges": -1}, "hub_edges"), ({"hub_edges": 2**31}, "hub_edges"),
-    ({"hub_edges": True}, "hub_edges"),
+    ({"hub_edges": True}, "hub_edges"), ({"launch": "cooperative"}, "launch"), ({"launch": True}, "launch"),
 ])
 def test_bad_knobs_are_one_clear_error(knobs, what):
     with pytest.raises(UserError, match=what):
@@ -177,17 +178,87 @@ def test_64bit_offsets_build(knobs, monkeypatch):
 
 
 @pytest.mark.gpu
-def test_traverse_allocates_nothing():
-    """Every buffer comes from prepare: the pool's used bytes do not grow in traverse."""
+@pytest.mark.parametrize("launch", do.LAUNCHES)
+def test_traverse_allocates_nothing(launch):
+    """Every buffer comes from prepare: no device allocation in a warm traverse, and the
+    pool's used bytes do not grow."""
     import cupy as cp
 
-    strategy = _do()
+    strategy = _do(launch=launch)
     strategy.prepare(ts.graph("kronecker"))
     strategy.traverse(0, True)
+    strategy.traverse(0, False)
     cp.cuda.Device().synchronize()
     pool = cp.get_default_memory_pool()
     before = pool.used_bytes()
-    for s in ts.sources("kronecker"):
-        strategy.traverse(s, predecessors=bool(s % 2))
-    assert pool.used_bytes() == before
+    with counted_mallocs() as sizes:
+        for s in ts.sources("kronecker"):
+            answer = strategy.traverse(s, predecessors=bool(s % 2))
+        cp.cuda.Device().synchronize()
+    assert sizes == [] and pool.used_bytes() == before
+    assert answer.counters["launch"] == launch
+    strategy.release()
+
+
+def _same_search(a, b, where):
+    """Two answers from one source: equal distances and directions level by level
+    (parents may differ: concurrent claims pick any parent of the level before)."""
+    np.testing.assert_array_equal(a.distances, b.distances, err_msg=where)
+    for key in ("levels", "bottom_up_levels", "switches", "small_levels", "mid_levels", "hub_levels"):
+        assert a.counters[key] == b.counters[key], (where, key)
+    np.testing.assert_array_equal(a.counters["direction"], b.counters["direction"], err_msg=where)
+
+
+@pytest.mark.gpu
+@pytest.mark.parametrize("graph_name", ["kronecker", "grid60x60", "directed", "disconnected"])
+def test_graph_and_direct_launches_agree(graph_name):
+    """Consecutive traversals from several sources, without and with parents: the graph
+    launch (the source through its device word) answers as the direct launch does, both
+    checked against the reference; on a GPU the graph is captured (no fallback)."""
+    g = ts.graph(graph_name)
+    srcs = ts.sources(graph_name)[:6]
+    got = {}
+    for launch in do.LAUNCHES:
+        strategy = _do(launch=launch, counters=True, alpha=2.0, beta=8.0)
+        strategy.prepare(g)
+        got[launch] = []
+        for pred in (False, True):
+            for s in srcs:
+                a = strategy.traverse(s, pred).to_host()
+                assert a.counters["launch"] == launch and "launch_error" not in a.counters, a.counters
+                ref = ts.reference(graph_name, s)
+                np.testing.assert_array_equal(a.distances, ref.distances, err_msg=f"{launch} from {s}")
+                if pred:
+                    ts.check_parents(g, s, a.distances, a.parents)
+                got[launch].append(a)
+        # launches queued back to back (no read between them): the last answer is whole
+        for s in srcs:
+            last = strategy.traverse(s, True)
+        last = last.to_host()
+        np.testing.assert_array_equal(last.distances, ts.reference(graph_name, srcs[-1]).distances)
+        ts.check_parents(g, srcs[-1], last.distances, last.parents)
+        strategy.release()
+    for i, (a, b) in enumerate(zip(got["graph"], got["direct"], strict=True)):
+        _same_search(a, b, f"{graph_name}, traversal {i}")
+
+
+@pytest.mark.gpu
+def test_graph_launch_runs_between_the_timing_events():
+    """The harness records its events on the current stream and the graph is launched
+    there: once the stop event has completed the answer is whole, read here through a
+    non-blocking stream that waits for nothing else."""
+    import cupy as cp
+
+    from gpubfs_cli.bench.timing import time_events
+
+    graph_name = "kronecker"
+    strategy = _do()
+    strategy.prepare(ts.graph(graph_name))
+    side = cp.cuda.Stream(non_blocking=True)
+    for s in ts.sources(graph_name)[:6]:
+        ms, answer = time_events(lambda s=s: strategy.traverse(s, True), strategy.devices)
+        dist = answer.distances.get(stream=side)
+        side.synchronize()
+        assert ms > 0 and answer.counters["launch"] == "graph"
+        np.testing.assert_array_equal(dist, ts.reference(graph_name, s).distances, err_msg=f"from {s}")
     strategy.release()

@@ -8,6 +8,10 @@ bottom-up steps all run on graphs of a few hundred vertices; fibers switch at at
 and __ldcg at random (seeded), so CTAs race for the visited bits. Each traversal is
 checked against cpu.sequential (distances, a BFS tree of parents, the level count).
 
+Every variant launches through the CUDA graph prepare captures (the emulated CuPy's
+stream capture: a copy of the pinned source word, then the kernel reading its source
+there), and some through the direct launch (the source as an argument).
+
 Both edge offset builds run: the 32-bit one the launcher picks below 2^31 edges and the
 64-bit one (DO_OFFSET64) it picks from there on, forced here by lowering the launcher's
 threshold; a last test moves every offset past 2^32 (the column arrays shifted back by
@@ -27,6 +31,7 @@ from gpubfs_cli.algorithms.bfs.gpu.do import strategies as do
 from gpubfs_cli.gpu import device_graph
 from tests.algorithms.bfs.gpu import emulated_bfs as eb
 from tests.gpu import emulated_cupy as ec
+from tests.gpu import fixed_cost as fc
 
 # The hub pass takes the first DO_SPREAD lists (the rest stay with their tiles): a build
 # where that is 8 fills it on these small graphs.
@@ -52,6 +57,7 @@ def check_counters(strategy, g, s, got):
     levels = int(c["levels"])
     bu, switches = int(c["bottom_up_levels"]), int(c["switches"])
     k = strategy.knobs
+    assert c["launch"] == k.launch and "launch_error" not in c, c
     if not k.bottom_up or k.alpha == 0:
         assert (bu, switches) == (0, 0), c
     if k.bottom_up and (k.alpha, k.beta) == (FORCED_BU["alpha"], FORCED_BU["beta"]):
@@ -128,6 +134,9 @@ VARIANTS = [
     # the shipped defaults (growth, small_frontier 512, mid_frontier 32768 with one CTA a
     # "SM": 2 of the 4)
     {"growth": True, "small_frontier": do.SMALL_CAP, "mid_frontier": do.MID_CAP, "counters": True},
+    # the source as a kernel argument instead of the graph's device word
+    {"launch": "direct", "alpha": 0.5, "beta": 2.0, "counters": True},
+    {"launch": "direct", "small_frontier": 16, "mid_frontier": 64, "mid_ctas": 2, "profile": True},
 ]
 
 
@@ -297,3 +306,64 @@ def test_offsets_past_2_32(monkeypatch, emulation, knobs):
     monkeypatch.setattr(device_graph.DeviceGraph, "of", classmethod(shifted_of))
     run(monkeypatch, emulation, knobs, ["rmat", "broom", "directed", "grid9x13", "loops_dups"], offsets=64)
     assert keep
+
+
+@pytest.mark.parametrize("launch", ["graph", "direct"])
+def test_traverse_has_no_fixed_cost(monkeypatch, emulation, launch):
+    """A warm traverse() allocates nothing on the device and reads nothing back."""
+    fc.check_fixed_cost(monkeypatch, emulation, "bfs", "do.bfs", {**BASE, "launch": launch}, patches=PATCHES,
+                        sms=2, resident=2)
+
+
+def test_graph_launches_behind_the_host_keep_their_sources(monkeypatch, emulation):
+    """A GPU runs behind the host: here each graph launch is held until an event is
+    waited on. Traversals queued back to back still run from their own sources: each
+    waits for the launch before it to have run before writing the pinned source word
+    (without that wait all of them would read the last source)."""
+    held, ran = [], []
+    run_graph = ec._Graph.launch
+    with ec.emulated(monkeypatch, emulation, patches=PATCHES, sms=2, resident=2):
+        g = eb.graph("grid9x13")
+        strategy = do.DirectionOptimizing(do.DoKnobs(**{**BASE, "cta_size": 128}))
+        strategy.prepare(g)
+
+        def catch_up(event=None):
+            while held:
+                run_graph(held.pop(0))
+                ran.append(np.flatnonzero(np.asarray(strategy._dist) == 0).tolist())
+
+        monkeypatch.setattr(ec._Graph, "launch", lambda graph, stream=None: held.append(graph))
+        monkeypatch.setattr(ec._Event, "synchronize", catch_up)
+        sources = [0, 5, 40, 116]
+        for s in sources:
+            strategy.traverse(s)
+        catch_up()
+        strategy.release()
+    assert ran == [[s] for s in sources]
+
+
+def test_a_failed_capture_falls_back_to_the_direct_launch(monkeypatch, emulation):
+    """A kernel launch the capture refuses: prepare ends the capture and launches directly,
+    and every answer's counters say so and why."""
+    call = ec.EmulatedKernel.__call__
+
+    def refuse_in_capture(kernel, grid, block, args):
+        if ec._Stream.capturing() is not None:
+            raise RuntimeError("cudaErrorStreamCaptureUnsupported: operation not permitted when stream is capturing")
+        return call(kernel, grid, block, args)
+
+    def check(strategy, g, s, got):
+        c = got.counters
+        assert c["launch"] == "direct" and "cudaErrorStreamCaptureUnsupported" in c["launch_error"], c
+        assert ec._Stream.current == []  # the capture stream is no longer current
+
+    monkeypatch.setattr(ec.EmulatedKernel, "__call__", refuse_in_capture)
+    answers = run(monkeypatch, emulation, {"counters": True}, ["rmat", "directed"], check=check)
+    assert answers
+
+
+def test_launch_knob_is_checked():
+    assert do.DoKnobs().launch == "graph"
+    for bad in ("cooperative", 1, None, ["graph"]):
+        with pytest.raises(ValueError, match="launch must be one of graph, direct"):
+            do.DoKnobs(launch=bad)

@@ -782,11 +782,14 @@ __device__ void bfs(const State& S, int src, long long m_in, long long alpha_mil
 // the hub pass's queue between the team's levels). A bottom-up lane scans
 // thread_edges in-edges of its vertex before its warp takes the rest of the list (0: never).
 // A tiled top-down level leaves lists of hub_edges or more (0: none) to the hub pass.
+// src_at, when not null, holds the source instead of src: a CUDA graph's arguments are
+// fixed when it is captured, so a graph launch copies each source into that word.
 #define DO_BFS_PARAMS                                                                            \
     const dobfs::offset_t *__restrict__ row, const int *__restrict__ col,                        \
         const dobfs::offset_t *__restrict__ in_row, const int *__restrict__ in_col, int n, int src, \
-        long long m_in, long long alpha_milli, long long beta_milli, int rule, long long spread_edges, \
-        int small_frontier, int mid_frontier, int mid_ctas, int *dist, int *parent,              \
+        const int *__restrict__ src_at, long long m_in, long long alpha_milli,                   \
+        long long beta_milli, int rule, long long spread_edges, int small_frontier,              \
+        int mid_frontier, int mid_ctas, int *dist, int *parent,                                 \
         unsigned int *visited, unsigned int *front0, unsigned int *front1, int *q0, int *q1,     \
         unsigned long long *ctl, unsigned long long *counters, int counter_cap,                  \
         unsigned long long *prof, int prof_cap, int4 *mq, int mq_cap, int thread_edges, int hub_edges
@@ -796,7 +799,7 @@ __global__ void __launch_bounds__(DO_BLOCK, DO_MIN_BLOCKS) do_bfs(DO_BFS_PARAMS)
     dobfs::State S{row,    col, in_row, in_col, n,        dist,        parent, visited, front0,
                    front1, q0,  q1,     ctl,    counters, counter_cap, prof,   prof_cap, mq, mq_cap,
                    thread_edges, hub_edges};
-    dobfs::bfs<PRED, STATS>(S, src, m_in, alpha_milli, beta_milli, rule, spread_edges,
+    dobfs::bfs<PRED, STATS>(S, src_at ? *src_at : src, m_in, alpha_milli, beta_milli, rule, spread_edges,
                             small_frontier, mid_frontier, mid_ctas);
 }
 

@@ -45,10 +45,11 @@ What was adapted for a GPU, and why:
 - Edge offsets are 32-bit below 2^31 edges (half the bytes per offset read) and 64-bit
   from there on (a second build, DO_OFFSET64: Graph500 scale 26 sits at about 2^31
   directed edges, scale 27 passes it); vertex ids stay 32-bit.
-- No fixed cost per traversal: every buffer is allocated in prepare, the argument
-  tuple is built there (traverse puts in the source), and nothing is read back during
-  the traversal (exact claims: no overflow to check). Per-level counters are compiled
-  out unless ``counters`` or ``profile`` asks for them.
+- No fixed cost per traversal beyond one launch: every buffer is allocated in prepare,
+  the launch is captured there as a CUDA graph (``launch``; the kernel reads the source
+  from a device word the graph copies it into), and nothing is read back during the
+  traversal (exact claims: no overflow to check). Per-level counters are compiled out
+  unless ``counters`` or ``profile`` asks for them.
 
 Rates. A bottom-up level does not look at every edge, so its "traversed edges" are not
 the edges it examined. Its GTEPS are reported as equivalent GTEPS (``teps =
@@ -115,6 +116,14 @@ Knobs:
   slowest sources from 37.3 and 28.2 ms to 5.8 and 5.3 ms (1024: 19.2 and 4.7, the hub
   pass's room filled before the largest lists; 16384: 9.4 and 9.6), within -4% to +7%
   of off on the low-diameter graphs and scale 24, paired by source.
+- ``launch``: how traverse() starts the kernel. ``graph`` (the default): prepare
+  captures, once per predecessors flag, a CUDA graph of a 4-byte copy from a pinned
+  host word to a device word and the cooperative launch with every argument fixed, the
+  kernel reading its source from that word; traverse() writes the source into the
+  pinned word and launches the graph on the current stream. A cooperative launch
+  through CuPy marshals each of the kernel's 31 arguments on every call; a graph launch
+  passes none. ``direct``: the kernel launched with its arguments each time, the source
+  among them. When the capture fails, the direct launch runs and the counters say so.
 - ``counters``: per-level counters (direction, vertices and edges examined) in the
   answer's counters; off for timings.
 - ``profile``: as ``counters``, plus %globaltimer stamps per level (start, after the
@@ -124,9 +133,10 @@ Knobs:
 
 Counters (always): ``levels``, ``bottom_up_levels``, ``switches``, ``small_levels``
 (levels run by CTA 0 alone), ``mid_levels`` (levels run by the team), ``hub_levels``
-(top-down levels that ran the hub pass; device scalars, read after timing). With
-``counters``/``profile``: ``direction`` (0 top-down, 1 bottom-up), ``vertices_examined``,
-``edges_examined`` per level.
+(top-down levels that ran the hub pass; device scalars, read after timing), ``launch``
+(``graph`` or ``direct``: which launch ran; with ``launch_error``, why a graph could not
+be captured). With ``counters``/``profile``: ``direction`` (0 top-down, 1 bottom-up),
+``vertices_examined``, ``edges_examined`` per level.
 """
 
 from __future__ import annotations
@@ -151,6 +161,7 @@ from gpubfs_cli.gpu.base import GpuStrategy
 from gpubfs_cli.gpu.launch import (
     SLOT,
     ArgTemplate,
+    captured,
     i32,
     i64,
     persistent_defines,
@@ -175,6 +186,7 @@ CTL_MID_LEVELS, CTL_HUB_LEVELS = C["CTL_MID_LEVELS"], C["CTL_HUB_LEVELS"]
 HUB_EDGES = 4096  # hub_edges' default
 OFFSET64_EDGES = 2**31  # from this many edges on, the 64-bit offset build (int32 holds 0..m below)
 MAX_LEVELS = 1 << 20  # per-level counter and profile rows kept (a longer BFS keeps the first)
+LAUNCHES = ("graph", "direct")  # the launch knob's values
 
 
 def offsets64(m: int) -> bool:
@@ -213,6 +225,7 @@ class DoKnobs:
     thread_edges: int = 0
     hub_edges: int = HUB_EDGES
     growth: bool = True
+    launch: str = "graph"
     counters: bool = False
     profile: bool = False
 
@@ -232,6 +245,8 @@ class DoKnobs:
             raise ValueError("mid_ctas must be an integer >= 0 (0 = one per SM)")
         check_thread_edges(self.thread_edges)
         check_edge_count("hub_edges", self.hub_edges, "no hub pass")
+        if not isinstance(self.launch, str) or self.launch not in LAUNCHES:
+            raise ValueError(f"launch must be one of {', '.join(LAUNCHES)}, not {self.launch!r}")
 
 
 def direction_rule(k: DoKnobs) -> int:
@@ -319,6 +334,7 @@ class DirectionOptimizing(GpuStrategy):
         cap = min(n + 2, MAX_LEVELS)
         counters = self.buffer("_counters", CNT_KINDS * cap, cp.uint64, fill=0) if stats else self.keep("_counters", None)
         prof = self.buffer("_prof", PROF_WORDS * (cap + 1), cp.uint64, fill=0) if k.profile else self.keep("_prof", None)
+        src_word = self.buffer("_src_word", 1, cp.int32, fill=0)  # the source a graph launch reads
         head = (row, dg.col_indices, in_row, in_col, i32(n))
         tail = (
             i64(graph.m), i64(round(float(k.alpha) * MILLI)), i64(round(float(k.beta) * MILLI)),
@@ -338,16 +354,57 @@ class DirectionOptimizing(GpuStrategy):
                 views[key] = counters[k_ * cap: (k_ + 1) * cap]
         if prof is not None:
             views["profile"] = prof
+        # Built once: traverse() only puts in the source (src, src_at).
+        args = {p: ArgTemplate(*head, SLOT, SLOT, *tail, parent if p else None, *rest) for p in (False, True)}
+        self.derived("_args", args)
+        graphs, failed = None, None
+        if k.launch == "graph":
+            try:
+                graphs = self._capture(cp, src_word, args)
+            except Exception as exc:  # noqa: BLE001 - the direct launch runs instead, said in the counters
+                failed = f"{type(exc).__name__}: {exc}".splitlines()[0]
+        self.derived("_graphs", graphs)
+        views["launch"] = "graph" if graphs is not None else "direct"
+        if failed is not None:
+            views["launch_error"] = failed
         self.derived("_counter_views", views)
-        # Built once: traverse() only puts in the source.
-        self.derived("_args", {p: ArgTemplate(*head, SLOT, *tail, parent if p else None, *rest) for p in (False, True)})
+
+    def _capture(self, cp, src_word, args) -> dict:
+        """{predecessors: a CUDA graph of one traversal}: a copy of the pinned source word
+        into `src_word`, then the kernel reading its source there. Captured on a stream of
+        its own: the legacy stream cannot capture, and a blocking stream would have to
+        synchronize with it, which a capture forbids. Launched on the caller's stream."""
+        host = self.pinned("_src_host", 1, np.int32)
+        host[0] = 0
+        stream = cp.cuda.Stream(non_blocking=True)
+        block = (int(self.knobs.cta_size),)
+
+        def traversal(p: bool):
+            src_word.set(host, stream=stream)
+            self._kernels[p]((self._grid,), block, args[p](i32(0), src_word))
+
+        graphs = {p: captured(stream, lambda p=p: traversal(p)) for p in (False, True)}
+        # Recorded after each graph launch, waited on before the pinned word is written:
+        # the host runs ahead of the GPU, and a write before the previous launch's copy
+        # node has read the word would change that traversal's source.
+        done = self.derived("_launched", cp.cuda.Event(disable_timing=True))
+        done.record()
+        return graphs
 
     def traverse(self, source: int, predecessors: bool = False) -> Answer:
         n = self.graph.n
         if not 0 <= source < n:
             raise ValueError(f"source {source} out of range [0, {n})")
-        args = self._args[predecessors](i32(source))
-        self._kernels[predecessors]((self._grid,), (int(self.knobs.cta_size),), args)
+        if self._graphs is not None:
+            self._launched.synchronize()
+            self._src_host[0] = source
+            # On the current stream, where the harness records its timing events: the
+            # graph runs after the start event and before the stop event, as a kernel would.
+            self._graphs[predecessors].launch()
+            self._launched.record()
+        else:
+            args = self._args[predecessors](i32(source), None)
+            self._kernels[predecessors]((self._grid,), (int(self.knobs.cta_size),), args)
         return DoAnswer(self._dist, self._parent if predecessors else None, dict(self._counter_views))
 
 
