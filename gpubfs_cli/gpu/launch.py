@@ -47,6 +47,17 @@ class ArgTemplate:
         return tuple(args)
 
 
+def copy_to_device_async(dst, host, stream) -> None:
+    """An async copy of the pinned numpy array `host` into the device array `dst` (same
+    bytes) on `stream`, through the runtime: CuPy's ndarray.set refuses host-to-device
+    copies on a capturing stream, while the runtime's copy is captured as a copy node that
+    reads `host` when the graph runs."""
+    from gpubfs_cli.gpu.backend import cupy
+
+    rt = cupy().cuda.runtime
+    rt.memcpyAsync(dst.data.ptr, host.ctypes.data, host.nbytes, rt.memcpyHostToDevice, stream.ptr)
+
+
 def captured(stream, enqueue):
     """The CUDA graph of the work enqueue() puts on `stream` (a CuPy stream other than the
     legacy one, current during the call). The stream leaves capture whatever happens;

@@ -162,6 +162,7 @@ from gpubfs_cli.gpu.launch import (
     SLOT,
     ArgTemplate,
     captured,
+    copy_to_device_async,
     i32,
     i64,
     persistent_defines,
@@ -380,7 +381,7 @@ class DirectionOptimizing(GpuStrategy):
         block = (int(self.knobs.cta_size),)
 
         def traversal(p: bool):
-            src_word.set(host, stream=stream)
+            copy_to_device_async(src_word, host, stream)
             self._kernels[p]((self._grid,), block, args[p](i32(0), src_word))
 
         graphs = {p: captured(stream, lambda p=p: traversal(p)) for p in (False, True)}
