@@ -47,6 +47,15 @@ class ArgTemplate:
         return tuple(args)
 
 
+MAX_LEVELS = 1 << 20  # per-level counter and profile rows a kernel keeps (a longer traversal keeps the first)
+
+
+def level_capacity(n: int) -> int:
+    """Rows of per-level counters for a traversal of an n-vertex graph: its levels (at
+    most n, the last one finding nothing) and one more, capped at MAX_LEVELS."""
+    return min(int(n) + 2, MAX_LEVELS)
+
+
 def sm_count(device: Device | None = None) -> int:
     from gpubfs_cli.gpu.backend import device_properties
 
