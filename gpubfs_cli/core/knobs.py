@@ -24,6 +24,14 @@ def whole(value) -> bool:
     return isinstance(value, (int, np.integer)) and not isinstance(value, bool)
 
 
+def check_flags(knobs, keys: Iterable[str]) -> None:
+    """Switch knobs: true or false, nothing else (1 is not a switch)."""
+    for key in keys:
+        value = getattr(knobs, key)
+        if not isinstance(value, bool):
+            raise ValueError(f"{key} must be true or false, not {value!r}")
+
+
 def check_launch(cta_size, sizes: Iterable[int], blocks_per_sm) -> None:
     """A persistent kernel's launch knobs: CTAs of one of `sizes` threads (each compiled
     apart), `blocks_per_sm` of them an SM (0 = as many as fit)."""

@@ -47,6 +47,15 @@ class ArgTemplate:
         return tuple(args)
 
 
+MAX_LEVELS = 1 << 20  # per-level counter and profile rows a kernel keeps (a longer traversal keeps the first)
+
+
+def level_capacity(n: int) -> int:
+    """Rows of per-level counters for a traversal of an n-vertex graph: its levels (at
+    most n, the last one finding nothing) and one more, capped at MAX_LEVELS."""
+    return min(int(n) + 2, MAX_LEVELS)
+
+
 def copy_to_device_async(dst, host, stream) -> None:
     """An async copy of the pinned numpy array `host` into the device array `dst` (same
     bytes) on `stream`, through the runtime: CuPy's ndarray.set refuses host-to-device

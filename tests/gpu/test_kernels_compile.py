@@ -80,6 +80,13 @@ KNOWN_SPILLS = {
     "lbbfs.cu LBBFS_CTA=512 LBBFS_MIN_BLOCKS=2 LBBFS_TILE=1024": 424,
     "lbbfs.cu LBBFS_CTA=512 LBBFS_MIN_BLOCKS=2 LBBFS_TILE=2048": 680,
     "luo.cu": 48,
+    # msbfs: only the counting instantiation with parents (msbfs_bfs<true, true>) of the
+    # 64-bit offset builds, values loaded once a level (the slot's counts, the direction,
+    # the batch's mask); the timed instantiations and the 32-bit builds spill nothing.
+    "msbfs.cu MSBFS_BLOCK=128 MSBFS_MIN_BLOCKS=8 MSBFS_OFFSET64=1": 78,
+    "msbfs.cu MSBFS_BLOCK=256 MSBFS_MIN_BLOCKS=4 MSBFS_OFFSET64=1": 78,
+    "msbfs.cu MSBFS_BLOCK=512 MSBFS_MIN_BLOCKS=2 MSBFS_OFFSET64=1": 78,
+    "msbfs.cu MSBFS_BLOCK=1024 MSBFS_MIN_BLOCKS=1 MSBFS_OFFSET64=1": 78,
     # merrill: at 128 only small-frontier instantiations spill (SMALL true: the
     # small_frontier knob, off in the paper configs). At 256 and up the others spill a
     # few bytes each as well: values stored once per launch, loaded once per level or in

@@ -377,6 +377,7 @@ inline unsigned int __match_any_sync(unsigned int, T v) {
 }
 
 inline int __popc(unsigned int x) { return __builtin_popcount(x); }
+inline int __popcll(unsigned long long x) { return __builtin_popcountll(x); }
 inline int __ffs(unsigned int x) { return __builtin_ffs((int)x); }
 inline int __ffsll(long long x) { return __builtin_ffsll(x); }
 inline int __clz(unsigned int x) { return x ? __builtin_clz(x) : 32; }

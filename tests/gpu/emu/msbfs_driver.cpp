@@ -8,8 +8,10 @@
 
 const std::vector<emu_lib::Entry>& emu_lib::kernels() {
     static const std::vector<Entry> k = {
-        EMU_KERNEL(msbfs_bfs<false>),
-        EMU_KERNEL(msbfs_bfs<true>),
+        EMU_KERNEL(msbfs_bfs<false, false>),
+        EMU_KERNEL(msbfs_bfs<true, false>),
+        EMU_KERNEL(msbfs_bfs<false, true>),
+        EMU_KERNEL(msbfs_bfs<true, true>),
     };
     return k;
 }

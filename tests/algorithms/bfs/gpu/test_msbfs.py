@@ -1,6 +1,7 @@
 """msbfs.bfs on a real GPU: every source of a batch against cpu.sequential (distances,
 a BFS tree of parents, its level count), the directions Beamer's rule takes replayed on
-the host, the 64-bit offset build and no allocation in a traversal. The generic suite
+the host, the 64-bit offset build and no allocation in a traversal; with counters, the
+same answers as without and every per-level series equal to the host's replay. The generic suite
 (test_strategies.py) runs traverse() (a batch of one) on every graph; the kernel logic
 is checked on the CPU by test_msbfs_emulated.py. Skipped, visibly, without a GPU."""
 
@@ -19,6 +20,7 @@ from tests.algorithms.bfs.gpu import test_strategies as ts
 from tests.algorithms.bfs.gpu.test_msbfs_emulated import (
     FORCED_BU,
     TOP_DOWN,
+    check_level_counters,
     expected_bottom_up_levels,
 )
 
@@ -76,6 +78,10 @@ def check_batch(strategy, name: str, batch: list[int], predecessors: bool):
     c = answers[0].counters
     assert c["pass_levels"] == max(a.counters["levels"] for a in answers), c
     assert c["bottom_up_levels"] == expected_bottom_up_levels(g, answers, strategy.knobs), c
+    if strategy.knobs.counters or strategy.knobs.profile:
+        check_level_counters(g, answers, strategy.knobs, f"msbfs.bfs on {name}, predecessors={predecessors}")
+    else:
+        assert "labels" not in c and "profile" not in c, c
     return answers
 
 
@@ -116,7 +122,32 @@ def test_defaults_switch_on_rmat():
 
 
 @pytest.mark.gpu
-@pytest.mark.parametrize("knobs", [{}, FORCED_BU, {"cta_size": 1024, "blocks_per_sm": 1, "width": 33}])
+@pytest.mark.parametrize("name", ["rmat14", "kronecker", "directed", "grid60x60"])
+@pytest.mark.parametrize("knobs", [{}, FORCED_BU, {"thread_edges": 1}, TOP_DOWN])
+def test_counters_change_nothing_but_the_counters(name, knobs):
+    """The counting instantiation (counters, then profile) against the timed one on the
+    same batch: the same checked distances and pass counts; each level's series exact
+    (check_batch)."""
+    batch = sixty_four(name)
+    timed = _ms(**knobs)
+    timed.prepare(graph(name))
+    plain = {p: check_batch(timed, name, batch, p) for p in (False, True)}
+    timed.release()
+    for extra in ({"counters": True}, {"profile": True}):
+        counted = _ms(**knobs, **extra)
+        counted.prepare(graph(name))
+        for pred in (False, True):
+            got = check_batch(counted, name, batch, pred)
+            for a, b in zip(plain[pred], got, strict=True):
+                np.testing.assert_array_equal(a.distances, b.distances)
+            for key in ("pass_levels", "bottom_up_levels"):
+                assert got[0].counters[key] == plain[pred][0].counters[key], (extra, key)
+        counted.release()
+
+
+@pytest.mark.gpu
+@pytest.mark.parametrize("knobs", [{}, FORCED_BU, {"cta_size": 1024, "blocks_per_sm": 1, "width": 33},
+                                   {"alpha": 0.5, "beta": 2.0, "thread_edges": 1, "profile": True}])
 def test_64bit_offsets_build(knobs, monkeypatch):
     """The build for 2^31 edges and more, forced on small graphs (threshold 0 edges)."""
     monkeypatch.setattr(ms, "OFFSET64_EDGES", 0)

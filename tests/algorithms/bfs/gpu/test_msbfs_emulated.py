@@ -9,6 +9,13 @@ run on graphs of a few hundred vertices; fibers switch at atomics and __ldcg at 
 (seeded), so warps race for the same vertex's bits. Every source of every batch is
 checked against cpu.sequential on its own: distances, a BFS tree of parents, its level
 count; batches of 1, 3 and 64 sources (64 drawn with repeats, the first one twice).
+
+With counters, every per-level series is checked exactly against a replay on the host
+from the batch's cpu.sequential distances: the directions Beamer's rule takes, the
+frontier sizes, the labels of each distance, the out-edges of a top-down frontier, and a
+bottom-up level's vertices and in-edges (each list scanned in the kernel's order until
+the live sources it lacks are found, thread_edges by its thread and 32 a step by its
+warp).
 """
 
 from __future__ import annotations
@@ -55,19 +62,20 @@ def check_answer(g, s, got, label):
     assert int(got.counters["levels"]) == ref.counters["levels"], (label, got.counters)
 
 
-def expected_bottom_up_levels(g, answers, knobs) -> int:
-    """Beamer's rule replayed on the host from the batch's distances: per level, n_f (the
-    vertices some source's frontier holds), m_f (their out-edges) and m_u (the in-edges of
-    the vertices not yet reached by every source of the batch)."""
-    if not knobs.bottom_up:
-        return 0
+def expected_directions(g, answers, knobs) -> list[int]:
+    """Beamer's rule replayed on the host from the batch's distances, per level (1:
+    bottom-up): n_f (the vertices some source's frontier holds), m_f (their out-edges) and
+    m_u (the in-edges of the vertices not yet reached by every source of the batch)."""
     dist = np.stack([np.asarray(a.distances) for a in answers])
+    levels = int(dist.max()) + 1
+    if not knobs.bottom_up:
+        return [0] * levels
     out_deg = g.out_degrees().astype(np.int64)
     in_deg = np.bincount(g.col_indices, minlength=g.n).astype(np.int64)
     everyone = np.where((dist >= 0).all(axis=0), dist.max(axis=0), -1)  # the level every source has reached v by
     alpha, beta = round(knobs.alpha * ms.MILLI), round(knobs.beta * ms.MILLI)
-    bu, count = False, 0
-    for L in range(int(dist.max()) + 1):
+    bu, out = False, []
+    for L in range(levels):
         frontier = (dist == L).any(axis=0)
         nf, mf = int(frontier.sum()), int(out_deg[frontier].sum())
         m_u = int(g.m) - int(in_deg[(everyone >= 0) & (everyone <= L)].sum())
@@ -75,8 +83,101 @@ def expected_bottom_up_levels(g, answers, knobs) -> int:
             bu = True
         elif bu and nf * beta < g.n * ms.MILLI:
             bu = False
-        count += bu
-    return count
+        out.append(int(bu))
+    return out
+
+
+def expected_bottom_up_levels(g, answers, knobs) -> int:
+    return sum(expected_directions(g, answers, knobs))
+
+
+def in_edges(g) -> tuple[np.ndarray, np.ndarray]:
+    """The in-edge CSR a bottom-up level scans, in its order: an undirected graph's own
+    CSR; a directed graph's transpose, each list by source id (DeviceGraph.with_in_edges)."""
+    if not g.directed:
+        return np.asarray(g.row_offsets, dtype=np.int64), np.asarray(g.col_indices)
+    rows = np.repeat(np.arange(g.n), np.diff(g.row_offsets))
+    order = np.lexsort((rows, g.col_indices))
+    offsets = np.zeros(g.n + 1, dtype=np.int64)
+    np.cumsum(np.bincount(g.col_indices, minlength=g.n), out=offsets[1:])
+    return offsets, rows[order]
+
+
+def bottom_up_scan(g, dist, L: int, thread_edges: int) -> tuple[int, int]:
+    """(vertices, in-edges) a bottom-up level L examines: every vertex lacking a live
+    source (one with a level-L frontier) scans its in-edges in order until it has them
+    all, its thread the first thread_edges (0: all), then its warp 32 a step."""
+    k = dist.shape[0]
+    bits = np.uint64(1) << np.arange(k, dtype=np.uint64)
+
+    def words(mask):  # per vertex, bit i set where row i of `mask` is
+        return np.bitwise_or.reduce(np.where(mask, bits[:, None], np.uint64(0)), axis=0)
+
+    frontier, seen = words(dist == L), words((dist >= 0) & (dist <= L))
+    miss = ~seen & np.bitwise_or.reduce(frontier)
+    row, col = in_edges(g)
+    degree = np.diff(row)
+    owner = np.repeat(np.arange(g.n), degree)
+    got = frontier[col] & miss[owner]  # per in-edge, in scan order
+    at = np.arange(len(col)) - row[owner]  # its place in its list
+    # a list is done at the in-edge that brings its last missing source: the latest of
+    # each missing source's first in-edge
+    done, complete = np.zeros(g.n, dtype=np.int64), np.ones(g.n, dtype=bool)
+    for bit in bits:
+        edges = np.flatnonzero(got & bit)
+        first = np.full(g.n, -1)
+        if edges.size:
+            lead = np.r_[True, owner[edges[1:]] != owner[edges[:-1]]]  # the first of each owner's
+            first[owner[edges[lead]]] = at[edges[lead]]
+        wanted = (miss & bit) != 0
+        complete &= ~wanted | (first >= 0)
+        done = np.where(wanted, np.maximum(done, first + 1), done)
+    scanned = np.where(complete, done, degree)
+    if thread_edges > 0:  # past them the warp scans 32 in-edges a step, the last step whole
+        warp = np.minimum(-(-(done - thread_edges) // 32) * 32, degree - thread_edges)
+        scanned = np.where(complete & (done > thread_edges), thread_edges + warp, scanned)
+    lacking = miss != 0
+    return int(lacking.sum()), int(scanned[lacking].sum())
+
+
+def check_level_counters(g, answers, knobs, label):
+    """The per-level series (the batch's, in every answer) against the host's replay;
+    the profile's stamps in order, one per level and two more."""
+    c = answers[0].counters
+    levels = int(c["pass_levels"])
+    for a in answers:
+        for key in ms.PER_LEVEL:
+            assert np.array_equal(a.counters[key], c[key]), (label, key)
+    dist = np.stack([np.asarray(a.distances) for a in answers])
+    out_deg = g.out_degrees().astype(np.int64)
+    want = {key: [] for key in ms.PER_LEVEL}
+    for L, bu in enumerate(expected_directions(g, answers, knobs)):
+        frontier = (dist == L).any(axis=0)
+        want["direction"].append(bu)
+        want["frontier"].append(int(frontier.sum()))
+        want["labels"].append(int((dist == L + 1).sum()))
+        if bu:
+            vertices, edges = bottom_up_scan(g, dist, L, int(knobs.thread_edges))
+        else:
+            vertices, edges = int(frontier.sum()), int(out_deg[frontier].sum())
+        want["vertices_examined"].append(vertices)
+        want["edges_examined"].append(edges)
+    assert len(want["direction"]) == levels, (label, levels)
+    for key, series in want.items():
+        got = c[key]
+        assert isinstance(got, np.ndarray) and got.dtype == np.int64, (label, key, got)
+        np.testing.assert_array_equal(got, series, err_msg=f"{label}: {key}")
+    assert int(c["bottom_up_levels"]) == sum(want["direction"]), (label, c)
+    assert sum(want["labels"]) + len(answers) == int((dist >= 0).sum()), label  # the sources' own at level 0
+    rows = ms.level_rows(c)
+    assert [r["bytes"] for r in rows] == [e * 12 + x * 4 for e, x in zip(want["edges_examined"], want["labels"],
+                                                                         strict=True)], label
+    if not knobs.profile:
+        assert "profile" not in c and ms.setup_us(c) is None and all(r["us"] is None for r in rows), label
+        return
+    prof = c["profile"]  # in order (a coarse clock may stamp two alike)
+    assert len(prof) == levels + 2 and prof[0] > 0 and (np.diff(prof) >= 0).all(), (label, prof)
+    assert ms.setup_us(c) >= 0 and all(r["us"] >= 0 for r in rows), (label, rows)
 
 
 def check_pass(strategy, g, batch, answers, label):
@@ -114,7 +215,7 @@ def run(monkeypatch, emulation, knobs: dict, graph_names, *, seed: int = 1, offs
             for batch in batches(g, strategy.batch_size()):
                 for pred in preds:
                     label = f"msbfs.bfs {knobs} on {gname}, batch of {len(batch)}, predecessors={pred}"
-                    answers = [eb.host(a) for a in strategy.traverse_batch(batch, pred)]
+                    answers = [eb.host(a.to_host()) for a in strategy.traverse_batch(batch, pred)]
                     assert len(answers) == len(batch), label
                     for i, (s, got) in enumerate(zip(batch, answers, strict=True)):
                         check_answer(g, s, got, f"{label}: source {i} ({s})")
@@ -123,6 +224,10 @@ def run(monkeypatch, emulation, knobs: dict, graph_names, *, seed: int = 1, offs
                         else:
                             assert got.parents is None, label
                     check_pass(strategy, g, batch, answers, label)
+                    if strategy.knobs.counters or strategy.knobs.profile:
+                        check_level_counters(g, answers, strategy.knobs, label)
+                    else:
+                        assert not set(ms.PER_LEVEL) & set(answers[0].counters), label
                     out.append(answers)
             strategy.release()
     assert emulation.defines and {dict(d).get("MSBFS_OFFSET64", 0) for d in emulation.defines} == {offsets == 64}
@@ -141,11 +246,59 @@ def test_batches_on_the_nasty_graphs(monkeypatch, emulation, knobs):
     run(monkeypatch, emulation, knobs, GRAPHS)
 
 
-@pytest.mark.parametrize("knobs", [{}, {**FORCED_BU, "thread_edges": 2}, {"alpha": 0.5, "beta": 2.0, "width": 40}],
-                         ids=["defaults", "bottom-up-thread_edges2", "switching-width40"])
+@pytest.mark.parametrize("knobs", [{}, {**FORCED_BU, "thread_edges": 2}, {"alpha": 0.5, "beta": 2.0, "width": 40},
+                                   {"alpha": 0.5, "beta": 2.0, "thread_edges": 1, "profile": True}],
+                         ids=["defaults", "bottom-up-thread_edges2", "switching-width40", "profile"])
 def test_64bit_offset_build(monkeypatch, emulation, knobs):
     """The build the launcher picks from 2^31 edges on, forced by lowering its threshold."""
     run(monkeypatch, emulation, knobs, ["rmat", "directed", "star300"], offsets=64, preds=(True,))
+
+
+COUNTED = [{"counters": True}, {**TOP_DOWN, "counters": True}, {**FORCED_BU, "counters": True},
+           {**FORCED_BU, "thread_edges": 1, "counters": True}, {**FORCED_BU, "thread_edges": 0, "counters": True},
+           {"alpha": 0.5, "beta": 2.0, "thread_edges": 2, "profile": True}, {"alpha": 2.0, "beta": 8.0, "profile": True}]
+
+
+@pytest.mark.parametrize("knobs", COUNTED, ids=[_id(k) for k in COUNTED])
+def test_level_counters_are_exact(monkeypatch, emulation, knobs):
+    """The counting instantiation on every graph: the same checked answers, and each
+    level's series equal to the host's replay (run's check_level_counters)."""
+    run(monkeypatch, emulation, knobs, GRAPHS)
+
+
+def test_counters_see_both_directions_and_the_warp(monkeypatch, emulation):
+    """The replay is not vacuous: some checked pass has top-down and bottom-up levels,
+    and a bottom-up level whose warps scanned past thread_edges (more in-edges than
+    thread_edges for some vertex)."""
+    passes = run(monkeypatch, emulation, {"alpha": 2.0, "beta": 8.0, "thread_edges": 1, "counters": True},
+                 ["rmat", "star300"], preds=(False,))
+    mixed = [p[0].counters for p in passes if 0 < int(p[0].counters["bottom_up_levels"]) < len(p[0].counters["direction"])]
+    assert mixed
+    assert any((c["edges_examined"] > c["vertices_examined"])[c["direction"] == 1].any() for c in mixed)
+
+
+def test_counters_name_their_instantiation():
+    assert ms.kernel_name(False) == "msbfs_bfs<false, false>"
+    assert ms.kernel_name(True, stats=True) == "msbfs_bfs<true, true>"
+    assert set(ms.KERNEL_NAMES) == {ms.kernel_name(p, s) for p in (False, True) for s in (False, True)}
+
+
+def test_the_emulated_profile_stamps_every_level_apart(monkeypatch, emulation):
+    """The emulator's clock moves at every reading: each level's stamp is its own."""
+    passes = run(monkeypatch, emulation, {"alpha": 0.5, "beta": 2.0, "profile": True}, ["rmat"], preds=(False,))
+    assert all((np.diff(p[0].counters["profile"]) > 0).all() for p in passes)
+
+
+def test_level_rows_state_the_floor():
+    """level_bytes: 4 + 8 bytes an edge examined, 4 a label; the rows' microseconds from
+    consecutive stamps, the set-up's from the kernel's start to level 0."""
+    c = {"pass_levels": 2, "direction": np.array([0, 1]), "frontier": np.array([1, 5]),
+         "vertices_examined": np.array([1, 9]), "edges_examined": np.array([3, 20]), "labels": np.array([5, 0]),
+         "profile": np.array([1000, 4000, 6500, 10500])}
+    rows = ms.level_rows(c)
+    assert [(r["direction"], r["us"], r["bytes"]) for r in rows] == [("top-down", 2.5, 56), ("bottom-up", 4.0, 240)]
+    assert ms.setup_us(c) == 3.0
+    assert ms.level_bytes(np.array([1, 2]), np.array([3, 0])).tolist() == [24, 24]
 
 
 def test_traverse_is_a_batch_of_one(monkeypatch, emulation):
@@ -202,7 +355,7 @@ def test_bad_batches_are_refused(monkeypatch, emulation):
     ({"bottom_up": 1}, "bottom_up"), ({"cta_size": 96}, "cta_size"), ({"cta_size": 2048}, "cta_size"),
     ({"blocks_per_sm": -1}, "blocks_per_sm"), ({"blocks_per_sm": 1.5}, "blocks_per_sm"),
     ({"thread_edges": -1}, "thread_edges"), ({"thread_edges": 2**31}, "thread_edges"),
-    ({"thread_edges": 2.0}, "thread_edges"),
+    ({"thread_edges": 2.0}, "thread_edges"), ({"counters": 1}, "counters"), ({"profile": "yes"}, "profile"),
 ])
 def test_bad_knobs_are_one_clear_error(knobs, what):
     cls = all_strategies()["msbfs.bfs"]
@@ -216,8 +369,8 @@ def test_registration():
     assert cls.paper == "beyond" and cls.device_kind == "gpu" and cls.timing == "events"
     assert cls.teps == "equivalent" and any("batch" in c for c in cls.caveats)
     k = cls.Knobs()
-    assert (k.width, k.alpha, k.beta, k.bottom_up, k.cta_size, k.blocks_per_sm, k.thread_edges) == (
-        64, 15.0, 18.0, True, 256, 0, 32)
+    assert (k.width, k.alpha, k.beta, k.bottom_up, k.cta_size, k.blocks_per_sm, k.thread_edges, k.counters,
+            k.profile) == (64, 15.0, 18.0, True, 256, 0, 32, False, False)
     assert cls(make_knobs(cls, {"width": 7})).batch_size() == 7
 
 

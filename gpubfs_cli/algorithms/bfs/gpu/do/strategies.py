@@ -151,6 +151,7 @@ from gpubfs_cli.core.answer import Answer
 from gpubfs_cli.core.device import Device
 from gpubfs_cli.core.knobs import (
     check_edge_count,
+    check_flags,
     check_launch,
     check_thread_edges,
     check_thresholds,
@@ -165,6 +166,7 @@ from gpubfs_cli.gpu.launch import (
     copy_to_device_async,
     i32,
     i64,
+    level_capacity,
     persistent_defines,
     persistent_grid,
     require_int32_ids,
@@ -186,7 +188,6 @@ MID_CAP = C["DO_MID_CAP"]  # the largest mid_frontier threshold
 CTL_MID_LEVELS, CTL_HUB_LEVELS = C["CTL_MID_LEVELS"], C["CTL_HUB_LEVELS"]
 HUB_EDGES = 4096  # hub_edges' default
 OFFSET64_EDGES = 2**31  # from this many edges on, the 64-bit offset build (int32 holds 0..m below)
-MAX_LEVELS = 1 << 20  # per-level counter and profile rows kept (a longer BFS keeps the first)
 LAUNCHES = ("graph", "direct")  # the launch knob's values
 
 
@@ -232,9 +233,7 @@ class DoKnobs:
 
     def __post_init__(self) -> None:
         check_thresholds(self, MILLI)
-        for key in ("bottom_up", "growth", "counters", "profile"):
-            if not isinstance(getattr(self, key), bool):
-                raise ValueError(f"{key} must be true or false, not {getattr(self, key)!r}")
+        check_flags(self, ("bottom_up", "growth", "counters", "profile"))
         check_launch(self.cta_size, CTA_SIZES, self.blocks_per_sm)
         if not whole(self.spread_edges) or self.spread_edges < -1:
             raise ValueError("spread_edges must be an integer >= -1 (-1 = never spread)")
@@ -332,7 +331,7 @@ class DirectionOptimizing(GpuStrategy):
         mq_cap = max(1, min(int(k.mid_frontier), n))
         # int4 entries; between the team's levels the hub pass's DO_SPREAD vertices
         mid_queues = self.buffer("_mid_queues", max(2 * 4 * mq_cap, C["DO_SPREAD"]), cp.int32)
-        cap = min(n + 2, MAX_LEVELS)
+        cap = level_capacity(n)
         counters = self.buffer("_counters", CNT_KINDS * cap, cp.uint64, fill=0) if stats else self.keep("_counters", None)
         prof = self.buffer("_prof", PROF_WORDS * (cap + 1), cp.uint64, fill=0) if k.profile else self.keep("_prof", None)
         src_word = self.buffer("_src_word", 1, cp.int32, fill=0)  # the source a graph launch reads

@@ -65,7 +65,7 @@ import numpy as np
 from gpubfs_cli.algorithms.bfs.gpu.mgpu import partition as pt
 from gpubfs_cli.algorithms.bfs.gpu.mgpu.rank import CHUNKS, LOOPS, C, Plan, field_bits
 from gpubfs_cli.core.answer import Answer
-from gpubfs_cli.core.knobs import check_thread_edges, check_thresholds, whole
+from gpubfs_cli.core.knobs import check_flags, check_thread_edges, check_thresholds, whole
 from gpubfs_cli.core.strategy import register
 from gpubfs_cli.gpu.ranks.strategy import GatheredAnswer, RankedStrategy
 
@@ -97,9 +97,7 @@ class MgpuKnobs:
             raise ValueError(f"gpus: expected an integer >= 1, got {self.gpus!r}")
         field_bits(self.gpus)
         check_thresholds(self, C["MGPU_MILLI"])
-        for key in ("growth", "bottom_up", "graph", "profile"):
-            if not isinstance(getattr(self, key), bool):
-                raise ValueError(f"{key} must be true or false, not {getattr(self, key)!r}")
+        check_flags(self, ("growth", "bottom_up", "graph", "profile"))
         check_thread_edges(self.thread_edges)
         if self.chunk not in CHUNKS:
             raise ValueError(f"chunk must be one of {', '.join(map(str, CHUNKS))}")

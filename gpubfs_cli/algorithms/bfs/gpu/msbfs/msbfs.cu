@@ -19,10 +19,17 @@
 // The queue rather than a scan of all n words per level: a top-down level costs its
 // frontier's edges, not n (a path or a road graph runs thousands of tiny levels), and
 // both directions build the next queue as they go, so a switch converts nothing.
-// Labels are written as bits are won (exactly once per source and vertex: an atomic's
-// old value, or the one thread that owns u bottom-up), which needs no pass after the
-// level; vis(L-1)'s words are cleared during level L, when nobody reads them, so a
-// level costs one grid barrier.
+// Labels are written in the level that wins them (exactly once per source and vertex:
+// an atomic's old value, or the one thread that owns u bottom-up), which needs no pass
+// after the level. Top-down, as bits are won (its u are scattered anyway). Bottom-up,
+// parents as found, distances once the warp's scans are done: a warp holds 32
+// consecutive u, so it stores one source's row at a time over its lanes (one coalesced
+// store per source it found) rather than each lane its own bits, scattered over k rows
+// of n. vis(L-1)'s words are cleared during level L, when nobody reads them, so a level
+// costs one grid barrier.
+//
+// The STATS instantiation (counters and profile) adds per-level counters (msbfs.cuh's
+// MS_CNT_*) and %globaltimer stamps; the timed one compiles them out.
 //
 // Switch (decided by every CTA from the same counts): top-down -> bottom-up when
 // m_f * alpha > m_u, bottom-up -> top-down when n_f * beta < n. n_f: the frontier's
@@ -49,7 +56,14 @@ typedef unsigned long long word_t;
 struct Shared {
     GatherShared<BLOCK, offset_t> g;
     word_t slot[MS_SLOT_WORDS];  // the level's counts, read once per CTA
+    word_t stat[MS_CNT_KINDS];   // STATS: the level's counters summed over the CTA's warps
 };
+
+__device__ __forceinline__ word_t warp_or(word_t x) {
+#pragma unroll
+    for (int d = 16; d > 0; d >>= 1) x |= __shfl_xor_sync(GPUBFS_FULL_MASK, x, d);
+    return x;
+}
 
 struct State {
     const offset_t* __restrict__ row;
@@ -64,7 +78,11 @@ struct State {
     word_t* visit;  // three arrays of n
     int* queue;     // three queues of n
     word_t* ctl;
-    int* levels;  // per source: its deepest level + 1
+    int* levels;       // per source: its deepest level + 1
+    word_t* counters;  // STATS: MS_CNT_KINDS rows of counter_cap levels
+    int counter_cap;
+    word_t* prof;  // STATS with profile: prof_cap stamps (msbfs.cuh), else null
+    int prof_cap;
 
     __device__ word_t* vis(int L) const { return visit + (size_t)(L % 3) * n; }
     __device__ int* q(int L) const { return queue + (size_t)(L % 3) * n; }
@@ -84,6 +102,41 @@ struct State {
         }
     }
 
+    // Parents only: a bottom-up level writes the distances after its scan (label_warp).
+    __device__ void name_parent(word_t bits, int u, int from) const {
+        while (bits) {
+            const int i = __ffsll((long long)bits) - 1;
+            bits &= bits - 1;
+            parent[(size_t)i * n + u] = from;
+        }
+    }
+
+    // Warp-converged, lanes holding consecutive u: every source of a lane's `bits`
+    // reaches its u at `level`. One source at a time over the warp's union, so a row
+    // gets the warp's vertices in one store.
+    __device__ void label_warp(word_t bits, int u, int level) const {
+        for (word_t any = warp_or(bits); any; any &= any - 1) {
+            const int i = __ffsll((long long)any) - 1;
+            if ((bits >> i) & 1) dist[(size_t)i * n + u] = level;
+        }
+    }
+
+    // STATS, from CTA 0's thread 0: level L's direction and frontier, and level L + 1's
+    // row cleared for the adds it gets next level.
+    __device__ void record(int L, bool bu, long long nf) const {
+        if (L < counter_cap) {
+            counters[(size_t)MS_CNT_DIR * counter_cap + L] = bu ? 1 : 0;
+            counters[(size_t)MS_CNT_FRONTIER * counter_cap + L] = (word_t)nf;
+        }
+        if (L + 1 < counter_cap)
+            for (int k = 0; k < MS_CNT_KINDS; ++k) counters[(size_t)k * counter_cap + L + 1] = 0;
+    }
+
+    // Profile: the time at stamp `at` (msbfs.cuh's MS_PROF_*), from CTA 0's thread 0.
+    __device__ void stamp(int at) const {
+        if (prof && at < prof_cap && blockIdx.x == 0 && threadIdx.x == 0) prof[at] = GPUBFS_NOW();
+    }
+
     // Warp-converged: the lanes with `mine` append u to q(L + 1), one reservation a warp.
     __device__ void enqueue(int L, bool mine, int u) const {
         const unsigned int m = __ballot_sync(GPUBFS_FULL_MASK, mine);
@@ -95,9 +148,11 @@ struct State {
 };
 
 // What a thread found in one level: summed (found: or-ed) per warp, then added to the
-// next level's slot.
+// next level's slot; vertices, edges and labels (STATS) to level L's counters.
 struct Counts {
     word_t mf = 0, inf = 0, found = 0;
+    word_t edges = 0, labels = 0;
+    unsigned int vertices = 0;  // at most n
 
     // u joined the next frontier with `bits`; `all`: every source has now reached it.
     __device__ void joined(const State& S, int u, word_t bits, bool first, bool all) {
@@ -107,14 +162,11 @@ struct Counts {
     }
 };
 
-__device__ __forceinline__ word_t warp_or(word_t x) {
-#pragma unroll
-    for (int d = 16; d > 0; d >>= 1) x |= __shfl_xor_sync(GPUBFS_FULL_MASK, x, d);
-    return x;
-}
-
-// Warp-converged: lane 0 adds the warp's counts to slot L + 1.
-__device__ void flush(const State& S, int L, const Counts& c) {
+// Every thread of the CTA: lane 0 adds the warp's counts to slot L + 1. STATS: the
+// counters go through the CTA's shared sums, one global add per CTA and kind, so that
+// the profile's level times are not the counters' contention.
+template <bool STATS>
+__device__ void flush(const State& S, Shared& sh, int L, const Counts& c) {
     const word_t mf = warp_sum_t(c.mf), inf = warp_sum_t(c.inf), found = warp_or(c.found);
     if (lane_id() == 0) {
         word_t* next = S.slot(L + 1);
@@ -122,9 +174,24 @@ __device__ void flush(const State& S, int L, const Counts& c) {
         if (inf) atomicAdd(next + MS_SLOT_INF, inf);
         if (found) atomicOr(next + MS_SLOT_FOUND, found);
     }
+    if (STATS) {
+        const word_t v = warp_sum_t((word_t)c.vertices), e = warp_sum_t(c.edges), l = warp_sum_t(c.labels);
+        if (lane_id() == 0) {
+            if (v) atomicAdd(sh.stat + MS_CNT_VERTICES, v);
+            if (e) atomicAdd(sh.stat + MS_CNT_EDGES, e);
+            if (l) atomicAdd(sh.stat + MS_CNT_LABELS, l);
+        }
+        __syncthreads();
+        if (threadIdx.x == 0) {  // zeroed here for the next level: its adds come after a grid barrier
+            for (int k = MS_CNT_VERTICES; k <= MS_CNT_LABELS; ++k) {
+                if (sh.stat[k] && L < S.counter_cap) atomicAdd(S.counters + (size_t)k * S.counter_cap + L, sh.stat[k]);
+                sh.stat[k] = 0;
+            }
+        }
+    }
 }
 
-template <bool PRED>
+template <bool PRED, bool STATS>
 struct TopDownSink {
     const State* S;
     int L;
@@ -132,6 +199,7 @@ struct TopDownSink {
     __device__ void emit(int u, int f, bool active) {
         bool mine = false;
         if (active) {
+            if (STATS) ++c->edges;
             const word_t m = __ldcg(S->vis(L) + f) & ~__ldcg(S->seen + u);  // a cheap look before the atomic
             if (m) {
                 const word_t old = atomicOr(S->seen + u, m);
@@ -140,6 +208,7 @@ struct TopDownSink {
                     mine = atomicOr(S->vis(L + 1) + u, fresh) == 0;
                     c->joined(*S, u, fresh, mine, (old | fresh) == S->full);
                     S->label<PRED>(fresh, u, L + 1, f);
+                    if (STATS) c->labels += (word_t)__popcll(fresh);
                 }
             }
         }
@@ -149,9 +218,9 @@ struct TopDownSink {
 
 // Tiles of at most BLOCK queue entries, at least one per CTA while the frontier is
 // small: 64 sources' first level goes to 64 CTAs, not one.
-template <bool PRED>
+template <bool PRED, bool STATS>
 __device__ void top_down(const State& S, Shared& sh, int L, int nf, Counts& c) {
-    TopDownSink<PRED> sink{&S, L, &c};
+    TopDownSink<PRED, STATS> sink{&S, L, &c};
     const int* in = S.q(L);
     const int tile = (int)min((long long)BLOCK, ((long long)nf + gridDim.x - 1) / gridDim.x);
     const int ntiles = (nf + tile - 1) / tile;
@@ -164,16 +233,18 @@ __device__ void top_down(const State& S, Shared& sh, int L, int nf, Counts& c) {
             f = __ldcg(in + i);
             start = S.row[f];
             len = (int)(S.row[f + 1] - start);
+            if (STATS) ++c.vertices;
         }
         gather_lists<BLOCK>(sh.g, S.col, f, start, len, sink);
     }
 }
 
-// A thread per vertex, grid-stride with warp-uniform trips (the queue's ballots). Only
-// u's warp writes seen[u] and vis(L+1)[u] in a bottom-up level: no atomics. `live`: the
-// sources with a level-L frontier, the only ones that can reach u now (a finished or
-// isolated source would otherwise keep every vertex scanning its whole list).
-template <bool PRED>
+// A thread per vertex, grid-stride with warp-uniform trips (base is the warp's: the
+// queue's ballots and label_warp need every lane). Only u's warp writes seen[u],
+// vis(L+1)[u] and u's labels in a bottom-up level: no atomics. `live`: the sources with
+// a level-L frontier, the only ones that can reach u now (a finished or isolated source
+// would otherwise keep every vertex scanning its whole list).
+template <bool PRED, bool STATS>
 __device__ void bottom_up(const State& S, int L, word_t live, int thread_edges, Counts& c) {
     const word_t* cur = S.vis(L);
     word_t* next = S.vis(L + 1);
@@ -181,39 +252,44 @@ __device__ void bottom_up(const State& S, int L, word_t live, int thread_edges, 
     const long long stride = grid_threads<BLOCK, long long>();
     for (long long base = grid_thread<BLOCK, long long>() - lane; base < S.n; base += stride) {
         const int u = (int)base + lane;
-        word_t s = 0, need = 0, acc = 0;
+        word_t s = 0, miss = 0, acc = 0;  // miss: the live sources u still lacks
         offset_t e = 0, end = 0;
         if (u < S.n) {
             s = __ldcg(S.seen + u);
-            need = S.full & ~s & live;
-            if (need) {
+            miss = ~s & live;  // live holds only the batch's sources
+            if (miss) {
                 e = S.in_row[u];
                 end = S.in_row[u + 1];
-                const offset_t stop = thread_edges > 0 && end - e > thread_edges ? e + thread_edges : end;
-                for (; e < stop && acc != need; ++e) {
+                const offset_t first = e, stop = thread_edges > 0 && end - e > thread_edges ? e + thread_edges : end;
+                for (; e < stop && miss; ++e) {
                     const int v = S.in_col[e];
-                    const word_t fresh = __ldcg(cur + v) & need & ~acc;
+                    const word_t fresh = __ldcg(cur + v) & miss;
                     if (fresh) {
                         acc |= fresh;
-                        S.label<PRED>(fresh, u, L + 1, v);
+                        miss &= ~fresh;
+                        if (PRED) S.name_parent(fresh, u, v);
                     }
+                }
+                if (STATS) {
+                    ++c.vertices;
+                    c.edges += (word_t)(e - first);
                 }
             }
         }
         // The lists left unfinished: the warp takes them one at a time, a lane an edge;
         // a bit found by several lanes goes to the lowest (an exclusive prefix OR).
-        for (unsigned int rest = __ballot_sync(GPUBFS_FULL_MASK, acc != need && e < end); rest; rest &= rest - 1) {
+        for (unsigned int rest = __ballot_sync(GPUBFS_FULL_MASK, miss && e < end); rest; rest &= rest - 1) {
             const int j = __ffs(rest) - 1;
             const int uj = __shfl_sync(GPUBFS_FULL_MASK, u, j);
-            const word_t needj = __shfl_sync(GPUBFS_FULL_MASK, need, j);
-            word_t accj = __shfl_sync(GPUBFS_FULL_MASK, acc, j);
+            word_t missj = __shfl_sync(GPUBFS_FULL_MASK, miss, j);
             const offset_t endj = __shfl_sync(GPUBFS_FULL_MASK, end, j);
-            for (offset_t b = __shfl_sync(GPUBFS_FULL_MASK, e, j); b < endj && accj != needj; b += 32) {
+            for (offset_t b = __shfl_sync(GPUBFS_FULL_MASK, e, j); b < endj && missj; b += 32) {
                 int v = -1;
                 word_t got = 0;
                 if (b + lane < endj) {
+                    if (STATS) ++c.edges;
                     v = S.in_col[b + lane];
-                    got = __ldcg(cur + v) & needj & ~accj;
+                    got = __ldcg(cur + v) & missj;
                 }
                 word_t below = got;  // inclusive prefix OR over the lanes
 #pragma unroll
@@ -224,16 +300,18 @@ __device__ void bottom_up(const State& S, int L, word_t live, int thread_edges, 
                 const word_t all = __shfl_sync(GPUBFS_FULL_MASK, below, 31);
                 const word_t earlier = __shfl_up_sync(GPUBFS_FULL_MASK, below, 1);
                 const word_t fresh = got & ~(lane ? earlier : 0);
-                if (fresh) S.label<PRED>(fresh, uj, L + 1, v);
-                accj |= all;
+                if (PRED && fresh) S.name_parent(fresh, uj, v);
+                missj &= ~all;
             }
-            if (lane == j) acc = accj;
+            if (lane == j) acc |= miss & ~missj;  // the bits the warp found for u
         }
+        S.label_warp(acc, u, L + 1);  // acc is final on every lane
         const bool mine = acc != 0;
         if (mine) {
             S.seen[u] = s | acc;
             next[u] = acc;
             c.joined(S, u, acc, true, (s | acc) == S.full);
+            if (STATS) c.labels += (word_t)__popcll(acc);
         }
         S.enqueue(L, mine, u);
     }
@@ -266,10 +344,11 @@ __device__ void seed(const State& S, const int* sources, int k, int src0) {
     slot[MS_SLOT_FOUND] = found;
 }
 
-template <bool PRED>
+template <bool PRED, bool STATS>
 __device__ void bfs(const State& S, const int* sources, int k, int src0, long long m_in,
                     long long alpha_milli, long long beta_milli, int bottom_up_ok, int thread_edges) {
     GPUBFS_SHARED(Shared, sh);
+    if (STATS) S.stamp(MS_PROF_KERNEL);
     const long long gtid = grid_thread<BLOCK, long long>(), gstride = grid_threads<BLOCK, long long>();
     const long long labels = (long long)k * S.n;
     for (long long i = gtid; i < labels; i += gstride) {
@@ -280,6 +359,10 @@ __device__ void bfs(const State& S, const int* sources, int k, int src0, long lo
     for (long long i = gtid; i < 3LL * S.n; i += gstride) S.visit[i] = 0;
     if (gtid == 0)
         for (int j = 0; j < MS_CTL_WORDS; ++j) S.ctl[j] = 0;
+    if (STATS && gtid == 0 && S.counter_cap > 0)
+        for (int j = 0; j < MS_CNT_KINDS; ++j) S.counters[(size_t)j * S.counter_cap] = 0;
+    if (STATS && threadIdx.x == 0)
+        for (int j = 0; j < MS_CNT_KINDS; ++j) sh.stat[j] = 0;
     GPUBFS_GRID_SYNC();
     if (gtid == 0) seed<PRED>(S, sources, k, src0);
     GPUBFS_GRID_SYNC();
@@ -287,8 +370,9 @@ __device__ void bfs(const State& S, const int* sources, int k, int src0, long lo
     long long m_u = m_in;  // in-edges of the vertices some source has not reached
     long long prev_nf = 0;  // level L - 1's queue, cleared from vis(L - 1) during level L
     bool bu = false;
-    int L = 0, bu_levels = 0;
+    int L = 0;
     for (;;) {
+        if (STATS) S.stamp(MS_PROF_LEVEL0 + L);  // for the last L (nothing found): the end
         if (threadIdx.x == 0) {
             const volatile word_t* slot = S.slot(L);
             for (int j = 0; j < MS_SLOT_WORDS; ++j) sh.slot[j] = slot[j];
@@ -309,6 +393,7 @@ __device__ void bfs(const State& S, const int* sources, int k, int src0, long lo
             if (!bu && (double)mf * (double)alpha_milli > (double)m_u * MSBFS_MILLI) bu = true;
             else if (bu && (double)nf * (double)beta_milli < (double)S.n * MSBFS_MILLI) bu = false;
         }
+        if (STATS && blockIdx.x == 0 && threadIdx.x == 0) S.record(L, bu, nf);
         {
             word_t* old = S.vis(L + 2);  // = vis(L - 1): next written in level L + 1
             const int* oq = S.q(L + 2);
@@ -317,19 +402,18 @@ __device__ void bfs(const State& S, const int* sources, int k, int src0, long lo
         }
         Counts c;
         if (bu) {
-            ++bu_levels;
-            bottom_up<PRED>(S, L, found, thread_edges, c);
+            if (blockIdx.x == 0 && threadIdx.x == 0) ++S.ctl[MS_CTL_BU_LEVELS];  // counted in ctl: a register fewer
+            bottom_up<PRED, STATS>(S, L, found, thread_edges, c);
         } else {
-            top_down<PRED>(S, sh, L, (int)nf, c);
+            top_down<PRED, STATS>(S, sh, L, (int)nf, c);
         }
-        flush(S, L, c);
+        flush<STATS>(S, sh, L, c);
         prev_nf = nf;
         GPUBFS_GRID_SYNC();
         ++L;
     }
     if (gtid == 0) {
         S.ctl[MS_CTL_LEVELS] = (word_t)L;
-        S.ctl[MS_CTL_BU_LEVELS] = (word_t)bu_levels;
     }
 }
 
@@ -340,22 +424,29 @@ __device__ void bfs(const State& S, const int* sources, int k, int src0, long lo
 // predecessors); seen n words, visit 3n words, queue 3n ints, ctl MS_CTL_WORDS words,
 // levels k ints. m_in: in-edges (m); alpha and beta in thousandths (MSBFS_MILLI);
 // bottom_up 0 holds every level top-down; thread_edges (0: no limit): the in-edges a thread scans
-// alone in a bottom-up level before its warp joins in.
+// alone in a bottom-up level before its warp joins in. STATS: counters holds MS_CNT_KINDS
+// rows of counter_cap levels (levels past it are not counted), prof prof_cap stamps
+// (null: no profile); the timed instantiation ignores both.
 #define MSBFS_PARAMS                                                                              \
     const msbfs::offset_t *__restrict__ row, const int *__restrict__ col,                          \
         const msbfs::offset_t *__restrict__ in_row, const int *__restrict__ in_col, int n,         \
         long long m_in, const int *sources, int k, int src0, long long alpha_milli,               \
         long long beta_milli, int bottom_up, int thread_edges, int *dist, int *parent,            \
         unsigned long long *seen, unsigned long long *visit, int *queue, unsigned long long *ctl, \
-        int *levels
+        int *levels, unsigned long long *counters, int counter_cap, unsigned long long *prof,     \
+        int prof_cap
 
-template <bool PRED>
+template <bool PRED, bool STATS>
 __global__ void __launch_bounds__(MSBFS_BLOCK, MSBFS_MIN_BLOCKS) msbfs_bfs(MSBFS_PARAMS) {
     const unsigned long long full = k >= MSBFS_WORD ? ~0ull : (1ull << k) - 1;
-    msbfs::State S{row, col, in_row, in_col, n, full, dist, parent, seen, visit, queue, ctl, levels};
-    msbfs::bfs<PRED>(S, sources, k, src0, m_in, alpha_milli, beta_milli, bottom_up, thread_edges);
+    msbfs::State S{row,  col,   in_row, in_col, n,        full,        dist, parent,  seen,
+                   visit, queue, ctl,    levels, counters, counter_cap, prof, prof_cap};
+    msbfs::bfs<PRED, STATS>(S, sources, k, src0, m_in, alpha_milli, beta_milli, bottom_up, thread_edges);
 }
 
-// Both instantiations, so that a plain nvcc compile checks them.
-template __global__ void msbfs_bfs<false>(MSBFS_PARAMS);
-template __global__ void msbfs_bfs<true>(MSBFS_PARAMS);
+// Every instantiation, so that a plain nvcc compile checks them all.
+#define MSBFS_INSTANTIATE(P, C) template __global__ void msbfs_bfs<P, C>(MSBFS_PARAMS);
+MSBFS_INSTANTIATE(false, false)
+MSBFS_INSTANTIATE(true, false)
+MSBFS_INSTANTIATE(false, true)
+MSBFS_INSTANTIATE(true, true)

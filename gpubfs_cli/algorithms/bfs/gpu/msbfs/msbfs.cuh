@@ -32,3 +32,18 @@
 #define MS_CTL_LEVELS 12     // levels the pass ran (the last one found nothing)
 #define MS_CTL_BU_LEVELS 13  // of which bottom-up
 #define MS_CTL_WORDS 14
+
+// Per-level counters (the counters and profile builds): counters[kind * cap + L], level
+// L being the step that expands frontier L (its labels are distance L + 1).
+#define MS_CNT_DIR 0       // 0 top-down, 1 bottom-up
+#define MS_CNT_FRONTIER 1  // frontier vertices (queue L's entries)
+#define MS_CNT_VERTICES 2  // top-down: queue entries expanded; bottom-up: vertices some live source still needs
+#define MS_CNT_EDGES 3     // top-down: out-edges gathered; bottom-up: in-edges scanned (a thread's and its warp's)
+#define MS_CNT_LABELS 4    // (source, vertex) labels written
+#define MS_CNT_KINDS 5
+
+// Profile (profile build): %globaltimer ns from CTA 0's thread 0: prof[0] the kernel's
+// start, prof[1 + L] level L's start (after the barrier that ends level L - 1), and
+// prof[1 + levels] the end of the last level.
+#define MS_PROF_KERNEL 0
+#define MS_PROF_LEVEL0 1

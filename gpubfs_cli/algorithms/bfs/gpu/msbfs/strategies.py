@@ -34,10 +34,14 @@ What was adapted for a GPU, and why:
   n levels) and a switch converts nothing. Top-down levels gather the queue's lists
   load-balanced (gpu/include/expand.cuh), tiles shrunk so that a small frontier (the
   sources' level) spreads over every CTA.
-- Labels are written as bits are won: the bits an atomicOr on ``seen[u]`` sets first (its
-  old value) are u's new sources, labelled and given the frontier vertex as parent at
-  once, exactly once per source and vertex; bottom-up, u's own thread takes from each
-  neighbour the frontier bits it still needs and names that neighbour their parent.
+- Labels are written in the level that wins them, exactly once per source and vertex.
+  Top-down, as bits are won: the bits an atomicOr on ``seen[u]`` sets first (its old
+  value) are u's new sources, labelled and given the frontier vertex as parent at once.
+  Bottom-up, u's own thread takes from each neighbour the frontier bits it still needs
+  and names that neighbour their parent; the distances wait until the warp's scans are
+  done: its lanes hold 32 consecutive vertices, so the warp stores one source's row at a
+  time for all of them (one coalesced store per source found; dist is k rows of n, far
+  past the L2) instead of every lane its own bits, scattered over the rows.
   ``visit`` and ``next`` are three rotating arrays: level L reads one, fills the next
   and clears the words of level L - 1's queue in the third, nobody reading them then.
 - Directed graphs get the transpose (in-edges) for bottom-up levels, built in prepare
@@ -64,9 +68,23 @@ Knobs:
 - ``thread_edges``: in-edges a vertex's thread scans alone in a bottom-up level; past
   them its warp scans the rest of the list with it, a lane an edge (a hub's list is not
   one thread's loop; 0: never).
+- ``counters``: per-level counters of the pass (below), from a second instantiation
+  of the kernel that counts; the timed one compiles them out. Off for timings.
+- ``profile``: as ``counters``, plus %globaltimer stamps (CTA 0's thread 0): the
+  kernel's start, each level's start after the barrier that ends the one before, and
+  the end of the last level, so that the set-up and each level have a time.
 
 Counters, per answer: ``levels`` (that source's depth + 1), ``bottom_up_levels`` and
 ``pass_levels`` (the batch's: levels run, the last one empty), ``batch`` (its size).
+With ``counters`` or ``profile``, the batch's per-level series, int64 arrays of
+``pass_levels`` entries in every answer of the batch (level L expands frontier L and
+labels distance L + 1): ``direction`` (0 top-down, 1 bottom-up), ``frontier`` (its
+vertices), ``vertices_examined`` (top-down: queue entries expanded; bottom-up: vertices
+some live source still needed), ``edges_examined`` (top-down: out-edges gathered;
+bottom-up: in-edges scanned, the warp's part included) and ``labels`` ((source, vertex)
+distances written). With ``profile``, ``profile``: ``pass_levels + 2`` nanosecond
+stamps. ``level_rows`` turns them into a table with each level's least traffic
+(``level_bytes``; scripts/device/msbfs_profile.py prints it).
 """
 
 from __future__ import annotations
@@ -77,8 +95,14 @@ from typing import ClassVar
 
 import numpy as np
 
-from gpubfs_cli.core.answer import Answer
-from gpubfs_cli.core.knobs import check_launch, check_thread_edges, check_thresholds, whole
+from gpubfs_cli.core.answer import Answer, to_host
+from gpubfs_cli.core.knobs import (
+    check_flags,
+    check_launch,
+    check_thread_edges,
+    check_thresholds,
+    whole,
+)
 from gpubfs_cli.core.strategy import register
 from gpubfs_cli.gpu.base import GpuStrategy
 from gpubfs_cli.gpu.launch import (
@@ -86,6 +110,7 @@ from gpubfs_cli.gpu.launch import (
     ArgTemplate,
     i32,
     i64,
+    level_capacity,
     persistent_defines,
     persistent_grid,
     require_int32_ids,
@@ -100,6 +125,14 @@ WORD = C["MSBFS_WORD"]
 MILLI = C["MSBFS_MILLI"]
 CTL_WORDS, CTL_LEVELS, CTL_BU_LEVELS = C["MS_CTL_WORDS"], C["MS_CTL_LEVELS"], C["MS_CTL_BU_LEVELS"]
 OFFSET64_EDGES = 2**31  # from this many edges on, the 64-bit offset build (int32 holds 0..m below)
+CNT_KINDS = C["MS_CNT_KINDS"]
+# the per-level series, by counters row (msbfs.cuh's MS_CNT_*)
+PER_LEVEL = {"direction": C["MS_CNT_DIR"], "frontier": C["MS_CNT_FRONTIER"],
+             "vertices_examined": C["MS_CNT_VERTICES"], "edges_examined": C["MS_CNT_EDGES"],
+             "labels": C["MS_CNT_LABELS"]}
+PROF_KERNEL, PROF_LEVEL0 = C["MS_PROF_KERNEL"], C["MS_PROF_LEVEL0"]
+EDGE_BYTES = 4 + 8  # an edge examined reads its column id and the frontier word of its other end
+LABEL_BYTES = 4  # a label writes one int32 distance
 
 
 def offsets64(m: int) -> bool:
@@ -117,11 +150,41 @@ def kernel_defines(cta_size: int, offset64: bool = False) -> dict[str, int]:
 KERNEL_DEFINES = [kernel_defines(c, wide) for c in CTA_SIZES for wide in (False, True)]
 
 
-def kernel_name(predecessors: bool) -> str:
-    return f"msbfs_bfs<{'true' if predecessors else 'false'}>"
+def kernel_name(predecessors: bool, stats: bool = False) -> str:
+    return f"msbfs_bfs<{'true' if predecessors else 'false'}, {'true' if stats else 'false'}>"
 
 
-KERNEL_NAMES = tuple(kernel_name(p) for p in (False, True))
+KERNEL_NAMES = tuple(kernel_name(p, s) for s in (False, True) for p in (False, True))
+
+
+def level_bytes(edges, labels):
+    """The least bytes a level moves: ``edges * (4 + 8) + labels * 4``, each edge
+    examined reading a 4-byte column id and an 8-byte frontier word, each label writing a
+    4-byte distance (seen, queue and parent traffic left out: a floor, not a model)."""
+    return edges * EDGE_BYTES + labels * LABEL_BYTES
+
+
+def level_rows(counters: dict) -> list[dict]:
+    """Per level of a pass with counters (an answer's host counters): direction, frontier,
+    microseconds (None without profile), vertices and edges examined, labels and
+    ``level_bytes``."""
+    prof = counters.get("profile")
+    rows = []
+    for L in range(len(counters["direction"])):  # the levels run, or the first MAX_LEVELS
+        edges, labels = int(counters["edges_examined"][L]), int(counters["labels"][L])
+        us = None if prof is None else (int(prof[PROF_LEVEL0 + L + 1]) - int(prof[PROF_LEVEL0 + L])) / 1e3
+        rows.append({"level": L, "direction": "bottom-up" if counters["direction"][L] else "top-down",
+                     "frontier": int(counters["frontier"][L]), "us": us,
+                     "vertices_examined": int(counters["vertices_examined"][L]), "edges_examined": edges,
+                     "labels": labels, "bytes": level_bytes(edges, labels)})
+    return rows
+
+
+def setup_us(counters: dict) -> float | None:
+    """Microseconds from the kernel's start to level 0 (clearing k rows of distances,
+    the words and the sources' seeds), or None without profile."""
+    prof = counters.get("profile")
+    return None if prof is None else (int(prof[PROF_LEVEL0]) - int(prof[PROF_KERNEL])) / 1e3
 
 
 @dataclass(frozen=True)
@@ -133,13 +196,14 @@ class MsbfsKnobs:
     cta_size: int = 256
     blocks_per_sm: int = 0
     thread_edges: int = 32
+    counters: bool = False
+    profile: bool = False
 
     def __post_init__(self) -> None:
         if not whole(self.width) or not 1 <= self.width <= WORD:
             raise ValueError(f"width must be an integer from 1 to {WORD} (sources per batch), not {self.width!r}")
         check_thresholds(self, MILLI)
-        if not isinstance(self.bottom_up, bool):
-            raise ValueError(f"bottom_up must be true or false, not {self.bottom_up!r}")
+        check_flags(self, ("bottom_up", "counters", "profile"))
         check_launch(self.cta_size, CTA_SIZES, self.blocks_per_sm)
         check_thread_edges(self.thread_edges)
 
@@ -147,6 +211,37 @@ class MsbfsKnobs:
 def compiled_module(cta_size: int, device=None, offset64: bool = False):
     return load_module(KERNELS, defines=kernel_defines(cta_size, offset64), cooperative=True,
                        name_expressions=KERNEL_NAMES, device=device)
+
+
+class PassSeries:
+    """A pass's per-level series (device views made in prepare), copied to the host once
+    for every answer of its batch, cut to the levels run."""
+
+    __slots__ = ("_views", "_levels", "_host")
+
+    def __init__(self, views: dict, levels):
+        self._views, self._levels, self._host = views, levels, None
+
+    def host(self) -> dict:
+        if self._host is None:
+            levels = int(to_host(self._levels))
+            self._host = {key: np.array(to_host(v[: levels + 2 if key == "profile" else levels]), dtype=np.int64)
+                          for key, v in self._views.items()}
+        return self._host
+
+
+@dataclass
+class MsbfsAnswer(Answer):
+    """An answer of a pass with counters: the batch's per-level series join its counters
+    in to_host(), after the timer."""
+
+    series: PassSeries | None = None
+
+    def to_host(self) -> Answer:
+        host = super().to_host()
+        if self.series is not None:
+            host.counters.update(self.series.host())
+        return host
 
 
 @register
@@ -187,8 +282,9 @@ class GpuMultiSourceBfs(GpuStrategy):
                 in_row, in_col = dg.in_offsets, dg.in_indices
             else:
                 in_row, in_col = self.keep("_in_row", dg.in_offsets.astype(cp.int32)), dg.in_indices
+        stats = bool(k.counters or k.profile)
         module = compiled_module(int(k.cta_size), self.device, wide)
-        self._kernels = {p: module.get_function(kernel_name(p)) for p in (False, True)}
+        self._kernels = {p: module.get_function(kernel_name(p, stats)) for p in (False, True)}
         self._grid = persistent_grid(self.name, self._kernels.values(), int(k.cta_size), k.blocks_per_sm, self.device)
         dist = self.buffer("_dist", (width, n), cp.int32)
         parent = self.buffer("_parent", (width, n), cp.int32)
@@ -197,6 +293,9 @@ class GpuMultiSourceBfs(GpuStrategy):
         queue = self.buffer("_queue", 3 * n, cp.int32)
         ctl = self.buffer("_ctl", CTL_WORDS, cp.uint64)
         levels = self.buffer("_levels", width, cp.int32)
+        cap = level_capacity(n)
+        counters = self.buffer("_counters", CNT_KINDS * cap, cp.uint64, fill=0) if stats else None
+        prof = self.buffer("_prof", cap + 2, cp.uint64, fill=0) if k.profile else None
         self.buffer("_sources", width, cp.int32)
         self.derived("_sources_host", np.zeros(width, dtype=np.int32))  # pageable: reusable once set() returns
         # Views made once (a CuPy view costs microseconds): each source's rows and level
@@ -205,10 +304,15 @@ class GpuMultiSourceBfs(GpuStrategy):
         self.derived("_parent_rows", [parent[i] for i in range(width)])
         self.derived("_level_views", [levels[i, ...] for i in range(width)])
         self.derived("_pass_views", (ctl[CTL_LEVELS, ...], ctl[CTL_BU_LEVELS, ...]))
+        series = {key: counters[row * cap: (row + 1) * cap] for key, row in PER_LEVEL.items()} if stats else {}
+        if prof is not None:
+            series["profile"] = prof
+        self.derived("_series_views", series)
         m_in = int(graph.m)
         head = (row, dg.col_indices, in_row, in_col, i32(n), i64(m_in), SLOT, SLOT, SLOT,
                 i64(round(float(k.alpha) * MILLI)), i64(round(float(k.beta) * MILLI)), i32(1 if k.bottom_up else 0), i32(int(k.thread_edges)))
-        tail = (seen, visit, queue, ctl, levels)
+        tail = (seen, visit, queue, ctl, levels, counters, i32(cap if stats else 0), prof,
+                i32(cap + 2 if prof is not None else 0))
         # Built once: a traversal only puts in the sources.
         self.derived("_args", {p: ArgTemplate(*head, dist, parent if p else None, *tail) for p in (False, True)})
 
@@ -227,9 +331,10 @@ class GpuMultiSourceBfs(GpuStrategy):
             args = self._args[predecessors](self._sources, i32(k), i32(-1))
         self._kernels[predecessors]((self._grid,), (int(self.knobs.cta_size),), args)
         levels, bu_levels = self._pass_views
-        return [Answer(self._rows[i], self._parent_rows[i] if predecessors else None,
-                       {"levels": self._level_views[i], "bottom_up_levels": bu_levels, "pass_levels": levels,
-                        "batch": k})
+        series = PassSeries(self._series_views, levels) if self._series_views else None
+        return [MsbfsAnswer(self._rows[i], self._parent_rows[i] if predecessors else None,
+                            {"levels": self._level_views[i], "bottom_up_levels": bu_levels, "pass_levels": levels,
+                             "batch": k}, series=series)
                 for i in range(k)]
 
     def traverse(self, source: int, predecessors: bool = False) -> Answer:
