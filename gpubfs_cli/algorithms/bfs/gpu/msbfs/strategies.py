@@ -21,7 +21,14 @@ source, since until then a bottom-up level still scans it):
 - top-down -> bottom-up when ``m_f * alpha > m_u``;
 - bottom-up -> top-down when ``n_f * beta < n``.
 
-Defaults alpha = 15, beta = 18 (Beamer's thresholds' order, not tuned on a GPU yet).
+Defaults alpha = 4, beta = 18. A bit-parallel bottom-up level stops scanning a vertex
+only once every live source has reached it, which at the first levels almost never
+happens, so it costs about m_u rather than the small share of it a single BFS's
+bottom-up step examines: with Beamer's alpha = 15 the first level after the sources went
+bottom-up and scanned every edge (the per-level counters). On an H100 (2026-11-26,
+`gpubfs run msbfs-alpha`, 64 sources in batches of 32) alpha 0.5 / 1 / 2 / 4 / 15 took
+0.241 / 0.189 / 0.076 / 0.076 / 0.100 ms a source on g500-s20-ef16 and 0.362 / 0.348 /
+0.138 / 0.134 / 0.317 on kron_g500-logn20-gen.
 
 What was adapted for a GPU, and why:
 
@@ -190,7 +197,7 @@ def setup_us(counters: dict) -> float | None:
 @dataclass(frozen=True)
 class MsbfsKnobs:
     width: int = WORD
-    alpha: float = 15.0
+    alpha: float = 4.0
     beta: float = 18.0
     bottom_up: bool = True
     cta_size: int = 256
