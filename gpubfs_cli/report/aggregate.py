@@ -280,6 +280,14 @@ class Aggregate:
         """Strategies whose samples another project's binary timed (core/answer.py timed_by)."""
         return sorted({g.strategy for g in self.groups if any(s.timed_by for s in g.samples)})
 
+    def peer_checked(self, peer: str) -> bool:
+        """Whether every answered sample of `peer` was checked by the harness (a peer that
+        reports its level and reached counts, core/answer.py peer_counts), rather than
+        only where the peer checks itself."""
+        answered = [s for g in self.groups if g.strategy == peer for s in g.samples
+                    if s.status in ("ok", "wrong-answer")]
+        return bool(answered) and all(s.valid is not None for s in answered)
+
     def columns(self) -> list[ColumnKey]:
         """The (strategy, predecessors, GPU count) columns present: the baseline first,
         then by name, option and GPU count."""

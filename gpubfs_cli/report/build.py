@@ -135,8 +135,12 @@ def overview_table(results: Results, problem: str, metric: str,
             "strategy's time on that source; [q25-q75]: the interquartile range of those ratios"
         )
     for peer in agg.peers():
-        table.footnotes.append(f"{peer}: timed by the peer itself (its own timer) and checked only as far "
-                               "as the peer checks itself; not validated by gpubfs")
+        if agg.peer_checked(peer):
+            table.footnotes.append(f"{peer}: timed by the peer itself (its own timer); it returns no "
+                                   "distances: its level and reached counts are checked against the baseline's")
+        else:
+            table.footnotes.append(f"{peer}: timed by the peer itself (its own timer) and checked only as far "
+                                   "as the peer checks itself; not validated by gpubfs")
     add_cell_footnotes(table)
     return table, agg
 
