@@ -216,3 +216,6 @@ def test_reorder_and_msbfs_figures_unchanged():
     assert "| merrill.hybrid (degree order) | 2.128 | 1.118 | 0.428 | 1.012 |" in out, out
     out = _report("--metric", "ms", folder / "msbfs.json.gz")
     assert "| g500-s20-ef16 | 36.86! | 0.067! |" in out and "| kron_g500-logn20-gen | 0.149 |" in out, out
+    # the default alpha (4): 2.7x and 1.9x do.bfs's throughput
+    out = _report("--metric", "ms", folder / "msbfs-alpha4.json.gz")
+    assert "| g500-s20-ef16 | 40.19! | 0.058! |" in out and "| kron_g500-logn20-gen | 60.64 | 0.086 |" in out, out
