@@ -56,6 +56,14 @@ def header_constants(path: Path) -> dict[str, int]:
     return out
 
 
+def instantiation(kernel: str, *args) -> str:
+    """The name expression of a template kernel's instantiation (what load_module's
+    name_expressions and get_function take): a type name (a string) as given, any other
+    argument as C++'s true / false by its truth, e.g. instantiation("do_bfs", False, True)
+    == "do_bfs<false, true>"."""
+    return f"{kernel}<{', '.join(a if isinstance(a, str) else ('true' if a else 'false') for a in args)}>"
+
+
 def load_module(
     path: Path,
     *,

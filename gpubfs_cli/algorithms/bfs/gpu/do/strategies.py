@@ -172,7 +172,7 @@ from gpubfs_cli.gpu.launch import (
     require_int32_ids,
     sm_count,
 )
-from gpubfs_cli.gpu.modules import header_constants, load_module
+from gpubfs_cli.gpu.modules import header_constants, instantiation, load_module
 from gpubfs_cli.graph.csr import CSRGraph
 
 KERNELS = Path(__file__).with_name("do.cu")
@@ -207,7 +207,7 @@ KERNEL_DEFINES = [kernel_defines(c, wide) for c in CTA_SIZES for wide in (False,
 
 
 def kernel_name(predecessors: bool, stats: bool) -> str:
-    return f"do_bfs<{'true' if predecessors else 'false'}, {'true' if stats else 'false'}>"
+    return instantiation("do_bfs", predecessors, stats)
 
 
 KERNEL_NAMES = tuple(kernel_name(p, s) for s in (False, True) for p in (False, True))

@@ -105,7 +105,7 @@ from gpubfs_cli.gpu.launch import (
     persistent_grid,
     require_int32_ids,
 )
-from gpubfs_cli.gpu.modules import header_constants, load_module
+from gpubfs_cli.gpu.modules import header_constants, instantiation, load_module
 from gpubfs_cli.graph.csr import CSRGraph
 
 KERNELS = Path(__file__).with_name("lbbfs.cu")
@@ -135,7 +135,7 @@ KERNEL_DEFINES = [kernel_defines(c, t) for c in CTA_SIZES for t in TILE_SIZES]  
 
 
 def kernel_name(wide: bool, predecessors: bool) -> str:
-    return f"lbbfs_bfs<{'long long' if wide else 'int'}, {'true' if predecessors else 'false'}>"
+    return instantiation("lbbfs_bfs", "long long" if wide else "int", predecessors)
 
 
 def compiled_module(cta_size: int, tile_size: int, device: Device | None = None):

@@ -35,7 +35,7 @@ import numpy as np
 
 from gpubfs_cli.algorithms.bfs.gpu.mgpu import partition as pt
 from gpubfs_cli.gpu import backend
-from gpubfs_cli.gpu.launch import i32, i64, resident_blocks, sm_count
+from gpubfs_cli.gpu.launch import captured, i32, i64, resident_blocks, sm_count
 from gpubfs_cli.gpu.modules import header_constants, load_module
 
 KERNELS = Path(__file__).with_name("mgpu.cu")
@@ -383,12 +383,7 @@ class MgpuRank:
                     self._run(steps)
 
             return run
-        self.stream.begin_capture()
-        try:
-            with self.stream:
-                self._run(steps)
-        finally:
-            g = self.stream.end_capture()
+        g = captured(self.stream, lambda: self._run(steps))
         return lambda: g.launch(self.stream)
 
     def _give_up(self, why: str):

@@ -103,7 +103,7 @@ from gpubfs_cli.gpu.launch import (
     persistent_grid,
     require_int32_ids,
 )
-from gpubfs_cli.gpu.modules import header_constants, load_module
+from gpubfs_cli.gpu.modules import header_constants, instantiation, load_module
 from gpubfs_cli.graph.csr import CSRGraph
 
 KERNELS = Path(__file__).with_name("delta.cu")
@@ -124,7 +124,7 @@ KERNEL_DEFINES = [kernel_defines(c, w) for c in CTA_SIZES for w in (False, True)
 
 
 def kernel_name(heavy: bool, predecessors: bool) -> str:
-    return f"delta_sssp<{'true' if heavy else 'false'}, {'true' if predecessors else 'false'}>"
+    return instantiation("delta_sssp", heavy, predecessors)
 
 
 KERNEL_NAMES = tuple(kernel_name(h, p) for h in (True, False) for p in (False, True))
