@@ -22,6 +22,7 @@ from tests.algorithms.bfs.gpu.test_msbfs_emulated import (
     TOP_DOWN,
     check_level_counters,
     expected_bottom_up_levels,
+    expected_hub_levels,
 )
 
 GRAPHS = {
@@ -78,6 +79,7 @@ def check_batch(strategy, name: str, batch: list[int], predecessors: bool):
     c = answers[0].counters
     assert c["pass_levels"] == max(a.counters["levels"] for a in answers), c
     assert c["bottom_up_levels"] == expected_bottom_up_levels(g, answers, strategy.knobs), c
+    assert c["hub_levels"] == expected_hub_levels(g, answers, strategy.knobs), c
     if strategy.knobs.counters or strategy.knobs.profile:
         check_level_counters(g, answers, strategy.knobs, f"msbfs.bfs on {name}, predecessors={predecessors}")
     else:
@@ -146,7 +148,36 @@ def test_counters_change_nothing_but_the_counters(name, knobs):
 
 
 @pytest.mark.gpu
-@pytest.mark.parametrize("knobs", [{}, FORCED_BU, {"cta_size": 1024, "blocks_per_sm": 1, "width": 33},
+@pytest.mark.parametrize("knobs", [{}, TOP_DOWN])
+def test_hub_pass_changes_no_answer(knobs):
+    """hub_edges 0 (every list tiled), the default, 64 (the Kronecker graph's hubs) and 1
+    (every list): the same checked distances and per-level series on a 64-source batch,
+    the hub pass on exactly the top-down levels with such a list (check_batch)."""
+    name = "kronecker"
+    batch = sixty_four(name)
+    runs = {}
+    for hub_edges in (0, ms.HUB_EDGES, 64, 1):
+        strategy = _ms(**knobs, hub_edges=hub_edges, counters=True)
+        strategy.prepare(graph(name))
+        runs[hub_edges] = check_batch(strategy, name, batch, True)
+        strategy.release()
+    assert runs[0][0].counters["hub_levels"] == 0 and runs[1][0].counters["hub_levels"] > 0
+    for hub_edges, got in runs.items():
+        for a, b in zip(runs[0], got, strict=True):
+            np.testing.assert_array_equal(a.distances, b.distances, err_msg=f"hub_edges {hub_edges}")
+            for key in ms.PER_LEVEL:
+                np.testing.assert_array_equal(a.counters[key], b.counters[key], err_msg=f"hub_edges {hub_edges}: {key}")
+
+
+@pytest.mark.parametrize("bad", [-1, 2**31, 1.5, True, "64"])
+def test_bad_hub_edges_are_one_line(bad):
+    with pytest.raises(ValueError, match="hub_edges") as err:
+        ms.MsbfsKnobs(hub_edges=bad)
+    assert "\n" not in str(err.value)
+
+
+@pytest.mark.gpu
+@pytest.mark.parametrize("knobs", [{}, FORCED_BU, {"hub_edges": 1, "counters": True}, {"cta_size": 1024, "blocks_per_sm": 1, "width": 33},
                                    {"alpha": 0.5, "beta": 2.0, "thread_edges": 1, "profile": True}])
 def test_64bit_offsets_build(knobs, monkeypatch):
     """The build for 2^31 edges and more, forced on small graphs (threshold 0 edges)."""

@@ -16,6 +16,10 @@ frontier sizes, the labels of each distance, the out-edges of a top-down frontie
 bottom-up level's vertices and in-edges (each list scanned in the kernel's order until
 the live sources it lacks are found, thread_edges by its thread and 32 a step by its
 warp).
+
+The hub pass (top-down lists of hub_edges or more spread over the grid's warps after the
+level's barrier) runs with hub_edges 1 and 3 on these graphs, also in a build whose hub
+queue holds 8 lists (MSBFS_SPREAD 8), so that lists past its room stay with their tiles.
 """
 
 from __future__ import annotations
@@ -32,8 +36,12 @@ from tests.algorithms.bfs.gpu import test_strategies as ts
 from tests.gpu import emulated_cupy as ec
 from tests.gpu import fixed_cost as fc
 
+# The hub queue takes the first MSBFS_SPREAD lists (the rest stay with their tiles): a
+# build where that is 8 fills it on these small graphs.
+SPREAD8 = {"MSBFS_SPREAD": 8}
 MS = ec.Family(ms.KERNELS, "msbfs_driver.cpp", (ms,),
-               defines=[ms.kernel_defines(128), ms.kernel_defines(128, offset64=True)])
+               defines=[ms.kernel_defines(128), ms.kernel_defines(128, offset64=True),
+                        {**ms.kernel_defines(128), **SPREAD8}])
 BASE = {"cta_size": 128}
 PATCHES = {"blocks_per_sm": lambda kernel, block, shared_mem=0: 2}
 FORCED_BU = {"alpha": 1e9, "beta": 1e9}  # bottom-up from the first level, never back
@@ -180,12 +188,23 @@ def check_level_counters(g, answers, knobs, label):
     assert ms.setup_us(c) >= 0 and all(r["us"] >= 0 for r in rows), (label, rows)
 
 
+def expected_hub_levels(g, answers, knobs) -> int:
+    """The top-down levels whose frontier holds a list of hub_edges or more (0: none)."""
+    if knobs.hub_edges == 0:
+        return 0
+    dist = np.stack([np.asarray(a.distances) for a in answers])
+    deg = g.out_degrees()
+    return sum(1 for L, bu in enumerate(expected_directions(g, answers, knobs))
+               if not bu and (deg[(dist == L).any(axis=0)] >= knobs.hub_edges).any())
+
+
 def check_pass(strategy, g, batch, answers, label):
-    """The batch's counters: its size, a pass as deep as its deepest source, and the
-    directions the knobs force."""
+    """The batch's counters: its size, a pass as deep as its deepest source, the
+    directions the knobs force, and the hub pass on exactly the levels with a hub."""
     c = answers[0].counters
     levels, bu = int(c["pass_levels"]), int(c["bottom_up_levels"])
     assert all(a.counters["batch"] == len(batch) for a in answers), label
+    assert int(c["hub_levels"]) == expected_hub_levels(g, answers, strategy.knobs), (label, c)
     assert levels == max(int(a.counters["levels"]) for a in answers), (label, c)
     assert 0 <= bu <= levels, (label, c)
     assert bu == expected_bottom_up_levels(g, answers, strategy.knobs), (label, c)
@@ -198,9 +217,9 @@ def check_pass(strategy, g, batch, answers, label):
 
 
 def run(monkeypatch, emulation, knobs: dict, graph_names, *, seed: int = 1, offsets: int = 32,
-        preds=(False, True)) -> list[list]:
+        preds=(False, True), check=None) -> list[list]:
     """Every batch of every graph, with and without parents, each source checked on its
-    own; the answers (host copies), per batch."""
+    own (and by check(g, answers, knobs) when given); the answers (host copies), per batch."""
     if offsets == 64:
         monkeypatch.setattr(ms, "OFFSET64_EDGES", 0)
     cls = all_strategies()["msbfs.bfs"]
@@ -228,6 +247,8 @@ def run(monkeypatch, emulation, knobs: dict, graph_names, *, seed: int = 1, offs
                         check_level_counters(g, answers, strategy.knobs, label)
                     else:
                         assert not set(ms.PER_LEVEL) & set(answers[0].counters), label
+                    if check is not None:
+                        check(g, answers, strategy.knobs)
                     out.append(answers)
             strategy.release()
     assert emulation.defines and {dict(d).get("MSBFS_OFFSET64", 0) for d in emulation.defines} == {offsets == 64}
@@ -275,6 +296,47 @@ def test_counters_see_both_directions_and_the_warp(monkeypatch, emulation):
     mixed = [p[0].counters for p in passes if 0 < int(p[0].counters["bottom_up_levels"]) < len(p[0].counters["direction"])]
     assert mixed
     assert any((c["edges_examined"] > c["vertices_examined"])[c["direction"] == 1].any() for c in mixed)
+
+
+HUBS = [{"hub_edges": 1, "counters": True}, {"hub_edges": 3, "counters": True},
+        {**TOP_DOWN, "hub_edges": 1, "counters": True}, {"alpha": 0.5, "beta": 2.0, "hub_edges": 3, "profile": True}]
+
+
+@pytest.mark.parametrize("room", [8, "default"])
+@pytest.mark.parametrize("knobs", HUBS, ids=[_id(k) for k in HUBS])
+def test_hub_pass(monkeypatch, emulation, knobs, room):
+    """Lists of hub_edges or more left to the hub pass (1: every list; 3: the hubs and
+    odd lists of these graphs), with room for 8 (the rest stay with their tiles) or for
+    MSBFS_SPREAD (1024: all of them here): the same exact answers and per-level series,
+    hub_levels on exactly the top-down levels with such a list (check_pass). Not
+    vacuous: some pass ran the hub pass, and some level had more such lists than 8."""
+    if room == 8:
+        defines = ms.kernel_defines
+        monkeypatch.setattr(ms, "kernel_defines", lambda cta, offset64=False: {**defines(cta, offset64), **SPREAD8})
+    most = []  # per pass: the most such lists a top-down level had
+
+    def count_hubs(g, answers, k):
+        dist = np.stack([np.asarray(a.distances) for a in answers])
+        deg = g.out_degrees()
+        most.append(max((int((deg[(dist == L).any(axis=0)] >= k.hub_edges).sum())
+                         for L, bu in enumerate(expected_directions(g, answers, k)) if not bu), default=0))
+
+    passes = run(monkeypatch, emulation, knobs, GRAPHS, check=count_hubs)
+    assert {dict(d).get("MSBFS_SPREAD") for d in emulation.defines} == {8 if room == 8 else None}
+    assert any(int(p[0].counters["hub_levels"]) > 0 for p in passes)
+    assert max(most) > 8
+
+
+def test_the_hub_pass_changes_no_answer(monkeypatch, emulation):
+    """hub_edges 0 (tiles only) and 1 give the same distances and series on every graph."""
+    off = run(monkeypatch, emulation, {"hub_edges": 0, "counters": True}, GRAPHS, preds=(False,))
+    on = run(monkeypatch, emulation, {"hub_edges": 1, "counters": True}, GRAPHS, preds=(False,))
+    assert all(int(p[0].counters["hub_levels"]) == 0 for p in off)
+    for a, b in zip(off, on, strict=True):
+        for x, y in zip(a, b, strict=True):
+            np.testing.assert_array_equal(x.distances, y.distances)
+            for key in ms.PER_LEVEL:
+                np.testing.assert_array_equal(x.counters[key], y.counters[key])
 
 
 def test_counters_name_their_instantiation():
@@ -356,6 +418,7 @@ def test_bad_batches_are_refused(monkeypatch, emulation):
     ({"blocks_per_sm": -1}, "blocks_per_sm"), ({"blocks_per_sm": 1.5}, "blocks_per_sm"),
     ({"thread_edges": -1}, "thread_edges"), ({"thread_edges": 2**31}, "thread_edges"),
     ({"thread_edges": 2.0}, "thread_edges"), ({"counters": 1}, "counters"), ({"profile": "yes"}, "profile"),
+    ({"hub_edges": -1}, "hub_edges"), ({"hub_edges": 2**31}, "hub_edges"), ({"hub_edges": 1.5}, "hub_edges"),
 ])
 def test_bad_knobs_are_one_clear_error(knobs, what):
     cls = all_strategies()["msbfs.bfs"]
@@ -369,8 +432,8 @@ def test_registration():
     assert cls.paper == "beyond" and cls.device_kind == "gpu" and cls.timing == "events"
     assert cls.teps == "equivalent" and any("batch" in c for c in cls.caveats)
     k = cls.Knobs()
-    assert (k.width, k.alpha, k.beta, k.bottom_up, k.cta_size, k.blocks_per_sm, k.thread_edges, k.counters,
-            k.profile) == (64, 4.0, 18.0, True, 256, 0, 32, False, False)
+    assert (k.width, k.alpha, k.beta, k.bottom_up, k.cta_size, k.blocks_per_sm, k.thread_edges, k.hub_edges,
+            k.counters, k.profile) == (64, 4.0, 18.0, True, 256, 0, 32, 4096, False, False)
     assert cls(make_knobs(cls, {"width": 7})).batch_size() == 7
 
 

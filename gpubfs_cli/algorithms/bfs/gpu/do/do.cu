@@ -35,7 +35,7 @@
 #include "do.cuh"
 #include "bottom_up.cuh"
 #include "expand.cuh"
-#include "mergepath.cuh"
+#include "spread.cuh"
 
 namespace dobfs {
 
@@ -256,9 +256,8 @@ __device__ __forceinline__ offset_t* spread_scratch(Shared& sh) {
 #endif
 }
 
-// Top-down for `nf` (at most DO_SPREAD) vertices of `in`: every CTA scans their
-// out-degrees into shared memory, then each warp of the grid takes 32 consecutive edges
-// of the concatenated lists per round and finds each edge's vertex by binary search.
+// Top-down for `nf` (at most DO_SPREAD) vertices of `in`, their edges spread over every
+// warp of the grid (spread.cuh).
 // Tiling by vertices would leave such a level to one CTA however long its lists are
 // (g500-s20-ef16: 44 vertices and 131,709 edges at level 1, 836 us on one CTA). `in` is
 // the level's queue, or the hub pass's (whose vertices the tiles counted: count_vertices false).
@@ -266,37 +265,9 @@ template <bool PRED, bool STATS>
 __device__ void top_down_spread(const State& S, Shared& sh, int L, const int* in, int nf, bool count_vertices) {
     Counts c;
     TopDownSink<PRED, STATS> sink{&S, S.queue(L + 1), S.slot(L + 1) + SLOT_NF, L + 1, &c};
-    offset_t carry = 0;  // up to DO_SPREAD whole lists: offset-wide
-    for (int base = 0; base < nf; base += BLOCK) {
-        const int i = base + threadIdx.x;
-        int u = -1, len = 0;
-        if (i < nf) {
-            u = __ldcg(in + i);
-            len = S.out_degree(u);
-        }
-        offset_t total;
-        const offset_t ex = block_exclusive_scan_t<offset_t>(len, spread_scratch(sh), &total);
-        if (i < nf) {
-            sh.spread.off[i] = carry + ex;
-            sh.spread.v[i] = u;
-            if (STATS && count_vertices && blockIdx.x == 0) ++c.vertices;
-        }
-        carry += total;
-        __syncthreads();  // block_exclusive_scan's scratch is reused next round
-    }
-    const int lane = lane_id();
-    const int gwarp = grid_warp<BLOCK>(), nwarps = grid_warps<BLOCK>();
-    for (offset_t b = (offset_t)gwarp << 5; b < carry; b += (offset_t)nwarps << 5) {  // warp-uniform bounds
-        const offset_t e = b + lane;
-        const bool a = e < carry;
-        int v = -1, u = -1;
-        if (a) {
-            const int lo = mergepath_vertical(sh.spread.off, nf, e) - 1;  // the last list starting <= e owns it
-            u = sh.spread.v[lo];
-            v = S.col[S.row[u] + (e - sh.spread.off[lo])];
-        }
-        sink.emit(v, u, a);
-    }
+    if (STATS && count_vertices && blockIdx.x == 0 && threadIdx.x == 0) c.vertices += (unsigned long long)nf;
+    const offset_t total = spread_scan<BLOCK>(S.row, in, nf, sh.spread.off, sh.spread.v, spread_scratch(sh));
+    spread_edges<BLOCK>(S.row, S.col, sh.spread.off, sh.spread.v, nf, total, sink);
     flush<STATS>(S, sh, L, c, false);
 }
 

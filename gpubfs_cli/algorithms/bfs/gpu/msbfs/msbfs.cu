@@ -9,7 +9,10 @@
 //   top-down   the queue's lists gathered load-balanced (gpu/include/expand.cuh); for
 //              an edge f -> u, m = vis(L)[f] & ~seen[u]; the bits an atomicOr on seen[u]
 //              sets first are u's new sources (labelled L + 1, parent f), or-ed into
-//              vis(L+1)[u]; the thread whose or finds vis(L+1)[u] empty queues u
+//              vis(L+1)[u]; the thread whose or finds vis(L+1)[u] empty queues u.
+//              Lists of hub_edges or more are left to a hub pass after the level's
+//              barrier, which spreads their edges over every warp of the grid
+//              (gpu/include/spread.cuh; one more barrier, only on a level with such a list)
 //   bottom-up  a thread per vertex u not yet seen by every live source (one whose
 //              level-L frontier is not empty) scans u's in-edges, taking from each
 //              neighbour v the bits of vis(L)[v] it still needs (v is their parent), and
@@ -40,6 +43,7 @@
 // long long in the MSBFS_OFFSET64 build (m >= 2^31); label indices i * n + u are 64-bit.
 #include "msbfs.cuh"
 #include "expand.cuh"
+#include "spread.cuh"
 
 namespace msbfs {
 
@@ -54,7 +58,13 @@ typedef int offset_t;
 typedef unsigned long long word_t;
 
 struct Shared {
-    GatherShared<BLOCK, offset_t> g;
+    union {  // the tiles' gathering and the hub pass: a grid barrier apart
+        GatherShared<BLOCK, offset_t> g;
+        struct {
+            SpreadLists<MSBFS_SPREAD, offset_t> l;
+            offset_t scan[33];  // block_exclusive_scan_t's (g.scratch would overlap l)
+        } spread;
+    };
     word_t slot[MS_SLOT_WORDS];  // the level's counts, read once per CTA
     word_t stat[MS_CNT_KINDS];   // STATS: the level's counters summed over the CTA's warps
 };
@@ -76,17 +86,19 @@ struct State {
     int* parent;  // k rows of n, or null
     word_t* seen;
     word_t* visit;  // three arrays of n
-    int* queue;     // three queues of n
+    int* queue;     // three queues of n, then the hub queue (MSBFS_SPREAD)
     word_t* ctl;
     int* levels;       // per source: its deepest level + 1
     word_t* counters;  // STATS: MS_CNT_KINDS rows of counter_cap levels
     int counter_cap;
     word_t* prof;  // STATS with profile: prof_cap stamps (msbfs.cuh), else null
     int prof_cap;
+    int hub_edges;  // 0: no hub pass
 
     __device__ word_t* vis(int L) const { return visit + (size_t)(L % 3) * n; }
     __device__ int* q(int L) const { return queue + (size_t)(L % 3) * n; }
     __device__ word_t* slot(int L) const { return ctl + (L % 3) * MS_SLOT_WORDS; }
+    __device__ int* hubs() const { return queue + (size_t)3 * n; }
     __device__ int out_degree(int v) const { return (int)(row[v + 1] - row[v]); }
     __device__ int in_degree(int v) const { return (int)(in_row[v + 1] - in_row[v]); }
 
@@ -217,7 +229,8 @@ struct TopDownSink {
 };
 
 // Tiles of at most BLOCK queue entries, at least one per CTA while the frontier is
-// small: 64 sources' first level goes to 64 CTAs, not one.
+// small: 64 sources' first level goes to 64 CTAs, not one. A list of hub_edges or more
+// goes to the hub queue instead while it has room (its vertex counted here).
 template <bool PRED, bool STATS>
 __device__ void top_down(const State& S, Shared& sh, int L, int nf, Counts& c) {
     TopDownSink<PRED, STATS> sink{&S, L, &c};
@@ -234,9 +247,38 @@ __device__ void top_down(const State& S, Shared& sh, int L, int nf, Counts& c) {
             start = S.row[f];
             len = (int)(S.row[f + 1] - start);
             if (STATS) ++c.vertices;
+            if (S.hub_edges > 0 && len >= S.hub_edges) {
+                const word_t h = atomicAdd(S.slot(L + 1) + MS_SLOT_HUBS, 1ull);
+                if (h < MSBFS_SPREAD) {
+                    S.hubs()[h] = f;
+                    len = 0;
+                }
+            }
         }
         gather_lists<BLOCK>(sh.g, S.col, f, start, len, sink);
     }
+}
+
+// After top-down level L's barrier: the lists its tiles left to the hub queue (the first
+// MSBFS_SPREAD; more such lists are many CTAs' tiles anyway). Every thread reads the
+// same count, so the whole grid takes the same branch.
+__device__ __forceinline__ int hub_count(const State& S, int L) {
+    const word_t h = __ldcg(S.slot(L + 1) + MS_SLOT_HUBS);
+    const int count = h < MSBFS_SPREAD ? (int)h : MSBFS_SPREAD;
+    if (count && blockIdx.x == 0 && threadIdx.x == 0) ++S.ctl[MS_CTL_HUB_LEVELS];
+    return count;
+}
+
+// The hub pass of level L: those lists' edges spread over every warp of the grid, so a
+// hub is not one CTA's (kron_g500-logn20-gen's level 1, tiled: 4.38 of the pass's 5.51
+// ms on an H100). Its edges and labels count in level L's counters.
+template <bool PRED, bool STATS>
+__device__ void hub_pass(const State& S, Shared& sh, int L, int count) {
+    Counts c;
+    TopDownSink<PRED, STATS> sink{&S, L, &c};
+    const offset_t total = spread_scan<BLOCK>(S.row, S.hubs(), count, sh.spread.l.off, sh.spread.l.v, sh.spread.scan);
+    spread_edges<BLOCK>(S.row, S.col, sh.spread.l.off, sh.spread.l.v, count, total, sink);
+    flush<STATS>(S, sh, L, c);
 }
 
 // A thread per vertex, grid-stride with warp-uniform trips (base is the warp's: the
@@ -404,12 +446,19 @@ __device__ void bfs(const State& S, const int* sources, int k, int src0, long lo
         if (bu) {
             if (blockIdx.x == 0 && threadIdx.x == 0) ++S.ctl[MS_CTL_BU_LEVELS];  // counted in ctl: a register fewer
             bottom_up<PRED, STATS>(S, L, found, thread_edges, c);
+            flush<STATS>(S, sh, L, c);
+            GPUBFS_GRID_SYNC();
         } else {
             top_down<PRED, STATS>(S, sh, L, (int)nf, c);
+            flush<STATS>(S, sh, L, c);
+            GPUBFS_GRID_SYNC();
+            const int hubs = S.hub_edges > 0 ? hub_count(S, L) : 0;
+            if (hubs) {
+                hub_pass<PRED, STATS>(S, sh, L, hubs);
+                GPUBFS_GRID_SYNC();
+            }
         }
-        flush<STATS>(S, sh, L, c);
         prev_nf = nf;
-        GPUBFS_GRID_SYNC();
         ++L;
     }
     if (gtid == 0) {
@@ -421,26 +470,27 @@ __device__ void bfs(const State& S, const int* sources, int k, int src0, long lo
 
 // One pass from k sources (1..64): sources[0..k-1], or src0 alone when sources is null
 // (a batch of one needs no copy). dist and parent hold k rows of n (parent null without
-// predecessors); seen n words, visit 3n words, queue 3n ints, ctl MS_CTL_WORDS words,
+// predecessors); seen n words, visit 3n words, queue 3n + MSBFS_SPREAD ints, ctl MS_CTL_WORDS words,
 // levels k ints. m_in: in-edges (m); alpha and beta in thousandths (MSBFS_MILLI);
 // bottom_up 0 holds every level top-down; thread_edges (0: no limit): the in-edges a thread scans
-// alone in a bottom-up level before its warp joins in. STATS: counters holds MS_CNT_KINDS
+// alone in a bottom-up level before its warp joins in; a top-down level leaves lists of
+// hub_edges or more (0: none) to its hub pass. STATS: counters holds MS_CNT_KINDS
 // rows of counter_cap levels (levels past it are not counted), prof prof_cap stamps
 // (null: no profile); the timed instantiation ignores both.
 #define MSBFS_PARAMS                                                                              \
     const msbfs::offset_t *__restrict__ row, const int *__restrict__ col,                          \
         const msbfs::offset_t *__restrict__ in_row, const int *__restrict__ in_col, int n,         \
         long long m_in, const int *sources, int k, int src0, long long alpha_milli,               \
-        long long beta_milli, int bottom_up, int thread_edges, int *dist, int *parent,            \
-        unsigned long long *seen, unsigned long long *visit, int *queue, unsigned long long *ctl, \
-        int *levels, unsigned long long *counters, int counter_cap, unsigned long long *prof,     \
-        int prof_cap
+        long long beta_milli, int bottom_up, int thread_edges, int hub_edges, int *dist,          \
+        int *parent, unsigned long long *seen, unsigned long long *visit, int *queue,             \
+        unsigned long long *ctl, int *levels, unsigned long long *counters, int counter_cap,      \
+        unsigned long long *prof, int prof_cap
 
 template <bool PRED, bool STATS>
 __global__ void __launch_bounds__(MSBFS_BLOCK, MSBFS_MIN_BLOCKS) msbfs_bfs(MSBFS_PARAMS) {
     const unsigned long long full = k >= MSBFS_WORD ? ~0ull : (1ull << k) - 1;
     msbfs::State S{row,  col,   in_row, in_col, n,        full,        dist, parent,  seen,
-                   visit, queue, ctl,    levels, counters, counter_cap, prof, prof_cap};
+                   visit, queue, ctl,    levels, counters, counter_cap, prof, prof_cap, hub_edges};
     msbfs::bfs<PRED, STATS>(S, sources, k, src0, m_in, alpha_milli, beta_milli, bottom_up, thread_edges);
 }
 

@@ -19,6 +19,10 @@
 #define MSBFS_OFFSET64 0
 #endif
 
+#ifndef MSBFS_SPREAD
+#define MSBFS_SPREAD 1024  // the hub queue's room: lists a top-down level leaves to its hub pass
+#endif
+
 #define MSBFS_WORD 64    // sources per pass: the bits of one 64-bit word
 #define MSBFS_MILLI 1000  // alpha and beta reach the kernel in thousandths
 
@@ -28,10 +32,12 @@
 #define MS_SLOT_MF 1     // out-edges of the frontier's vertices
 #define MS_SLOT_INF 2    // in-edges of the vertices every source has now seen (leave m_u)
 #define MS_SLOT_FOUND 3  // the sources that reached some vertex at this level (bit i: source i)
-#define MS_SLOT_WORDS 4
-#define MS_CTL_LEVELS 12     // levels the pass ran (the last one found nothing)
-#define MS_CTL_BU_LEVELS 13  // of which bottom-up
-#define MS_CTL_WORDS 14
+#define MS_SLOT_HUBS 4   // top-down level L's lists of hub_edges or more (slot L + 1): hub queue entries
+#define MS_SLOT_WORDS 5
+#define MS_CTL_LEVELS 15      // levels the pass ran (the last one found nothing)
+#define MS_CTL_BU_LEVELS 16   // of which bottom-up
+#define MS_CTL_HUB_LEVELS 17  // top-down levels that ran the hub pass
+#define MS_CTL_WORDS 18
 
 // Per-level counters (the counters and profile builds): counters[kind * cap + L], level
 // L being the step that expands frontier L (its labels are distance L + 1).

@@ -75,14 +75,26 @@ Knobs:
 - ``thread_edges``: in-edges a vertex's thread scans alone in a bottom-up level; past
   them its warp scans the rest of the list with it, a lane an edge (a hub's list is not
   one thread's loop; 0: never).
+- ``hub_edges``: a top-down level leaves every list of at least this many out-edges (the
+  first MSBFS_SPREAD, 1024, of them; more such lists are many CTAs' tiles anyway) to a
+  hub pass after its grid barrier: every CTA scans those lists' degrees into shared
+  memory and each warp of the grid takes 32 consecutive edges of them a round
+  (gpu/include/spread.cuh, as do.bfs's), at the cost of one more grid barrier on the
+  levels that have such a list. Tiled by vertices, a hub is one CTA's: on
+  kron_g500-logn20-gen (H100, 2026-11-26, counting build, scripts/device/msbfs_profile.py)
+  level 1, top-down with 2,226 frontier vertices and 15.4 M out-edges (the largest list
+  413,601), took 4.38 ms of the 5.51-ms pass where its bytes need 70 us. Default 4096,
+  do.bfs's; 0: no hub pass.
 - ``counters``: per-level counters of the pass (below), from a second instantiation
   of the kernel that counts; the timed one compiles them out. Off for timings.
 - ``profile``: as ``counters``, plus %globaltimer stamps (CTA 0's thread 0): the
   kernel's start, each level's start after the barrier that ends the one before, and
   the end of the last level, so that the set-up and each level have a time.
 
-Counters, per answer: ``levels`` (that source's depth + 1), ``bottom_up_levels`` and
-``pass_levels`` (the batch's: levels run, the last one empty), ``batch`` (its size).
+Counters, per answer: ``levels`` (that source's depth + 1), ``bottom_up_levels``,
+``hub_levels`` (top-down levels that ran the hub pass) and ``pass_levels`` (the batch's:
+levels run, the last one empty), ``batch`` (its size). A hub pass's edges and labels
+count in its level's series.
 With ``counters`` or ``profile``, the batch's per-level series, int64 arrays of
 ``pass_levels`` entries in every answer of the batch (level L expands frontier L and
 labels distance L + 1): ``direction`` (0 top-down, 1 bottom-up), ``frontier`` (its
@@ -104,6 +116,7 @@ import numpy as np
 
 from gpubfs_cli.core.answer import Answer, to_host
 from gpubfs_cli.core.knobs import (
+    check_edge_count,
     check_flags,
     check_launch,
     check_thread_edges,
@@ -131,6 +144,9 @@ CTA_SIZES = (128, 256, 512, 1024)
 WORD = C["MSBFS_WORD"]
 MILLI = C["MSBFS_MILLI"]
 CTL_WORDS, CTL_LEVELS, CTL_BU_LEVELS = C["MS_CTL_WORDS"], C["MS_CTL_LEVELS"], C["MS_CTL_BU_LEVELS"]
+CTL_HUB_LEVELS = C["MS_CTL_HUB_LEVELS"]
+SPREAD = C["MSBFS_SPREAD"]  # the hub queue's room (a build may define less; never more)
+HUB_EDGES = 4096  # hub_edges' default
 OFFSET64_EDGES = 2**31  # from this many edges on, the 64-bit offset build (int32 holds 0..m below)
 CNT_KINDS = C["MS_CNT_KINDS"]
 # the per-level series, by counters row (msbfs.cuh's MS_CNT_*)
@@ -203,6 +219,7 @@ class MsbfsKnobs:
     cta_size: int = 256
     blocks_per_sm: int = 0
     thread_edges: int = 32
+    hub_edges: int = HUB_EDGES
     counters: bool = False
     profile: bool = False
 
@@ -213,6 +230,7 @@ class MsbfsKnobs:
         check_flags(self, ("bottom_up", "counters", "profile"))
         check_launch(self.cta_size, CTA_SIZES, self.blocks_per_sm)
         check_thread_edges(self.thread_edges)
+        check_edge_count("hub_edges", self.hub_edges, "no hub pass")
 
 
 def compiled_module(cta_size: int, device=None, offset64: bool = False):
@@ -297,7 +315,7 @@ class GpuMultiSourceBfs(GpuStrategy):
         parent = self.buffer("_parent", (width, n), cp.int32)
         seen = self.buffer("_seen", n, cp.uint64)
         visit = self.buffer("_visit", 3 * n, cp.uint64)
-        queue = self.buffer("_queue", 3 * n, cp.int32)
+        queue = self.buffer("_queue", 3 * n + SPREAD, cp.int32)  # three queues, then the hub queue
         ctl = self.buffer("_ctl", CTL_WORDS, cp.uint64)
         levels = self.buffer("_levels", width, cp.int32)
         cap = level_capacity(n)
@@ -310,14 +328,15 @@ class GpuMultiSourceBfs(GpuStrategy):
         self.derived("_rows", [dist[i] for i in range(width)])
         self.derived("_parent_rows", [parent[i] for i in range(width)])
         self.derived("_level_views", [levels[i, ...] for i in range(width)])
-        self.derived("_pass_views", (ctl[CTL_LEVELS, ...], ctl[CTL_BU_LEVELS, ...]))
+        self.derived("_pass_views", (ctl[CTL_LEVELS, ...], ctl[CTL_BU_LEVELS, ...], ctl[CTL_HUB_LEVELS, ...]))
         series = {key: counters[row * cap: (row + 1) * cap] for key, row in PER_LEVEL.items()} if stats else {}
         if prof is not None:
             series["profile"] = prof
         self.derived("_series_views", series)
         m_in = int(graph.m)
         head = (row, dg.col_indices, in_row, in_col, i32(n), i64(m_in), SLOT, SLOT, SLOT,
-                i64(round(float(k.alpha) * MILLI)), i64(round(float(k.beta) * MILLI)), i32(1 if k.bottom_up else 0), i32(int(k.thread_edges)))
+                i64(round(float(k.alpha) * MILLI)), i64(round(float(k.beta) * MILLI)), i32(1 if k.bottom_up else 0), i32(int(k.thread_edges)),
+                i32(int(k.hub_edges)))
         tail = (seen, visit, queue, ctl, levels, counters, i32(cap if stats else 0), prof,
                 i32(cap + 2 if prof is not None else 0))
         # Built once: a traversal only puts in the sources.
@@ -337,11 +356,11 @@ class GpuMultiSourceBfs(GpuStrategy):
             self._sources.set(self._sources_host)
             args = self._args[predecessors](self._sources, i32(k), i32(-1))
         self._kernels[predecessors]((self._grid,), (int(self.knobs.cta_size),), args)
-        levels, bu_levels = self._pass_views
+        levels, bu_levels, hub_levels = self._pass_views
         series = PassSeries(self._series_views, levels) if self._series_views else None
         return [MsbfsAnswer(self._rows[i], self._parent_rows[i] if predecessors else None,
                             {"levels": self._level_views[i], "bottom_up_levels": bu_levels, "pass_levels": levels,
-                             "batch": k}, series=series)
+                             "hub_levels": hub_levels, "batch": k}, series=series)
                 for i in range(k)]
 
     def traverse(self, source: int, predecessors: bool = False) -> Answer:

@@ -1,0 +1,65 @@
+// A few frontier vertices' adjacency lists spread over every warp of the grid: every CTA
+// scans their out-degrees into shared memory (spread_scan), then each warp of the grid
+// takes 32 consecutive edges of the concatenated lists per round and finds each edge's
+// vertex by binary search (spread_edges). Tiling by vertices leaves a hub's list to one
+// CTA however long it is; here its edges go to every warp. Used by do.cu and msbfs.cu.
+#pragma once
+
+#include "common.cuh"
+#include "mergepath.cuh"
+#include "persistent.cuh"
+
+// The scanned lists (up to CAP of them): where each starts in the concatenation, and
+// its vertex. O: the edge offset type.
+template <int CAP, class O>
+struct SpreadLists {
+    O off[CAP + 1];
+    int v[CAP];
+};
+
+// Every thread of every CTA: in[0..nf) (nf <= the lists' CAP) and their out-degrees
+// into `off` and `v`; returns the edges of all the lists. `scratch`: block_exclusive_scan_t's
+// (33 values of O).
+template <int BLOCK, class O>
+__device__ __forceinline__ O spread_scan(const O* __restrict__ row, const int* in, int nf, O* off, int* v,
+                                         O* scratch) {
+    O carry = 0;  // up to CAP whole lists: offset-wide
+    for (int base = 0; base < nf; base += BLOCK) {
+        const int i = base + threadIdx.x;
+        int u = -1, len = 0;
+        if (i < nf) {
+            u = __ldcg(in + i);
+            len = (int)(row[u + 1] - row[u]);
+        }
+        O total;
+        const O ex = block_exclusive_scan_t<O>(len, scratch, &total);
+        if (i < nf) {
+            off[i] = carry + ex;
+            v[i] = u;
+        }
+        carry += total;
+        __syncthreads();  // block_exclusive_scan's scratch is reused next round
+    }
+    return carry;
+}
+
+// Every thread of the grid: the `total` edges of the nf lists spread_scan put in `off`
+// and `v`, 32 consecutive ones per warp and round, as sink.emit(neighbour, its list's
+// vertex, active), warp-converged (bounds are warp-uniform).
+template <int BLOCK, class O, class Sink>
+__device__ __forceinline__ void spread_edges(const O* __restrict__ row, const int* __restrict__ col, const O* off,
+                                             const int* v, int nf, O total, Sink& sink) {
+    const int lane = lane_id();
+    const int gwarp = grid_warp<BLOCK>(), nwarps = grid_warps<BLOCK>();
+    for (O b = (O)gwarp << 5; b < total; b += (O)nwarps << 5) {
+        const O e = b + lane;
+        const bool a = e < total;
+        int w = -1, u = -1;
+        if (a) {
+            const int lo = mergepath_vertical(off, nf, e) - 1;  // the last list starting <= e owns it
+            u = v[lo];
+            w = col[row[u] + (e - off[lo])];
+        }
+        sink.emit(w, u, a);
+    }
+}
