@@ -70,6 +70,10 @@ KNOWN_SPILLS = {
     "do.cu DO_BLOCK=512 DO_MIN_BLOCKS=2 DO_OFFSET64=1": 294,
     "do.cu DO_BLOCK=1024 DO_MIN_BLOCKS=1": 32,
     "do.cu DO_BLOCK=1024 DO_MIN_BLOCKS=1 DO_OFFSET64=1": 306,
+    # do's probe_batch builds other than the default 4: only the 64-bit offset ones
+    # (graphs of 2^31 edges or more), where 64-bit positions double the batch's state
+    "do.cu BU_BATCH=2 DO_BLOCK=256 DO_MIN_BLOCKS=4 DO_OFFSET64=1": 64,
+    "do.cu BU_BATCH=8 DO_BLOCK=256 DO_MIN_BLOCKS=4 DO_OFFSET64=1": 90,
     "lbbfs.cu LBBFS_CTA=128 LBBFS_MIN_BLOCKS=8 LBBFS_TILE=512": 680,
     "lbbfs.cu LBBFS_CTA=128 LBBFS_MIN_BLOCKS=8 LBBFS_TILE=1024": 2392,
     "lbbfs.cu LBBFS_CTA=128 LBBFS_MIN_BLOCKS=8 LBBFS_TILE=2048": 13824,

@@ -15,7 +15,7 @@
 #include "common.cuh"
 
 #ifndef BU_BATCH
-#define BU_BATCH 4  // in-edges a lane probes at once past the first
+#define BU_BATCH 4  // in-edges a lane probes at once past the first (do.bfs: knob probe_batch)
 #endif
 
 template <class O>
@@ -40,10 +40,17 @@ __device__ O bottom_up_search(bool want, O s, O e, const int* __restrict__ in_co
             else ++k;
         }
         while (!found && k < stop) {
+            // Every probe of a batch is loaded unconditionally (past `stop` it repeats the
+            // last in-edge, masked out below), so its BU_BATCH column loads and then its
+            // BU_BATCH bitmap loads issue back to back instead of behind branches.
+            int u[BU_BATCH];
+#pragma unroll
+            for (int j = 0; j < BU_BATCH; ++j) u[j] = in_col[k + (O)j < stop ? k + (O)j : stop - 1];
             unsigned int hits = 0;
 #pragma unroll
             for (int j = 0; j < BU_BATCH; ++j)
-                if (k + j < stop && in_frontier(front, in_col, k + (O)j)) hits |= 1u << j;
+                hits |= ((__ldcg(front + (u[j] >> 5)) >> (u[j] & 31)) & 1u) << j;
+            if (stop - k < (O)BU_BATCH) hits &= (1u << (int)(stop - k)) - 1u;
             if (hits) {
                 k += (O)(__ffs(hits) - 1);
                 found = true;

@@ -38,7 +38,8 @@ from tests.gpu import fixed_cost as fc
 SPREAD8 = {"DO_SPREAD": 8}
 DO = ec.Family(do.KERNELS, "do_driver.cpp", (do,),
                defines=[do.kernel_defines(128), do.kernel_defines(128, offset64=True),
-                        {**do.kernel_defines(128), **SPREAD8}])
+                        {**do.kernel_defines(128), **SPREAD8},
+                        *(do.kernel_defines(128, probe_batch=b) for b in (1, 8))])
 OFFSETS = [32, 64]  # the edge offset builds
 BASE = {"cta_size": 128, "small_frontier": 0, "mid_frontier": 0, "growth": False}  # the grid's steps, the thresholds' rule
 PATCHES = {"blocks_per_sm": lambda kernel, block, shared_mem=0: 2}
@@ -158,6 +159,17 @@ def test_every_graph(monkeypatch, emulation, knobs, offsets):
                          ids=["forced-1", "switching-3"])
 def test_bottom_up_lists_handed_to_the_warp(monkeypatch, emulation, knobs, offsets):
     run(monkeypatch, emulation, knobs, eb.HARD + ["grid9x13", "broom"], offsets=offsets)
+
+
+# Bottom-up lanes probing 1 and 8 in-edges at once (the default build: 4), alone and with
+# lists handed to the warp after 3: batches that overrun a list's end or the hand-off
+# must still stop at the first hit, so parents and edge counts are a serial scan's.
+@pytest.mark.parametrize("thread_edges", [0, 3])
+@pytest.mark.parametrize("probe_batch", [1, 8])
+def test_probe_batches(monkeypatch, emulation, probe_batch, thread_edges):
+    run(monkeypatch, emulation, {**FORCED_BU, "probe_batch": probe_batch, "thread_edges": thread_edges,
+                                 "counters": True}, eb.HARD + ["grid9x13", "broom"])
+    assert {dict(k).get("BU_BATCH") for k in emulation.defines} == {probe_batch}
 
 
 def check_hub_levels(strategy, g, s, got):

@@ -104,6 +104,10 @@ Knobs:
   (gpu/include/bottom_up.cuh), so a hub no frontier vertex points to does not hold its
   warp for its whole degree. Parents and counts are those of a serial scan whatever the
   value. 0 (the default): never; a lane scans its whole list (measured below).
+- ``probe_batch``: past its first in-edge, a bottom-up lane loads this many in-edges and
+  their bitmap words at once (1, 2, 4 or 8; a build each, BU_BATCH). A level whose
+  lanes scan long lists waits on two dependent loads per batch, so larger batches trade
+  probes past the hit (bytes) for fewer round trips. Parents and counts do not change.
 - ``hub_edges``: a top-down level tiled by vertices (more than DO_SPREAD of them, or
   below ``spread_edges``) leaves every list of at least this many out-edges (the first
   DO_SPREAD, 1024, of them; more such lists are many CTAs' tiles anyway) to a hub pass
@@ -172,11 +176,13 @@ from gpubfs_cli.gpu.launch import (
     require_int32_ids,
     sm_count,
 )
-from gpubfs_cli.gpu.modules import header_constants, instantiation, load_module
+from gpubfs_cli.gpu.modules import INCLUDE_DIR, header_constants, instantiation, load_module
 from gpubfs_cli.graph.csr import CSRGraph
 
 KERNELS = Path(__file__).with_name("do.cu")
 C = header_constants(Path(__file__).with_name("do.cuh"))
+PROBE_BATCH = header_constants(INCLUDE_DIR / "bottom_up.cuh")["BU_BATCH"]  # the default build's
+PROBE_BATCHES = (1, 2, 4, 8)  # the probe_batch knob's values (16 spills in the 32-bit build)
 CTA_SIZES = (128, 256, 512, 1024)
 MILLI = C["DO_MILLI"]
 CTL_WORDS, CTL_LEVELS, CTL_BU_LEVELS, CTL_SWITCHES, CTL_SMALL_LEVELS = (
@@ -196,14 +202,18 @@ def offsets64(m: int) -> bool:
     return int(m) >= OFFSET64_EDGES
 
 
-def kernel_defines(cta_size: int, offset64: bool = False) -> dict[str, int]:
+def kernel_defines(cta_size: int, offset64: bool = False, probe_batch: int = PROBE_BATCH) -> dict[str, int]:
     """The -D defines of the build for CTAs of `cta_size` threads (64-bit edge offsets
-    when `offset64`)."""
-    return persistent_defines("DO", cta_size, offset64)
+    when `offset64`; bottom-up lanes probing `probe_batch` in-edges at once)."""
+    defines = persistent_defines("DO", cta_size, offset64)
+    if probe_batch != PROBE_BATCH:  # the default build names no define: its key is unchanged
+        defines["BU_BATCH"] = int(probe_batch)
+    return defines
 
 
-# every build, for the compile test
-KERNEL_DEFINES = [kernel_defines(c, wide) for c in CTA_SIZES for wide in (False, True)]
+# every build, for the compile test (the other probe batches in the default CTA size)
+KERNEL_DEFINES = [kernel_defines(c, wide) for c in CTA_SIZES for wide in (False, True)] + [
+    kernel_defines(256, wide, b) for b in PROBE_BATCHES if b != PROBE_BATCH for wide in (False, True)]
 
 
 def kernel_name(predecessors: bool, stats: bool) -> str:
@@ -225,6 +235,7 @@ class DoKnobs:
     mid_frontier: int = MID_CAP
     mid_ctas: int = 0
     thread_edges: int = 0
+    probe_batch: int = PROBE_BATCH
     hub_edges: int = HUB_EDGES
     growth: bool = True
     launch: str = "graph"
@@ -244,6 +255,8 @@ class DoKnobs:
         if not whole(self.mid_ctas) or self.mid_ctas < 0:
             raise ValueError("mid_ctas must be an integer >= 0 (0 = one per SM)")
         check_thread_edges(self.thread_edges)
+        if self.probe_batch not in PROBE_BATCHES or isinstance(self.probe_batch, bool):
+            raise ValueError(f"probe_batch must be one of {', '.join(map(str, PROBE_BATCHES))}")
         check_edge_count("hub_edges", self.hub_edges, "no hub pass")
         if not isinstance(self.launch, str) or self.launch not in LAUNCHES:
             raise ValueError(f"launch must be one of {', '.join(LAUNCHES)}, not {self.launch!r}")
@@ -280,8 +293,9 @@ def profile_rows(profile, counters: dict) -> list[dict]:
     return rows
 
 
-def compiled_module(cta_size: int, device: Device | None = None, offset64: bool = False):
-    return load_module(KERNELS, defines=kernel_defines(cta_size, offset64), cooperative=True,
+def compiled_module(cta_size: int, device: Device | None = None, offset64: bool = False,
+                    probe_batch: int = PROBE_BATCH):
+    return load_module(KERNELS, defines=kernel_defines(cta_size, offset64, probe_batch), cooperative=True,
                        name_expressions=KERNEL_NAMES, device=device)
 
 
@@ -316,7 +330,7 @@ class DirectionOptimizing(GpuStrategy):
         else:
             in_row, in_col = self.keep("_in_row", dg.in_offsets.astype(cp.int32)), dg.in_indices
         stats = bool(k.counters or k.profile)
-        module = compiled_module(int(k.cta_size), self.device, wide)
+        module = compiled_module(int(k.cta_size), self.device, wide, int(k.probe_batch))
         self._kernels = {p: module.get_function(kernel_name(p, stats)) for p in (False, True)}
         self._grid = persistent_grid(self.name, self._kernels.values(), int(k.cta_size), k.blocks_per_sm, self.device)
         sms = sm_count(self.device)
