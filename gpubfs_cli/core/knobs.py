@@ -54,6 +54,15 @@ def check_thread_edges(value) -> None:
     check_edge_count("thread_edges", value, "a thread scans its whole list")
 
 
+PROBE_BATCHES = (1, 2, 4, 8)  # a probe_batch knob's values: BU_BATCH, one build each
+
+
+def check_probe_batch(value) -> None:
+    """In-edges a bottom-up lane loads at once (do.bfs, msbfs.bfs): one of PROBE_BATCHES."""
+    if isinstance(value, bool) or value not in PROBE_BATCHES:
+        raise ValueError(f"probe_batch must be one of {', '.join(map(str, PROBE_BATCHES))}, not {value!r}")
+
+
 def check_thresholds(knobs, scale: int, keys: Iterable[str] = ("alpha", "beta")) -> None:
     """Beamer's switch thresholds: numbers >= 0 that still fit a kernel's 64-bit integer
     once multiplied by `scale` (they reach it in 1/scale units)."""

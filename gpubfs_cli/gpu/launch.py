@@ -124,13 +124,18 @@ def persistent_grid(name: str, kernels, block: int, want: int = 0, device: Devic
     return min(int(want) or fit, fit) * sm_count(device)
 
 
-def persistent_defines(prefix: str, cta_size: int, offset64: bool = False) -> dict[str, int]:
+def persistent_defines(prefix: str, cta_size: int, offset64: bool = False,
+                       probe_batch: int | None = None) -> dict[str, int]:
     """The -D defines of a persistent kernel's build (do.cu, msbfs.cu): CTAs of
-    `cta_size` threads, as many resident as make 1024 threads an SM, and 64-bit edge
-    offsets when `offset64` (the 32-bit build names no define: its key is unchanged)."""
+    `cta_size` threads, as many resident as make 1024 threads an SM, 64-bit edge
+    offsets when `offset64`, and bottom-up lanes loading `probe_batch` in-edges at once
+    (BU_BATCH). The 32-bit build and the header's own batch (None) name no define, so
+    the default build's key is unchanged."""
     defines = {f"{prefix}_BLOCK": cta_size, f"{prefix}_MIN_BLOCKS": max(1, 1024 // cta_size)}
     if offset64:
         defines[f"{prefix}_OFFSET64"] = 1
+    if probe_batch is not None:
+        defines["BU_BATCH"] = int(probe_batch)
     return defines
 
 

@@ -92,6 +92,12 @@ KNOWN_SPILLS = {
     "msbfs.cu MSBFS_BLOCK=256 MSBFS_MIN_BLOCKS=4 MSBFS_OFFSET64=1": 392,
     "msbfs.cu MSBFS_BLOCK=512 MSBFS_MIN_BLOCKS=2 MSBFS_OFFSET64=1": 392,
     "msbfs.cu MSBFS_BLOCK=1024 MSBFS_MIN_BLOCKS=1 MSBFS_OFFSET64=1": 514,
+    # msbfs's probe_batch builds other than the default 4: the 64-bit ones spill as the
+    # default 64-bit build does; batch 8 holds 8 frontier words a lane and spills in both
+    "msbfs.cu BU_BATCH=1 MSBFS_BLOCK=256 MSBFS_MIN_BLOCKS=4 MSBFS_OFFSET64=1": 392,
+    "msbfs.cu BU_BATCH=2 MSBFS_BLOCK=256 MSBFS_MIN_BLOCKS=4 MSBFS_OFFSET64=1": 392,
+    "msbfs.cu BU_BATCH=8 MSBFS_BLOCK=256 MSBFS_MIN_BLOCKS=4": 368,
+    "msbfs.cu BU_BATCH=8 MSBFS_BLOCK=256 MSBFS_MIN_BLOCKS=4 MSBFS_OFFSET64=1": 610,
     # merrill: at 128 only small-frontier instantiations spill (SMALL true: the
     # small_frontier knob, off in the paper configs). At 256 and up the others spill a
     # few bytes each as well: values stored once per launch, loaded once per level or in

@@ -190,7 +190,7 @@ def check_hub_levels(strategy, g, s, got):
 def test_hub_pass(monkeypatch, emulation, hub_edges, room):
     if room == 8:
         defines = do.kernel_defines
-        monkeypatch.setattr(do, "kernel_defines", lambda cta, offset64=False: {**defines(cta, offset64), **SPREAD8})
+        monkeypatch.setattr(do, "kernel_defines", lambda *a, **kw: {**defines(*a, **kw), **SPREAD8})
     run(monkeypatch, emulation, {"bottom_up": False, "spread_edges": -1, "hub_edges": hub_edges, "counters": True},
         eb.HARD + ["grid9x13", "broom"], check=check_hub_levels)
 

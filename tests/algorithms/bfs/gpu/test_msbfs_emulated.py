@@ -41,7 +41,8 @@ from tests.gpu import fixed_cost as fc
 SPREAD8 = {"MSBFS_SPREAD": 8}
 MS = ec.Family(ms.KERNELS, "msbfs_driver.cpp", (ms,),
                defines=[ms.kernel_defines(128), ms.kernel_defines(128, offset64=True),
-                        {**ms.kernel_defines(128), **SPREAD8}])
+                        {**ms.kernel_defines(128), **SPREAD8},
+                        *(ms.kernel_defines(128, probe_batch=b) for b in (1, 8))])
 BASE = {"cta_size": 128}
 PATCHES = {"blocks_per_sm": lambda kernel, block, shared_mem=0: 2}
 FORCED_BU = {"alpha": 1e9, "beta": 1e9}  # bottom-up from the first level, never back
@@ -287,6 +288,16 @@ def test_level_counters_are_exact(monkeypatch, emulation, knobs):
     run(monkeypatch, emulation, knobs, GRAPHS)
 
 
+# Lanes loading 1 and 8 in-edges at once (the default build: 4), alone and handing lists
+# to the warp after 2: the edges each level examines and the labels, exact (the replay).
+@pytest.mark.parametrize("thread_edges", [0, 2])
+@pytest.mark.parametrize("probe_batch", [1, 8])
+def test_probe_batches(monkeypatch, emulation, probe_batch, thread_edges):
+    run(monkeypatch, emulation, {**FORCED_BU, "probe_batch": probe_batch, "thread_edges": thread_edges,
+                                 "counters": True}, GRAPHS)
+    assert {dict(k).get("BU_BATCH") for k in emulation.defines} == {probe_batch}
+
+
 def test_counters_see_both_directions_and_the_warp(monkeypatch, emulation):
     """The replay is not vacuous: some checked pass has top-down and bottom-up levels,
     and a bottom-up level whose warps scanned past thread_edges (more in-edges than
@@ -312,7 +323,7 @@ def test_hub_pass(monkeypatch, emulation, knobs, room):
     vacuous: some pass ran the hub pass, and some level had more such lists than 8."""
     if room == 8:
         defines = ms.kernel_defines
-        monkeypatch.setattr(ms, "kernel_defines", lambda cta, offset64=False: {**defines(cta, offset64), **SPREAD8})
+        monkeypatch.setattr(ms, "kernel_defines", lambda *a, **kw: {**defines(*a, **kw), **SPREAD8})
     most = []  # per pass: the most such lists a top-down level had
 
     def count_hubs(g, answers, k):
@@ -419,6 +430,7 @@ def test_bad_batches_are_refused(monkeypatch, emulation):
     ({"thread_edges": -1}, "thread_edges"), ({"thread_edges": 2**31}, "thread_edges"),
     ({"thread_edges": 2.0}, "thread_edges"), ({"counters": 1}, "counters"), ({"profile": "yes"}, "profile"),
     ({"hub_edges": -1}, "hub_edges"), ({"hub_edges": 2**31}, "hub_edges"), ({"hub_edges": 1.5}, "hub_edges"),
+    ({"probe_batch": 3}, "probe_batch"), ({"probe_batch": 16}, "probe_batch"), ({"probe_batch": True}, "probe_batch"),
 ])
 def test_bad_knobs_are_one_clear_error(knobs, what):
     cls = all_strategies()["msbfs.bfs"]
@@ -432,8 +444,8 @@ def test_registration():
     assert cls.paper == "beyond" and cls.device_kind == "gpu" and cls.timing == "events"
     assert cls.teps == "equivalent" and any("batch" in c for c in cls.caveats)
     k = cls.Knobs()
-    assert (k.width, k.alpha, k.beta, k.bottom_up, k.cta_size, k.blocks_per_sm, k.thread_edges, k.hub_edges,
-            k.counters, k.profile) == (64, 4.0, 18.0, True, 256, 0, 32, 4096, False, False)
+    assert (k.width, k.alpha, k.beta, k.bottom_up, k.cta_size, k.blocks_per_sm, k.thread_edges, k.probe_batch,
+            k.hub_edges, k.counters, k.profile) == (64, 4.0, 18.0, True, 256, 0, 32, 4, 4096, False, False)
     assert cls(make_knobs(cls, {"width": 7})).batch_size() == 7
 
 
@@ -441,5 +453,8 @@ def test_64bit_offsets_from_2_31_edges():
     assert not ms.offsets64(2**31 - 1) and ms.offsets64(2**31)
     assert "MSBFS_OFFSET64" not in ms.kernel_defines(256)
     assert ms.kernel_defines(256, offset64=True) == {**ms.kernel_defines(256), "MSBFS_OFFSET64": 1}
+    assert "BU_BATCH" not in ms.kernel_defines(256)  # nor the default probe batch's
+    assert ms.kernel_defines(256, probe_batch=8) == {**ms.kernel_defines(256), "BU_BATCH": 8}
     assert {tuple(sorted(d.items())) for d in ms.KERNEL_DEFINES} == {
-        tuple(sorted(ms.kernel_defines(c, w).items())) for c in ms.CTA_SIZES for w in (False, True)}
+        tuple(sorted(ms.kernel_defines(c, w).items())) for c in ms.CTA_SIZES for w in (False, True)} | {
+        tuple(sorted(ms.kernel_defines(256, w, b).items())) for b in ms.PROBE_BATCHES for w in (False, True)}

@@ -154,9 +154,11 @@ import numpy as np
 from gpubfs_cli.core.answer import Answer
 from gpubfs_cli.core.device import Device
 from gpubfs_cli.core.knobs import (
+    PROBE_BATCHES,
     check_edge_count,
     check_flags,
     check_launch,
+    check_probe_batch,
     check_thread_edges,
     check_thresholds,
     whole,
@@ -182,7 +184,6 @@ from gpubfs_cli.graph.csr import CSRGraph
 KERNELS = Path(__file__).with_name("do.cu")
 C = header_constants(Path(__file__).with_name("do.cuh"))
 PROBE_BATCH = header_constants(INCLUDE_DIR / "bottom_up.cuh")["BU_BATCH"]  # the default build's
-PROBE_BATCHES = (1, 2, 4, 8)  # the probe_batch knob's values (16 spills in the 32-bit build)
 CTA_SIZES = (128, 256, 512, 1024)
 MILLI = C["DO_MILLI"]
 CTL_WORDS, CTL_LEVELS, CTL_BU_LEVELS, CTL_SWITCHES, CTL_SMALL_LEVELS = (
@@ -205,10 +206,7 @@ def offsets64(m: int) -> bool:
 def kernel_defines(cta_size: int, offset64: bool = False, probe_batch: int = PROBE_BATCH) -> dict[str, int]:
     """The -D defines of the build for CTAs of `cta_size` threads (64-bit edge offsets
     when `offset64`; bottom-up lanes probing `probe_batch` in-edges at once)."""
-    defines = persistent_defines("DO", cta_size, offset64)
-    if probe_batch != PROBE_BATCH:  # the default build names no define: its key is unchanged
-        defines["BU_BATCH"] = int(probe_batch)
-    return defines
+    return persistent_defines("DO", cta_size, offset64, None if probe_batch == PROBE_BATCH else probe_batch)
 
 
 # every build, for the compile test (the other probe batches in the default CTA size)
@@ -255,8 +253,7 @@ class DoKnobs:
         if not whole(self.mid_ctas) or self.mid_ctas < 0:
             raise ValueError("mid_ctas must be an integer >= 0 (0 = one per SM)")
         check_thread_edges(self.thread_edges)
-        if self.probe_batch not in PROBE_BATCHES or isinstance(self.probe_batch, bool):
-            raise ValueError(f"probe_batch must be one of {', '.join(map(str, PROBE_BATCHES))}")
+        check_probe_batch(self.probe_batch)
         check_edge_count("hub_edges", self.hub_edges, "no hub pass")
         if not isinstance(self.launch, str) or self.launch not in LAUNCHES:
             raise ValueError(f"launch must be one of {', '.join(LAUNCHES)}, not {self.launch!r}")

@@ -303,13 +303,27 @@ __device__ void bottom_up(const State& S, int L, word_t live, int thread_edges, 
                 e = S.in_row[u];
                 end = S.in_row[u + 1];
                 const offset_t first = e, stop = thread_edges > 0 && end - e > thread_edges ? e + thread_edges : end;
-                for (; e < stop && miss; ++e) {
-                    const int v = S.in_col[e];
-                    const word_t fresh = __ldcg(cur + v) & miss;
-                    if (fresh) {
-                        acc |= fresh;
-                        miss &= ~fresh;
-                        if (PRED) S.name_parent(fresh, u, v);
+                // BU_BATCH in-edges at a time: their column and frontier loads are
+                // issued unconditionally (clamped to the list), then taken in order, so
+                // the edges examined and the parents named are a serial scan's.
+                while (e < stop && miss) {
+                    int v[BU_BATCH];
+                    word_t f[BU_BATCH];
+#pragma unroll
+                    for (int j = 0; j < BU_BATCH; ++j) v[j] = S.in_col[e + j < stop ? e + j : stop - 1];
+#pragma unroll
+                    for (int j = 0; j < BU_BATCH; ++j) f[j] = __ldcg(cur + v[j]);
+#pragma unroll
+                    for (int j = 0; j < BU_BATCH; ++j) {
+                        if (e < stop && miss) {
+                            const word_t fresh = f[j] & miss;
+                            if (fresh) {
+                                acc |= fresh;
+                                miss &= ~fresh;
+                                if (PRED) S.name_parent(fresh, u, v[j]);
+                            }
+                            ++e;
+                        }
                     }
                 }
                 if (STATS) {

@@ -75,6 +75,10 @@ Knobs:
 - ``thread_edges``: in-edges a vertex's thread scans alone in a bottom-up level; past
   them its warp scans the rest of the list with it, a lane an edge (a hub's list is not
   one thread's loop; 0: never).
+- ``probe_batch``: a bottom-up lane loads this many in-edges and their frontier words at
+  once (1, 2, 4 or 8; a build each, BU_BATCH), then takes them in order, so the edges
+  examined and the parents are a serial scan's; a larger batch waits on fewer dependent
+  loads and may load past the list's last useful edge.
 - ``hub_edges``: a top-down level leaves every list of at least this many out-edges (the
   first MSBFS_SPREAD, 1024, of them; more such lists are many CTAs' tiles anyway) to a
   hub pass after its grid barrier: every CTA scans those lists' degrees into shared
@@ -116,9 +120,11 @@ import numpy as np
 
 from gpubfs_cli.core.answer import Answer, to_host
 from gpubfs_cli.core.knobs import (
+    PROBE_BATCHES,
     check_edge_count,
     check_flags,
     check_launch,
+    check_probe_batch,
     check_thread_edges,
     check_thresholds,
     whole,
@@ -140,6 +146,7 @@ from gpubfs_cli.graph.csr import CSRGraph
 
 KERNELS = Path(__file__).with_name("msbfs.cu")
 C = header_constants(Path(__file__).with_name("msbfs.cuh"))
+PROBE_BATCH = C["BU_BATCH"]  # the default build's
 CTA_SIZES = (128, 256, 512, 1024)
 WORD = C["MSBFS_WORD"]
 MILLI = C["MSBFS_MILLI"]
@@ -163,14 +170,15 @@ def offsets64(m: int) -> bool:
     return int(m) >= OFFSET64_EDGES
 
 
-def kernel_defines(cta_size: int, offset64: bool = False) -> dict[str, int]:
+def kernel_defines(cta_size: int, offset64: bool = False, probe_batch: int = PROBE_BATCH) -> dict[str, int]:
     """The -D defines of the build for CTAs of `cta_size` threads (64-bit edge offsets
-    when `offset64`)."""
-    return persistent_defines("MSBFS", cta_size, offset64)
+    when `offset64`; bottom-up lanes loading `probe_batch` in-edges at once)."""
+    return persistent_defines("MSBFS", cta_size, offset64, None if probe_batch == PROBE_BATCH else probe_batch)
 
 
-# every build, for the compile test
-KERNEL_DEFINES = [kernel_defines(c, wide) for c in CTA_SIZES for wide in (False, True)]
+# every build, for the compile test (the other probe batches in the default CTA size)
+KERNEL_DEFINES = [kernel_defines(c, wide) for c in CTA_SIZES for wide in (False, True)] + [
+    kernel_defines(256, wide, b) for b in PROBE_BATCHES if b != PROBE_BATCH for wide in (False, True)]
 
 
 def kernel_name(predecessors: bool, stats: bool = False) -> str:
@@ -219,6 +227,7 @@ class MsbfsKnobs:
     cta_size: int = 256
     blocks_per_sm: int = 0
     thread_edges: int = 32
+    probe_batch: int = PROBE_BATCH
     hub_edges: int = HUB_EDGES
     counters: bool = False
     profile: bool = False
@@ -230,11 +239,12 @@ class MsbfsKnobs:
         check_flags(self, ("bottom_up", "counters", "profile"))
         check_launch(self.cta_size, CTA_SIZES, self.blocks_per_sm)
         check_thread_edges(self.thread_edges)
+        check_probe_batch(self.probe_batch)
         check_edge_count("hub_edges", self.hub_edges, "no hub pass")
 
 
-def compiled_module(cta_size: int, device=None, offset64: bool = False):
-    return load_module(KERNELS, defines=kernel_defines(cta_size, offset64), cooperative=True,
+def compiled_module(cta_size: int, device=None, offset64: bool = False, probe_batch: int = PROBE_BATCH):
+    return load_module(KERNELS, defines=kernel_defines(cta_size, offset64, probe_batch), cooperative=True,
                        name_expressions=KERNEL_NAMES, device=device)
 
 
@@ -308,7 +318,7 @@ class GpuMultiSourceBfs(GpuStrategy):
             else:
                 in_row, in_col = self.keep("_in_row", dg.in_offsets.astype(cp.int32)), dg.in_indices
         stats = bool(k.counters or k.profile)
-        module = compiled_module(int(k.cta_size), self.device, wide)
+        module = compiled_module(int(k.cta_size), self.device, wide, int(k.probe_batch))
         self._kernels = {p: module.get_function(kernel_name(p, stats)) for p in (False, True)}
         self._grid = persistent_grid(self.name, self._kernels.values(), int(k.cta_size), k.blocks_per_sm, self.device)
         dist = self.buffer("_dist", (width, n), cp.int32)
