@@ -32,7 +32,9 @@ SETS = {
     # sssp.delta and sssp.near_far beside raval.*, gapbs's sssp and cpu.dijkstra; do.bfs
     # and mgpu.bfs with and without the bottom-up hand-off to the warp (an interrupted run);
     # do.bfs beside Gunrock and BLEST (peers-*), each family with and without reordering,
-    # msbfs.bfs beside do.bfs with its alpha sweep and per-level profile
+    # msbfs.bfs beside do.bfs with its alpha sweep, hub pass, probe batches and per-level
+    # profiles; do.bfs's probe batches; the catalogue behind auto.bfs's table and its
+    # held-out check; BLEST and Gunrock on more catalogue graphs
     "h100-2026-11-26": "NVIDIA H100 80GB HBM3",
     # mgpu.bfs on 1 and 2 GPUs beside do.bfs, the current code (docs/scaling.md)
     "h100x2-2026-11-26": "NVIDIA H100 80GB HBM3",
@@ -219,3 +221,19 @@ def test_reorder_and_msbfs_figures_unchanged():
     # the default alpha (4): 2.7x and 1.9x do.bfs's throughput
     out = _report("--metric", "ms", folder / "msbfs-alpha4.json.gz")
     assert "| g500-s20-ef16 | 40.19! | 0.058! |" in out and "| kron_g500-logn20-gen | 60.64 | 0.086 |" in out, out
+
+
+def test_probe_batch_hub_pass_and_catalogue_peers_figures_unchanged():
+    folder = RESULTS / "h100-2026-11-26"
+    # do.bfs's bottom-up lanes probing 1, 2, 4 or 8 in-edges at once: 4 best but on uniform
+    out = _report("--metric", "ms", folder / "probe-batch.json.gz")
+    assert "| g500-s20-ef16 | 0.117 (probe_batch=4)! |" in out and "| uniform-n21-e26 | 0.412 (probe_batch=2) |" in out, out
+    # msbfs.bfs with the hub pass, 64 sources in one pass: 2.9x and 4.2x do.bfs's throughput
+    out = _report("--metric", "ms", folder / "msbfs-onepass.json.gz")
+    assert "| g500-s20-ef16 | 0.147! |" in out and "| kron_g500-logn20-gen | 67.18 | 0.036 |" in out, out
+    out = _report("--metric", "ms", folder / "msbfs-probe.json.gz")
+    assert "| kron_g500-logn20-gen | 0.106 (probe_batch=4) |" in out, out
+    # BLEST ahead on lbbfs-rmat-d16 and lbbfs-rmat-d4, do.bfs on the others
+    out = _report("--metric", "ms", folder / "peers-catalogue.json.gz", folder / "peers-catalogue2.json.gz")
+    assert "| lbbfs-rmat-d16 | 0.303 | 0.954 | 0.427 | 0.229 (jaccard=False) | 2.624 (load_balance=block_mapped) |" in out, out
+    assert "| luo-scalefree-5M | 0.668 | 1.326 | 0.931 | 0.806 (jaccard=True) | 3.206 (load_balance=block_mapped) |" in out, out
