@@ -1,12 +1,14 @@
 """The machine a run happened on, recorded in every results file and shown by `gpubfs info`.
 
 CPU model and cores, memory, OS, Python and package versions, the GPU (or why none is
-usable), the git commit of this checkout, and the command line. Nothing here may
-fail a run: every probe degrades to "unknown".
+usable), the git commit of this checkout and the git tree id of the package as it is on
+disk, and the command line. Nothing here may fail a run: every probe degrades to
+"unknown".
 """
 
 from __future__ import annotations
 
+import hashlib
 import os
 import platform
 import shlex
@@ -74,6 +76,54 @@ def git_commit() -> str | None:
     return f"{head}+dirty" if dirty else head
 
 
+def source_tree(root: Path | None = None, folder: str = "gpubfs_cli") -> str | None:
+    """The git tree id of `folder` as it is on disk (its tracked files and the new ones git
+    does not ignore), hashed as `git write-tree` would, writing nothing. It equals `git
+    rev-parse COMMIT:gpubfs_cli` for the commit whose package ran, also where git_commit
+    reads '+dirty' (changes on top of the checkout's HEAD)."""
+    root = Path(gpubfs_cli.__file__).resolve().parents[1] if root is None else Path(root)
+    if not (root / ".git").exists():
+        return None
+    try:
+        listed = subprocess.run(
+            ["git", "-C", str(root), "ls-files", "-z", "--cached", "--others", "--exclude-standard", "--", folder],
+            capture_output=True, timeout=10, check=True,
+        ).stdout
+        tree: dict = {}
+        for path in sorted(set(listed.decode().split("\0")) - {""}):
+            full = root / path
+            if not (full.is_file() or full.is_symlink()):
+                continue  # tracked but deleted on disk
+            *dirs, name = Path(path).relative_to(folder).parts
+            node = tree
+            for d in dirs:
+                node = node.setdefault(d, {})
+            node[name] = full
+        return _tree_id(tree) if tree else None
+    except (OSError, subprocess.SubprocessError, UnicodeDecodeError, ValueError):
+        return None
+
+
+def _object_id(kind: str, body: bytes) -> bytes:
+    return hashlib.sha1(f"{kind} {len(body)}\0".encode() + body).digest()
+
+
+def _tree_id(tree: dict) -> str:
+    """A git tree object's id from {name: Path | subtree}: entries in git's order (a
+    folder sorts as its name + '/'), each `mode name\\0` and its object's binary id."""
+    def entry(name: str, item) -> tuple[bytes, bytes, bytes]:
+        if isinstance(item, dict):
+            return name.encode() + b"/", b"40000", bytes.fromhex(_tree_id(item))
+        if item.is_symlink():
+            return name.encode(), b"120000", _object_id("blob", os.readlink(item).encode())
+        mode = b"100755" if os.access(item, os.X_OK) else b"100644"
+        return name.encode(), mode, _object_id("blob", item.read_bytes())
+
+    body = b"".join(mode + b" " + key.rstrip(b"/") + b"\0" + oid
+                    for key, mode, oid in sorted(entry(n, i) for n, i in tree.items()))
+    return _object_id("tree", body).hex()
+
+
 def gpus_info() -> list[dict]:
     """device_properties() of every usable GPU, else [] (gpu_info says why)."""
     from gpubfs_cli.gpu import backend
@@ -107,6 +157,7 @@ def collect_environment(argv: list[str] | None = None) -> dict:
     return {
         "tool_version": gpubfs_cli.__version__,
         "git_commit": git_commit(),
+        "source_tree": source_tree(),
         "command_line": shlex.join(argv),
         "cpu": {"model": cpu_model(), "cores": os.cpu_count()},
         "memory_bytes": memory_bytes(),
@@ -144,7 +195,8 @@ def describe_lines(env: dict) -> list[str]:
     lines.append(f"Python:  {env.get('python')}")
     versions = env.get("versions") or {}
     lines.append("packages: " + ", ".join(f"{k} {v or 'not installed'}" for k, v in versions.items()))
-    lines.append(f"gpubfs:  {env.get('tool_version')} (git {env.get('git_commit') or 'unknown'})")
+    tree = f", package tree {env['source_tree']}" if env.get("source_tree") else ""
+    lines.append(f"gpubfs:  {env.get('tool_version')} (git {env.get('git_commit') or 'unknown'}{tree})")
     return lines
 
 
