@@ -15,7 +15,7 @@
 #include "common.cuh"
 
 #ifndef BU_BATCH
-#define BU_BATCH 4  // in-edges a lane probes at once past the first (do.bfs: knob probe_batch)
+#define BU_BATCH 4  // in-edges a lane probes at once past the first (knob probe_batch; msbfs.cu too)
 #endif
 
 template <class O>

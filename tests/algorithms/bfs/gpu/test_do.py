@@ -9,6 +9,7 @@ import numpy as np
 import pytest
 
 from gpubfs_cli.algorithms.bfs.gpu.do import strategies as do
+from gpubfs_cli.core.knobs import PROBE_BATCHES
 from gpubfs_cli.core.strategy import all_strategies, make_knobs
 from gpubfs_cli.errors import UserError
 from tests.algorithms.bfs.gpu import test_strategies as ts
@@ -54,7 +55,7 @@ def test_64bit_offsets_from_2_31_edges():
     assert do.kernel_defines(256, probe_batch=8) == {**do.kernel_defines(256), "BU_BATCH": 8}
     assert {tuple(sorted(d.items())) for d in do.KERNEL_DEFINES} == {
         tuple(sorted(do.kernel_defines(c, w).items())) for c in do.CTA_SIZES for w in (False, True)} | {
-        tuple(sorted(do.kernel_defines(256, w, b).items())) for b in do.PROBE_BATCHES for w in (False, True)}
+        tuple(sorted(do.kernel_defines(256, w, b).items())) for b in PROBE_BATCHES for w in (False, True)}
 
 
 def _check(strategy, graph_name, sources, predecessors=False):

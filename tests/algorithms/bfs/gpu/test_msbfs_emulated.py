@@ -29,6 +29,7 @@ import pytest
 
 from gpubfs_cli.algorithms.bfs.cpu.sequential import sequential_bfs
 from gpubfs_cli.algorithms.bfs.gpu.msbfs import strategies as ms
+from gpubfs_cli.core.knobs import PROBE_BATCHES
 from gpubfs_cli.core.strategy import all_strategies, make_knobs
 from gpubfs_cli.errors import UserError
 from tests.algorithms.bfs.gpu import emulated_bfs as eb
@@ -457,4 +458,4 @@ def test_64bit_offsets_from_2_31_edges():
     assert ms.kernel_defines(256, probe_batch=8) == {**ms.kernel_defines(256), "BU_BATCH": 8}
     assert {tuple(sorted(d.items())) for d in ms.KERNEL_DEFINES} == {
         tuple(sorted(ms.kernel_defines(c, w).items())) for c in ms.CTA_SIZES for w in (False, True)} | {
-        tuple(sorted(ms.kernel_defines(256, w, b).items())) for b in ms.PROBE_BATCHES for w in (False, True)}
+        tuple(sorted(ms.kernel_defines(256, w, b).items())) for b in PROBE_BATCHES for w in (False, True)}

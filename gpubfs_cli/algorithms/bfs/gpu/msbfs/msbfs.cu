@@ -42,6 +42,7 @@
 // Vertex ids are 32-bit (the host checks n < 2^31); edge offsets are offset_t: int, or
 // long long in the MSBFS_OFFSET64 build (m >= 2^31); label indices i * n + u are 64-bit.
 #include "msbfs.cuh"
+#include "bottom_up.cuh"  // BU_BATCH, the in-edges a bottom-up lane loads at once
 #include "expand.cuh"
 #include "spread.cuh"
 

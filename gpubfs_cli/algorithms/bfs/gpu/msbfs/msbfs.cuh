@@ -19,10 +19,6 @@
 #define MSBFS_OFFSET64 0
 #endif
 
-#ifndef BU_BATCH
-#define BU_BATCH 4  // in-edges a bottom-up lane loads at once (knob probe_batch)
-#endif
-
 #ifndef MSBFS_SPREAD
 #define MSBFS_SPREAD 1024  // the hub queue's room: lists a top-down level leaves to its hub pass
 #endif

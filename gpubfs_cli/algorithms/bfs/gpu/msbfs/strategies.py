@@ -121,7 +121,6 @@ import numpy as np
 
 from gpubfs_cli.core.answer import Answer, to_host
 from gpubfs_cli.core.knobs import (
-    PROBE_BATCHES,
     check_edge_count,
     check_flags,
     check_launch,
@@ -133,11 +132,13 @@ from gpubfs_cli.core.knobs import (
 from gpubfs_cli.core.strategy import register
 from gpubfs_cli.gpu.base import GpuStrategy
 from gpubfs_cli.gpu.launch import (
+    PROBE_BATCH,
     SLOT,
     ArgTemplate,
     i32,
     i64,
     level_capacity,
+    persistent_builds,
     persistent_defines,
     persistent_grid,
     require_int32_ids,
@@ -147,7 +148,6 @@ from gpubfs_cli.graph.csr import CSRGraph
 
 KERNELS = Path(__file__).with_name("msbfs.cu")
 C = header_constants(Path(__file__).with_name("msbfs.cuh"))
-PROBE_BATCH = C["BU_BATCH"]  # the default build's
 CTA_SIZES = (128, 256, 512, 1024)
 WORD = C["MSBFS_WORD"]
 MILLI = C["MSBFS_MILLI"]
@@ -174,12 +174,11 @@ def offsets64(m: int) -> bool:
 def kernel_defines(cta_size: int, offset64: bool = False, probe_batch: int = PROBE_BATCH) -> dict[str, int]:
     """The -D defines of the build for CTAs of `cta_size` threads (64-bit edge offsets
     when `offset64`; bottom-up lanes loading `probe_batch` in-edges at once)."""
-    return persistent_defines("MSBFS", cta_size, offset64, None if probe_batch == PROBE_BATCH else probe_batch)
+    return persistent_defines("MSBFS", cta_size, offset64, probe_batch)
 
 
-# every build, for the compile test (the other probe batches in the default CTA size)
-KERNEL_DEFINES = [kernel_defines(c, wide) for c in CTA_SIZES for wide in (False, True)] + [
-    kernel_defines(256, wide, b) for b in PROBE_BATCHES if b != PROBE_BATCH for wide in (False, True)]
+# every build, for the compile test
+KERNEL_DEFINES = persistent_builds("MSBFS", CTA_SIZES)
 
 
 def kernel_name(predecessors: bool, stats: bool = False) -> str:
