@@ -63,6 +63,15 @@ def check_probe_batch(value) -> None:
         raise ValueError(f"probe_batch must be one of {', '.join(map(str, PROBE_BATCHES))}, not {value!r}")
 
 
+FRONTIER_CACHES = ("l2", "l1")  # a frontier_cache knob's values: BU_FRONT_L1 0 or 1, one build each
+
+
+def check_frontier_cache(value) -> None:
+    """Where a bottom-up lane's frontier loads are cached (do.bfs, msbfs.bfs): one of FRONTIER_CACHES."""
+    if not isinstance(value, str) or value not in FRONTIER_CACHES:
+        raise ValueError(f"frontier_cache must be one of {', '.join(FRONTIER_CACHES)}, not {value!r}")
+
+
 def check_thresholds(knobs, scale: int, keys: Iterable[str] = ("alpha", "beta")) -> None:
     """Beamer's switch thresholds: numbers >= 0 that still fit a kernel's 64-bit integer
     once multiplied by `scale` (they reach it in 1/scale units)."""

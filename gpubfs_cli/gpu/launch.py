@@ -10,7 +10,7 @@ from __future__ import annotations
 import numpy as np
 
 from gpubfs_cli.core.device import Device
-from gpubfs_cli.core.knobs import PROBE_BATCHES
+from gpubfs_cli.core.knobs import FRONTIER_CACHES, PROBE_BATCHES
 from gpubfs_cli.core.strategy import StrategyUnavailable
 from gpubfs_cli.gpu.modules import INCLUDE_DIR, header_constants
 
@@ -129,25 +129,30 @@ def persistent_grid(name: str, kernels, block: int, want: int = 0, device: Devic
 
 
 def persistent_defines(prefix: str, cta_size: int, offset64: bool = False,
-                       probe_batch: int = PROBE_BATCH) -> dict[str, int]:
+                       probe_batch: int = PROBE_BATCH, frontier_cache: str = FRONTIER_CACHES[0]) -> dict[str, int]:
     """The -D defines of a persistent kernel's build (do.cu, msbfs.cu): CTAs of
     `cta_size` threads, as many resident as make 1024 threads an SM, 64-bit edge
     offsets when `offset64`, and bottom-up lanes loading `probe_batch` in-edges at once
-    (BU_BATCH). The 32-bit build and bottom_up.cuh's own batch name no define, so the
-    default build's key is unchanged."""
+    (BU_BATCH), their frontier words cached in L1 when `frontier_cache` is "l1"
+    (BU_FRONT_L1). The 32-bit build and bottom_up.cuh's own defaults name no define, so
+    the default build's key is unchanged."""
     defines = {f"{prefix}_BLOCK": cta_size, f"{prefix}_MIN_BLOCKS": max(1, 1024 // cta_size)}
     if offset64:
         defines[f"{prefix}_OFFSET64"] = 1
     if probe_batch != PROBE_BATCH:
         defines["BU_BATCH"] = int(probe_batch)
+    if frontier_cache != FRONTIER_CACHES[0]:
+        defines["BU_FRONT_L1"] = 1
     return defines
 
 
 def persistent_builds(prefix: str, cta_sizes, probe_cta: int = 256) -> list[dict[str, int]]:
     """Every build of a persistent kernel, for the compile test: each CTA size with both
-    offset widths, and the other probe batches at `probe_cta` threads."""
+    offset widths, and the other probe batches and frontier caches at `probe_cta` threads."""
     return [persistent_defines(prefix, c, wide) for c in cta_sizes for wide in (False, True)] + [
         persistent_defines(prefix, probe_cta, wide, b) for b in PROBE_BATCHES if b != PROBE_BATCH
+        for wide in (False, True)] + [
+        persistent_defines(prefix, probe_cta, wide, frontier_cache=f) for f in FRONTIER_CACHES[1:]
         for wide in (False, True)]
 
 

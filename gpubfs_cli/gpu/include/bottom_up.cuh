@@ -18,10 +18,27 @@
 #define BU_BATCH 4  // in-edges a lane probes at once past the first (knob probe_batch; msbfs.cu too)
 #endif
 
+#ifndef BU_FRONT_L1
+#define BU_FRONT_L1 0  // 1: frontier words cached in L1 too (knob frontier_cache l1; msbfs.cu too)
+#endif
+
+// A frontier word, as a bottom-up lane reads it. The frontier is written only in earlier
+// levels, before a grid barrier whose acquire fence leaves no stale line in any L1, so a
+// build may read it through L1 (BU_FRONT_L1): a graph of 2 M vertices has a 256 KB
+// bitmap, which L1 holds much of where L2 is a round trip of hundreds of cycles away.
+template <class T>
+__device__ __forceinline__ T frontier_word(const T* p) {
+#if BU_FRONT_L1
+    return __ldca(p);
+#else
+    return __ldcg(p);
+#endif
+}
+
 template <class O>
 __device__ __forceinline__ bool in_frontier(const unsigned int* front, const int* in_col, O k) {
     const int u = in_col[k];
-    return (__ldcg(front + (u >> 5)) >> (u & 31)) & 1u;
+    return (frontier_word(front + (u >> 5)) >> (u & 31)) & 1u;
 }
 
 template <class O>
@@ -49,7 +66,7 @@ __device__ O bottom_up_search(bool want, O s, O e, const int* __restrict__ in_co
             unsigned int hits = 0;
 #pragma unroll
             for (int j = 0; j < BU_BATCH; ++j)
-                hits |= ((__ldcg(front + (u[j] >> 5)) >> (u[j] & 31)) & 1u) << j;
+                hits |= ((frontier_word(front + (u[j] >> 5)) >> (u[j] & 31)) & 1u) << j;
             if (stop - k < (O)BU_BATCH) hits &= (1u << (int)(stop - k)) - 1u;
             if (hits) {
                 k += (O)(__ffs(hits) - 1);

@@ -3,14 +3,14 @@
 // Every CUDA thread is a fiber run by one OS thread (started with makecontext, then
 // switched with _setjmp/_longjmp, which skip swapcontext's signal-mask syscalls). Fibers switch only at
 // synchronisation points (block and warp barriers, warp collectives, grid barriers)
-// and, with a seeded probability, at global-memory lookups (__ldcg) and atomics, so
+// and, with a seeded probability, at global-memory lookups (__ldcg, __ldca) and atomics, so
 // that benign races (two lanes discovering one vertex) actually happen. Warp
 // collectives require all 32 lanes, as full-mask intrinsics do on the GPU; a deadlock
 // (a barrier some thread never reaches) aborts with a message.
 //
 // Supports what algorithms/bfs/gpu/merrill/merrill.cu uses: threadIdx/blockIdx/blockDim/gridDim .x,
 // __syncthreads(_or/_count), __syncwarp, __shfl(_up/_down/_xor)_sync, __ballot_sync,
-// __match_any_sync, atomics, __ldcg, int4, per-block shared storage
+// __match_any_sync, atomics, __ldcg, __ldca, int4, per-block shared storage
 // (emu_block_shared<T>) and a grid barrier (emu_grid_sync).
 #pragma once
 
@@ -389,6 +389,11 @@ inline long long max(long long a, long long b) { return a > b ? a : b; }
 
 template <class T>
 inline T __ldcg(const T* p) {
+    emu::maybe_yield();
+    return *p;
+}
+template <class T>
+inline T __ldca(const T* p) {
     emu::maybe_yield();
     return *p;
 }

@@ -32,6 +32,7 @@ def _do(name: str = "do.bfs", **knobs):
     ({"thread_edges": 2**31}, "thread_edges"), ({"hub_edges": -1}, "hub_edges"), ({"hub_edges": 2**31}, "hub_edges"),
     ({"hub_edges": True}, "hub_edges"), ({"probe_batch": 3}, "probe_batch"), ({"probe_batch": 16}, "probe_batch"),
     ({"probe_batch": True}, "probe_batch"), ({"launch": "cooperative"}, "launch"), ({"launch": True}, "launch"),
+    ({"frontier_cache": "l3"}, "frontier_cache"), ({"frontier_cache": 1}, "frontier_cache"),
 ])
 def test_bad_knobs_are_one_clear_error(knobs, what):
     with pytest.raises(UserError, match=what):
@@ -53,9 +54,12 @@ def test_64bit_offsets_from_2_31_edges():
     assert do.kernel_defines(256, offset64=True) == {**do.kernel_defines(256), "DO_OFFSET64": 1}
     assert "BU_BATCH" not in do.kernel_defines(256)  # nor the default probe batch's
     assert do.kernel_defines(256, probe_batch=8) == {**do.kernel_defines(256), "BU_BATCH": 8}
+    assert "BU_FRONT_L1" not in do.kernel_defines(256, frontier_cache="l2")
+    assert do.kernel_defines(256, frontier_cache="l1") == {**do.kernel_defines(256), "BU_FRONT_L1": 1}
     assert {tuple(sorted(d.items())) for d in do.KERNEL_DEFINES} == {
         tuple(sorted(do.kernel_defines(c, w).items())) for c in do.CTA_SIZES for w in (False, True)} | {
-        tuple(sorted(do.kernel_defines(256, w, b).items())) for b in PROBE_BATCHES for w in (False, True)}
+        tuple(sorted(do.kernel_defines(256, w, b).items())) for b in PROBE_BATCHES for w in (False, True)} | {
+        tuple(sorted(do.kernel_defines(256, w, frontier_cache="l1").items())) for w in (False, True)}
 
 
 def _check(strategy, graph_name, sources, predecessors=False):
@@ -159,17 +163,17 @@ def test_hub_pass():
 
 
 @pytest.mark.gpu
-@pytest.mark.parametrize("probe_batch", [1, 8])
-def test_probe_batch_keeps_the_serial_scan(probe_batch):
+@pytest.mark.parametrize("build", [{"probe_batch": 1}, {"probe_batch": 8}, {"frontier_cache": "l1"}])
+def test_probe_builds_keep_the_serial_scan(build):
     """Bottom-up from the first level (lanes alone, and handing lists to the warp after
-    3): a lane probing 1 or 8 in-edges at once finds the parents and examines the edges
-    the default build's does."""
+    3): a lane probing 1 or 8 in-edges at once, or reading the bitmap through L1, finds
+    the parents and examines the edges the default build's does."""
     forced = {"alpha": 1e9, "beta": 1e9, "counters": True}
     for graph_name in ("kronecker", "grid60x60", "directed"):
         srcs = ts.sources(graph_name)[:2]
         for thread_edges in (0, 3):
             base = _check(_do(thread_edges=thread_edges, **forced), graph_name, srcs, True)
-            got = _check(_do(probe_batch=probe_batch, thread_edges=thread_edges, **forced), graph_name, srcs, True)
+            got = _check(_do(**build, thread_edges=thread_edges, **forced), graph_name, srcs, True)
             for (s, a), (_, b) in zip(base, got, strict=True):
                 assert a.counters["bottom_up_levels"] > 0
                 assert list(a.counters["edges_examined"]) == list(b.counters["edges_examined"]), (graph_name, s)

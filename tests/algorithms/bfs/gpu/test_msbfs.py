@@ -171,26 +171,27 @@ def test_hub_pass_changes_no_answer(knobs):
 
 @pytest.mark.gpu
 @pytest.mark.parametrize("knobs", [FORCED_BU, {"thread_edges": 1}])
-def test_probe_batch_changes_no_answer(knobs):
-    """Lanes loading 1, 4 (the default) or 8 in-edges at once: the same checked
-    distances and per-level series (edges examined included) on a 64-source batch, and
-    with every level bottom-up (no race names a parent) the same parents."""
+def test_probe_builds_change_no_answer(knobs):
+    """Lanes loading 1, 4 (the default) or 8 in-edges at once, or their frontier words
+    through L1: the same checked distances and per-level series (edges examined
+    included) on a 64-source batch, and with every level bottom-up (no race names a
+    parent) the same parents."""
     name = "kronecker"
     batch = sixty_four(name)
     runs = {}
-    for probe_batch in (ms.PROBE_BATCH, 1, 8):
-        strategy = _ms(**knobs, probe_batch=probe_batch, counters=True)
+    for build in ("default", ("probe_batch", 1), ("probe_batch", 8), ("frontier_cache", "l1")):
+        strategy = _ms(**knobs, **({} if build == "default" else dict([build])), counters=True)
         strategy.prepare(graph(name))
-        runs[probe_batch] = check_batch(strategy, name, batch, True)
+        runs[build] = check_batch(strategy, name, batch, True)
         strategy.release()
-    assert runs[1][0].counters["bottom_up_levels"] > 0
-    for probe_batch, got in runs.items():
-        for a, b in zip(runs[ms.PROBE_BATCH], got, strict=True):
-            np.testing.assert_array_equal(a.distances, b.distances, err_msg=f"probe_batch {probe_batch}")
+    assert runs["default"][0].counters["bottom_up_levels"] > 0
+    for build, got in runs.items():
+        for a, b in zip(runs["default"], got, strict=True):
+            np.testing.assert_array_equal(a.distances, b.distances, err_msg=f"{build}")
             if knobs is FORCED_BU:
-                np.testing.assert_array_equal(a.parents, b.parents, err_msg=f"probe_batch {probe_batch}")
+                np.testing.assert_array_equal(a.parents, b.parents, err_msg=f"{build}")
             for key in ms.PER_LEVEL:
-                np.testing.assert_array_equal(a.counters[key], b.counters[key], err_msg=f"probe_batch {probe_batch}: {key}")
+                np.testing.assert_array_equal(a.counters[key], b.counters[key], err_msg=f"{build}: {key}")
 
 
 @pytest.mark.parametrize("bad", [-1, 2**31, 1.5, True, "64"])

@@ -43,7 +43,8 @@ SPREAD8 = {"MSBFS_SPREAD": 8}
 MS = ec.Family(ms.KERNELS, "msbfs_driver.cpp", (ms,),
                defines=[ms.kernel_defines(128), ms.kernel_defines(128, offset64=True),
                         {**ms.kernel_defines(128), **SPREAD8},
-                        *(ms.kernel_defines(128, probe_batch=b) for b in (1, 8))])
+                        *(ms.kernel_defines(128, probe_batch=b) for b in (1, 8)),
+                        ms.kernel_defines(128, frontier_cache="l1")])
 BASE = {"cta_size": 128}
 PATCHES = {"blocks_per_sm": lambda kernel, block, shared_mem=0: 2}
 FORCED_BU = {"alpha": 1e9, "beta": 1e9}  # bottom-up from the first level, never back
@@ -299,6 +300,13 @@ def test_probe_batches(monkeypatch, emulation, probe_batch, thread_edges):
     assert {dict(k).get("BU_BATCH") for k in emulation.defines} == {probe_batch}
 
 
+# The build that reads frontier words through L1 (__ldca): the emulator's loads are one
+# memory, so this checks the define reaches the kernel and the build's logic is unchanged.
+def test_frontier_through_l1(monkeypatch, emulation):
+    run(monkeypatch, emulation, {**FORCED_BU, "frontier_cache": "l1", "thread_edges": 2, "counters": True}, GRAPHS)
+    assert {dict(k).get("BU_FRONT_L1") for k in emulation.defines} == {1}
+
+
 def test_counters_see_both_directions_and_the_warp(monkeypatch, emulation):
     """The replay is not vacuous: some checked pass has top-down and bottom-up levels,
     and a bottom-up level whose warps scanned past thread_edges (more in-edges than
@@ -432,6 +440,7 @@ def test_bad_batches_are_refused(monkeypatch, emulation):
     ({"thread_edges": 2.0}, "thread_edges"), ({"counters": 1}, "counters"), ({"profile": "yes"}, "profile"),
     ({"hub_edges": -1}, "hub_edges"), ({"hub_edges": 2**31}, "hub_edges"), ({"hub_edges": 1.5}, "hub_edges"),
     ({"probe_batch": 3}, "probe_batch"), ({"probe_batch": 16}, "probe_batch"), ({"probe_batch": True}, "probe_batch"),
+    ({"frontier_cache": "L1"}, "frontier_cache"), ({"frontier_cache": None}, "frontier_cache"),
 ])
 def test_bad_knobs_are_one_clear_error(knobs, what):
     cls = all_strategies()["msbfs.bfs"]
@@ -456,6 +465,8 @@ def test_64bit_offsets_from_2_31_edges():
     assert ms.kernel_defines(256, offset64=True) == {**ms.kernel_defines(256), "MSBFS_OFFSET64": 1}
     assert "BU_BATCH" not in ms.kernel_defines(256)  # nor the default probe batch's
     assert ms.kernel_defines(256, probe_batch=8) == {**ms.kernel_defines(256), "BU_BATCH": 8}
+    assert ms.kernel_defines(256, frontier_cache="l1") == {**ms.kernel_defines(256), "BU_FRONT_L1": 1}
     assert {tuple(sorted(d.items())) for d in ms.KERNEL_DEFINES} == {
         tuple(sorted(ms.kernel_defines(c, w).items())) for c in ms.CTA_SIZES for w in (False, True)} | {
-        tuple(sorted(ms.kernel_defines(256, w, b).items())) for b in PROBE_BATCHES for w in (False, True)}
+        tuple(sorted(ms.kernel_defines(256, w, b).items())) for b in PROBE_BATCHES for w in (False, True)} | {
+        tuple(sorted(ms.kernel_defines(256, w, frontier_cache="l1").items())) for w in (False, True)}

@@ -108,6 +108,10 @@ Knobs:
   their bitmap words at once (1, 2, 4 or 8; a build each, BU_BATCH). A level whose
   lanes scan long lists waits on two dependent loads per batch, so larger batches trade
   probes past the hit (bytes) for fewer round trips. Parents and counts do not change.
+- ``frontier_cache``: where a bottom-up lane's frontier bitmap words are cached.
+  ``l2`` (the default): in L2 only (``__ldcg``); ``l1``: in the SM's L1 too (a build
+  each, BU_FRONT_L1). The bitmap is written only in earlier levels, before a grid
+  barrier, so either reads the same bits.
 - ``hub_edges``: a top-down level tiled by vertices (more than DO_SPREAD of them, or
   below ``spread_edges``) leaves every list of at least this many out-edges (the first
   DO_SPREAD, 1024, of them; more such lists are many CTAs' tiles anyway) to a hub pass
@@ -154,8 +158,10 @@ import numpy as np
 from gpubfs_cli.core.answer import Answer
 from gpubfs_cli.core.device import Device
 from gpubfs_cli.core.knobs import (
+    FRONTIER_CACHES,
     check_edge_count,
     check_flags,
+    check_frontier_cache,
     check_launch,
     check_probe_batch,
     check_thread_edges,
@@ -203,10 +209,11 @@ def offsets64(m: int) -> bool:
     return int(m) >= OFFSET64_EDGES
 
 
-def kernel_defines(cta_size: int, offset64: bool = False, probe_batch: int = PROBE_BATCH) -> dict[str, int]:
+def kernel_defines(cta_size: int, offset64: bool = False, probe_batch: int = PROBE_BATCH,
+                   frontier_cache: str = FRONTIER_CACHES[0]) -> dict[str, int]:
     """The -D defines of the build for CTAs of `cta_size` threads (64-bit edge offsets
     when `offset64`; bottom-up lanes probing `probe_batch` in-edges at once)."""
-    return persistent_defines("DO", cta_size, offset64, probe_batch)
+    return persistent_defines("DO", cta_size, offset64, probe_batch, frontier_cache)
 
 
 # every build, for the compile test
@@ -233,6 +240,7 @@ class DoKnobs:
     mid_ctas: int = 0
     thread_edges: int = 0
     probe_batch: int = PROBE_BATCH
+    frontier_cache: str = FRONTIER_CACHES[0]
     hub_edges: int = HUB_EDGES
     growth: bool = True
     launch: str = "graph"
@@ -253,6 +261,7 @@ class DoKnobs:
             raise ValueError("mid_ctas must be an integer >= 0 (0 = one per SM)")
         check_thread_edges(self.thread_edges)
         check_probe_batch(self.probe_batch)
+        check_frontier_cache(self.frontier_cache)
         check_edge_count("hub_edges", self.hub_edges, "no hub pass")
         if not isinstance(self.launch, str) or self.launch not in LAUNCHES:
             raise ValueError(f"launch must be one of {', '.join(LAUNCHES)}, not {self.launch!r}")
@@ -290,8 +299,9 @@ def profile_rows(profile, counters: dict) -> list[dict]:
 
 
 def compiled_module(cta_size: int, device: Device | None = None, offset64: bool = False,
-                    probe_batch: int = PROBE_BATCH):
-    return load_module(KERNELS, defines=kernel_defines(cta_size, offset64, probe_batch), cooperative=True,
+                    probe_batch: int = PROBE_BATCH, frontier_cache: str = FRONTIER_CACHES[0]):
+    return load_module(KERNELS, defines=kernel_defines(cta_size, offset64, probe_batch, frontier_cache),
+                       cooperative=True,
                        name_expressions=KERNEL_NAMES, device=device)
 
 
@@ -326,7 +336,7 @@ class DirectionOptimizing(GpuStrategy):
         else:
             in_row, in_col = self.keep("_in_row", dg.in_offsets.astype(cp.int32)), dg.in_indices
         stats = bool(k.counters or k.profile)
-        module = compiled_module(int(k.cta_size), self.device, wide, int(k.probe_batch))
+        module = compiled_module(int(k.cta_size), self.device, wide, int(k.probe_batch), k.frontier_cache)
         self._kernels = {p: module.get_function(kernel_name(p, stats)) for p in (False, True)}
         self._grid = persistent_grid(self.name, self._kernels.values(), int(k.cta_size), k.blocks_per_sm, self.device)
         sms = sm_count(self.device)

@@ -42,7 +42,7 @@
 // Vertex ids are 32-bit (the host checks n < 2^31); edge offsets are offset_t: int, or
 // long long in the MSBFS_OFFSET64 build (m >= 2^31); label indices i * n + u are 64-bit.
 #include "msbfs.cuh"
-#include "bottom_up.cuh"  // BU_BATCH, the in-edges a bottom-up lane loads at once
+#include "bottom_up.cuh"  // BU_BATCH, the in-edges a bottom-up lane loads at once; frontier_word
 #include "expand.cuh"
 #include "spread.cuh"
 
@@ -313,7 +313,7 @@ __device__ void bottom_up(const State& S, int L, word_t live, int thread_edges, 
 #pragma unroll
                     for (int j = 0; j < BU_BATCH; ++j) v[j] = S.in_col[e + j < stop ? e + j : stop - 1];
 #pragma unroll
-                    for (int j = 0; j < BU_BATCH; ++j) f[j] = __ldcg(cur + v[j]);
+                    for (int j = 0; j < BU_BATCH; ++j) f[j] = frontier_word(cur + v[j]);
 #pragma unroll
                     for (int j = 0; j < BU_BATCH; ++j) {
                         if (e < stop && miss) {
@@ -346,7 +346,7 @@ __device__ void bottom_up(const State& S, int L, word_t live, int thread_edges, 
                 if (b + lane < endj) {
                     if (STATS) ++c.edges;
                     v = S.in_col[b + lane];
-                    got = __ldcg(cur + v) & missj;
+                    got = frontier_word(cur + v) & missj;
                 }
                 word_t below = got;  // inclusive prefix OR over the lanes
 #pragma unroll

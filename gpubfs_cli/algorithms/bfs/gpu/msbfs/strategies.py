@@ -79,6 +79,9 @@ Knobs:
   once (1, 2, 4 or 8; a build each, BU_BATCH), then takes them in order, so the edges
   examined and the parents are a serial scan's; a larger batch waits on fewer dependent
   loads and may load past the list's last useful edge.
+- ``frontier_cache``: where a bottom-up lane's frontier words are cached: ``l2`` (the
+  default) in L2 only, ``l1`` in the SM's L1 too (a build each, BU_FRONT_L1, as
+  do.bfs's).
 - ``hub_edges``: a top-down level leaves every list of at least this many out-edges (the
   first MSBFS_SPREAD, 1024, of them; more such lists are many CTAs' tiles anyway) to a
   hub pass after its grid barrier: every CTA scans those lists' degrees into shared
@@ -121,8 +124,10 @@ import numpy as np
 
 from gpubfs_cli.core.answer import Answer, to_host
 from gpubfs_cli.core.knobs import (
+    FRONTIER_CACHES,
     check_edge_count,
     check_flags,
+    check_frontier_cache,
     check_launch,
     check_probe_batch,
     check_thread_edges,
@@ -171,10 +176,11 @@ def offsets64(m: int) -> bool:
     return int(m) >= OFFSET64_EDGES
 
 
-def kernel_defines(cta_size: int, offset64: bool = False, probe_batch: int = PROBE_BATCH) -> dict[str, int]:
+def kernel_defines(cta_size: int, offset64: bool = False, probe_batch: int = PROBE_BATCH,
+                   frontier_cache: str = FRONTIER_CACHES[0]) -> dict[str, int]:
     """The -D defines of the build for CTAs of `cta_size` threads (64-bit edge offsets
     when `offset64`; bottom-up lanes loading `probe_batch` in-edges at once)."""
-    return persistent_defines("MSBFS", cta_size, offset64, probe_batch)
+    return persistent_defines("MSBFS", cta_size, offset64, probe_batch, frontier_cache)
 
 
 # every build, for the compile test
@@ -228,6 +234,7 @@ class MsbfsKnobs:
     blocks_per_sm: int = 0
     thread_edges: int = 32
     probe_batch: int = PROBE_BATCH
+    frontier_cache: str = FRONTIER_CACHES[0]
     hub_edges: int = HUB_EDGES
     counters: bool = False
     profile: bool = False
@@ -240,11 +247,14 @@ class MsbfsKnobs:
         check_launch(self.cta_size, CTA_SIZES, self.blocks_per_sm)
         check_thread_edges(self.thread_edges)
         check_probe_batch(self.probe_batch)
+        check_frontier_cache(self.frontier_cache)
         check_edge_count("hub_edges", self.hub_edges, "no hub pass")
 
 
-def compiled_module(cta_size: int, device=None, offset64: bool = False, probe_batch: int = PROBE_BATCH):
-    return load_module(KERNELS, defines=kernel_defines(cta_size, offset64, probe_batch), cooperative=True,
+def compiled_module(cta_size: int, device=None, offset64: bool = False, probe_batch: int = PROBE_BATCH,
+                    frontier_cache: str = FRONTIER_CACHES[0]):
+    return load_module(KERNELS, defines=kernel_defines(cta_size, offset64, probe_batch, frontier_cache),
+                       cooperative=True,
                        name_expressions=KERNEL_NAMES, device=device)
 
 
@@ -318,7 +328,7 @@ class GpuMultiSourceBfs(GpuStrategy):
             else:
                 in_row, in_col = self.keep("_in_row", dg.in_offsets.astype(cp.int32)), dg.in_indices
         stats = bool(k.counters or k.profile)
-        module = compiled_module(int(k.cta_size), self.device, wide, int(k.probe_batch))
+        module = compiled_module(int(k.cta_size), self.device, wide, int(k.probe_batch), k.frontier_cache)
         self._kernels = {p: module.get_function(kernel_name(p, stats)) for p in (False, True)}
         self._grid = persistent_grid(self.name, self._kernels.values(), int(k.cta_size), k.blocks_per_sm, self.device)
         dist = self.buffer("_dist", (width, n), cp.int32)
