@@ -146,13 +146,16 @@ def persistent_defines(prefix: str, cta_size: int, offset64: bool = False,
     return defines
 
 
-def persistent_builds(prefix: str, cta_sizes, probe_cta: int = 256) -> list[dict[str, int]]:
+def persistent_builds(prefix: str, cta_sizes, probe_cta: int = 256,
+                      frontier_cache: str = FRONTIER_CACHES[0]) -> list[dict[str, int]]:
     """Every build of a persistent kernel, for the compile test: each CTA size with both
-    offset widths, and the other probe batches and frontier caches at `probe_cta` threads."""
-    return [persistent_defines(prefix, c, wide) for c in cta_sizes for wide in (False, True)] + [
-        persistent_defines(prefix, probe_cta, wide, b) for b in PROBE_BATCHES if b != PROBE_BATCH
+    offset widths at its default `frontier_cache`, and the other probe batches and
+    frontier caches at `probe_cta` threads."""
+    return [persistent_defines(prefix, c, wide, frontier_cache=frontier_cache)
+            for c in cta_sizes for wide in (False, True)] + [
+        persistent_defines(prefix, probe_cta, wide, b, frontier_cache) for b in PROBE_BATCHES if b != PROBE_BATCH
         for wide in (False, True)] + [
-        persistent_defines(prefix, probe_cta, wide, frontier_cache=f) for f in FRONTIER_CACHES[1:]
+        persistent_defines(prefix, probe_cta, wide, frontier_cache=f) for f in FRONTIER_CACHES if f != frontier_cache
         for wide in (False, True)]
 
 

@@ -40,7 +40,7 @@ DO = ec.Family(do.KERNELS, "do_driver.cpp", (do,),
                defines=[do.kernel_defines(128), do.kernel_defines(128, offset64=True),
                         {**do.kernel_defines(128), **SPREAD8},
                         *(do.kernel_defines(128, probe_batch=b) for b in (1, 8)),
-                        do.kernel_defines(128, frontier_cache="l1")])
+                        do.kernel_defines(128, frontier_cache="l2")])
 OFFSETS = [32, 64]  # the edge offset builds
 BASE = {"cta_size": 128, "small_frontier": 0, "mid_frontier": 0, "growth": False}  # the grid's steps, the thresholds' rule
 PATCHES = {"blocks_per_sm": lambda kernel, block, shared_mem=0: 2}
@@ -173,12 +173,14 @@ def test_probe_batches(monkeypatch, emulation, probe_batch, thread_edges):
     assert {dict(k).get("BU_BATCH") for k in emulation.defines} == {probe_batch}
 
 
-# The build that reads frontier words through L1 (__ldca): the emulator's loads are one
-# memory, so this checks the define reaches the kernel and the build's logic is unchanged.
-def test_frontier_through_l1(monkeypatch, emulation):
-    run(monkeypatch, emulation, {**FORCED_BU, "frontier_cache": "l1", "thread_edges": 3, "counters": True},
+# The default build reads bitmap words through L1 (__ldca), the other build through L2
+# only (__ldcg): the emulator's loads are one memory, so this checks each define reaches
+# the kernel and neither build's logic differs.
+@pytest.mark.parametrize("cache, define", [("l2", None), ("l1", 1)])
+def test_frontier_cache_builds(monkeypatch, emulation, cache, define):
+    run(monkeypatch, emulation, {**FORCED_BU, "frontier_cache": cache, "thread_edges": 3, "counters": True},
         eb.HARD + ["grid9x13", "broom"])
-    assert {dict(k).get("BU_FRONT_L1") for k in emulation.defines} == {1}
+    assert {dict(k).get("BU_FRONT_L1") for k in emulation.defines} == {define}
 
 
 def check_hub_levels(strategy, g, s, got):

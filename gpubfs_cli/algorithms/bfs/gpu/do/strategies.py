@@ -158,7 +158,6 @@ import numpy as np
 from gpubfs_cli.core.answer import Answer
 from gpubfs_cli.core.device import Device
 from gpubfs_cli.core.knobs import (
-    FRONTIER_CACHES,
     check_edge_count,
     check_flags,
     check_frontier_cache,
@@ -202,6 +201,7 @@ CTL_MID_LEVELS, CTL_HUB_LEVELS = C["CTL_MID_LEVELS"], C["CTL_HUB_LEVELS"]
 HUB_EDGES = 4096  # hub_edges' default
 OFFSET64_EDGES = 2**31  # from this many edges on, the 64-bit offset build (int32 holds 0..m below)
 LAUNCHES = ("graph", "direct")  # the launch knob's values
+FRONTIER_CACHE = "l1"  # frontier_cache's default: the bitmap through L1 (docs/performance.md)
 
 
 def offsets64(m: int) -> bool:
@@ -210,14 +210,14 @@ def offsets64(m: int) -> bool:
 
 
 def kernel_defines(cta_size: int, offset64: bool = False, probe_batch: int = PROBE_BATCH,
-                   frontier_cache: str = FRONTIER_CACHES[0]) -> dict[str, int]:
+                   frontier_cache: str = FRONTIER_CACHE) -> dict[str, int]:
     """The -D defines of the build for CTAs of `cta_size` threads (64-bit edge offsets
     when `offset64`; bottom-up lanes probing `probe_batch` in-edges at once)."""
     return persistent_defines("DO", cta_size, offset64, probe_batch, frontier_cache)
 
 
 # every build, for the compile test
-KERNEL_DEFINES = persistent_builds("DO", CTA_SIZES)
+KERNEL_DEFINES = persistent_builds("DO", CTA_SIZES, frontier_cache=FRONTIER_CACHE)
 
 
 def kernel_name(predecessors: bool, stats: bool) -> str:
@@ -240,7 +240,7 @@ class DoKnobs:
     mid_ctas: int = 0
     thread_edges: int = 0
     probe_batch: int = PROBE_BATCH
-    frontier_cache: str = FRONTIER_CACHES[0]
+    frontier_cache: str = FRONTIER_CACHE
     hub_edges: int = HUB_EDGES
     growth: bool = True
     launch: str = "graph"
@@ -299,7 +299,7 @@ def profile_rows(profile, counters: dict) -> list[dict]:
 
 
 def compiled_module(cta_size: int, device: Device | None = None, offset64: bool = False,
-                    probe_batch: int = PROBE_BATCH, frontier_cache: str = FRONTIER_CACHES[0]):
+                    probe_batch: int = PROBE_BATCH, frontier_cache: str = FRONTIER_CACHE):
     return load_module(KERNELS, defines=kernel_defines(cta_size, offset64, probe_batch, frontier_cache),
                        cooperative=True,
                        name_expressions=KERNEL_NAMES, device=device)
