@@ -237,3 +237,20 @@ def test_probe_batch_hub_pass_and_catalogue_peers_figures_unchanged():
     out = _report("--metric", "ms", folder / "peers-catalogue.json.gz", folder / "peers-catalogue2.json.gz")
     assert "| lbbfs-rmat-d16 | 0.303 | 0.954 | 0.427 | 0.229 (jaccard=False) | 2.624 (load_balance=block_mapped) |" in out, out
     assert "| luo-scalefree-5M | 0.668 | 1.326 | 0.931 | 0.806 (jaccard=True) | 3.206 (load_balance=block_mapped) |" in out, out
+
+
+def test_frontier_cache_and_third_peers_figures_unchanged():
+    folder = RESULTS / "h100-2026-11-26"
+    # do.bfs's bitmap through L1: best on the four graphs whose bitmap fits, not on scale 24
+    out = _report("--metric", "ms", folder / "frontier-cache.json.gz")
+    assert "| uniform-n21-e26 | 0.314 (frontier_cache=l1) |" in out, out
+    assert "| kron_g500-logn20-gen | 0.117 (frontier_cache=l1) |" in out, out
+    assert "| g500-s24-ef16 | 1.134 (frontier_cache=l2) |" in out, out
+    out = _report("--metric", "ms", folder / "msbfs-cache.json.gz")
+    assert "| kron_g500-logn20-gen | 0.108 (frontier_cache=l2) |" in out, out
+    # with it, do.bfs ahead of BLEST on uniform-n21-e26; BLEST ahead on lbbfs-random-d32;
+    # the run cut on lbbfs-rmat-d32 says so
+    out = _report("--metric", "ms", folder / "peers-catalogue3.json.gz")
+    assert "| uniform-n21-e26 | 0.322 | 0.388 (jaccard=True) | 4.969 (load_balance=block_mapped) |" in out, out
+    assert "| lbbfs-random-d32 | 0.298 | 0.266 (jaccard=True) | 3.224 (load_balance=block_mapped) |" in out, out
+    assert "the run did not complete: interrupted by SIGINT" in out, out
