@@ -16,7 +16,7 @@
 //   bottom-up  frontier bitmap -> one warp per 32 vertices (one bitmap word): each
 //              unvisited vertex scans its in-neighbours until one is in the frontier,
 //              a lane a list, the warp together past thread_edges (bottom_up.cuh)
-//              (the bitmap is n/8 bytes, read with __ldcg: it stays in L2) -> next
+//              (the bitmap is n/8 bytes, read through L1 by default: frontier_cache) -> next
 //              frontier bitmap and visited word written whole by the warp (ballot)
 //
 // Switch (Beamer's heuristic, decided on the device from the counts): top-down ->
