@@ -9,6 +9,8 @@
 #                peers' binaries in .peers/ (gunrock/bfs, gapbs/bfs) their GPU tests run too
 #   sanitize     make test-gpu-sanitize, six sanitizer processes
 #   gather-ab    merrill.cu's gathering before (.ab/, carried) and after: gather_ab.sh
+#   kernel-ab    any kernel files before (.ab/, carried) and after: kernel_ab.sh, with
+#                FILES, STRATEGIES and DATASETS given (its head says how)
 # Paper runs (results/NAME.json, then its report in the part's log):
 #   run:NAME     gpubfs run NAME; RUN_ARGS adds run flags
 #                (e.g. RUN_ARGS="--rounds 4" ... run:merrill-cta)
@@ -96,6 +98,7 @@ for part in "$@"; do
     tests) run tests 580 make test-gpu PYTHON=python3 PYTEST_ARGS="$COMMON" ;;
     sanitize) run sanitize 580 make test-gpu-sanitize PYTHON=python3 SANITIZE_ARGS="--jobs 6" ;;
     gather-ab) run gather-ab 400 env OUT="$PWD/logs/ab" bash scripts/device/gather_ab.sh ;;
+    kernel-ab) run kernel-ab 580 env OUT="$PWD/logs/ab" bash scripts/device/kernel_ab.sh ;;
     run:*) name=${part#run:}; sh_run "run-$name" 580 "$(config "$name" "$name" "${RUN_ARGS:-}")" ;;
     lbbfs-random) sh_run "$part" 580 "$(config lbbfs lbbfs-random -d lbbfs-random-d2,lbbfs-random-d4,lbbfs-random-d8,lbbfs-random-d16,lbbfs-random-d32,random.2Mv.128Me)" ;;
     lbbfs-rmat) sh_run "$part" 580 "$(config lbbfs lbbfs-rmat -d lbbfs-rmat-d2,lbbfs-rmat-d4,lbbfs-rmat-d8,lbbfs-rmat-d16,lbbfs-rmat-d32,rmat.2Mv.128Me)" ;;

@@ -1,0 +1,78 @@
+#!/usr/bin/env bash
+# Kernel code before (A: the checkout with the files of FILES replaced by those of the
+# same name in .ab/, carried) against the checkout (B): STRATEGIES at their default knobs
+# on DATASETS, runs alternating A B A B ..., then per graph and strategy the median ms of
+# each side's samples and B / A.
+# Run from the repo root on the GPU machine (python3 with cupy, the project installed
+# editable); each run writes $OUT/ab-<side><round>.json. The first run of each side
+# compiles its kernels.
+#   FILES="gpubfs_cli/algorithms/bfs/gpu/do/do.cu" STRATEGIES=do.bfs \
+#     DATASETS=g500-s20-ef16,g500-s24-ef16 bash scripts/device/kernel_ab.sh
+# (.ab/do.cu from `git show <commit>:gpubfs_cli/algorithms/bfs/gpu/do/do.cu`)
+set -u
+OUT=${OUT:-/tmp/out}
+: "${FILES:?FILES: the repo paths whose .ab/ copies make side A}" "${STRATEGIES:?STRATEGIES: comma-separated}"
+DATASETS=${DATASETS:-g500-s20-ef16,smoke-grid,rmat20,luo-grid-1M}
+SOURCES=${SOURCES:-20}
+ROUNDS=${ROUNDS:-3}
+for f in $FILES; do
+  [ -f ".ab/$(basename "$f")" ] || { echo "missing .ab/$(basename "$f") (git show <commit>:$f)"; exit 2; }
+done
+export GPUBFS_DATA_DIR=${GPUBFS_DATA_DIR:-$PWD/datasets}
+mkdir -p "$OUT" && OUT=$(cd "$OUT" && pwd)  # the runs work in other folders
+tmp=$(mktemp -d /tmp/kernel-ab-XXXX)
+trap 'rm -rf "$tmp"' EXIT
+# A: the package as checked out, but the old files.
+cp -r gpubfs_cli "$tmp/gpubfs_cli"
+for f in $FILES; do cp ".ab/$(basename "$f")" "$tmp/$f"; done
+declare -A TREE=([A]="$tmp" [B]="$PWD")
+# Each side runs in its tree: python puts the working folder before PYTHONPATH.
+side_py() { (cd "${TREE[$1]}" && PYTHONPATH=${TREE[$1]} python3 "${@:2}"); }
+for side in A B; do
+  got=$(side_py $side -c "import gpubfs_cli, pathlib; print(pathlib.Path(gpubfs_cli.__file__).parent)")
+  echo "$side: $got"
+  [ "$got" = "${TREE[$side]}/gpubfs_cli" ] || { echo "wrong tree"; exit 2; }
+done
+STRATEGY_ARGS=()
+for s in ${STRATEGIES//,/ }; do STRATEGY_ARGS+=(--strategy "$s"); done
+
+side_py B -m gpubfs_cli fetch-dataset ${DATASETS//,/ } || exit 1
+
+for round in $(seq "$ROUNDS"); do
+  for side in A B; do
+    side_py $side -m gpubfs_cli run --dataset "$DATASETS" \
+      "${STRATEGY_ARGS[@]}" --sources "$SOURCES" --require-gpu \
+      --out "$OUT/ab-$side$round.json" --force > "$OUT/ab-$side$round.log" 2>&1
+    rc=$?
+    echo "$side$round: rc=$rc $(tail -1 "$OUT/ab-$side$round.log")"
+  done
+done
+
+python3 - "$OUT" <<'P'
+import json, statistics, sys
+from pathlib import Path
+# (dataset, strategy, side) -> every ok time, and each round's median (the spread of one
+# side's rounds says how far apart two runs of the same code land)
+times, rounds, bad = {}, {}, {}
+for side in "AB":
+    for f in sorted(Path(sys.argv[1]).glob(f"ab-{side}[0-9]*.json")):
+        mine = {}
+        for s in json.load(open(f))["samples"]:
+            key = (s["dataset"], s["strategy"], side)
+            if s.get("status") == "ok" and s.get("valid") is not False:
+                mine.setdefault(key, []).append(float(s["time_ms"]))
+            else:
+                bad[key] = bad.get(key, 0) + 1
+        for key, t in mine.items():
+            times.setdefault(key, []).extend(t)
+            rounds.setdefault(key, []).append(statistics.median(t))
+print(f"{'dataset':15s} {'strategy':18s} {'A ms':>9s} {'B ms':>9s} {'B/A':>6s}  rounds A (min-max)  rounds B (min-max)  samples A/B")
+for ds, name in sorted({k[:2] for k in times} | {k[:2] for k in bad}):
+    a, b = times.get((ds, name, "A"), []), times.get((ds, name, "B"), [])
+    ma = statistics.median(a) if a else float("nan")
+    mb = statistics.median(b) if b else float("nan")
+    ra, rb = rounds.get((ds, name, "A"), [ma]), rounds.get((ds, name, "B"), [mb])
+    note = "".join(f"  {bad[(ds, name, s)]} {s} not ok" for s in "AB" if (ds, name, s) in bad)
+    print(f"{ds:15s} {name:18s} {ma:9.3f} {mb:9.3f} {mb / ma:6.3f}  {min(ra):8.3f}-{max(ra):<8.3f}  "
+          f"{min(rb):8.3f}-{max(rb):<8.3f}  {len(a)}/{len(b)}{note}")
+P
