@@ -63,7 +63,7 @@ def check_probe_batch(value) -> None:
         raise ValueError(f"probe_batch must be one of {', '.join(map(str, PROBE_BATCHES))}, not {value!r}")
 
 
-FRONTIER_CACHES = ("l2", "l1")  # a frontier_cache knob's values: BU_FRONT_L1 0 or 1, one build each
+FRONTIER_CACHES = ("l2", "l1")  # a frontier_cache knob's values, indexed by BU_FRONT_L1; one build each
 
 
 def check_frontier_cache(value) -> None:

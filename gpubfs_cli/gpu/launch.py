@@ -14,7 +14,9 @@ from gpubfs_cli.core.knobs import FRONTIER_CACHES, PROBE_BATCHES
 from gpubfs_cli.core.strategy import StrategyUnavailable
 from gpubfs_cli.gpu.modules import INCLUDE_DIR, header_constants
 
-PROBE_BATCH = header_constants(INCLUDE_DIR / "bottom_up.cuh")["BU_BATCH"]  # the default build's probe_batch
+_BOTTOM_UP = header_constants(INCLUDE_DIR / "bottom_up.cuh")
+PROBE_BATCH = _BOTTOM_UP["BU_BATCH"]  # the default build's probe_batch
+FRONTIER_CACHE = FRONTIER_CACHES[_BOTTOM_UP["BU_FRONT_L1"]]  # the default build's frontier_cache
 
 INT32_MAX = 2**31 - 1
 
@@ -129,7 +131,7 @@ def persistent_grid(name: str, kernels, block: int, want: int = 0, device: Devic
 
 
 def persistent_defines(prefix: str, cta_size: int, offset64: bool = False,
-                       probe_batch: int = PROBE_BATCH, frontier_cache: str = FRONTIER_CACHES[0]) -> dict[str, int]:
+                       probe_batch: int = PROBE_BATCH, frontier_cache: str = FRONTIER_CACHE) -> dict[str, int]:
     """The -D defines of a persistent kernel's build (do.cu, msbfs.cu): CTAs of
     `cta_size` threads, as many resident as make 1024 threads an SM, 64-bit edge
     offsets when `offset64`, and bottom-up lanes loading `probe_batch` in-edges at once
@@ -141,13 +143,13 @@ def persistent_defines(prefix: str, cta_size: int, offset64: bool = False,
         defines[f"{prefix}_OFFSET64"] = 1
     if probe_batch != PROBE_BATCH:
         defines["BU_BATCH"] = int(probe_batch)
-    if frontier_cache != FRONTIER_CACHES[0]:
-        defines["BU_FRONT_L1"] = 1
+    if frontier_cache != FRONTIER_CACHE:
+        defines["BU_FRONT_L1"] = FRONTIER_CACHES.index(frontier_cache)
     return defines
 
 
 def persistent_builds(prefix: str, cta_sizes, probe_cta: int = 256,
-                      frontier_cache: str = FRONTIER_CACHES[0]) -> list[dict[str, int]]:
+                      frontier_cache: str = FRONTIER_CACHE) -> list[dict[str, int]]:
     """Every build of a persistent kernel, for the compile test: each CTA size with both
     offset widths at its default `frontier_cache`, and the other probe batches and
     frontier caches at `probe_cta` threads."""

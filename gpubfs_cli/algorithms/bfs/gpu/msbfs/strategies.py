@@ -124,7 +124,6 @@ import numpy as np
 
 from gpubfs_cli.core.answer import Answer, to_host
 from gpubfs_cli.core.knobs import (
-    FRONTIER_CACHES,
     check_edge_count,
     check_flags,
     check_frontier_cache,
@@ -137,6 +136,7 @@ from gpubfs_cli.core.knobs import (
 from gpubfs_cli.core.strategy import register
 from gpubfs_cli.gpu.base import GpuStrategy
 from gpubfs_cli.gpu.launch import (
+    FRONTIER_CACHE,
     PROBE_BATCH,
     SLOT,
     ArgTemplate,
@@ -177,7 +177,7 @@ def offsets64(m: int) -> bool:
 
 
 def kernel_defines(cta_size: int, offset64: bool = False, probe_batch: int = PROBE_BATCH,
-                   frontier_cache: str = FRONTIER_CACHES[0]) -> dict[str, int]:
+                   frontier_cache: str = FRONTIER_CACHE) -> dict[str, int]:
     """The -D defines of the build for CTAs of `cta_size` threads (64-bit edge offsets
     when `offset64`; bottom-up lanes loading `probe_batch` in-edges at once)."""
     return persistent_defines("MSBFS", cta_size, offset64, probe_batch, frontier_cache)
@@ -234,7 +234,7 @@ class MsbfsKnobs:
     blocks_per_sm: int = 0
     thread_edges: int = 32
     probe_batch: int = PROBE_BATCH
-    frontier_cache: str = FRONTIER_CACHES[0]
+    frontier_cache: str = FRONTIER_CACHE
     hub_edges: int = HUB_EDGES
     counters: bool = False
     profile: bool = False
@@ -252,7 +252,7 @@ class MsbfsKnobs:
 
 
 def compiled_module(cta_size: int, device=None, offset64: bool = False, probe_batch: int = PROBE_BATCH,
-                    frontier_cache: str = FRONTIER_CACHES[0]):
+                    frontier_cache: str = FRONTIER_CACHE):
     return load_module(KERNELS, defines=kernel_defines(cta_size, offset64, probe_batch, frontier_cache),
                        cooperative=True,
                        name_expressions=KERNEL_NAMES, device=device)
