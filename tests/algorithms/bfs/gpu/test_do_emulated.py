@@ -29,6 +29,7 @@ import pytest
 from gpubfs_cli.algorithms.bfs.cpu.sequential import sequential_bfs
 from gpubfs_cli.algorithms.bfs.gpu.do import strategies as do
 from gpubfs_cli.gpu import device_graph
+from gpubfs_cli.graph import samples
 from tests.algorithms.bfs.gpu import emulated_bfs as eb
 from tests.gpu import emulated_cupy as ec
 from tests.gpu import fixed_cost as fc
@@ -278,6 +279,32 @@ def test_growth_rule_keeps_a_lattice_tail_top_down(monkeypatch, emulation):
     flips = [int(a.counters["switches"]) for a in counts]
     kept = [int(a.counters["switches"]) for a in growth]
     assert sum(kept) < sum(flips), (flips, kept)  # 5 against 2 a traversal today
+
+
+# The emulated grid's 16 warps convert a frontier in strides: 16 x 4 words (2,048
+# vertices) bitmap-ward, 16 x 32 words (16,384 vertices) queue-ward.
+STRIDE_TO_QUEUE = 16 * 32 * 32
+
+
+def test_conversions_span_several_strides_of_the_grid(monkeypatch, emulation):
+    """On an R-MAT graph of 2^16 vertices, with Beamer's thresholds, traversals go
+    bottom-up and back: both conversions take the grid more than one stride, the
+    frontier converted back to a queue spread over several, and that queue holds exactly
+    the level's vertices (the counters and distances say so)."""
+    eb.GRAPHS["rmat16"] = lambda: samples.rmat(16, 4, 9, permute=True)
+    spans = []
+
+    def check(strategy, g, s, got):  # the counters are the strategy's buffers: read them now
+        check_counters(strategy, g, s, got)
+        c = got.counters
+        direction = np.asarray(c["direction"])[:int(c["levels"])]
+        back = [L for L in range(1, len(direction)) if direction[L - 1] and not direction[L]]
+        if back:
+            spans.append(len(np.unique(np.flatnonzero(got.distances == back[0]) // STRIDE_TO_QUEUE)))
+
+    run(monkeypatch, emulation, {"alpha": 2.0, "beta": 8.0, "counters": True}, ["rmat16"], check=check)
+    assert eb.graph("rmat16").n >= 4 * STRIDE_TO_QUEUE
+    assert spans and max(spans) >= 2, spans
 
 
 # Past 2^32, with the low word's sign bit set: a start cut to 32 bits, or its low word

@@ -313,21 +313,34 @@ __device__ void bottom_up(const State& S, Shared& sh, int L) {
 }
 
 // Queue -> bitmap for a switch to bottom-up at level L: the frontier is the vertices
-// labelled L (every bitmap word written whole).
+// labelled L (every bitmap word written whole). A warp loads CONVERT_WORDS words' labels
+// before its ballots: with one 128-byte load in flight a warp, the scan of a large graph
+// ran at about half the memory's rate.
+constexpr int CONVERT_WORDS = 4;
 __device__ void to_bitmap(const State& S, int L) {
     unsigned int* front = S.front(L);
     const int lane = lane_id();
     const int words = (S.n + 31) >> 5;
     const int gwarp = grid_warp<BLOCK>(), nwarps = grid_warps<BLOCK>();
-    for (int w = gwarp; w < words; w += nwarps) {
-        const int v = (w << 5) + lane;
-        const bool in = v < S.n && __ldcg(S.dist + v) == L;
-        const unsigned int bits = __ballot_sync(GPUBFS_FULL_MASK, in);
-        if (lane == 0) front[w] = bits;
+    for (int w = gwarp; w < words; w += CONVERT_WORDS * nwarps) {
+        bool in[CONVERT_WORDS];
+#pragma unroll
+        for (int i = 0; i < CONVERT_WORDS; ++i) {
+            const int wi = w + i * nwarps;
+            in[i] = wi < words && (wi << 5) + lane < S.n && __ldcg(S.dist + (wi << 5) + lane) == L;
+        }
+#pragma unroll
+        for (int i = 0; i < CONVERT_WORDS; ++i) {
+            const unsigned int bits = __ballot_sync(GPUBFS_FULL_MASK, in[i]);
+            if (lane == 0 && w + i * nwarps < words) front[w + i * nwarps] = bits;
+        }
     }
 }
 
-// Bitmap -> queue for a switch to top-down at level L.
+// Bitmap -> queue for a switch to top-down at level L. A warp takes 32 words at a time,
+// one a lane, and reserves room for all their vertices with one atomic: an atomic per
+// nonzero word serialized on the one counter (18 us for 34 K vertices on g500-s20).
+// Each lane writes its word's vertices in order, after the lanes before it.
 __device__ void to_queue(const State& S, int L) {
     const unsigned int* front = S.front(L);
     int* queue = S.queue(L);
@@ -335,13 +348,22 @@ __device__ void to_queue(const State& S, int L) {
     const int lane = lane_id();
     const int words = (S.n + 31) >> 5;
     const int gwarp = grid_warp<BLOCK>(), nwarps = grid_warps<BLOCK>();
-    for (int w = gwarp; w < words; w += nwarps) {
-        const unsigned int bits = __ldcg(front + w);
-        if (!bits) continue;  // warp-uniform
-        unsigned long long base = 0;
-        if (lane == 0) base = atomicAdd(count, (unsigned long long)__popc(bits));
+    for (int w0 = gwarp << 5; w0 < words; w0 += nwarps << 5) {
+        const int w = w0 + lane;
+        const unsigned int bits = w < words ? __ldcg(front + w) : 0u;
+        int total;
+        const int before = warp_exclusive_scan(__popc(bits), &total);
+        if (!total) continue;  // warp-uniform
+        int base = 0;  // a queue index: below n
+        if (lane == 0) base = (int)atomicAdd(count, (unsigned long long)total);
         base = __shfl_sync(GPUBFS_FULL_MASK, base, 0);
-        if ((bits >> lane) & 1u) queue[base + __popc(bits & ((1u << lane) - 1u))] = (w << 5) + lane;
+        // word by word, the warp writes each word's vertices side by side
+        for (unsigned int busy = __ballot_sync(GPUBFS_FULL_MASK, bits != 0u); busy; busy &= busy - 1) {
+            const int j = __ffs(busy) - 1;
+            const unsigned int b = __shfl_sync(GPUBFS_FULL_MASK, bits, j);
+            const int at = base + __shfl_sync(GPUBFS_FULL_MASK, before, j);
+            if ((b >> lane) & 1u) queue[at + __popc(b & ((1u << lane) - 1u))] = ((w0 + j) << 5) + lane;
+        }
     }
 }
 
