@@ -1,7 +1,8 @@
 """Per-level profile of do.bfs from a results file (run with `profile: true`): for the
 first sample of each do.* variant that kept counters.profile, one line per level with
 its direction, frontier size, microseconds of the frontier conversion and of the step,
-and the vertices and edges it examined; then the time per direction.
+and the vertices and edges it examined; then the time per direction, and the kernel's
+span (set-up, to the first level's stamp, levels) beside the timed figure.
 
     python scripts/device/do_profile.py results/do-profile-*.json
 """
@@ -11,7 +12,7 @@ from __future__ import annotations
 import sys
 from collections import defaultdict
 
-from gpubfs_cli.algorithms.bfs.gpu.do.strategies import profile_rows
+from gpubfs_cli.algorithms.bfs.gpu.do.strategies import profile_rows, profile_span
 from gpubfs_cli.bench.results import load_results
 
 
@@ -38,6 +39,11 @@ def main(paths: list[str]) -> int:
                 print(f"{r['level']:>5} {r['direction']:>9} {r['frontier']:>9} {r['convert_us']:>8.1f} "
                       f"{r['step_us']:>8.1f} {r['vertices_examined']:>10} {r['edges_examined']:>11}")
             print("  per direction (us): " + ", ".join(f"{d} {t:.1f}" for d, t in sorted(per_dir.items())))
+            if "profile_header" in c:
+                span = profile_span(c)
+                print(f"  kernel (us): {span['kernel_us']:.1f} = set-up {span['setup_us']:.1f} + to the first "
+                      f"stamp {span['to_first_stamp_us']:.1f} + levels {span['levels_us']:.1f}; timed "
+                      f"{float(s['time_ms']) * 1e3:.1f}")
     if not shown:
         print("no do.* sample with counters.profile in these files", file=sys.stderr)
         return 1

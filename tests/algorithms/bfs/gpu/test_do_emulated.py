@@ -255,6 +255,12 @@ def check_profile(strategy, g, s, got):
     assert [r["direction"] == "bottom-up" for r in rows] == list(host.counters["direction"] == 1)
     assert [r["frontier"] for r in rows] == list(np.bincount(got.distances[got.distances >= 0]))
     assert all(r["convert_us"] >= 0 and r["step_us"] >= 0 for r in rows)
+    # the header: entry, then the set-up's end, before the first level's stamp
+    span = do.profile_span(host.counters)
+    entry, ready = host.counters["profile_header"][:2]
+    assert 0 < entry <= ready, host.counters["profile_header"]
+    assert min(span.values()) >= 0 and span["kernel_us"] == pytest.approx(
+        span["setup_us"] + span["to_first_stamp_us"] + span["levels_us"]), span
 
 
 def test_profile_rows(monkeypatch, emulation):

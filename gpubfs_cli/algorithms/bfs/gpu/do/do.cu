@@ -102,6 +102,9 @@ struct State {
     __device__ void stamp(int L, int word, unsigned long long value) const {
         prof_stamp<PROF_WORDS>(prof, prof_cap, L, word, value);
     }
+    __device__ void stamp_header(int word) const {
+        if (prof && blockIdx.x == 0 && threadIdx.x == 0) prof[(size_t)prof_cap * PROF_WORDS + word] = GPUBFS_NOW();
+    }
     // A top-down level that CTA 0 alone or the team runs (no flush): its counters
     // (STATS builds; level D + 1's cleared) and its profile stamps, from CTA 0.
     template <bool STATS>
@@ -645,6 +648,7 @@ __device__ void bfs(const State& S, int src, long long m_in, long long alpha_mil
                     int small_frontier, int mid_frontier, int mid_ctas) {
     GPUBFS_SHARED(Shared, sh);
     const int gtid = grid_thread<BLOCK>();
+    S.stamp_header(PROF_ENTRY);
     init_search<BLOCK, PRED>(S.n, src, true, S.dist, S.parent, S.visited);
     if (gtid == 0) {
         for (int k = 0; k < CTL_WORDS; ++k) S.ctl[k] = 0;
@@ -657,6 +661,7 @@ __device__ void bfs(const State& S, int src, long long m_in, long long alpha_mil
                 if (S.counter_cap > 0) S.counters[k * S.counter_cap] = 0;
     }
     GPUBFS_GRID_SYNC();
+    S.stamp_header(PROF_READY);
 
     long long m_u = m_in;  // in-edges of the vertices not yet visited
     long long prev_nf = 0;  // the last level's frontier (DO_RULE_GROWTH)

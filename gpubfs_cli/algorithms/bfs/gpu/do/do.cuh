@@ -69,12 +69,16 @@
 
 // Profile (profile build): PROF_WORDS per level, stamped by thread 0 of CTA 0 after
 // the grid barrier: start ns, ns after the frontier conversion (= start without one),
-// direction, frontier size. The end time follows the last level's words.
+// direction, frontier size. The end time follows the last level's words. Past the
+// level rows (row prof_cap), a header: kernel entry (CTA 0) and the end of the search's
+// set-up (CTA 0 past its grid barrier), so the time before the first level is split.
 #define PROF_WORDS 4
 #define PROF_START 0
 #define PROF_STEP 1
 #define PROF_DIR 2
 #define PROF_FRONTIER 3
+#define PROF_ENTRY 0
+#define PROF_READY 1
 
 #define DIR_TOP_DOWN 0
 #define DIR_BOTTOM_UP 1

@@ -139,8 +139,11 @@ Knobs:
   answer's counters; off for timings.
 - ``profile``: as ``counters``, plus %globaltimer stamps per level (start, after the
   frontier conversion) in counters["profile"]: PROF_WORDS words per level (start ns,
-  step ns, direction, frontier size; do.cuh), the end time after the last level.
-  ``profile_rows`` turns one into a per-level table (scripts/device/do_profile.py).
+  step ns, direction, frontier size; do.cuh), the end time after the last level; and
+  counters["profile_header"]: the kernel's entry and the end of its set-up (the
+  distances and bitmap reset). ``profile_rows`` turns one into a per-level table,
+  ``profile_span`` the kernel's time into set-up, levels and the rest
+  (scripts/device/do_profile.py).
 
 Counters (always): ``levels``, ``bottom_up_levels``, ``switches``, ``small_levels``
 (levels run by CTA 0 alone), ``mid_levels`` (levels run by the team), ``hub_levels``
@@ -198,6 +201,7 @@ CTL_WORDS, CTL_LEVELS, CTL_BU_LEVELS, CTL_SWITCHES, CTL_SMALL_LEVELS = (
     C["CTL_WORDS"], C["CTL_LEVELS"], C["CTL_BU_LEVELS"], C["CTL_SWITCHES"], C["CTL_SMALL_LEVELS"])
 CNT_VERTICES, CNT_EDGES, CNT_DIR, CNT_KINDS = C["CNT_VERTICES"], C["CNT_EDGES"], C["CNT_DIR"], C["CNT_KINDS"]
 PROF_WORDS = C["PROF_WORDS"]
+PROF_ENTRY, PROF_READY = C["PROF_ENTRY"], C["PROF_READY"]
 SMALL_CAP = C["DO_SMALL_CAP"]  # the largest small_frontier threshold
 MID_CAP = C["DO_MID_CAP"]  # the largest mid_frontier threshold
 CTL_MID_LEVELS, CTL_HUB_LEVELS = C["CTL_MID_LEVELS"], C["CTL_HUB_LEVELS"]
@@ -301,6 +305,20 @@ def profile_rows(profile, counters: dict) -> list[dict]:
     return rows
 
 
+def profile_span(counters: dict) -> dict:
+    """Where a profiled traversal's kernel time went (host counters, microseconds): from
+    entry to the end of the set-up, from there to the first level's stamp (a level run
+    by CTA 0 alone is stamped when it hands back), the levels to the end stamp, and the
+    kernel's whole span."""
+    head = np.asarray(counters["profile_header"], dtype=np.int64)
+    prof = np.asarray(counters["profile"], dtype=np.int64)
+    levels = min(int(counters["levels"]), len(prof) // PROF_WORDS - 1)
+    entry, ready = int(head[PROF_ENTRY]), int(head[PROF_READY])
+    first, end = int(prof[0]), int(prof[levels * PROF_WORDS])
+    return {"setup_us": (ready - entry) / 1e3, "to_first_stamp_us": (first - ready) / 1e3,
+            "levels_us": (end - first) / 1e3, "kernel_us": (end - entry) / 1e3}
+
+
 def compiled_module(cta_size: int, device: Device | None = None, offset64: bool = False,
                     probe_batch: int = PROBE_BATCH, frontier_cache: str = FRONTIER_CACHE):
     return load_module(KERNELS, defines=kernel_defines(cta_size, offset64, probe_batch, frontier_cache),
@@ -356,7 +374,8 @@ class DirectionOptimizing(GpuStrategy):
         mid_queues = self.buffer("_mid_queues", max(2 * 4 * mq_cap, C["DO_SPREAD"]), cp.int32)
         cap = level_capacity(n)
         counters = self.buffer("_counters", CNT_KINDS * cap, cp.uint64, fill=0) if stats else self.keep("_counters", None)
-        prof = self.buffer("_prof", PROF_WORDS * (cap + 1), cp.uint64, fill=0) if k.profile else self.keep("_prof", None)
+        # the level rows (cap + 1, the end time's included), then the header row
+        prof = self.buffer("_prof", PROF_WORDS * (cap + 2), cp.uint64, fill=0) if k.profile else self.keep("_prof", None)
         src_word = self.buffer("_src_word", 1, cp.int32, fill=0)  # the source a graph launch reads
         head = (row, dg.col_indices, in_row, in_col, i32(n))
         tail = (
@@ -376,7 +395,9 @@ class DirectionOptimizing(GpuStrategy):
             for key, k_ in (("direction", CNT_DIR), ("vertices_examined", CNT_VERTICES), ("edges_examined", CNT_EDGES)):
                 views[key] = counters[k_ * cap: (k_ + 1) * cap]
         if prof is not None:
-            views["profile"] = prof
+            rows = PROF_WORDS * (cap + 1)
+            views["profile"] = prof[:rows]
+            views["profile_header"] = prof[rows:]
         # Built once: traverse() only puts in the source (src, src_at).
         args = {p: ArgTemplate(*head, SLOT, SLOT, *tail, parent if p else None, *rest) for p in (False, True)}
         self.derived("_args", args)
@@ -446,6 +467,7 @@ class DoAnswer(Answer):
                 c[key] = np.asarray(c[key], dtype=np.int64)[:levels]
         if "profile" in c:
             c["profile"] = np.asarray(c["profile"], dtype=np.int64)[: PROF_WORDS * (levels + 1)]
+            c["profile_header"] = np.asarray(c["profile_header"], dtype=np.int64)
         return host
 
 
