@@ -8,6 +8,10 @@ event to the launch returning) and the events' total.
         [--trials T] [--reupload]   (--reupload: the graph leaves the GPU between trials)
         [--gaps MS,...]             (an idle gap before each sample, one trial per gap:
                                      does the GPU slow down when it waits between samples?)
+        [--prime none,kernel,traverse]  (every gap with each: `kernel` launches a one-
+                                     element kernel and waits for it just before each
+                                     sample, `traverse` an untimed traversal from the
+                                     previous source)
 
 Each trial: a new instance, upload, prepare, 2 warm-up traversals, then every source
 timed through the runner's bench/timing.timed_call (events around traverse()), the answer
@@ -36,6 +40,7 @@ def main() -> int:
     ap.add_argument("--trials", type=int, default=3)
     ap.add_argument("--reupload", action="store_true")
     ap.add_argument("--gaps", default="", help="comma-separated idle gaps (ms), one trial each")
+    ap.add_argument("--prime", default="none", help="comma-separated: none, kernel, traverse")
     a = ap.parse_args()
 
     import numpy as np
@@ -54,18 +59,32 @@ def main() -> int:
     refs = list(solve_each(problem, graph, sources))
     cls = all_strategies("bfs")[a.strategy]
     gaps = [float(x) for x in a.gaps.split(",")] if a.gaps else [0.0] * a.trials
+    primes = a.prime.split(",")
+    if set(primes) - {"none", "kernel", "traverse"}:
+        print(f"--prime: expected none, kernel or traverse, got {a.prime}", file=sys.stderr)
+        return 2
+    import cupy as cp
+
+    tick = cp.zeros(1, cp.int32)
     print(f"{a.graph}: n={graph.n} m={graph.m}; {a.strategy}, {len(sources)} sources, {len(gaps)} trials"
           f"{', re-uploaded each trial' if a.reupload else ''}")
-    for trial, gap in enumerate(gaps):
+    for trial, (gap, prime) in enumerate((g, p) for g in gaps for p in primes):
         strategy = cls(make_knobs(cls, {}))
         strategy.upload(graph)
         strategy.prepare(graph)
         for _ in range(2):
             strategy.traverse(sources[0]).to_host()
         events, hosts, checks = [], [], []
+        before = sources[-1]
         for s, ref in zip(sources, refs, strict=True):
             if gap:
                 time.sleep(gap / 1e3)
+            if prime == "traverse":
+                strategy.traverse(before).to_host()  # the copy back waits for it
+            elif prime == "kernel":
+                tick += 1
+                cp.cuda.Device().synchronize()
+            before = s
 
             ms, host_ms, answer = timed_traverse_split(strategy, s)
             events.append(ms * 1e3)
@@ -79,7 +98,7 @@ def main() -> int:
         strategy.release()
         if a.reupload:
             DeviceGraph.release(graph)
-        print(f"  trial {trial} (gap {gap:g} ms): events median {statistics.median(events):8.1f} us (min {min(events):.1f}), "
+        print(f"  trial {trial} (gap {gap:g} ms, prime {prime}): events median {statistics.median(events):8.1f} us (min {min(events):.1f}), "
               f"host launch median {statistics.median(hosts):6.1f} us, check between samples "
               f"{statistics.median(checks):8.1f} us")
     return 0
