@@ -187,8 +187,9 @@ __device__ void flush(const State& S, Shared& sh, int L, Counts c, bool add_nf) 
 }
 
 // Top-down sink: a neighbour not yet visited is claimed with an exact test-and-set
-// (after a cheap L2 lookup), labelled L + 1 and appended to the next queue (one
-// reservation per warp, on the next slot's n_f word).
+// (after a lookup through L1: a line another SM has since changed can only read a bit
+// as still clear, and the atomic decides), labelled L + 1 and appended to the next
+// queue (one reservation per warp, on the next slot's n_f word).
 template <bool PRED, bool STATS>
 struct TopDownSink {
     const State* S;
@@ -202,7 +203,7 @@ struct TopDownSink {
             if (STATS) ++c->edges;
             const unsigned int bit = 1u << (v & 31);
             unsigned int* w = S->visited + (v >> 5);
-            if (!(__ldcg(w) & bit)) mine = (atomicOr(w, bit) & bit) == 0;
+            if (!(__ldca(w) & bit)) mine = (atomicOr(w, bit) & bit) == 0;
         }
         if (mine) {
             S->dist[v] = label;
