@@ -362,6 +362,9 @@ def run(
              "require_gpu: true anyway (its CPU rows run, GPU rows are unavailable)."),
     problem: str = typer.Option(None, "--problem", help="bfs or sssp (default: what the strategy names imply, else bfs)."),
     l2: str = typer.Option(None, "--l2", help="warm (default) or cold: evict the GPU's L2 before each timed sample, untimed."),
+    prime: bool = typer.Option(None, "--prime/--no-prime", help="Before each timed call of a GPU strategy, one "
+                               "untimed call, waited for, so it starts as in a loop of traversals rather than "
+                               "after the CPU's check of the last answer (default off)."),
     gpus: int = typer.Option(None, "--gpus", help="GPUs a multi-GPU strategy (merrill.multi_gpu*) spans (default 1)."),
     reorder: list[str] = typer.Option(None, "--reorder", help="none (default), degree, rcm or hub: relabel each graph's "
                                       "vertices in that order first, its cost recorded as prepare time; several "
@@ -397,7 +400,7 @@ def run(
         config, datasets=datasets, strategies=strategies, sources=sources, seed=seed,
         fixed_sources=fixed, out=out, data_dir=directory, warmup=warmup, warmup_ms=warmup_ms, rounds=rounds, time_limit_s=time_limit,
         predecessors=predecessors, validate=validate, require_gpu=require_gpu, problem=problem, l2=l2,
-        gpus=gpus, reorder=reorder, base=journal_config(resume) if resume is not None else None, base_where=str(resume),
+        prime=prime, gpus=gpus, reorder=reorder, base=journal_config(resume) if resume is not None else None, base_where=str(resume),
     )
     progress = RunProgress(err_console) if err_console.is_terminal else NullProgress(err_console)
     runner = Runner(cfg, progress=progress, resume=resume, replace=force)

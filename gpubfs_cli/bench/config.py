@@ -32,6 +32,10 @@ Keys (all optional except datasets):
   require_gpu:   true: a machine without a usable GPU is an error
   l2:            warm | cold: cold evicts the GPU's L2 before each timed sample,
                  outside the timed region (gpu/l2.py); warm (default) does not
+  prime:         true: before each timed call of a strategy that runs on a GPU, one
+                 untimed call from the previous call's sources, waited for, so the timed
+                 one starts as in a loop of traversals, not after the idle of the CPU's
+                 check of the last answer (bench/timing.py); false (default): no such call
   gpus:          GPUs a multi-GPU strategy (one with a `gpus` knob) spans unless its
                  knobs say otherwise (merrill.multi_gpu*; default: its knob's 1)
   reorder:       none | degree | rcm | hub, or a list of them: relabel the graph's vertices
@@ -60,7 +64,7 @@ from gpubfs_cli.graph.reorder import ORDERS
 KEYS = (
     "name", "datasets", "problem", "strategies", "sources", "seed", "fixed_sources", "validate",
     "predecessors", "time_limit_s", "warmup", "warmup_ms", "rounds", "networkx_max_edges", "out", "data_dir",
-    "require_gpu", "l2", "gpus", "reorder",
+    "require_gpu", "l2", "prime", "gpus", "reorder",
 )
 PREDECESSOR_MODES = ("false", "true", "both")
 VALIDATE_MODES = ("all", "none")
@@ -92,6 +96,7 @@ class RunConfig:
     data_dir: str | None = None
     require_gpu: bool = False
     l2: str = "warm"
+    prime: bool = False
     gpus: int | None = None
     reorder: list[str] = field(default_factory=lambda: [NO_REORDER])
     path: str | None = None  # the YAML file, when there was one
@@ -107,6 +112,8 @@ class RunConfig:
         d.pop("require_gpu_from")
         if self.reorder == [NO_REORDER]:  # as files from before the key were written
             d.pop("reorder")
+        if not self.prime:  # likewise
+            d.pop("prime")
         d["variants"] = [{"problem": v.problem, "strategy": v.strategy, "knobs": dict(v.overrides)}
                          | ({"reorder": v.reorder} if v.reorder != NO_REORDER else {})
                          for v in self.variants]
@@ -196,6 +203,7 @@ def build_config(
         data_dir=_optional_str(at("data_dir"), "data_dir", get("data_dir")),
         require_gpu=_typed(at("require_gpu"), "require_gpu", get("require_gpu", False), bool),
         l2=_choice(at("l2"), "l2", get("l2", "warm"), L2_MODES),
+        prime=_typed(at("prime"), "prime", get("prime", False), bool),
         gpus=None if get("gpus") is None else _positive(at("gpus"), "gpus", get("gpus")),
         reorder=_orders(at("reorder"), get("reorder", NO_REORDER)),
         path=None if where == "command line" else where,
@@ -342,6 +350,7 @@ def config_from_cli(
     require_gpu: bool | None = None,
     problem: str | None = None,
     l2: str | None = None,
+    prime: bool | None = None,
     gpus: int | None = None,
     reorder: list[str] | None = None,
     dataset_check: DatasetCheck | None = None,
@@ -369,6 +378,7 @@ def config_from_cli(
         "require_gpu": require_gpu,  # None: the file decides; False: --no-require-gpu
         "problem": problem,
         "l2": l2,
+        "prime": prime,
         "gpus": gpus,
         "reorder": split_names(reorder),
     }

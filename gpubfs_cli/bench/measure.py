@@ -7,9 +7,11 @@ by its maker (a peer's binary returns no labels): its verdict is the maker's, an
 measures come from the baseline's answer. Every other answer is checked by the problem
 against the reference, exactly.
 
-Outside every timed region: with `l2: cold` the GPU's L2 is evicted before each timed
-call (gpu/l2.py), and each GPU's SM and memory clocks and temperature are read before the
-first and after the last timed call of every group (gpu/clocks.py).
+Outside every timed region: with `prime` a GPU strategy makes one untimed call just
+before each timed one, from the sources of the call before it (bench/timing.prime); with
+`l2: cold` the GPU's L2 is evicted after that, just before the timed call (gpu/l2.py);
+and each GPU's SM and memory clocks and temperature are read before the first and after
+the last timed call of every group (gpu/clocks.py).
 
 Failure is a table cell: a strategy that cannot run is `unavailable`, a traversal over
 the time limit is `out-of-time` (the rest of that variant on that graph is skipped),
@@ -41,7 +43,7 @@ from gpubfs_cli.bench.inputs import ProblemInput
 from gpubfs_cli.bench.results import Prepare, Sample
 from gpubfs_cli.bench.schedule import Indexed, batches, warm_up_runs
 from gpubfs_cli.bench.status import classify
-from gpubfs_cli.bench.timing import timed_batch, timed_call, timed_traverse
+from gpubfs_cli.bench.timing import prime, primes, timed_batch, timed_call, timed_traverse
 from gpubfs_cli.core.answer import Answer
 from gpubfs_cli.core.device import Device
 from gpubfs_cli.core.strategy import Strategy, knobs_dict
@@ -196,12 +198,18 @@ class Measure:
         size = strategy.batch_size()
         n = len(indexed)
         done = 0
-        for group in batches(indexed, size):
+        groups = list(batches(indexed, size))
+        before = groups[-1] if cfg.prime and primes(strategy) else None  # the prime call's sources
+        for group in groups:
             self.progress.describe(f"{name} · {label} · source {done + 1}/{n}"
                                    + (f" (a batch of {len(group)})" if size > 1 else ""))
             left = n - done - len(group) + later  # sources after this call
-            stage = "L2 flush: "  # a failed flush is the sample's failure, named as such
+            stage = "prime: "  # a failed prime call or flush is the sample's failure, named as such
             try:
+                if before is not None:
+                    prime(strategy, [s if view is None else view.source(s) for _, s in before], mode)
+                    before = group
+                stage = "L2 flush: "
                 if self.flush_l2 is not None:
                     self.flush_l2(strategy.devices)
                 stage = ""

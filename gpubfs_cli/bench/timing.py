@@ -6,8 +6,17 @@
 - `self`: the strategy's own figure, Answer.time_ms (a peer's timer; a multi-GPU
   strategy's slowest rank), the sum over the answers of a batch.
 The copy-back of the answer happens after the stop events or clock. What the harness
-does between samples (the cold-L2 flush, reading the clocks) happens before a timer
-starts or after it stops: never inside a timed region.
+does between samples (the prime call, the cold-L2 flush, reading the clocks) happens
+before a timer starts or after it stops: never inside a timed region.
+
+`prime` (a run's policy, bench/config.py): before each timed call of a strategy that runs
+on a GPU, one untimed call of the same kind, waited for. Without it a timed call starts
+after the harness has checked the previous answer on the CPU (tens of milliseconds on a
+graph of a million vertices), and the host's launch path pays for that idle: on an H100,
+do.bfs's events grew from 107 to 159 us on g500-s20-ef16 with a 20 ms idle gap before
+each sample, and a traversal just before brought them back to 114
+(scripts/device/order_probe.py, docs/performance.md). A loop of traversals, as the
+peers' own timers measure, never idles so.
 """
 
 from __future__ import annotations
@@ -86,6 +95,25 @@ def timed_batch(strategy: Strategy, sources: list[int], predecessors: bool = Fal
     if len(answers) != len(sources):
         raise RuntimeError(f"{strategy.name} answered {len(answers)} of a batch of {len(sources)} sources")
     return ms, [a.to_host() for a in answers]
+
+
+def primes(strategy: Strategy) -> bool:
+    """Whether the prime policy calls `strategy` before its timed calls: it runs on a GPU
+    (a peer's binary, timed by itself on the host's side, and CPU strategies do not)."""
+    return any(d.is_gpu for d in strategy.devices)
+
+
+def prime(strategy: Strategy, sources: list[int], predecessors: bool = False) -> None:
+    """The untimed call before a timed one: a traversal from sources[0], or a batch of
+    `sources` for a batch strategy, waited for on the strategy's GPUs; its answers stay
+    on the device (a copy back would be host work of its own before the timer)."""
+    if strategy.batch_size() > 1:
+        strategy.traverse_batch(list(sources), predecessors)
+    else:
+        strategy.traverse(sources[0], predecessors)
+    from gpubfs_cli.gpu import backend
+
+    backend.synchronize(strategy.devices)
 
 
 def timed_traverse_split(strategy: Strategy, source: int, predecessors: bool = False) -> tuple[float, float, Answer]:

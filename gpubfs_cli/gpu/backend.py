@@ -76,6 +76,15 @@ def on(device: Device):
     return cupy().cuda.Device(device.index)
 
 
+def synchronize(devices) -> None:
+    """Wait for all work on each GPU among `devices` (CPUs are skipped)."""
+    gpus = [d for d in devices if d.is_gpu]
+    if gpus:
+        cp = cupy()
+        for d in gpus:
+            cp.cuda.Device(d.index).synchronize()
+
+
 @functools.cache
 def _properties(index: int) -> dict:
     cp = cupy()

@@ -52,8 +52,7 @@ class L2Flusher:
             with cp.cuda.Device(d.index):
                 buf.fill(self.flushes + 1)  # a kernel's stores, through L2
                 buf.sum(dtype=cp.int64)  # loads: L2 ends up holding clean flush lines
-        for d in gpus:
-            cp.cuda.Device(d.index).synchronize()
+        backend.synchronize(gpus)
         self.flushes += 1
 
     def release(self) -> None:

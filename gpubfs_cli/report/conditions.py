@@ -1,9 +1,11 @@
-"""How a results file's GPU samples were measured: the L2 mode and the clocks.
+"""How a results file's GPU samples were measured: the L2 mode, whether each timed call
+was primed (bench/timing.py), and the clocks.
 
 One line per file for the report's header (every format shows it), and a warning line
 when a pool mixes warm and cold files: their samples never share a group
 (bench/groups.py keys groups by L2 mode), but a cell shows one group of its strategy
-(the best, in an overview), which may be of either mode.
+(the best, in an overview), which may be of either mode. Files that mix primed and
+unprimed runs get a warning too: their samples may share a cell.
 """
 
 from __future__ import annotations
@@ -23,12 +25,16 @@ def _reading_ok(v: Any) -> bool:
 
 
 def file_conditions(path: str, doc: dict) -> dict:
-    """{l2, clocks: [reading, ...] (before and after, every group and device), unread:
-    [reason, ...]} of one results document; a malformed value is a UserError naming it."""
+    """{l2, prime, clocks: [reading, ...] (before and after, every group and device),
+    unread: [reason, ...]} of one results document; a malformed value is a UserError
+    naming it."""
     config = doc.get("config") if isinstance(doc.get("config"), dict) else {}
     l2 = config.get("l2", "warm")  # files from before --l2 existed were warm runs
     if l2 not in L2_MODES:
         raise UserError(f"{path}: config.l2: expected {' or '.join(L2_MODES)}, got {l2!r}")
+    prime = config.get("prime", False)  # likewise unprimed
+    if not isinstance(prime, bool):
+        raise UserError(f"{path}: config.prime: expected true or false, got {prime!r}")
     entries = doc.get("clocks") or []
     if not isinstance(entries, list):
         raise UserError(f"{path}: clocks: expected a list, got {type(entries).__name__}")
@@ -40,7 +46,7 @@ def file_conditions(path: str, doc: dict) -> dict:
         readings += [e[k] for k in ("before", "after") if e.get(k) is not None]
         if e.get("reason"):
             unread.append(str(e["reason"]))
-    return {"l2": l2, "clocks": readings, "unread": unread}
+    return {"l2": l2, "prime": prime, "clocks": readings, "unread": unread}
 
 
 def _span(values: list[float], unit: str) -> str:
@@ -49,8 +55,8 @@ def _span(values: list[float], unit: str) -> str:
 
 
 def conditions_text(c: dict) -> str:
-    """`L2 cold; clocks SM 1755-1980 MHz, memory 2619 MHz, 33-51 C (24 readings)`."""
-    text = f"L2 {c['l2']}"
+    """`L2 cold, primed; clocks SM 1755-1980 MHz, memory 2619 MHz, 33-51 C (24 readings)`."""
+    text = f"L2 {c['l2']}" + (", primed" if c.get("prime") else "")
     readings = c["clocks"]
     if readings:
         text += (f"; clocks SM {_span([r['sm_mhz'] for r in readings], 'MHz')}, "
@@ -61,9 +67,12 @@ def conditions_text(c: dict) -> str:
     return text
 
 
-def mixed_l2_note(conditions: list[dict]) -> str | None:
-    modes = sorted({c["l2"] for c in conditions})
-    if len(modes) < 2:
-        return None
-    return ("these files mix warm- and cold-L2 runs: their samples are kept in separate "
-            "groups, but a cell shows one group of its strategy, which may be of either mode")
+def mixed_conditions_note(conditions: list[dict]) -> str | None:
+    notes = []
+    if len({c["l2"] for c in conditions}) > 1:
+        notes.append("these files mix warm- and cold-L2 runs: their samples are kept in separate "
+                     "groups, but a cell shows one group of its strategy, which may be of either mode")
+    if len({bool(c.get("prime")) for c in conditions}) > 1:
+        notes.append("these files mix primed and unprimed runs (see each file above): a cell may "
+                     "pool samples of both")
+    return "; ".join(notes) or None

@@ -24,7 +24,7 @@ from gpubfs_cli.bench.results import Sample, run_state
 from gpubfs_cli.bench.status import STATUSES
 from gpubfs_cli.core.strategy import canonical_name
 from gpubfs_cli.errors import UserError, unknown_name
-from gpubfs_cli.report.conditions import conditions_text, file_conditions, mixed_l2_note
+from gpubfs_cli.report.conditions import conditions_text, file_conditions, mixed_conditions_note
 
 _REQUIRED = ("dataset", "strategy", "source", "status")
 _SAMPLE_FIELDS = {"dataset", "strategy", "knobs", "source", "time_ms", "reached", "edges", "valid",
@@ -70,7 +70,7 @@ class Results:
             if state:
                 lines.append(f"{path}: the run did not complete: {state}; a cell with fewer sources than "
                              "planned shows how many it holds, (measured/planned)")
-        note = mixed_l2_note(self.conditions)
+        note = mixed_conditions_note(self.conditions)
         return lines + ([note] if note else [])
 
     def mode_lines(self) -> list[str]:

@@ -1,6 +1,7 @@
-"""How GPU samples are measured: the cold-L2 flush (once per timed sample, never inside
-the timed region), the clocks read before and after each group, what the results file
-and the report say about both, and the `l2` config key."""
+"""How GPU samples are measured: the prime call and the cold-L2 flush (once per timed
+sample, never inside the timed region), the clocks read before and after each group,
+what the results file and the report say about them, and the `l2` and `prime` config
+keys."""
 
 from __future__ import annotations
 
@@ -22,7 +23,7 @@ from gpubfs_cli.cli import app
 from gpubfs_cli.core.device import gpu
 from gpubfs_cli.core.strategy import Strategy
 from gpubfs_cli.errors import UserError
-from gpubfs_cli.gpu import clocks
+from gpubfs_cli.gpu import backend, clocks
 from gpubfs_cli.gpu.l2 import L2Flusher
 from gpubfs_cli.graph.samples import grid
 from gpubfs_cli.report.build import overview
@@ -122,6 +123,54 @@ def test_a_failing_flush_is_the_samples_failure(tmp_path, host_timer):
     assert s["reason"] == ("L2 flush: RuntimeError: out of device memory for the flush buffer "
                            "(remaining 2 sources skipped)")
     assert [e for e in LOG if e[0] == "traverse"] == [("traverse", doc["sources"]["grid6"][0])]  # the warm-up
+
+
+@pytest.fixture
+def synced(monkeypatch):
+    """backend.synchronize logged instead of run (no GPU here)."""
+    monkeypatch.setattr(backend, "synchronize", lambda devices: LOG.append(("sync", tuple(map(str, devices)))))
+
+
+def test_prime_calls_once_before_each_timed_call_outside_the_timer(tmp_path, host_timer, synced):
+    """Per source: an untimed traversal from the source timed before it (the first from
+    the last source), waited for; then the L2 flush; only then the timer."""
+    _, doc = run(tmp_path, ["fake.gpu"], prime=True, l2="cold", warmup=1)
+    assert [s["status"] for s in doc["samples"]] == ["ok"] * 3 and doc["config"]["prime"] is True
+    a, b, c = doc["sources"]["grid6"]
+    tail = [e for e in LOG if e[0] in ("traverse", "sync", "flush", "timed", "/timed")][-18:]
+    assert tail == [e for before, s in ((c, a), (a, b), (b, c))
+                    for e in (("traverse", before), ("sync", ("gpu:0",)), ("flush", ("gpu:0",)),
+                              ("timed",), ("traverse", s), ("/timed",))]
+
+
+def test_prime_leaves_cpu_strategies_and_unprimed_runs_alone(tmp_path, host_timer, synced):
+    _, doc = run(tmp_path, ["cpu.sequential", "fake.gpu"], prime=True)
+    assert sum(1 for e in LOG if e[0] == "sync") == 3  # fake.gpu's three samples alone
+    LOG.clear()
+    _, doc = run(tmp_path, ["fake.gpu"], out="plain.json")
+    assert not any(e[0] == "sync" for e in LOG) and "prime" not in doc["config"]
+    assert [e[0] for e in LOG].count("traverse") == 3 + 1  # the samples and one warm-up
+
+
+def test_a_failing_prime_call_is_the_samples_failure(tmp_path, host_timer, monkeypatch):
+    def broken(devices):
+        raise RuntimeError("device lost")
+
+    monkeypatch.setattr(backend, "synchronize", broken)
+    _, doc = run(tmp_path, ["fake.gpu"], prime=True)
+    (s,) = doc["samples"]
+    assert (s["status"], s["reason"]) == ("error", "prime: RuntimeError: device lost (remaining 2 sources skipped)")
+
+
+def test_the_report_says_which_files_were_primed(tmp_path, host_timer, synced):
+    run(tmp_path, ["fake.gpu"], prime=True, out="primed.json")
+    run(tmp_path, ["fake.gpu"], out="plain.json")
+    both = overview(load_many([tmp_path / "primed.json", tmp_path / "plain.json"]), "ms")
+    assert both.header[0].startswith(f"{tmp_path / 'primed.json'}: environment not recorded; L2 warm, primed; ")
+    assert both.header[1].startswith(f"{tmp_path / 'plain.json'}: environment not recorded; L2 warm; ")
+    assert both.header[2].startswith("these files mix primed and unprimed runs")
+    alone = overview(load_many([tmp_path / "primed.json"]), "ms")
+    assert not any("mix primed" in h for h in alone.header)
 
 
 def test_clocks_before_and_after_each_gpu_group(tmp_path, host_timer):
@@ -235,6 +284,23 @@ def test_l2_key_and_flag():
     for bad in ("hot", True, 1, None, ["cold"]):
         with pytest.raises(UserError, match=r"^f\.yaml: l2: unknown value"):
             build_config({"datasets": ["g"], "l2": bad}, where="f.yaml", **check)
+
+
+def test_prime_key_and_flag(tmp_path, monkeypatch):
+    check = {"dataset_check": lambda name: None, "registry": REGISTRY}
+    assert build_config({"datasets": ["g"]}, **check).prime is False
+    assert build_config({"datasets": ["g"], "prime": True}, **check).to_dict()["prime"] is True
+    assert build_config({"datasets": ["g"], "prime": True}, {"prime": False}, **check).prime is False
+    for bad in ("yes", 1, None, [True]):
+        with pytest.raises(UserError, match=r"^f\.yaml: prime: expected bool"):
+            build_config({"datasets": ["g"], "prime": bad}, where="f.yaml", **check)
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "c.yaml").write_text("datasets: [smoke-grid]\nstrategies: [cpu.sequential]\nprime: sometimes\n")
+    _one_line(CliRunner().invoke(app, ["run", "c.yaml", "--dir", "data"]),
+              "c.yaml: prime: expected bool, got 'sometimes'")
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["c.yaml"]
+    cfg = load_config(tmp_path / "c.yaml", {"prime": True}, dataset_check=lambda n: None)
+    assert cfg.prime is True  # the flag wins over the file
 
 
 def test_bad_l2_is_one_line_and_nothing_runs(tmp_path, monkeypatch):
@@ -385,6 +451,22 @@ def test_cold_run_of_one_gpu_strategy_records_clocks(tmp_path):
     header = overview(load_many([out]), "ms").header[0]
     assert "L2 cold; clocks SM " in header, header
     assert os.path.exists(out)
+
+
+@pytest.mark.gpu
+def test_primed_run_of_gpu_strategies(tmp_path):
+    """do.bfs (one traversal a call) and msbfs.bfs (a batch a call), primed: every answer
+    valid, the file and the report say so."""
+    out = tmp_path / "primed.json"
+    result = CliRunner().invoke(app, [
+        "run", "-d", "smoke-rmat", "-s", "do.bfs", "-s", "msbfs.bfs", "--sources", "4", "--prime",
+        "--out", str(out), "--dir", str(tmp_path / "data"), "--require-gpu"])
+    assert result.exit_code == 0, result.output
+    doc = load_results(out)
+    assert doc["config"]["prime"] is True
+    samples = [s for s in doc["samples"] if s["strategy"] in ("do.bfs", "msbfs.bfs")]
+    assert len(samples) == 8 and all(s["status"] == "ok" and s["valid"] for s in samples)
+    assert ", primed; " in overview(load_many([out]), "ms").header[0]
 
 
 def test_warm_up_runs_counts_then_time():

@@ -40,6 +40,8 @@ SETS = {
     "h100x2-2026-11-26": "NVIDIA H100 80GB HBM3",
     # msbfs.bfs beside do.bfs, 64 sources; sssp.* over a sweep of delta
     "h200-2026-11-26": "NVIDIA H200",
+    # do.bfs's per-level profiles with the kernel's span beside the timed figure
+    "h100-2026-11-27": "NVIDIA H100 80GB HBM3",
 }
 # Folders of printed tables only (no results file): the 2-core CPU box's generator timings.
 TABLES = {"epyc2-2026-11-22": ["generators.md"]}
