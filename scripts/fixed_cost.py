@@ -21,7 +21,7 @@ marshalling the other 22 costs), the 24-argument launch followed by a pinned
 read-back of one word (what a strategy that checks its status per traversal pays), and
 the 24-argument launch captured once as a CUDA graph and launched as one (what do.bfs's
 `launch: graph` starts from: the arguments are fixed in the graph, none marshalled per
-launch; do.bfs's kernel also reads its source from a pinned host word, not in this probe).
+launch; do.bfs's graph also holds a 4-byte copy of the source, not in this probe).
 
 Prints one row per strategy (median, fastest, slowest sample in microseconds, and
 whether the median meets the target) and a summary line; exit status 1 when a traversal

@@ -62,15 +62,15 @@ def level_capacity(n: int) -> int:
     return min(int(n) + 2, MAX_LEVELS)
 
 
-def pinned_device_view(host):
-    """A device array over the pinned numpy array `host`'s own memory: a kernel given it
-    reads the host's words over the bus when it runs (pinned memory is mapped into the
-    GPU's address space), so a CUDA graph captured with it needs no copy node."""
+def copy_to_device_async(dst, host, stream) -> None:
+    """An async copy of the pinned numpy array `host` into the device array `dst` (same
+    bytes) on `stream`, through the runtime: CuPy's ndarray.set refuses host-to-device
+    copies on a capturing stream, while the runtime's copy is captured as a copy node that
+    reads `host` when the graph runs."""
     from gpubfs_cli.gpu.backend import cupy
 
-    cp = cupy()
-    mem = cp.cuda.UnownedMemory(host.ctypes.data, host.nbytes, host, cp.cuda.Device().id)
-    return cp.ndarray(host.shape, host.dtype, cp.cuda.MemoryPointer(mem, 0))
+    rt = cupy().cuda.runtime
+    rt.memcpyAsync(dst.data.ptr, host.ctypes.data, host.nbytes, rt.memcpyHostToDevice, stream.ptr)
 
 
 def captured(stream, enqueue):

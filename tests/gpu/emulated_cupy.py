@@ -375,8 +375,8 @@ def emulated(monkeypatch, emulation: Emulation, *, sms: int = 1, resident: int =
         monkeypatch.setitem(sys.modules, name, module)
     replaced = {"load_module": emulation.load_module, "sm_count": lambda device=None: sms,
                 "resident_blocks": lambda kernel, block, shared_mem=0, device=None: resident,
-                # the emulated device reads host memory as it is
-                "pinned_device_view": lambda host: host,
+                # numpy arrays have no device pointers: the copy as DeviceArray.set captures it
+                "copy_to_device_async": lambda dst, host, stream: dst.set(host, stream=stream),
                 **(patches or {})}
     for module in (*emulation.family.modules, launch):
         for name, value in replaced.items():

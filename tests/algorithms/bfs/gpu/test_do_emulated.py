@@ -9,8 +9,8 @@ and __ldcg at random (seeded), so CTAs race for the visited bits. Each traversal
 checked against cpu.sequential (distances, a BFS tree of parents, the level count).
 
 Every variant launches through the CUDA graph prepare captures (the emulated CuPy's
-stream capture: the kernel alone, reading its source from the pinned source word),
-and some through the direct launch (the source as an argument).
+stream capture: a copy of the pinned source word, then the kernel reading its source
+there), and some through the direct launch (the source as an argument).
 
 Both edge offset builds run: the 32-bit one the launcher picks below 2^31 edges and the
 64-bit one (DO_OFFSET64) it picks from there on, forced here by lowering the launcher's

@@ -644,17 +644,12 @@ __device__ __forceinline__ int hub_count(const State& S, int L) {
 }
 
 template <bool PRED, bool STATS>
-__device__ void bfs(const State& S, int src, const int* src_at, long long m_in, long long alpha_milli,
+__device__ void bfs(const State& S, int src, long long m_in, long long alpha_milli,
                     long long beta_milli, int rule, long long spread_edges,
                     int small_frontier, int mid_frontier, int mid_ctas) {
     GPUBFS_SHARED(Shared, sh);
     const int gtid = grid_thread<BLOCK>();
     S.stamp_header(PROF_ENTRY);
-    if (src_at) {  // the pinned host word: one read over the bus a CTA
-        if (threadIdx.x == 0) sh.bcast = *(const volatile int*)src_at;
-        __syncthreads();
-        src = sh.bcast;
-    }
     init_search<BLOCK, PRED>(S.n, src, true, S.dist, S.parent, S.visited);
     if (gtid == 0) {
         for (int k = 0; k < CTL_WORDS; ++k) S.ctl[k] = 0;
@@ -787,8 +782,7 @@ __device__ void bfs(const State& S, int src, const int* src_at, long long m_in, 
 // thread_edges in-edges of its vertex before its warp takes the rest of the list (0: never).
 // A tiled top-down level leaves lists of hub_edges or more (0: none) to the hub pass.
 // src_at, when not null, holds the source instead of src: a CUDA graph's arguments are
-// fixed when it is captured, so the host writes each source into that pinned word
-// (host memory, read over the bus: once a CTA, shared with its threads).
+// fixed when it is captured, so a graph launch copies each source into that word.
 #define DO_BFS_PARAMS                                                                            \
     const dobfs::offset_t *__restrict__ row, const int *__restrict__ col,                        \
         const dobfs::offset_t *__restrict__ in_row, const int *__restrict__ in_col, int n, int src, \
@@ -804,7 +798,7 @@ __global__ void __launch_bounds__(DO_BLOCK, DO_MIN_BLOCKS) do_bfs(DO_BFS_PARAMS)
     dobfs::State S{row,    col, in_row, in_col, n,        dist,        parent, visited, front0,
                    front1, q0,  q1,     ctl,    counters, counter_cap, prof,   prof_cap, mq, mq_cap,
                    thread_edges, hub_edges};
-    dobfs::bfs<PRED, STATS>(S, src, src_at, m_in, alpha_milli, beta_milli, rule, spread_edges,
+    dobfs::bfs<PRED, STATS>(S, src_at ? *src_at : src, m_in, alpha_milli, beta_milli, rule, spread_edges,
                             small_frontier, mid_frontier, mid_ctas);
 }
 

@@ -128,10 +128,10 @@ Knobs:
   pass's room filled before the largest lists; 16384: 9.4 and 9.6), within -4% to +7%
   of off on the low-diameter graphs and scale 24, paired by source.
 - ``launch``: how traverse() starts the kernel. ``graph`` (the default): prepare
-  captures, once per predecessors flag, a CUDA graph of the cooperative launch with
-  every argument fixed, the kernel reading its source from a pinned host word (mapped
-  into the GPU's address space; one read a CTA); traverse() writes the source into that
-  word and launches the graph on the current stream. A cooperative launch
+  captures, once per predecessors flag, a CUDA graph of a 4-byte copy from a pinned
+  host word to a device word and the cooperative launch with every argument fixed, the
+  kernel reading its source from that word; traverse() writes the source into the
+  pinned word and launches the graph on the current stream. A cooperative launch
   through CuPy marshals each of the kernel's 31 arguments on every call; a graph launch
   passes none. ``direct``: the kernel launched with its arguments each time, the source
   among them. When the capture fails, the direct launch runs and the counters say so.
@@ -180,13 +180,13 @@ from gpubfs_cli.gpu.launch import (
     SLOT,
     ArgTemplate,
     captured,
+    copy_to_device_async,
     i32,
     i64,
     level_capacity,
     persistent_builds,
     persistent_defines,
     persistent_grid,
-    pinned_device_view,
     require_int32_ids,
     sm_count,
 )
@@ -376,6 +376,7 @@ class DirectionOptimizing(GpuStrategy):
         counters = self.buffer("_counters", CNT_KINDS * cap, cp.uint64, fill=0) if stats else self.keep("_counters", None)
         # the level rows (cap + 1, the end time's included), then the header row
         prof = self.buffer("_prof", PROF_WORDS * (cap + 2), cp.uint64, fill=0) if k.profile else self.keep("_prof", None)
+        src_word = self.buffer("_src_word", 1, cp.int32, fill=0)  # the source a graph launch reads
         head = (row, dg.col_indices, in_row, in_col, i32(n))
         tail = (
             i64(graph.m), i64(round(float(k.alpha) * MILLI)), i64(round(float(k.beta) * MILLI)),
@@ -403,7 +404,7 @@ class DirectionOptimizing(GpuStrategy):
         graphs, failed = None, None
         if k.launch == "graph":
             try:
-                graphs = self._capture(cp, args)
+                graphs = self._capture(cp, src_word, args)
             except Exception as exc:  # noqa: BLE001 - the direct launch runs instead, said in the counters
                 failed = f"{type(exc).__name__}: {exc}".splitlines()[0]
         self.derived("_graphs", graphs)
@@ -412,25 +413,24 @@ class DirectionOptimizing(GpuStrategy):
             views["launch_error"] = failed
         self.derived("_counter_views", views)
 
-    def _capture(self, cp, args) -> dict:
-        """{predecessors: a CUDA graph of one traversal}: the kernel alone, reading its
-        source from a pinned host word (one read a CTA when it starts: a copy node before
-        it cost more). Captured on a stream of its own: the legacy stream cannot capture,
-        and a blocking stream would have to synchronize with it, which a capture forbids.
-        Launched on the caller's stream."""
+    def _capture(self, cp, src_word, args) -> dict:
+        """{predecessors: a CUDA graph of one traversal}: a copy of the pinned source word
+        into `src_word`, then the kernel reading its source there. Captured on a stream of
+        its own: the legacy stream cannot capture, and a blocking stream would have to
+        synchronize with it, which a capture forbids. Launched on the caller's stream."""
         host = self.pinned("_src_host", 1, np.int32)
         host[0] = 0
-        src_at = pinned_device_view(host)
         stream = cp.cuda.Stream(non_blocking=True)
         block = (int(self.knobs.cta_size),)
 
         def traversal(p: bool):
-            self._kernels[p]((self._grid,), block, args[p](i32(0), src_at))
+            copy_to_device_async(src_word, host, stream)
+            self._kernels[p]((self._grid,), block, args[p](i32(0), src_word))
 
         graphs = {p: captured(stream, lambda p=p: traversal(p)) for p in (False, True)}
         # Recorded after each graph launch, waited on before the pinned word is written:
-        # the host runs ahead of the GPU, and a write before the previous launch's kernel
-        # has read the word would change that traversal's source.
+        # the host runs ahead of the GPU, and a write before the previous launch's copy
+        # node has read the word would change that traversal's source.
         done = self.derived("_launched", cp.cuda.Event(disable_timing=True))
         done.record()
         return graphs
