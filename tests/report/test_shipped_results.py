@@ -40,7 +40,8 @@ SETS = {
     "h100x2-2026-11-26": "NVIDIA H100 80GB HBM3",
     # msbfs.bfs beside do.bfs, 64 sources; sssp.* over a sweep of delta
     "h200-2026-11-26": "NVIDIA H200",
-    # do.bfs's per-level profiles with the kernel's span beside the timed figure
+    # do.bfs's per-level profiles with the kernel's span beside the timed figure, its
+    # targets unprimed and primed; BLEST and Gunrock on eleven more catalogue graphs
     "h100-2026-11-27": "NVIDIA H100 80GB HBM3",
 }
 # Folders of printed tables only (no results file): the 2-core CPU box's generator timings.
@@ -256,3 +257,11 @@ def test_frontier_cache_and_third_peers_figures_unchanged():
     assert "| uniform-n21-e26 | 0.322 | 0.388 (jaccard=True) | 4.969 (load_balance=block_mapped) |" in out, out
     assert "| lbbfs-random-d32 | 0.298 | 0.266 (jaccard=True) | 3.224 (load_balance=block_mapped) |" in out, out
     assert "the run did not complete: interrupted by SIGINT" in out, out
+
+
+def test_targets_figures_unchanged():
+    # do.bfs on g500-s20-ef16, 16 sources: 0.129 ms unprimed, 0.092 primed (H100, one call)
+    folder = RESULTS / "h100-2026-11-27"
+    assert "| g500-s20-ef16 | 0.129! |" in _report("--metric", "ms", folder / "targets-idle.json.gz")
+    primed = _report("--metric", "ms", folder / "targets-primed.json.gz")
+    assert "| g500-s20-ef16 | 0.092! |" in primed and ", primed; " in primed, primed
