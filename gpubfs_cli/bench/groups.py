@@ -40,6 +40,7 @@ class Group:
     predecessors: bool
     problem: str = "bfs"
     l2: str = "warm"
+    prime: bool = False
     samples: list[Sample] = field(default_factory=list)
     status: str = "ok"
     reason: str | None = None
@@ -108,6 +109,7 @@ class Group:
             "knobs": self.knobs,
             "predecessors": self.predecessors,
             "l2": self.l2,
+            **({"prime": True} if self.prime else {}),
             "status": self.status,
             "reason": self.reason,
             "statuses": dict(self.statuses),
@@ -126,7 +128,7 @@ def status_of(s: Sample) -> str:
 
 
 def group_key(s: Sample) -> tuple:
-    return (s.dataset, s.problem, s.strategy, knobs_key(s.knobs), bool(s.predecessors), s.l2)
+    return (s.dataset, s.problem, s.strategy, knobs_key(s.knobs), bool(s.predecessors), s.l2, bool(s.prime))
 
 
 def finish(group: Group) -> Group:
@@ -159,7 +161,8 @@ def group_samples(samples: list[Sample]) -> list[Group]:
     for s in samples:
         key = group_key(s)
         if key not in groups:
-            groups[key] = Group(s.dataset, s.strategy, dict(s.knobs), bool(s.predecessors), s.problem, s.l2)
+            groups[key] = Group(s.dataset, s.strategy, dict(s.knobs), bool(s.predecessors), s.problem, s.l2,
+                                bool(s.prime))
         groups[key].samples.append(s)
     return [finish(g) for g in groups.values()]
 

@@ -37,7 +37,10 @@ Layout (schema_version 1):
                                               # per GPU group of timed samples and device
 The run's L2 mode is config.l2 and every sample's `l2` (warm | cold; absent: warm):
 cold runs evict the GPU's L2 before each timed sample (gpu/l2.py), and samples of
-the two modes never share a group. CPU strategies run the same either way.
+the two modes never share a group. CPU strategies run the same either way. Likewise a
+primed run (config.prime, bench/timing.prime) writes `prime: true` in every sample
+(absent: the file's config.prime, else false), and primed and unprimed samples never
+share a group.
 A variant run on a relabelled graph (config `reorder`) carries its order in its knobs
 (`reorder`: degree, rcm, hub; absent: none), so its samples group and report apart;
 its answers were mapped back to the graph's own ids before they were checked.
@@ -88,6 +91,7 @@ class Sample:
     counters: dict[str, Any] = field(default_factory=dict)
     timed_by: str | None = None  # a peer's name where the time and the check are the peer's own
     l2: str = "warm"  # the run's L2 mode (--l2): files from before it were warm runs
+    prime: bool = False  # the run's prime policy (--prime): written only when true
     batch: int | None = None  # a batch strategy's: sources its timed call answered (time_ms: the call's / batch)
 
     @property
@@ -101,6 +105,8 @@ class Sample:
             del d["timed_by"]
         if d["batch"] is None:  # only a batch strategy's samples carry the key
             del d["batch"]
+        if not d["prime"]:  # only a primed run's samples carry the key
+            del d["prime"]
         return d
 
     @classmethod

@@ -455,6 +455,7 @@ class Runner:
     # ------------------------------------------------------------------ records
     def sample(self, sample: Sample) -> None:
         sample.l2 = self.config.l2
+        sample.prime = self.config.prime
         self._pending["samples"].append(sample.to_dict())
         if time.monotonic() - self._flushed > FLUSH_EVERY_S:  # a long turn goes to disk in parts
             self.flush()

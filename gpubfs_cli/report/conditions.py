@@ -4,8 +4,8 @@ was primed (bench/timing.py), and the clocks.
 One line per file for the report's header (every format shows it), and a warning line
 when a pool mixes warm and cold files: their samples never share a group
 (bench/groups.py keys groups by L2 mode), but a cell shows one group of its strategy
-(the best, in an overview), which may be of either mode. Files that mix primed and
-unprimed runs get a warning too: their samples may share a cell.
+(the best, in an overview), which may be of either mode. Primed and unprimed runs
+alike (groups are keyed by the prime policy too).
 """
 
 from __future__ import annotations
@@ -73,6 +73,6 @@ def mixed_conditions_note(conditions: list[dict]) -> str | None:
         notes.append("these files mix warm- and cold-L2 runs: their samples are kept in separate "
                      "groups, but a cell shows one group of its strategy, which may be of either mode")
     if len({bool(c.get("prime")) for c in conditions}) > 1:
-        notes.append("these files mix primed and unprimed runs (see each file above): a cell may "
-                     "pool samples of both")
+        notes.append("these files mix primed and unprimed runs: their samples are kept in separate "
+                     "groups, but a cell shows one group of its strategy, which may be of either")
     return "; ".join(notes) or None

@@ -29,7 +29,7 @@ from gpubfs_cli.report.conditions import conditions_text, file_conditions, mixed
 _REQUIRED = ("dataset", "strategy", "source", "status")
 _SAMPLE_FIELDS = {"dataset", "strategy", "knobs", "source", "time_ms", "reached", "edges", "valid",
                   "status", "predecessors", "reason", "low_reach", "problem", "counters", "l2", "timed_by",
-                  "batch"}
+                  "batch", "prime"}
 
 
 @dataclass
@@ -205,6 +205,7 @@ _SAMPLE_SPEC = {
     "counters": (lambda v: isinstance(v, dict), "an object"),
     "timed_by": _OPT_STRING,
     "l2": (lambda v: v in L2_MODES, " or ".join(L2_MODES)),
+    "prime": (_bool, "true or false"),
     "batch": (lambda v: v is None or (_integer(v) and v >= 1), "a whole number >= 1"),
 }
 _DATASET_SPEC = {
@@ -309,7 +310,10 @@ def add_doc(results: Results, doc: dict, path: str) -> Results:
     if not isinstance(doc["datasets"], dict):
         raise UserError(f"{path}: datasets: expected an object")
     for i, raw in enumerate(doc["samples"]):
-        results.samples.append(_sample(path, i, raw))
+        sample = _sample(path, i, raw)
+        if isinstance(raw, dict) and "prime" not in raw:  # written before samples carried it
+            sample.prime = results.conditions[fi]["prime"]
+        results.samples.append(sample)
         results.sample_file.append(fi)
     for name, entry in doc["datasets"].items():
         _merge_dataset(results, path, name, entry)

@@ -81,7 +81,7 @@ def measured(paths: list[str | Path]) -> Measured:
             if feats is not None:
                 out.features[name] = feats
         samples = [Sample.from_dict(s) for s in doc["samples"]]
-        samples = [s for s in samples if s.problem == "bfs" and not s.predecessors and s.l2 == "warm"
+        samples = [s for s in samples if s.problem == "bfs" and not s.predecessors and s.l2 == "warm" and not s.prime
                    and s.timed_by is None and s.batch is None and (s.dataset, s.strategy) in on_gpu
                    and "reorder" not in (s.knobs or {})]  # auto.bfs runs graphs in their own order
         for g in group_samples(samples):

@@ -136,6 +136,7 @@ def test_prime_calls_once_before_each_timed_call_outside_the_timer(tmp_path, hos
     the last source), waited for; then the L2 flush; only then the timer."""
     _, doc = run(tmp_path, ["fake.gpu"], prime=True, l2="cold", warmup=1)
     assert [s["status"] for s in doc["samples"]] == ["ok"] * 3 and doc["config"]["prime"] is True
+    assert all(s["prime"] is True for s in doc["samples"])
     a, b, c = doc["sources"]["grid6"]
     tail = [e for e in LOG if e[0] in ("traverse", "sync", "flush", "timed", "/timed")][-18:]
     assert tail == [e for before, s in ((c, a), (a, b), (b, c))
@@ -149,6 +150,7 @@ def test_prime_leaves_cpu_strategies_and_unprimed_runs_alone(tmp_path, host_time
     LOG.clear()
     _, doc = run(tmp_path, ["fake.gpu"], out="plain.json")
     assert not any(e[0] == "sync" for e in LOG) and "prime" not in doc["config"]
+    assert not any("prime" in s for s in doc["samples"])
     assert [e[0] for e in LOG].count("traverse") == 3 + 1  # the samples and one warm-up
 
 
@@ -165,7 +167,9 @@ def test_a_failing_prime_call_is_the_samples_failure(tmp_path, host_timer, monke
 def test_the_report_says_which_files_were_primed(tmp_path, host_timer, synced):
     run(tmp_path, ["fake.gpu"], prime=True, out="primed.json")
     run(tmp_path, ["fake.gpu"], out="plain.json")
-    both = overview(load_many([tmp_path / "primed.json", tmp_path / "plain.json"]), "ms")
+    pool = load_many([tmp_path / "primed.json", tmp_path / "plain.json"])
+    assert [(g.prime, len(g.samples)) for g in group_samples(pool.samples)] == [(True, 3), (False, 3)]
+    both = overview(pool, "ms")
     assert both.header[0].startswith(f"{tmp_path / 'primed.json'}: environment not recorded; L2 warm, primed; ")
     assert both.header[1].startswith(f"{tmp_path / 'plain.json'}: environment not recorded; L2 warm; ")
     assert both.header[2].startswith("these files mix primed and unprimed runs")
@@ -284,6 +288,21 @@ def test_l2_key_and_flag():
     for bad in ("hot", True, 1, None, ["cold"]):
         with pytest.raises(UserError, match=r"^f\.yaml: l2: unknown value"):
             build_config({"datasets": ["g"], "l2": bad}, where="f.yaml", **check)
+
+
+def test_primed_files_from_before_samples_carried_the_key(tmp_path, host_timer, synced):
+    """A file whose config says prime: true but whose samples lack the key (written the
+    day the policy came, before samples carried it): its samples read as primed."""
+    _, doc = run(tmp_path, ["fake.gpu"], prime=True)
+    for s in doc["samples"]:
+        del s["prime"]
+    old = tmp_path / "old.json"
+    old.write_text(json.dumps(doc))
+    assert {s.prime for s in load_many([old]).samples} == {True}
+    doc["samples"][0]["prime"] = "yes"
+    old.write_text(json.dumps(doc))
+    with pytest.raises(UserError, match=r"samples\[0\]\.prime: expected true or false"):
+        load_many([old])
 
 
 def test_prime_key_and_flag(tmp_path, monkeypatch):
