@@ -200,6 +200,10 @@ class Measure:
         done = 0
         groups = list(batches(indexed, size))
         before = groups[-1] if cfg.prime and primes(strategy) else None  # the prime call's sources
+
+        def asked_of(group) -> list[int]:  # the ids the strategy answers from
+            return [s if view is None else view.source(s) for _, s in group]
+
         for group in groups:
             self.progress.describe(f"{name} · {label} · source {done + 1}/{n}"
                                    + (f" (a batch of {len(group)})" if size > 1 else ""))
@@ -207,13 +211,13 @@ class Measure:
             stage = "prime: "  # a failed prime call or flush is the sample's failure, named as such
             try:
                 if before is not None:
-                    prime(strategy, [s if view is None else view.source(s) for _, s in before], mode)
+                    prime(strategy, asked_of(before), mode)
                     before = group
                 stage = "L2 flush: "
                 if self.flush_l2 is not None:
                     self.flush_l2(strategy.devices)
                 stage = ""
-                asked = [s if view is None else view.source(s) for _, s in group]
+                asked = asked_of(group)
                 if size > 1:
                     ms, answers = timed_batch(strategy, asked, mode)
                 else:

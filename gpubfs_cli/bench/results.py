@@ -110,8 +110,10 @@ class Sample:
         return d
 
     @classmethod
-    def from_dict(cls, raw: dict) -> Sample:
-        """A sample from a results file: unknown keys are measures, old names canonical."""
+    def from_dict(cls, raw: dict, run_prime: bool = False) -> Sample:
+        """A sample from a results file: unknown keys are measures, old names canonical;
+        without `prime`, the run's (`run_prime`: its config's, for files written before
+        samples carried the key)."""
         fields = {f.name for f in dataclasses.fields(cls)} - {"measures"}
         kwargs = {k: v for k, v in raw.items() if k in fields}
         kwargs["measures"] = {k: v for k, v in raw.items() if k not in fields}
@@ -121,7 +123,20 @@ class Sample:
         kwargs.setdefault("reached", 0)
         kwargs.setdefault("edges", 0)
         kwargs.setdefault("valid", None)
+        kwargs.setdefault("prime", run_prime)
         return cls(**kwargs)
+
+
+def run_prime(doc: dict) -> bool:
+    """A results document's prime policy (config.prime; absent: false)."""
+    config = doc.get("config")
+    return bool(isinstance(config, dict) and config.get("prime"))
+
+
+def doc_samples(doc: dict) -> list[Sample]:
+    """A results document's samples, with its run's prime policy where a sample lacks it."""
+    prime = run_prime(doc)
+    return [Sample.from_dict(raw, prime) for raw in doc["samples"]]
 
 
 @dataclass

@@ -12,11 +12,9 @@ before a timer starts or after it stops: never inside a timed region.
 `prime` (a run's policy, bench/config.py): before each timed call of a strategy that runs
 on a GPU, one untimed call of the same kind, waited for. Without it a timed call starts
 after the harness has checked the previous answer on the CPU (tens of milliseconds on a
-graph of a million vertices), and the host's launch path pays for that idle: on an H100,
-do.bfs's events grew from 107 to 159 us on g500-s20-ef16 with a 20 ms idle gap before
-each sample, and a traversal just before brought them back to 114
-(scripts/device/order_probe.py, docs/performance.md). A loop of traversals, as the
-peers' own timers measure, never idles so.
+large graph), and the host's launch path is slower after that idle (measured in
+docs/performance.md, "Primed runs"); a loop of traversals, as the peers' own timers
+measure, never idles so.
 """
 
 from __future__ import annotations

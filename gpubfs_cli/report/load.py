@@ -227,7 +227,7 @@ _PREPARE_SPEC = {
 }
 
 
-def _sample(path: str, i: int, raw: Any) -> Sample:
+def _sample(path: str, i: int, raw: Any, run_prime: bool) -> Sample:
     if not isinstance(raw, dict):
         raise UserError(f"{path}: samples[{i}]: expected an object")
     for key in _REQUIRED:
@@ -243,7 +243,7 @@ def _sample(path: str, i: int, raw: Any) -> Sample:
             _check(value is None or _number(value) or _numbers(value), path, f"samples[{i}].{key}",
                    "a number, null or a list of numbers", value)
     try:
-        return Sample.from_dict(raw)
+        return Sample.from_dict(raw, run_prime)
     except TypeError as exc:
         raise UserError(f"{path}: samples[{i}]: {exc}") from None
 
@@ -310,10 +310,7 @@ def add_doc(results: Results, doc: dict, path: str) -> Results:
     if not isinstance(doc["datasets"], dict):
         raise UserError(f"{path}: datasets: expected an object")
     for i, raw in enumerate(doc["samples"]):
-        sample = _sample(path, i, raw)
-        if isinstance(raw, dict) and "prime" not in raw:  # written before samples carried it
-            sample.prime = results.conditions[fi]["prime"]
-        results.samples.append(sample)
+        results.samples.append(_sample(path, i, raw, results.conditions[fi]["prime"]))
         results.sample_file.append(fi)
     for name, entry in doc["datasets"].items():
         _merge_dataset(results, path, name, entry)

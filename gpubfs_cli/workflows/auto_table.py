@@ -23,7 +23,7 @@ from gpubfs_cli.algorithms.bfs.gpu.auto.features import (
 )
 from gpubfs_cli.algorithms.bfs.gpu.auto.table import TABLE_VERSION, Table
 from gpubfs_cli.bench.groups import group_samples
-from gpubfs_cli.bench.results import Sample, load_results
+from gpubfs_cli.bench.results import doc_samples, load_results
 from gpubfs_cli.core.knobs import knobs_key
 from gpubfs_cli.errors import UserError
 
@@ -80,8 +80,7 @@ def measured(paths: list[str | Path]) -> Measured:
             feats = recorded_features(info, out.l2_bytes)
             if feats is not None:
                 out.features[name] = feats
-        samples = [Sample.from_dict(s) for s in doc["samples"]]
-        samples = [s for s in samples if s.problem == "bfs" and not s.predecessors and s.l2 == "warm" and not s.prime
+        samples = [s for s in doc_samples(doc) if s.problem == "bfs" and not s.predecessors and s.l2 == "warm" and not s.prime
                    and s.timed_by is None and s.batch is None and (s.dataset, s.strategy) in on_gpu
                    and "reorder" not in (s.knobs or {})]  # auto.bfs runs graphs in their own order
         for g in group_samples(samples):

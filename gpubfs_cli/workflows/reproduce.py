@@ -33,7 +33,7 @@ from pathlib import Path
 
 from gpubfs_cli.bench.config import DatasetSpec, RunConfig, load_config
 from gpubfs_cli.bench.groups import group_samples
-from gpubfs_cli.bench.results import Sample, load_results
+from gpubfs_cli.bench.results import doc_samples, load_results
 from gpubfs_cli.bench.runner import Runner
 from gpubfs_cli.bench.variants import Variant, make_variant, recorded_knobs
 from gpubfs_cli.core.knobs import knobs_key
@@ -201,7 +201,7 @@ def finished_cells(folder: Path) -> dict[tuple, int | None]:
         doc = load_results(path)
         config = (doc.get("config") or {}).get("name", "")
         mode, planned = file_mode(doc)
-        for g in group_samples([Sample.from_dict(s) for s in doc["samples"]]):
+        for g in group_samples(doc_samples(doc)):
             sources = len(doc["sources"].get(g.dataset, []))
             ok = {s.source for s in g.ok_samples()}
             if g.status in MEASURED or (g.status == "ok" and sources and len(ok) >= sources):

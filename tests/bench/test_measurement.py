@@ -16,7 +16,7 @@ from gpubfs_cli.algorithms.bfs.cpu.sequential import SequentialBfs, sequential_b
 from gpubfs_cli.bench import measure as measure_module
 from gpubfs_cli.bench.config import build_config, load_config
 from gpubfs_cli.bench.groups import group_samples
-from gpubfs_cli.bench.results import load_results
+from gpubfs_cli.bench.results import doc_samples, load_results
 from gpubfs_cli.bench.runner import Runner
 from gpubfs_cli.bench.timing import timed_call
 from gpubfs_cli.cli import app
@@ -299,6 +299,7 @@ def test_primed_files_from_before_samples_carried_the_key(tmp_path, host_timer, 
     old = tmp_path / "old.json"
     old.write_text(json.dumps(doc))
     assert {s.prime for s in load_many([old]).samples} == {True}
+    assert {s.prime for s in doc_samples(doc)} == {True}  # what the workflows read
     doc["samples"][0]["prime"] = "yes"
     old.write_text(json.dumps(doc))
     with pytest.raises(UserError, match=r"samples\[0\]\.prime: expected true or false"):
