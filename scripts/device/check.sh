@@ -44,6 +44,11 @@
 #   catalogue1 catalogue2 catalogue3   catalogue-gpu.yaml with auto.bfs, in three parts
 #                (10 sources, 2 rounds) -> results/catalogue-K1.json ...; then, anywhere:
 #                python scripts/build_auto_table.py [--check] results/catalogue-K*.json
+#   contenders   catalogue-contenders.yaml (the candidates that can still win, every catalogue
+#                graph, 10 sources, 2 rounds) -> results/catalogue-C.json: the table's files
+#   heldout      the same with auto.bfs beside them -> results/heldout-catalogue-C.json
+#                Either, cut by its limit, goes on from its journal when run again (on the
+#                same machine, or with results/*.journal.jsonl carried)
 #   auto-gap     scripts/device/auto_gap.py on the small graphs
 # LIMIT=SECONDS replaces every part's time limit (several parts in one 10-minute call).
 # Logs and results go to $OUT/check-PART.tgz (one file per part); each part's last lines
@@ -91,6 +96,17 @@ catalogue() {
   echo "timeout -s INT 550 $G run /tmp/catalogue-auto.yaml -d $2 --sources 10 --rounds 2 --out results/catalogue-K$1.json --force"
 }
 
+# `contenders OUT [auto]`: catalogue-contenders.yaml (with auto.bfs) into results/OUT.json, or
+# its stopped run resumed from results/OUT.journal.jsonl
+contenders() {
+  local cfg=gpubfs_cli/configs/experiments/catalogue-contenders.yaml
+  if [ -f "results/$1.journal.jsonl" ]; then
+    echo "timeout -s INT 555 $G run --resume results/$1.journal.jsonl"; return
+  fi
+  if [ "${2:-}" = auto ]; then sed '/^strategies:$/a\  - auto.bfs' "$cfg" > /tmp/contenders-auto.yaml; cfg=/tmp/contenders-auto.yaml; fi
+  echo "timeout -s INT 555 $G run $cfg --rounds 2 --out results/$1.json --force"
+}
+
 status=0
 for part in "$@"; do
   case "$part" in
@@ -125,6 +141,8 @@ for part in "$@"; do
       i=${part#peers}; graphs=PEERS$i; out=results/peers-catalogue-P$i.json
       sh_run "$part" 580 "timeout -s INT 555 $G run peers-catalogue -d ${!graphs} --out $out --force;" \
         "$G report $out --metric ms --format md" ;;
+    contenders) sh_run contenders 580 "$(contenders catalogue-C)" ;;
+    heldout) sh_run heldout 580 "$(contenders heldout-catalogue-C auto)" ;;
     auto-gap) run auto-gap 500 python3 scripts/device/auto_gap.py --graphs "$SMALL" --sources 10 --trials 3 --warmup-ms 50 ;;
     *) echo "unknown part $part (see the head of scripts/device/check.sh, or docs/ci.md)"; exit 2 ;;
   esac || status=1
