@@ -8,6 +8,9 @@
                           `choice` is the chosen strategy's own group over the fastest
                           (the same code measured apart from auto's run);
         [--table-only]    the table's choice as measured, auto's own samples left aside
+    python scripts/build_auto_table.py --contenders RESULTS.json...   each candidate's
+        [--within R]      lowest ratio to the fastest and where; those within R (1.5) of it
+                          somewhere are the ones a rebuilt table could still name
 
 The results files are those of a catalogue run (gpubfs_cli/configs/experiments/catalogue-gpu.yaml:
 every GPU strategy on every generated catalogue graph, validated, so each graph's depth
@@ -28,6 +31,7 @@ if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
 
 from gpubfs_cli.algorithms.bfs.gpu.auto.table import SHIPPED_TABLE, load_table  # noqa: E402
+from gpubfs_cli.core.knobs import knobs_key  # noqa: E402
 from gpubfs_cli.errors import UserError  # noqa: E402
 from gpubfs_cli.workflows import auto_table  # noqa: E402
 
@@ -65,6 +69,23 @@ def check(paths: list[str], table_path: str | None, tolerance: float, table_only
     return 1 if failed else 0
 
 
+def contenders(paths: list[str], within: float) -> int:
+    rows = auto_table.closest_ratios(auto_table.measured(paths))
+    varied: dict[str, set] = {}  # a strategy's knobs that differ between its candidates
+    for c in rows:
+        for other in rows:
+            if other.strategy == c.strategy:
+                varied.setdefault(c.strategy, set()).update(k for k in c.knobs if c.knobs[k] != other.knobs.get(k))
+    print(f"{'candidate':<44} {'closest':>7}  {'on':<26} graphs")
+    for c in rows:
+        shown = {k: c.knobs[k] for k in sorted(varied[c.strategy])}
+        name = f"{c.strategy} {knobs_key(shown) if shown else ''}".strip()
+        print(f"{name:<44} {c.ratio:>7.3f}  {c.graph:<26} {c.graphs}")
+    near = sum(c.ratio <= within for c in rows)
+    print(f"{near} of {len(rows)} candidates within {within:g}x of the fastest on some graph")
+    return 0
+
+
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("results", nargs="+", help="results files of a catalogue run")
@@ -74,9 +95,14 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--table-only", action="store_true",
                     help="with --check: judge the table's choice (looked up from each graph's recorded "
                          "features) as measured in the files, leaving auto.bfs's own samples aside")
+    ap.add_argument("--contenders", action="store_true",
+                    help="list each candidate's lowest ratio to the fastest instead of building")
+    ap.add_argument("--within", type=float, default=1.5, help="with --contenders: the ratio that counts as close")
     ap.add_argument("--tolerance", type=float, default=auto_table.TOLERANCE, help="allowed share behind (0.10)")
     args = ap.parse_args(argv)
     try:
+        if args.contenders:
+            return contenders(args.results, args.within)
         if args.check:
             return check(args.results, args.table, args.tolerance, args.table_only)
         return build(args.results, args.out)

@@ -174,6 +174,33 @@ def table_text(table: dict) -> str:
     return HEADER + yaml.safe_dump(table, sort_keys=False, default_flow_style=None, width=110)
 
 
+# ------------------------------------------------------------------ contenders
+@dataclass
+class Contender:
+    strategy: str
+    knobs: dict
+    ratio: float  # its lowest median over the fastest's, over the graphs that ran it
+    graph: str  # where that was
+    graphs: int  # how many graphs ran it
+
+
+def closest_ratios(m: Measured) -> list[Contender]:
+    """Each candidate's closest approach to the fastest, closest first: which candidates a
+    rebuilt table could still name (one that trailed everywhere can win only if its code
+    changed)."""
+    best: dict[str, Contender] = {}
+    for graph in sorted(m.candidates):
+        ranked = m.ranked(graph)
+        for e in ranked:
+            key = _key(e["strategy"], e["knobs"])
+            ratio = e["ms"] / ranked[0]["ms"]
+            seen = best.get(key)
+            if seen is None or ratio < seen.ratio:
+                best[key] = Contender(e["strategy"], e["knobs"], ratio, graph, 0 if seen is None else seen.graphs)
+            best[key].graphs += 1
+    return sorted(best.values(), key=lambda c: (c.ratio, c.strategy, knobs_key(c.knobs)))
+
+
 # ------------------------------------------------------------------ checking
 @dataclass
 class Verdict:

@@ -347,6 +347,21 @@ def test_graphs_at_one_point_share_one_winner(tmp_path):
     assert rules["a"]["runner_up"]["strategy"] == "merrill.hybrid"
 
 
+def test_contenders_are_each_candidates_closest_approach_to_the_fastest(tmp_path, capsys):
+    path = results_file(tmp_path / "r.json", [
+        ok("a", "merrill.hybrid", [1.0]), ok("a", "lbbfs.hybrid", [1.2]), ok("a", "classic.harish", [3.0]),
+        ok("b", "merrill.hybrid", [1.1]), ok("b", "lbbfs.hybrid", [1.0]), ok("b", "classic.harish", [2.0]),
+        ok("c", "merrill.hybrid", [4.0]),  # only one candidate ran here: 1.0 by itself
+    ], {"a": info(), "b": info(), "c": info()})
+    rows = builder.closest_ratios(builder.measured([path]))
+    got = [(c.strategy, round(c.ratio, 3), c.graph, c.graphs) for c in rows]
+    assert got == [("lbbfs.hybrid", 1.0, "b", 2), ("merrill.hybrid", 1.0, "a", 3), ("classic.harish", 2.0, "b", 2)]
+    assert build_auto_table.main(["--contenders", str(path), "--within", "1.5"]) == 0
+    out = capsys.readouterr().out
+    assert out.splitlines()[-1] == "2 of 3 candidates within 1.5x of the fastest on some graph"
+    assert "classic.harish" in out and "2.000" in out
+
+
 def test_builder_refuses_two_gpu_models_and_bad_files(tmp_path, capsys):
     a = results_file(tmp_path / "a.json", [ok("g1", "merrill.hybrid", [1.0])], {"g1": info()})
     b = results_file(tmp_path / "b.json", [ok("g1", "merrill.hybrid", [1.0])], {"g1": info()}, gpu="Other GPU")
@@ -451,6 +466,22 @@ def test_catalogue_config_runs_every_gpu_strategy_but_auto():
     assert not any(n.startswith(("auto.", "cpu.", "peer.")) for n in names)
     assert cfg.validate == "all"  # the table needs each graph's depth
     assert (cfg.sources, cfg.seed) == (PROBE_SOURCES, 0)  # the probe's depths come free with its references
+
+
+def test_contenders_config_is_the_catalogue_run_less_what_cannot_win():
+    """catalogue-contenders.yaml (the table's rebuilds) measures what catalogue-gpu.yaml
+    does, without classic.* and raval.*, which trailed the fastest everywhere."""
+    from gpubfs_cli.bench.config import load_config
+    from gpubfs_cli.configs import experiments_dir
+
+    full = load_config(experiments_dir() / "catalogue-gpu.yaml")
+    part = load_config(experiments_dir() / "catalogue-contenders.yaml")
+    same = ("datasets", "sources", "seed", "validate", "warmup", "time_limit_s", "require_gpu")
+    assert all(getattr(part, k) == getattr(full, k) for k in same)
+    left_out = [v for v in full.variants if v not in part.variants]
+    assert set(part.variants) <= set(full.variants)
+    assert left_out and all(v.strategy.startswith(("classic.", "raval.")) for v in left_out)
+    assert not any(v.strategy.startswith(("classic.", "raval.")) for v in part.variants)
 
 
 @pytest.mark.gpu
