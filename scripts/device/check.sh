@@ -30,8 +30,8 @@
 #                peer.gapbs at 1 thread and every core)
 #   peers1 peers2 peers3   peers-catalogue.yaml (do.bfs beside Gunrock and BLEST) on the
 #                catalogue graphs no peers run has covered yet, in three parts ->
-#                results/peers-catalogue-PI.json; a part cut by its limit goes on with
-#                gpubfs run --resume results/peers-catalogue-PI.journal.jsonl
+#                results/peers-catalogue-PI.json; a part cut by its limit goes on from its
+#                journal when run again (on the same machine, or with it carried)
 # Per-level and fixed cost:
 #   levels       merrill-levels.yaml (small-frontier modes), one line per variant: levels.sh
 #   do-levels    do-levels.yaml (do.bfs's mid-frontier mode, team sizes): levels.sh
@@ -70,9 +70,10 @@ CATALOGUE1=smoke-rmat,smoke-gnm,smoke-grid,default-rmat,default-uniform,default-
 CATALOGUE2=lbbfs-rmat-d2,lbbfs-rmat-d4,lbbfs-rmat-d8,lbbfs-rmat-d16,lbbfs-rmat-d32,luo-grid-1M,luo-grid-2M,luo-grid-5M,luo-grid-7M,luo-grid-9M,luo-grid-10M,luo-scalefree-1M,luo-scalefree-5M,grid7pt.300
 CATALOGUE3=luo-scalefree-10M,random.2Mv.128Me,rmat.2Mv.128Me,kron_g500-logn20-gen,uniform-n21-e26,grid5pt.5000,graph500-s24-ef20-seed1
 # the peers' parts: the catalogue graphs docs/performance.md lists as not run beside them yet
-PEERS1=ER23,grid7pt.300
-PEERS2=grid5pt.5000
-PEERS3=graph500-s24-ef20-seed1
+# (PEERS1=... before the command gives a part other graphs)
+PEERS1=${PEERS1:-ER23,grid7pt.300}
+PEERS2=${PEERS2:-grid5pt.5000}
+PEERS3=${PEERS3:-graph500-s24-ef20-seed1}
 
 run() {  # run PART LIMIT CMD...: a part's command with a time limit (LIMIT overrides), logged
   local part=$1 limit=${LIMIT:-$2}; shift 2
@@ -139,8 +140,9 @@ for part in "$@"; do
       sh_run "$part" 580 "$(catalogue "$i" "${!graphs}")" ;;
     peers1|peers2|peers3)
       i=${part#peers}; graphs=PEERS$i; out=results/peers-catalogue-P$i.json
-      sh_run "$part" 580 "timeout -s INT 555 $G run peers-catalogue -d ${!graphs} --out $out --force;" \
-        "$G report $out --metric ms --format md" ;;
+      go="run peers-catalogue -d ${!graphs} --out $out --force"
+      [ -f "${out%.json}.journal.jsonl" ] && go="run --resume ${out%.json}.journal.jsonl"
+      sh_run "$part" 580 "timeout -s INT 555 $G $go; $G report $out --metric ms --format md" ;;
     contenders) sh_run contenders 580 "$(contenders catalogue-C)" ;;
     heldout) sh_run heldout 580 "$(contenders heldout-catalogue-C auto)" ;;
     auto-gap) run auto-gap 500 python3 scripts/device/auto_gap.py --graphs "$SMALL" --sources 10 --trials 3 --warmup-ms 50 ;;
