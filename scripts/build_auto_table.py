@@ -36,13 +36,19 @@ from gpubfs_cli.errors import UserError  # noqa: E402
 from gpubfs_cli.workflows import auto_table  # noqa: E402
 
 
+def shown(path) -> str:
+    """A path as the reader typed it: relative where it lies under the working directory."""
+    path = Path(path).resolve()
+    return str(path.relative_to(Path.cwd())) if path.is_relative_to(Path.cwd()) else str(path)
+
+
 def build(paths: list[str], out: Path) -> int:
     from gpubfs_cli.files import write_text_atomic
 
     doc = auto_table.build_table(auto_table.measured(paths))
     write_text_atomic(out, auto_table.table_text(doc), "decision table")
     load_table(out)  # what was written must read back
-    print(f"{out}: {len(doc['rules'])} rules from {len(paths)} results files ({doc['machine']['gpu']})")
+    print(f"{shown(out)}: {len(doc['rules'])} rules from {len(paths)} results files ({doc['machine']['gpu']})")
     for rule in doc["rules"]:
         runner = rule["runner_up"]
         behind = f"{runner['strategy']} {runner['ms']:.4g} ms" if runner else "-"
@@ -65,7 +71,7 @@ def check(paths: list[str], table_path: str | None, tolerance: float, table_only
               + (f" ({v.note})" if v.note else ""))
     failed = [v for v in verdicts if not v.ok]
     print(f"{len(verdicts) - len(failed)} of {len(verdicts)} graphs within {tolerance:.0%} of the fastest"
-          f" (table {table.path})")
+          f" (table {shown(table.path)})")
     return 1 if failed else 0
 
 
