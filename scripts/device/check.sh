@@ -28,8 +28,8 @@
 #   gunrock      do.yaml on its three low-diameter graphs: do.*, merrill.hybrid, peer.gunrock
 #   gapbs        the CPU BFS and gapbs tests, then cpu-parallel.yaml (cpu.parallel_* beside
 #                peer.gapbs at 1 thread and every core)
-#   peers1 peers2 peers3   peers-catalogue.yaml (do.bfs beside Gunrock and BLEST) on the
-#                catalogue graphs no peers run has covered yet, in three parts ->
+#   peers1 peers2   peers-catalogue.yaml (do.bfs beside Gunrock and BLEST) on the
+#                catalogue graphs no peers run has covered yet, in two parts ->
 #                results/peers-catalogue-PI.json; a part cut by its limit goes on from its
 #                journal when run again (on the same machine, or with it carried)
 # Per-level and fixed cost:
@@ -71,9 +71,8 @@ CATALOGUE2=lbbfs-rmat-d2,lbbfs-rmat-d4,lbbfs-rmat-d8,lbbfs-rmat-d16,lbbfs-rmat-d
 CATALOGUE3=luo-scalefree-10M,random.2Mv.128Me,rmat.2Mv.128Me,kron_g500-logn20-gen,uniform-n21-e26,grid5pt.5000,graph500-s24-ef20-seed1
 # the peers' parts: the catalogue graphs docs/performance.md lists as not run beside them yet
 # (PEERS1=... before the command gives a part other graphs)
-PEERS1=${PEERS1:-ER23,grid7pt.300}
-PEERS2=${PEERS2:-grid5pt.5000}
-PEERS3=${PEERS3:-graph500-s24-ef20-seed1}
+PEERS1=${PEERS1:-grid5pt.5000}
+PEERS2=${PEERS2:-graph500-s24-ef20-seed1}
 
 run() {  # run PART LIMIT CMD...: a part's command with a time limit (LIMIT overrides), logged
   local part=$1 limit=${LIMIT:-$2}; shift 2
@@ -138,7 +137,7 @@ for part in "$@"; do
     catalogue1|catalogue2|catalogue3)
       i=${part#catalogue}; graphs=CATALOGUE$i
       sh_run "$part" 580 "$(catalogue "$i" "${!graphs}")" ;;
-    peers1|peers2|peers3)
+    peers1|peers2)
       i=${part#peers}; graphs=PEERS$i; out=results/peers-catalogue-P$i.json
       go="run peers-catalogue -d ${!graphs} --out $out --force"
       [ -f "${out%.json}.journal.jsonl" ] && go="run --resume ${out%.json}.journal.jsonl"

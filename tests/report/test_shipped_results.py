@@ -41,7 +41,9 @@ SETS = {
     # msbfs.bfs beside do.bfs, 64 sources; sssp.* over a sweep of delta
     "h200-2026-11-26": "NVIDIA H200",
     # do.bfs's per-level profiles with the kernel's span beside the timed figure, its
-    # targets unprimed and primed; BLEST and Gunrock on eleven more catalogue graphs
+    # targets unprimed and primed; BLEST and Gunrock on thirteen more catalogue graphs
+    # (the last run interrupted); the contenders run behind auto.bfs's table and its
+    # held-out check
     "h100-2026-11-27": "NVIDIA H100 80GB HBM3",
 }
 # Folders of printed tables only (no results file): the 2-core CPU box's generator timings.
@@ -265,3 +267,13 @@ def test_targets_figures_unchanged():
     assert "| g500-s20-ef16 | 0.129! |" in _report("--metric", "ms", folder / "targets-idle.json.gz")
     primed = _report("--metric", "ms", folder / "targets-primed.json.gz")
     assert "| g500-s20-ef16 | 0.092! |" in primed and ", primed; " in primed, primed
+
+
+def test_seventh_peers_figures_unchanged():
+    # ER23 and grid7pt.300 beside Gunrock's modes and BLEST's orders; the run ended during
+    # BLEST on grid5pt.5000, after Gunrock's modes, and says so
+    out = _report("--metric", "ms", RESULTS / "h100-2026-11-27" / "peers-catalogue7.json.gz")
+    assert "| ER23 | 1.266 | 1.634 (jaccard=False) | 5.661 (load_balance=thread_mapped) |" in out, out
+    assert "| grid7pt.300 | 12.33 | 21.88 (jaccard=True) | 111.0 (load_balance=merge_path) |" in out, out
+    assert "| grid5pt.5000 | missing | missing | 1,175 (load_balance=merge_path) |" in out, out
+    assert "the run did not complete: interrupted by SIGINT during peer.blest" in out, out
