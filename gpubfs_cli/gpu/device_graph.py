@@ -10,6 +10,7 @@ from gpubfs_cli.graph.csr import CSRGraph
 
 # graph -> {device index: DeviceGraph}; weak, so a dropped graph frees its copies
 _CACHE: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
+ORDER_CHUNK_EDGES = 1 << 27  # in_by_degree sorts at most this many edges at once (its scratch: about 60 B an edge)
 
 
 def offsets32_fit(m: int) -> bool:
@@ -20,8 +21,9 @@ def offsets32_fit(m: int) -> bool:
 class DeviceGraph:
     """row_offsets (int64, the contract), row_offsets32 (int32, when m < 2**31, which
     most kernels prefer: half the bytes per offset read), col_indices (int32);
-    `weights` (None until with_weights()) and `in_offsets`/`in_indices` (None until
-    with_in_edges(); the CSR itself for undirected graphs)."""
+    `weights` (None until with_weights()), `in_offsets`/`in_indices` (None until
+    with_in_edges(); the CSR itself for undirected graphs) and `in_by_degree` (None
+    until in_indices_by_degree())."""
 
     def __init__(self, graph: CSRGraph, device: Device):
         from gpubfs_cli.gpu.backend import cupy, on
@@ -36,7 +38,7 @@ class DeviceGraph:
             self.row_offsets32 = self.row_offsets.astype(cp.int32) if offsets32_fit(graph.m) else None
             self.col_indices = cp.asarray(graph.col_indices)
         self.weights = None
-        self.in_offsets = self.in_indices = None
+        self.in_offsets = self.in_indices = self.in_by_degree = None
 
     @classmethod
     def of(cls, graph: CSRGraph, device: Device | None = None, *, weights: bool = False) -> DeviceGraph:
@@ -82,6 +84,36 @@ class DeviceGraph:
                 cp.cumsum(counts, out=self.in_offsets[1:])
         return self
 
+    def in_indices_by_degree(self):
+        """in_indices with each in-list ordered by its neighbours' out-degree, largest
+        first, ties in stored order; built once, sorted on the device a slice of whole
+        lists at a time (ORDER_CHUNK_EDGES). A bottom-up scan stops at the first neighbour
+        in the frontier, and the hubs are the likeliest to be there."""
+        if self.in_by_degree is None:
+            from gpubfs_cli.gpu.backend import cupy, on
+
+            self.with_in_edges()
+            cp = cupy()
+            with on(self.device):
+                offsets = self.in_offsets
+                out_degree = cp.diff(self.row_offsets)
+                # chunk bounds at whole lists: the list holding every ORDER_CHUNK_EDGES-th edge
+                marks = cp.arange(0, self.m, ORDER_CHUNK_EDGES, dtype=cp.int64)
+                cuts = cp.searchsorted(offsets, marks, side="right") - 1
+                rows = sorted({int(r) for r in cuts.get()} | {0, self.n})
+                ends = [int(e) for e in offsets[cp.asarray(rows)].get()]
+                out = cp.empty_like(self.in_indices)
+                for r0, r1, e0, e1 in zip(rows[:-1], rows[1:], ends[:-1], ends[1:], strict=True):
+                    if e1 == e0:
+                        continue
+                    cols = self.in_indices[e0:e1]
+                    at = cp.arange(e1 - e0, dtype=cp.int64)
+                    row = cp.searchsorted(offsets[r0:r1 + 1] - e0, at, side="right") - 1  # each edge's list
+                    order = cp.lexsort(cp.stack([at, -out_degree[cols], row]))  # by row, degree down, position
+                    out[e0:e1] = cols[order]
+                self.in_by_degree = out
+        return self.in_by_degree
+
     @staticmethod
     def release(graph: CSRGraph) -> None:
         """Drop every device copy of `graph` and give the memory back to the driver."""
@@ -97,5 +129,5 @@ class DeviceGraph:
     def nbytes(self) -> int:
         arrays = (self.row_offsets, self.row_offsets32, self.col_indices, self.weights,
                   None if self.in_offsets is self.row_offsets else self.in_offsets,
-                  None if self.in_indices is self.col_indices else self.in_indices)
+                  None if self.in_indices is self.col_indices else self.in_indices, self.in_by_degree)
         return int(sum(a.nbytes for a in arrays if a is not None))

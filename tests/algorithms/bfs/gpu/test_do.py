@@ -12,6 +12,7 @@ from gpubfs_cli.algorithms.bfs.gpu.do import strategies as do
 from gpubfs_cli.core.knobs import PROBE_BATCHES
 from gpubfs_cli.core.strategy import all_strategies, make_knobs
 from gpubfs_cli.errors import UserError
+from gpubfs_cli.gpu.device_graph import DeviceGraph
 from tests.algorithms.bfs.gpu import test_strategies as ts
 from tests.gpu.test_fixed_cost import counted_mallocs
 
@@ -33,6 +34,7 @@ def _do(name: str = "do.bfs", **knobs):
     ({"hub_edges": True}, "hub_edges"), ({"probe_batch": 3}, "probe_batch"), ({"probe_batch": 16}, "probe_batch"),
     ({"probe_batch": True}, "probe_batch"), ({"launch": "cooperative"}, "launch"), ({"launch": True}, "launch"),
     ({"frontier_cache": "l3"}, "frontier_cache"), ({"frontier_cache": 1}, "frontier_cache"),
+    ({"in_order": "rcm"}, "in_order"), ({"in_order": None}, "in_order"),
 ])
 def test_bad_knobs_are_one_clear_error(knobs, what):
     with pytest.raises(UserError, match=what):
@@ -178,6 +180,30 @@ def test_probe_builds_keep_the_serial_scan(build):
                 assert a.counters["bottom_up_levels"] > 0
                 assert list(a.counters["edges_examined"]) == list(b.counters["edges_examined"]), (graph_name, s)
                 assert np.array_equal(a.parents, b.parents), (graph_name, s)
+
+
+@pytest.mark.gpu
+@pytest.mark.parametrize("order", ["stored", "degree"])
+def test_in_list_order_gives_the_first_hit_of_that_order(order):
+    """Bottom-up from the first level: each parent is the first neighbour one level up in
+    the in-list as stored or hubs first (in_order), lanes alone and handing lists to the
+    warp after 3; on these graphs the two orders give some vertex different parents."""
+    forced = {"alpha": 1e9, "beta": 1e9, "counters": True, "in_order": order}
+    differ = 0
+    for graph_name in ("kronecker", "directed"):
+        g = ts.graph(graph_name)
+        srcs = [s for s in ts.sources(graph_name) if g.out_degrees()[s] > 0][:2]
+        for thread_edges in (0, 3):
+            strategy = _do(thread_edges=thread_edges, **forced)
+            for s, got in _check(strategy, graph_name, srcs, True):
+                assert got.counters["bottom_up_levels"] == got.counters["levels"]
+                dg = DeviceGraph.of(g).with_in_edges()
+                want, n = ts.first_parents(dg.in_offsets.get(), dg.in_indices.get(), g.out_degrees(),
+                                           got.distances, order)
+                reached = got.distances > 0
+                np.testing.assert_array_equal(got.parents[reached], want[reached], err_msg=f"{graph_name} from {s}")
+                differ += n
+    assert differ > 0
 
 
 @pytest.mark.gpu

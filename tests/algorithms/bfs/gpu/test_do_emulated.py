@@ -31,6 +31,7 @@ from gpubfs_cli.algorithms.bfs.gpu.do import strategies as do
 from gpubfs_cli.gpu import device_graph
 from gpubfs_cli.graph import samples
 from tests.algorithms.bfs.gpu import emulated_bfs as eb
+from tests.algorithms.bfs.gpu import test_strategies as ts
 from tests.gpu import emulated_cupy as ec
 from tests.gpu import fixed_cost as fc
 
@@ -182,6 +183,40 @@ def test_frontier_cache_builds(monkeypatch, emulation, cache, define):
     run(monkeypatch, emulation, {**FORCED_BU, "frontier_cache": cache, "thread_edges": 3, "counters": True},
         eb.HARD + ["grid9x13", "broom"])
     assert {dict(k).get("BU_FRONT_L1") for k in emulation.defines} == {define}
+
+
+def first_parents(order: str, differ: list):
+    """A check: with every level bottom-up, each parent is its lane's first hit, the
+    first neighbour one level up in the in-list's `order` (ts.first_parents); `differ`
+    collects how many vertices the other order would give another parent."""
+
+    def check(strategy, g, s, got):
+        check_counters(strategy, g, s, got)
+        c = got.counters
+        if got.parents is None or int(c["bottom_up_levels"]) != int(c["levels"]):
+            return
+        dg = strategy.dgraph.with_in_edges()
+        want, n = ts.first_parents(dg.in_offsets, dg.in_indices, g.out_degrees(), got.distances, order)
+        differ.append(n)
+        reached = got.distances > 0
+        np.testing.assert_array_equal(got.parents[reached], want[reached], err_msg=f"{g.name} from {s}")
+
+    return check
+
+
+# in_order: a lane scans its in-list as stored or hubs first; every level bottom-up (each
+# parent a lane's first hit), with lists handed to the warp after 3 in-edges or not; the
+# hubs-first lists also sorted a few edges at a time (chunks of whole lists, one list
+# longer than a chunk alone in its own).
+@pytest.mark.parametrize("order, thread_edges, chunk", [
+    ("stored", 0, None), ("stored", 3, None), ("degree", 0, None), ("degree", 3, None), ("degree", 0, 5)])
+def test_in_list_order(monkeypatch, emulation, order, thread_edges, chunk):
+    if chunk is not None:
+        monkeypatch.setattr(device_graph, "ORDER_CHUNK_EDGES", chunk)
+    differ: list = []
+    run(monkeypatch, emulation, {**FORCED_BU, "in_order": order, "thread_edges": thread_edges, "counters": True},
+        eb.HARD + ["grid9x13", "broom"], check=first_parents(order, differ))
+    assert sum(differ) > 0  # some vertex's parent tells the two orders apart
 
 
 def check_hub_levels(strategy, g, s, got):

@@ -129,6 +129,21 @@ def check_parents(g: CSRGraph, source: int, dist: np.ndarray, parents: np.ndarra
     assert np.all(np.isin(p * g.n + others, edge_keys)), f"{at}parent is not a neighbour"
 
 
+def first_parents(in_offsets, in_indices, out_degrees, dist, order: str) -> tuple[np.ndarray, int]:
+    """Each reached vertex's first in-neighbour one level up, scanning its in-list as
+    stored or by out-degree (largest first, ties as stored: a stable sort): the parents
+    a bottom-up scan that stops at its first hit gives (-1 for the source and the
+    unreached). Also how many vertices the two orders give different parents."""
+    offsets, cols = np.asarray(in_offsets), np.asarray(in_indices)
+    want, differ = np.full(len(dist), -1, dtype=np.int64), 0
+    for v in np.flatnonzero(dist > 0):
+        stored = [int(u) for u in cols[offsets[v]:offsets[v + 1]] if dist[u] == dist[v] - 1]
+        hubs = sorted(stored, key=lambda u: -out_degrees[u])
+        differ += stored[0] != hubs[0]
+        want[v] = (hubs if order == "degree" else stored)[0]
+    return want, differ
+
+
 # ---- the variant matrices' harness (test_bfs4k.py, test_raval.py, sssp/gpu/test_raval.py) ----
 # One test per variant loops over the graphs; graphs that a disjoint union leaves
 # unchanged for the variant share one prepare().

@@ -115,6 +115,13 @@ Knobs:
   L1 took 16 sources' medians from 0.128 to 0.109 ms on g500-s20-ef16, 0.143 to 0.117
   on kron_g500-logn20-gen and 0.432 to 0.314 on uniform-n21-e26, bitmaps of 128-256 KB;
   g500-s24-ef16's 2 MB bitmap gained nothing (1.134 to 1.166).
+- ``in_order``: the order of each in-list a bottom-up lane scans. ``stored`` (the
+  default): the graph's own; ``degree``: its neighbours by out-degree, largest first,
+  ties in stored order (DeviceGraph.in_indices_by_degree: a second copy of the column
+  ids, sorted on the device in prepare, so its cost is prepare time). A lane stops at
+  its first neighbour in the frontier, and the hubs are the likeliest to be there, so
+  fewer probes a vertex; parents are the first frontier neighbour in that order.
+  Top-down levels read the lists as stored.
 - ``hub_edges``: a top-down level tiled by vertices (more than DO_SPREAD of them, or
   below ``spread_edges``) leaves every list of at least this many out-edges (the first
   DO_SPREAD, 1024, of them; more such lists are many CTAs' tiles anyway) to a hub pass
@@ -208,6 +215,7 @@ CTL_MID_LEVELS, CTL_HUB_LEVELS = C["CTL_MID_LEVELS"], C["CTL_HUB_LEVELS"]
 HUB_EDGES = 4096  # hub_edges' default
 OFFSET64_EDGES = 2**31  # from this many edges on, the 64-bit offset build (int32 holds 0..m below)
 LAUNCHES = ("graph", "direct")  # the launch knob's values
+IN_ORDERS = ("stored", "degree")  # the in_order knob's values: in-lists as stored, or hubs first
 FRONTIER_CACHE = "l1"  # frontier_cache's default: the bitmap through L1 (docs/performance.md)
 
 
@@ -249,6 +257,7 @@ class DoKnobs:
     probe_batch: int = PROBE_BATCH
     frontier_cache: str = FRONTIER_CACHE
     hub_edges: int = HUB_EDGES
+    in_order: str = "stored"
     growth: bool = True
     launch: str = "graph"
     counters: bool = False
@@ -272,6 +281,8 @@ class DoKnobs:
         check_edge_count("hub_edges", self.hub_edges, "no hub pass")
         if not isinstance(self.launch, str) or self.launch not in LAUNCHES:
             raise ValueError(f"launch must be one of {', '.join(LAUNCHES)}, not {self.launch!r}")
+        if not isinstance(self.in_order, str) or self.in_order not in IN_ORDERS:
+            raise ValueError(f"in_order must be one of {', '.join(IN_ORDERS)}, not {self.in_order!r}")
 
 
 def direction_rule(k: DoKnobs) -> int:
@@ -356,6 +367,8 @@ class DirectionOptimizing(GpuStrategy):
             in_row, in_col = dg.in_offsets, dg.in_indices
         else:
             in_row, in_col = self.keep("_in_row", dg.in_offsets.astype(cp.int32)), dg.in_indices
+        if k.in_order == "degree":
+            in_col = dg.in_indices_by_degree()
         stats = bool(k.counters or k.profile)
         module = compiled_module(int(k.cta_size), self.device, wide, int(k.probe_batch), k.frontier_cache)
         self._kernels = {p: module.get_function(kernel_name(p, stats)) for p in (False, True)}
