@@ -10,7 +10,6 @@ from gpubfs_cli.graph.csr import CSRGraph
 
 # graph -> {device index: DeviceGraph}; weak, so a dropped graph frees its copies
 _CACHE: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
-ORDER_CHUNK_EDGES = 1 << 27  # in_by_degree sorts at most this many edges at once (its scratch: about 60 B an edge)
 
 
 def offsets32_fit(m: int) -> bool:
@@ -86,32 +85,16 @@ class DeviceGraph:
 
     def in_indices_by_degree(self):
         """in_indices with each in-list ordered by its neighbours' out-degree, largest
-        first, ties in stored order; built once, sorted on the device a slice of whole
-        lists at a time (ORDER_CHUNK_EDGES). A bottom-up scan stops at the first neighbour
-        in the frontier, and the hubs are the likeliest to be there."""
+        first, ties in stored order (graph/list_order.hubs_first), built once on the
+        device."""
         if self.in_by_degree is None:
             from gpubfs_cli.gpu.backend import cupy, on
+            from gpubfs_cli.graph.list_order import hubs_first
 
             self.with_in_edges()
             cp = cupy()
             with on(self.device):
-                offsets = self.in_offsets
-                out_degree = cp.diff(self.row_offsets)
-                # chunk bounds at whole lists: the list holding every ORDER_CHUNK_EDGES-th edge
-                marks = cp.arange(0, self.m, ORDER_CHUNK_EDGES, dtype=cp.int64)
-                cuts = cp.searchsorted(offsets, marks, side="right") - 1
-                rows = sorted({int(r) for r in cuts.get()} | {0, self.n})
-                ends = [int(e) for e in offsets[cp.asarray(rows)].get()]
-                out = cp.empty_like(self.in_indices)
-                for r0, r1, e0, e1 in zip(rows[:-1], rows[1:], ends[:-1], ends[1:], strict=True):
-                    if e1 == e0:
-                        continue
-                    cols = self.in_indices[e0:e1]
-                    at = cp.arange(e1 - e0, dtype=cp.int64)
-                    row = cp.searchsorted(offsets[r0:r1 + 1] - e0, at, side="right") - 1  # each edge's list
-                    order = cp.lexsort(cp.stack([at, -out_degree[cols], row]))  # by row, degree down, position
-                    out[e0:e1] = cols[order]
-                self.in_by_degree = out
+                self.in_by_degree = hubs_first(cp, self.in_offsets, self.in_indices, cp.diff(self.row_offsets))
         return self.in_by_degree
 
     @staticmethod

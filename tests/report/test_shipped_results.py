@@ -46,8 +46,9 @@ SETS = {
     # held-out check
     "h100-2026-11-27": "NVIDIA H100 80GB HBM3",
 }
-# Folders of printed tables only (no results file): the 2-core CPU box's generator timings.
-TABLES = {"epyc2-2026-11-22": ["generators.md"]}
+# Folders of printed tables only (no results file): the 2-core CPU box's generator timings,
+# and its count of do.bfs's bottom-up probes with in-lists stored and hubs first.
+TABLES = {"epyc2-2026-11-22": ["generators.md"], "epyc2-2026-11-27": ["probe-order.txt"]}
 
 
 def results_in(folder: Path) -> list[Path]:

@@ -29,7 +29,7 @@ import pytest
 from gpubfs_cli.algorithms.bfs.cpu.sequential import sequential_bfs
 from gpubfs_cli.algorithms.bfs.gpu.do import strategies as do
 from gpubfs_cli.gpu import device_graph
-from gpubfs_cli.graph import samples
+from gpubfs_cli.graph import list_order, samples
 from tests.algorithms.bfs.gpu import emulated_bfs as eb
 from tests.algorithms.bfs.gpu import test_strategies as ts
 from tests.gpu import emulated_cupy as ec
@@ -212,7 +212,7 @@ def first_parents(order: str, differ: list):
     ("stored", 0, None), ("stored", 3, None), ("degree", 0, None), ("degree", 3, None), ("degree", 0, 5)])
 def test_in_list_order(monkeypatch, emulation, order, thread_edges, chunk):
     if chunk is not None:
-        monkeypatch.setattr(device_graph, "ORDER_CHUNK_EDGES", chunk)
+        monkeypatch.setattr(list_order, "CHUNK_EDGES", chunk)
     differ: list = []
     run(monkeypatch, emulation, {**FORCED_BU, "in_order": order, "thread_edges": thread_edges, "counters": True},
         eb.HARD + ["grid9x13", "broom"], check=first_parents(order, differ))

@@ -117,11 +117,15 @@ Knobs:
   g500-s24-ef16's 2 MB bitmap gained nothing (1.134 to 1.166).
 - ``in_order``: the order of each in-list a bottom-up lane scans. ``stored`` (the
   default): the graph's own; ``degree``: its neighbours by out-degree, largest first,
-  ties in stored order (DeviceGraph.in_indices_by_degree: a second copy of the column
-  ids, sorted on the device in prepare, so its cost is prepare time). A lane stops at
+  ties in stored order (graph/list_order.hubs_first through
+  DeviceGraph.in_indices_by_degree: a second copy of the column ids, sorted on the
+  device in prepare, so its cost is prepare time). A lane stops at
   its first neighbour in the frontier, and the hubs are the likeliest to be there, so
   fewer probes a vertex; parents are the first frontier neighbour in that order.
-  Top-down levels read the lists as stored.
+  Top-down levels read the lists as stored. Counted on the host
+  (scripts/probe_order.py), g500-s24-ef16's heaviest bottom-up level makes 0.47 of
+  its probes this way and kron_g500-logn20-gen's 0.41 (docs/performance.md); not
+  timed on a GPU yet, so off by default.
 - ``hub_edges``: a top-down level tiled by vertices (more than DO_SPREAD of them, or
   below ``spread_edges``) leaves every list of at least this many out-edges (the first
   DO_SPREAD, 1024, of them; more such lists are many CTAs' tiles anyway) to a hub pass

@@ -1,0 +1,89 @@
+"""scripts/probe_order.py: its level count against a serial scan written out here, the
+host transpose in do.bfs's order, and the table from a results file (the graph stood in
+for by a sample graph), a count the file disagrees with flagged and exit 1."""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+import numpy as np
+
+from gpubfs_cli.algorithms.bfs.cpu.sequential import sequential_bfs
+from gpubfs_cli.bench.results import SCHEMA_VERSION, write_results
+from gpubfs_cli.graph import samples as sample_graphs
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT / "scripts"))
+import probe_order  # noqa: E402
+
+
+def scan(offsets, cols, dist, level, hubs_first_by=None):
+    """Probes of a bottom-up step at `level`, each list scanned in order (or sorted by
+    -hubs_first_by, stable) until its first neighbour labelled `level`."""
+    total = 0
+    for v in range(len(offsets) - 1):
+        if 0 <= dist[v] <= level:
+            continue
+        lst = cols[offsets[v]:offsets[v + 1]].tolist()
+        if hubs_first_by is not None:
+            lst.sort(key=lambda u: -hubs_first_by[u])
+        hit = next((i for i, u in enumerate(lst) if dist[u] == level), None)
+        total += len(lst) if hit is None else hit + 1
+    return total
+
+
+def test_level_probes_are_a_serial_scans():
+    for g in (sample_graphs.rmat(8, 6, 4, permute=True), sample_graphs.broom(20, 150), sample_graphs.grid(9, 13)):
+        dist = sequential_bfs(g, 3).distances
+        for level in range(int(dist.max()) + 1):
+            assert probe_order.level_probes(g.row_offsets, g.col_indices, dist, level) == scan(
+                g.row_offsets, g.col_indices, dist, level), (g.name, level)
+
+
+def test_in_lists_of_a_directed_graph_are_its_transpose_in_source_order():
+    g = sample_graphs.gnm(250, 900, 4, directed=True, name="directed")
+    offsets, cols = probe_order.in_lists(g)
+    rows = np.repeat(np.arange(g.n), g.out_degrees())
+    for v in range(g.n):
+        assert cols[offsets[v]:offsets[v + 1]].tolist() == sorted(rows[g.col_indices == v].tolist())
+    u = sample_graphs.grid(9, 13)
+    assert probe_order.in_lists(u)[1] is u.col_indices
+
+
+def results(tmp_path, examined, directions):
+    counted = {"dataset": "g", "strategy": "do.bfs", "knobs": {"counters": True}, "source": 0, "time_ms": 0.1,
+               "status": "ok", "counters": {"levels": len(directions), "direction": directions,
+                                            "edges_examined": examined}}
+    other = {**counted, "knobs": {"counters": True, "in_order": "degree"}}  # not the stored order: left out
+    return write_results(tmp_path / "r.json", {"schema_version": SCHEMA_VERSION, "samples": [counted, other],
+                                               "datasets": {}, "sources": {}})
+
+
+def test_the_table_checks_the_stored_count_and_gives_the_hubs_first_one(tmp_path, capsys, monkeypatch):
+    g = sample_graphs.rmat(8, 6, 4, permute=True)
+    monkeypatch.setattr(probe_order, "ensure_dataset", lambda name, data_dir, progress: g)
+    dist = sequential_bfs(g, 0).distances
+    directions = [0] + [1] * int(dist.max())
+    examined = [scan(g.row_offsets, g.col_indices, dist, L) if d else 7 for L, d in enumerate(directions)]
+    assert probe_order.main([str(results(tmp_path, examined, directions))]) == 0
+    rows = [line.split() for line in capsys.readouterr().out.splitlines()[1:]]
+    assert [int(r[2]) for r in rows] == list(range(1, len(directions)))
+    deg = g.out_degrees()
+    for r in rows:
+        level = int(r[2])
+        assert int(r[4].replace(",", "")) == examined[level]
+        assert int(r[5].replace(",", "")) == scan(g.row_offsets, g.col_indices, dist, level, deg)
+    wrong = list(examined)
+    wrong[1] += 1
+    assert probe_order.main([str(results(tmp_path, wrong, directions))]) == 1
+    assert "MISMATCH" in capsys.readouterr().out
+
+
+def test_a_file_without_counters_is_refused(tmp_path, capsys):
+    path = write_results(tmp_path / "r.json", {"schema_version": SCHEMA_VERSION, "datasets": {}, "sources": {},
+                                               "samples": [{"dataset": "g", "strategy": "do.bfs", "knobs": {},
+                                                            "source": 0, "time_ms": 0.1, "status": "ok",
+                                                            "counters": {"levels": 2}}]})
+    assert probe_order.main([str(path)]) == 2
+    assert "no do.* sample with per-level counters" in capsys.readouterr().err
