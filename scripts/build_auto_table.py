@@ -56,6 +56,21 @@ def build(paths: list[str], out: Path) -> int:
     return 0
 
 
+def short(choice: str) -> str:
+    """`strategy {knobs}` as the strategy and the knobs that differ from its defaults."""
+    import json
+
+    from gpubfs_cli.core.strategy import get_strategy, knobs_dict, make_knobs
+
+    name, _, text = choice.partition(" ")
+    try:
+        knobs, defaults = json.loads(text), knobs_dict(make_knobs(get_strategy(name), {}))
+    except (ValueError, UserError):
+        return choice  # not a strategy and its knobs (e.g. "-", or a table's "as on" line)
+    changed = {k: v for k, v in knobs.items() if defaults.get(k) != v}
+    return f"{name} {knobs_key(changed)}" if changed else name
+
+
 def check(paths: list[str], table_path: str | None, tolerance: float, table_only: bool = False) -> int:
     table = load_table(table_path)
     measured = auto_table.measured(paths)
@@ -67,7 +82,7 @@ def check(paths: list[str], table_path: str | None, tolerance: float, table_only
         ratio = f"{v.ratio:.3f}" if v.ratio is not None else "-"
         choice = f"{v.choice_ratio:.3f}" if v.choice_ratio is not None else "-"
         verdict = "ok" if v.ok else "FAIL"
-        print(f"{v.graph:<26} {v.how:<9} {v.choice:<44} {v.fastest:<38} {ratio:>5}  {choice:>6}  {verdict}"
+        print(f"{v.graph:<26} {v.how:<9} {short(v.choice):<44} {v.fastest:<38} {ratio:>5}  {choice:>6}  {verdict}"
               + (f" ({v.note})" if v.note else ""))
     failed = [v for v in verdicts if not v.ok]
     print(f"{len(verdicts) - len(failed)} of {len(verdicts)} graphs within {tolerance:.0%} of the fastest"

@@ -362,6 +362,18 @@ def test_contenders_are_each_candidates_closest_approach_to_the_fastest(tmp_path
     assert "classic.harish" in out and "2.000" in out
 
 
+def test_check_shows_a_choice_by_the_knobs_it_changes():
+    from gpubfs_cli.core.knobs import knobs_key
+    from gpubfs_cli.core.strategy import get_strategy, knobs_dict, make_knobs
+
+    full = knobs_dict(make_knobs(get_strategy("bfs4k.bfs4k"), {"K2": 0}))
+    assert build_auto_table.short(f"bfs4k.bfs4k {knobs_key(full)}") == 'bfs4k.bfs4k {"K2": 0}'
+    defaults = knobs_dict(make_knobs(get_strategy("do.top_down"), {}))
+    assert build_auto_table.short(f"do.top_down {knobs_key(defaults)}") == "do.top_down"
+    for other in ("-", "do.bfs (as on rmat20)", "nope.bfs {}"):
+        assert build_auto_table.short(other) == other
+
+
 def test_builder_refuses_two_gpu_models_and_bad_files(tmp_path, capsys):
     a = results_file(tmp_path / "a.json", [ok("g1", "merrill.hybrid", [1.0])], {"g1": info()})
     b = results_file(tmp_path / "b.json", [ok("g1", "merrill.hybrid", [1.0])], {"g1": info()}, gpu="Other GPU")
