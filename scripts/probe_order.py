@@ -29,6 +29,7 @@ from gpubfs_cli.algorithms.bfs.cpu.sequential import sequential_bfs  # noqa: E40
 from gpubfs_cli.bench.results import load_results  # noqa: E402
 from gpubfs_cli.datasets.prepare import ensure_dataset  # noqa: E402
 from gpubfs_cli.errors import UserError  # noqa: E402
+from gpubfs_cli.graph.build import reverse_csr  # noqa: E402
 from gpubfs_cli.graph.list_order import hubs_first  # noqa: E402
 
 
@@ -51,13 +52,8 @@ def level_probes(offsets, cols, dist, level):
 def in_lists(graph):
     """The in-edges as CSR, each list in source order (DeviceGraph.with_in_edges' order);
     an undirected graph's own CSR."""
-    if not graph.directed:
-        return graph.row_offsets, graph.col_indices
-    rows = np.repeat(np.arange(graph.n, dtype=graph.col_indices.dtype), graph.out_degrees())
-    order = np.argsort(graph.col_indices, kind="stable")
-    offsets = np.zeros(graph.n + 1, dtype=np.int64)
-    np.cumsum(np.bincount(graph.col_indices, minlength=graph.n), out=offsets[1:])
-    return offsets, rows[order]
+    t = reverse_csr(graph)
+    return t.row_offsets, t.col_indices
 
 
 def counted_samples(paths, only):

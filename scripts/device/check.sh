@@ -92,19 +92,27 @@ config() { local name=$1 out=$2; shift 2; echo "$G run $name $* --out results/$o
 # The catalogue with auto.bfs beside every candidate; SIGINT before the limit makes the
 # runner write what it measured.
 catalogue() {
-  sed '/^  - classic\.\*$/a\  - auto.bfs' gpubfs_cli/configs/experiments/catalogue-gpu.yaml > /tmp/catalogue-auto.yaml
+  with_auto gpubfs_cli/configs/experiments/catalogue-gpu.yaml /tmp/catalogue-auto.yaml
   echo "timeout -s INT 550 $G run /tmp/catalogue-auto.yaml -d $2 --sources 10 --rounds 2 --out results/catalogue-K$1.json --force"
 }
+# `with_auto CONFIG OUT`: the config with auto.bfs first among its strategies
+with_auto() { sed '/^strategies:$/a\  - auto.bfs' "$1" > "$2"; }
+# `run_or_resume OUT RUN-ARGS...`: gpubfs run RUN-ARGS into results/OUT.json (SIGINT at 555 s
+# writes what it measured), or its stopped run resumed from results/OUT.journal.jsonl
+run_or_resume() {
+  local out=$1; shift
+  if [ -f "results/$out.journal.jsonl" ]; then
+    echo "timeout -s INT 555 $G run --resume results/$out.journal.jsonl"
+  else
+    echo "timeout -s INT 555 $G run $* --out results/$out.json --force"
+  fi
+}
 
-# `contenders OUT [auto]`: catalogue-contenders.yaml (with auto.bfs) into results/OUT.json, or
-# its stopped run resumed from results/OUT.journal.jsonl
+# `contenders OUT [auto]`: catalogue-contenders.yaml (with auto.bfs) into results/OUT.json
 contenders() {
   local cfg=gpubfs_cli/configs/experiments/catalogue-contenders.yaml
-  if [ -f "results/$1.journal.jsonl" ]; then
-    echo "timeout -s INT 555 $G run --resume results/$1.journal.jsonl"; return
-  fi
-  if [ "${2:-}" = auto ]; then sed '/^strategies:$/a\  - auto.bfs' "$cfg" > /tmp/contenders-auto.yaml; cfg=/tmp/contenders-auto.yaml; fi
-  echo "timeout -s INT 555 $G run $cfg --rounds 2 --out results/$1.json --force"
+  if [ "${2:-}" = auto ]; then with_auto "$cfg" /tmp/contenders-auto.yaml; cfg=/tmp/contenders-auto.yaml; fi
+  run_or_resume "$1" "$cfg" --rounds 2
 }
 
 status=0
@@ -138,10 +146,9 @@ for part in "$@"; do
       i=${part#catalogue}; graphs=CATALOGUE$i
       sh_run "$part" 580 "$(catalogue "$i" "${!graphs}")" ;;
     peers1|peers2)
-      i=${part#peers}; graphs=PEERS$i; out=results/peers-catalogue-P$i.json
-      go="run peers-catalogue -d ${!graphs} --out $out --force"
-      [ -f "${out%.json}.journal.jsonl" ] && go="run --resume ${out%.json}.journal.jsonl"
-      sh_run "$part" 580 "timeout -s INT 555 $G $go; $G report $out --metric ms --format md" ;;
+      i=${part#peers}; graphs=PEERS$i
+      sh_run "$part" 580 "$(run_or_resume "peers-catalogue-P$i" peers-catalogue -d "${!graphs}");" \
+        "$G report results/peers-catalogue-P$i.json --metric ms --format md" ;;
     contenders) sh_run contenders 580 "$(contenders catalogue-C)" ;;
     heldout) sh_run heldout 580 "$(contenders heldout-catalogue-C auto)" ;;
     auto-gap) run auto-gap 500 python3 scripts/device/auto_gap.py --graphs "$SMALL" --sources 10 --trials 3 --warmup-ms 50 ;;
