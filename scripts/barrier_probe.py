@@ -1,4 +1,4 @@
-"""The floor of one level in do.bfs's mid-frontier mode (issue 14), on the GPU: a loop
+"""The floor of one level in do.bfs's mid-frontier mode, on the GPU: a loop
 of barriers among a team of CTAs (scripts/barrier_probe.cu), per barrier in
 microseconds, from the difference of two launches (N and 0 iterations, CUDA events,
 median of 5). Rows: the barrier (team_sync as shipped, with a release add and acquire

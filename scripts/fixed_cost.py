@@ -1,4 +1,4 @@
-"""The fixed cost of one traversal, per GPU strategy (issue 14, section 3): every
+"""The fixed cost of one traversal, per GPU strategy: every
 registered GPU strategy (BFS and SSSP), default knobs, on a small grid plus one disjoint
 edge (gpubfs_cli/graph/samples.py's grid_and_pair), traversed from one end of that edge: one
 vertex reached in one level, so the time is what a traversal costs whatever the graph

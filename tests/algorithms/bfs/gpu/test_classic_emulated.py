@@ -102,5 +102,5 @@ def test_more_thread_interleavings(monkeypatch, emulation, seed):
 
 @pytest.mark.parametrize("variant", DEFAULTS, ids=[_id(v) for v in DEFAULTS])
 def test_traverse_has_no_fixed_cost_leaks(monkeypatch, emulation, variant):
-    """No device allocation and no pageable read inside traverse() (issue 14, section 3)."""
+    """No device allocation and no pageable read inside traverse()."""
     fc.check_fixed_cost(monkeypatch, emulation, "bfs", *variant)

@@ -111,7 +111,7 @@ def test_more_thread_interleavings(monkeypatch, emulation, seed):
 
 @pytest.mark.parametrize("mode", ["auto", "level"])
 def test_traverse_has_no_fixed_cost_leaks(monkeypatch, emulation, mode):
-    """No device allocation and no pageable read inside traverse() (issue 14, section 3);
+    """No device allocation and no pageable read inside traverse();
     auto visits every layer on the grid, level the batched per-level kernels."""
     fc.check_fixed_cost(monkeypatch, emulation, "bfs", "luo.hierarchical", {**BASE, "mode": mode},
                         patches=SMALL, sms=2, resident=2)

@@ -219,7 +219,7 @@ def test_more_thread_interleavings(monkeypatch, emulation, seed):
 @pytest.mark.parametrize("problem", ["bfs", "sssp"])
 @pytest.mark.parametrize("name", ["raval.bs", "raval.ep", "raval.wd", "raval.ns", "raval.hp"])
 def test_traverse_has_no_fixed_cost_leaks(monkeypatch, emulation, problem, name):
-    """No device allocation and no pageable read inside traverse() (issue 14, section 3);
+    """No device allocation and no pageable read inside traverse();
     HP with a small wd_threshold runs sub-iterations on the grid, NS with mdt=1 splits."""
     knobs = {"block_size": BLOCK, **({"wd_threshold": 2, "mdt": 1} if name == "raval.hp" else {}),
              **({"mdt": 1} if name == "raval.ns" else {})}

@@ -1,5 +1,5 @@
 """auto.bfs: measure the graph, then run the strategy that won on the most similar
-measured graph (issue 14, section 4).
+measured graph.
 
 prepare() computes the graph's features (features.py: degrees, the share of edges in the
 top 1% of vertices, the mean depth of the probe BFSes, the CSR's size against this GPU's L2),
@@ -43,7 +43,7 @@ class AutoKnobs:
 class AutoBfs(Strategy):
     name = "auto.bfs"
     paper = "auto"
-    section = "gpubfs issue 14, section 4: a strategy chosen per graph from a measured decision table"
+    section = "gpubfs: a strategy chosen per graph from a measured decision table (docs/auto.md)"
     summary = "features of the graph -> the fastest strategy and knobs on the nearest measured graph"
     caveats = (
         "not an algorithm: it runs another registered strategy (counters auto.choice, auto.knobs); "
