@@ -14,7 +14,8 @@ run goes on. Records, by `kind`:
             one variant on one graph (bench/schedule.py), or the part of it measured
             when the run stopped or FLUSH_EVERY_S had passed
   end       finished, complete, interrupted, stopped_by, interrupted_during, failed
-  resume    at, command_line, git_commit: `gpubfs run --resume` went on from here
+  resume    at, command_line, git_commit, source_tree: `gpubfs run --resume` went on
+            from here
 The results document is what these records replay into (`Replay`): the runner applies
 each record as it writes it, so the document it writes and the journal never differ. A
 last line cut short (the disk filled, the machine died mid-write) is passed over when
@@ -91,7 +92,7 @@ class Replay:
                 doc.pop(key, None)
             doc.update(finished=None, complete=False, interrupted=False)
             doc.setdefault("resumed", []).append(
-                {k: record.get(k) for k in ("at", "command_line", "git_commit")})
+                {k: record.get(k) for k in ("at", "command_line", "git_commit", "source_tree")})
 
     def results(self) -> dict:
         """The document with its summaries (each group's planned and measured sources)."""

@@ -8,7 +8,7 @@ Layout (schema_version 1):
   interrupted (true when Ctrl-C, SIGTERM or SIGHUP stopped the run early), stopped_by
   (SIGINT | SIGTERM | SIGHUP), interrupted_during (what ran then: "the reference answers
   of NAME (bfs)"), failed (only when an error stopped the run: its one-line reason),
-  resumed [{at, command_line, git_commit}] (each `gpubfs run --resume` of the run),
+  resumed [{at, command_line, git_commit, source_tree}] (each `gpubfs run --resume` of the run),
   environment {cpu, gpu, versions...}, config {the resolved run config},
   reproduce (only in files of `gpubfs reproduce`): {paper, mode: full | quick; quick adds
             sources (a graph, as run), quick_sources (asked), cpu {STRATEGY: the one timed

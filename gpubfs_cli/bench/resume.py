@@ -1,8 +1,10 @@
 """`gpubfs run --resume JOURNAL`: the same run, continued where its journal ends.
 
 A run resumes only as the run it was: the config must be the journal's (the keys that
-change what is measured) and the machine the one it began on (CPU, GPUs, gpubfs
-version), else one line says what differs. What the journal holds is not run again: a
+change what is measured), the machine the one it began on (CPU, GPUs, gpubfs
+version) and the code the same (the package's source tree: a strategy's new default
+knob or kernel would make its samples a second variant beside the first), else one line
+says what differs. What the journal holds is not run again: a
 variant's mode with a sample from a source skips that source, and one that ended (a
 failure that stops a variant) is not run again at all.
 """
@@ -36,7 +38,7 @@ def journal_config(journal: str | Path) -> dict[str, Any]:
 
 
 def check_same_run(journal: Path, header: dict, config: dict, environment: dict) -> None:
-    """One UserError line when this run's config or machine is not the journal's."""
+    """One UserError line when this run's config, machine or code is not the journal's."""
     theirs = header["config"]
     config = json.loads(json.dumps(plain_json(config)))  # as the journal holds it
     for key in sorted(set(theirs) | set(config)):
@@ -52,6 +54,11 @@ def check_same_run(journal: Path, header: dict, config: dict, environment: dict)
         if here != there:
             raise UserError(f"{journal}: begun on another machine or version ({what}: {_short(there)} there, "
                             f"{_short(here)} here); its samples would not compare: resume it where it began")
+    here, there = environment.get("source_tree"), header["environment"].get("source_tree")
+    if here != there:
+        raise UserError(f"{journal}: begun with other code (gpubfs source tree {there} there, {here} here); its "
+                        f"samples would not compare: resume it with the code it began with "
+                        f"({header['environment'].get('git_commit') or 'unknown commit'}), or run it afresh")
 
 
 def _cpu(env: dict) -> Any:

@@ -226,7 +226,7 @@ class Runner:
                 check_same_run(self.resume, self.journal.replay.header, cfg.to_dict(), self.environment)
                 env = self.environment
                 self.journal.write({"kind": "resume", "at": _now(), "command_line": env.get("command_line"),
-                                    "git_commit": env.get("git_commit")})
+                                    "git_commit": env.get("git_commit"), "source_tree": env.get("source_tree")})
             except BaseException:
                 self.journal.close()
                 raise

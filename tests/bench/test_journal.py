@@ -23,7 +23,8 @@ from gpubfs_cli.report.build import overview, run_summary
 from gpubfs_cli.report.load import load_many, results_from_doc
 from tests.bench.test_runner import Base
 
-ENV = {"git_commit": None, "command_line": "test", "cpu": {"model": "test cpu"}, "tool_version": "0"}
+ENV = {"git_commit": "c0ffee", "source_tree": "7ree", "command_line": "test", "cpu": {"model": "test cpu"},
+       "tool_version": "0"}
 
 
 class StopsAfter(Base):
@@ -157,7 +158,8 @@ def test_resume_finishes_the_run_with_the_same_answers(tmp_path):
     assert done.path == out and done.doc["complete"] is True and not done.interrupted
     assert counts(done.doc) == counts(full)  # every source once, none twice
     assert done.doc["sources"] == full["sources"]
-    assert [r["command_line"] for r in done.doc["resumed"]] == ["test"]
+    assert done.doc["resumed"] == [{"at": done.doc["resumed"][0]["at"], "command_line": "test",
+                                    "git_commit": "c0ffee", "source_tree": "7ree"}]
     assert all(not s["partial"] for s in done.doc["summaries"])
     assert not stopped.journal.exists()
 
@@ -188,6 +190,13 @@ def test_resume_refuses_another_config_or_machine_in_one_line(tmp_path):
     other.environment = dict(ENV, cpu={"model": "another cpu"})
     with pytest.raises(UserError, match="begun on another machine or version .CPU: test cpu there, another cpu here"):
         other.run()
+    changed = runner(config(), resume=journal)
+    changed.environment = dict(ENV, source_tree="0ther")  # a default knob or kernel changed since
+    with pytest.raises(UserError, match=r"begun with other code \(gpubfs source tree 7ree there, 0ther here\); its "
+                                        r"samples would not compare: resume it with the code it began with \(c0ffee\)"):
+        changed.run()
+    StopsAfter.after = None
+    assert runner(config(), resume=journal).run().doc["complete"] is True  # the refusals left it resumable
     with pytest.raises(UserError, match="not a journal"):
         runner(config(), resume=tmp_path / "r.json").run()
 
