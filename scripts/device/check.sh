@@ -7,6 +7,8 @@
 # Checks:
 #   tests        make test-gpu whole (its two passes: the Makefile says why); with the
 #                peers' binaries in .peers/ (gunrock/bfs, gapbs/bfs) their GPU tests run too
+#   tests-main tests-paced   its first pass, then its second, each in a call of its own
+#                (together they are make test-gpu; the whole takes 500 s and more)
 #   sanitize     make test-gpu-sanitize, six sanitizer processes
 #   gather-ab    merrill.cu's gathering before (.ab/, carried) and after: gather_ab.sh
 #   kernel-ab    any kernel files before (.ab/, carried) and after: kernel_ab.sh, with
@@ -62,7 +64,7 @@ if [ -d .peers ]; then
   [ -x .peers/blest/run.sh ] && export GPUBFS_BLEST=$PWD/.peers/blest/run.sh
 fi
 python3 -m pip install -q --no-deps --no-build-isolation -e . > logs/install.log 2>&1 || { cat logs/install.log; exit 1; }
-COMMON="-p no:cacheprovider -rfE --maxfail=30 -o faulthandler_timeout=150"
+COMMON="-p no:cacheprovider -rfEs --maxfail=30 -o faulthandler_timeout=150"
 G="python3 -m gpubfs_cli"
 LOW=g500-s20-ef16,uniform-n21-e26,kron_g500-logn20-gen
 SMALL=smoke-rmat,smoke-gnm,rmat20,Gen-ForestFire,luo-scalefree-1M,g500-s20-ef16
@@ -119,6 +121,7 @@ status=0
 for part in "$@"; do
   case "$part" in
     tests) run tests 580 make test-gpu PYTHON=python3 PYTEST_ARGS="$COMMON" ;;
+    tests-main|tests-paced) run "$part" 580 make "test-gpu-${part#tests-}" PYTHON=python3 PYTEST_ARGS="$COMMON" ;;
     sanitize) run sanitize 580 make test-gpu-sanitize PYTHON=python3 SANITIZE_ARGS="--jobs 6" ;;
     gather-ab) run gather-ab 400 env OUT="$PWD/logs/ab" bash scripts/device/gather_ab.sh ;;
     kernel-ab) run kernel-ab 580 env OUT="$PWD/logs/ab" bash scripts/device/kernel_ab.sh ;;
