@@ -42,8 +42,9 @@ SETS = {
     "h200-2026-11-26": "NVIDIA H200",
     # do.bfs's per-level profiles with the kernel's span beside the timed figure, its
     # targets unprimed and primed; BLEST and Gunrock on thirteen more catalogue graphs
-    # (the last run interrupted); the contenders run behind auto.bfs's table and its
-    # held-out check
+    # (the last run interrupted, then resumed onto grid5pt.5000 and part of the Graph 500
+    # scale-24 graph); the contenders run behind auto.bfs's table and its held-out
+    # check; do.bfs with its in-lists as stored and hubs first
     "h100-2026-11-27": "NVIDIA H100 80GB HBM3",
 }
 # Folders of printed tables only (no results file): the 2-core CPU box's generator timings,
@@ -278,3 +279,17 @@ def test_seventh_peers_figures_unchanged():
     assert "| grid7pt.300 | 12.33 | 21.88 (jaccard=True) | 111.0 (load_balance=merge_path) |" in out, out
     assert "| grid5pt.5000 | missing | missing | 1,175 (load_balance=merge_path) |" in out, out
     assert "the run did not complete: interrupted by SIGINT during peer.blest" in out, out
+
+
+def test_in_order_and_eighth_peers_figures_unchanged():
+    # hubs first wins on g500-s24-ef16 (1.002 against 1.043 ms) and loses on
+    # uniform-n21-e26, so the stored variant is that graph's best
+    folder = RESULTS / "h100-2026-11-27"
+    out = _report("--metric", "ms", folder / "in-order.json.gz")
+    assert "| g500-s24-ef16 | 1.002 (in_order=degree,profile=False) |" in out, out
+    assert "| uniform-n21-e26 | 0.319 (in_order=stored,profile=False) |" in out, out
+    # the seventh run resumed: grid5pt.5000 whole, the Graph 500 graph cut during BLEST
+    out = _report("--metric", "ms", folder / "peers-catalogue8.json.gz")
+    assert "| grid5pt.5000 | 36.27 | 60.13 (jaccard=True) | 1,175 (load_balance=merge_path) |" in out, out
+    assert "| graph500-s24-ef20-seed1 | missing | 1.161 | 25.76 (load_balance=merge_path) |" in out, out
+    assert "interrupted by SIGINT during peer.blest[jaccard=True] on graph500-s24-ef20-seed1" in out, out
