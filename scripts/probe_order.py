@@ -7,7 +7,13 @@ in-list until its first neighbour one level up, probes counted up to and with th
 (the whole list without one), as the counting build does. The stored order must give
 the sample's own edges_examined exactly (a mismatch is printed and exits 1); the
 hubs-first order (graph/list_order.hubs_first) gives what in_order: degree will examine
-on the same levels, since the direction rule reads no probe counts.
+on the same levels, since the direction rule reads no probe counts, and must equal an
+in_order: degree sample's own count from the same source where the files hold one.
+
+Beside the probes, each order's warp steps: a warp takes 32 consecutive vertices and a
+lane probes its first in-edge alone, then probe_batch at a time (bottom_up.cuh), so a
+warp's level costs as many dependent steps as its longest-searching lane takes. Time
+that falls less than the steps do is time each step takes longer.
 
     python scripts/probe_order.py RESULTS.json... [--data-dir DIR] [--only GRAPH ...]
 """
@@ -34,19 +40,30 @@ from gpubfs_cli.graph.list_order import hubs_first  # noqa: E402
 
 
 @numba.njit(parallel=True)
-def level_probes(offsets, cols, dist, level):
-    """Probes of a bottom-up step at `level`: every vertex unreached before it scans its
-    list until the first neighbour labelled `level`, that probe included."""
+def level_probes(offsets, cols, dist, level, batch=4):
+    """(probes, warp steps) of a bottom-up step at `level`: every vertex unreached before
+    it scans its list until the first neighbour labelled `level`, that probe included; a
+    warp's steps are its lanes' most (1 for the first probe, then 1 a batch)."""
+    n = len(offsets) - 1
     total = 0
-    for v in numba.prange(len(offsets) - 1):
-        if 0 <= dist[v] <= level:
-            continue
-        s, e = offsets[v], offsets[v + 1]
-        k = s
-        while k < e and dist[cols[k]] != level:
-            k += 1
-        total += (k - s) + (1 if k < e else 0)
-    return total
+    steps = 0
+    for w in numba.prange((n + 31) // 32):
+        most = 0
+        t = 0
+        for v in range(32 * w, min(32 * w + 32, n)):
+            if 0 <= dist[v] <= level:
+                continue
+            s, e = offsets[v], offsets[v + 1]
+            k = s
+            while k < e and dist[cols[k]] != level:
+                k += 1
+            p = (k - s) + (1 if k < e else 0)
+            t += p
+            if p > 0:
+                most = max(most, 1 + (p - 1 + batch - 1) // batch)
+        total += t
+        steps += most
+    return total, steps
 
 
 def in_lists(graph):
@@ -57,18 +74,22 @@ def in_lists(graph):
 
 
 def counted_samples(paths, only):
-    """(dataset, source, directions, edges_examined) of each do.* sample with per-level
-    counters on the stored in-lists, once per dataset and source."""
-    seen = {}
+    """(dataset, source, directions, probe_batch, edges_examined as stored, as hubs first
+    or None) of each do.* sample with per-level counters on the stored in-lists, once per
+    dataset and source; the hubs-first counts from an in_order: degree sample of the same
+    graph, source and probe batch."""
+    stored, hubs = {}, {}
     for path in paths:
         for s in load_results(path).get("samples", []):
-            c = s.get("counters") or {}
+            c, knobs = s.get("counters") or {}, s.get("knobs") or {}
             if (not s["strategy"].startswith("do.") or "edges_examined" not in c or s.get("status") != "ok"
-                    or (s.get("knobs") or {}).get("in_order", "stored") != "stored"
                     or (only and s["dataset"] not in only)):
                 continue
-            seen.setdefault((s["dataset"], int(s["source"])), (list(c["direction"]), list(c["edges_examined"])))
-    return [(d, src, *v) for (d, src), v in seen.items()]
+            key = (s["dataset"], int(s["source"]), int(knobs.get("probe_batch", 4)))
+            order = stored if knobs.get("in_order", "stored") == "stored" else hubs
+            order.setdefault(key, (list(c["direction"]), list(c["edges_examined"])))
+    return [(d, src, directions, batch, examined, hubs.get((d, src, batch), (None, None))[1])
+            for (d, src, batch), (directions, examined) in stored.items()]
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -82,10 +103,11 @@ def main(argv: list[str] | None = None) -> int:
         if not todo:
             raise UserError("no do.* sample with per-level counters (knob counters or profile) in the files")
         mismatches = 0
-        print(f"{'graph':<24} {'source':>9} {'level':>5} {'counted on GPU':>15} {'stored':>13} "
-              f"{'hubs first':>13} {'ratio':>6}")
+        print(f"{'graph':<24} {'source':>9} {'level':>5} {'stored: GPU':>13} {'host':>13} "
+              f"{'hubs first: GPU':>16} {'host':>13} {'ratio':>6} {'warp steps: stored':>19} "
+              f"{'hubs first':>11} {'ratio':>6}")
         graphs = {}
-        for dataset, source, directions, examined in sorted(todo):
+        for dataset, source, directions, batch, examined, examined_hubs in sorted(todo, key=lambda t: t[:2]):
             if dataset not in graphs:
                 graphs.clear()  # one graph in memory at a time
                 g = ensure_dataset(dataset, args.data_dir, progress=False)
@@ -96,11 +118,15 @@ def main(argv: list[str] | None = None) -> int:
             for level, bottom_up in enumerate(directions):
                 if not bottom_up:
                     continue
-                stored, ordered = level_probes(offsets, cols, dist, level), level_probes(offsets, hubs, dist, level)
-                ok = stored == examined[level]
+                stored, stored_steps = level_probes(offsets, cols, dist, level, batch)
+                ordered, ordered_steps = level_probes(offsets, hubs, dist, level, batch)
+                gpu_hubs = None if examined_hubs is None else examined_hubs[level]
+                ok = stored == examined[level] and gpu_hubs in (None, ordered)
                 mismatches += not ok
-                print(f"{dataset:<24} {source:>9} {level:>5} {examined[level]:>15,} {stored:>13,} {ordered:>13,} "
-                      f"{ordered / max(stored, 1):>6.3f}" + ("" if ok else "  MISMATCH"))
+                shown = "-" if gpu_hubs is None else f"{gpu_hubs:,}"
+                print(f"{dataset:<24} {source:>9} {level:>5} {examined[level]:>13,} {stored:>13,} {shown:>16} "
+                      f"{ordered:>13,} {ordered / max(stored, 1):>6.3f} {stored_steps:>19,} {ordered_steps:>11,} "
+                      f"{ordered_steps / max(stored_steps, 1):>6.3f}" + ("" if ok else "  MISMATCH"))
         return 1 if mismatches else 0
     except UserError as exc:
         print(f"error: {exc}", file=sys.stderr)

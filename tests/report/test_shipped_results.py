@@ -48,8 +48,8 @@ SETS = {
     "h100-2026-11-27": "NVIDIA H100 80GB HBM3",
 }
 # Folders of printed tables only (no results file): the 2-core CPU box's generator timings,
-# and its count of do.bfs's bottom-up probes with in-lists stored and hubs first.
-TABLES = {"epyc2-2026-11-22": ["generators.md"], "epyc2-2026-11-27": ["probe-order.txt"]}
+# and its counts of do.bfs's bottom-up probes and warp steps with in-lists stored and hubs first.
+TABLES = {"epyc2-2026-11-22": ["generators.md"], "epyc2-2026-11-27": ["probe-order.txt", "probe-order-in-order.txt"]}
 
 
 def results_in(folder: Path) -> list[Path]:
