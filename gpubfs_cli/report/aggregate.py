@@ -198,11 +198,13 @@ def fmt_spread(low: float | None, high: float | None) -> str:
 
 
 def knob_label(knobs: dict[str, Any], keys: list[str]) -> str:
-    """`W4` for a one-letter knob (BFS-4K's Table 2 style), else `gather=warp`."""
+    """`W4` for a one-letter knob (BFS-4K's Table 2 style), else `gather=warp`; `no in_order`
+    for a knob the variant does not have (samples of code from before the knob, pooled
+    with later ones)."""
     parts = []
     for k in keys:
         v = knobs.get(k)
-        parts.append(f"{k}{v}" if len(k) == 1 else f"{k}={v}")
+        parts.append(f"no {k}" if k not in knobs else f"{k}{v}" if len(k) == 1 else f"{k}={v}")
     return ",".join(parts)
 
 

@@ -108,6 +108,7 @@ def test_best_knob_pick(agg):
     # a single variant carries no label
     assert agg.cell("g1", "merrill.hybrid", "ms").knob is None
     assert knob_label({"gather": "warp", "W": 8}, ["W", "gather"]) == "W8,gather=warp"
+    assert knob_label({"gather": None}, ["gather", "in_order"]) == "gather=None,no in_order"
 
 
 def test_failure_cells_are_statuses_not_numbers(agg):

@@ -291,5 +291,7 @@ def test_in_order_and_eighth_peers_figures_unchanged():
     # the seventh run resumed: grid5pt.5000 whole, the Graph 500 graph cut during BLEST
     out = _report("--metric", "ms", folder / "peers-catalogue8.json.gz")
     assert "| grid5pt.5000 | 36.27 | 60.13 (jaccard=True) | 1,175 (load_balance=merge_path) |" in out, out
+    # ER23's do.bfs twice: before the in_order knob existed, and after the resume
+    assert "| ER23 | 1.266 (no in_order) |" in out, out
     assert "| graph500-s24-ef20-seed1 | missing | 1.161 | 25.76 (load_balance=merge_path) |" in out, out
     assert "interrupted by SIGINT during peer.blest[jaccard=True] on graph500-s24-ef20-seed1" in out, out
