@@ -37,4 +37,3 @@ def hubs_first(xp, offsets, cols, out_degree, chunk_edges: int | None = None):
         order = xp.lexsort(xp.stack([at, down[chunk], row]))
         out[e0:e1] = chunk[order]  # by list, then degree down, then stored position
     return out
-

@@ -203,8 +203,10 @@ def knob_label(knobs: dict[str, Any], keys: list[str]) -> str:
     with later ones)."""
     parts = []
     for k in keys:
-        v = knobs.get(k)
-        parts.append(f"no {k}" if k not in knobs else f"{k}{v}" if len(k) == 1 else f"{k}={v}")
+        if k not in knobs:
+            parts.append(f"no {k}")
+        else:
+            parts.append(f"{k}{knobs[k]}" if len(k) == 1 else f"{k}={knobs[k]}")
     return ",".join(parts)
 
 

@@ -119,8 +119,7 @@ contenders() {
 status=0
 for part in "$@"; do
   case "$part" in
-    tests) run tests 580 make test-gpu PYTHON=python3 PYTEST_ARGS="$COMMON" ;;
-    tests-main|tests-paced) run "$part" 580 make "test-gpu-${part#tests-}" PYTHON=python3 PYTEST_ARGS="$COMMON" ;;
+    tests|tests-main|tests-paced) run "$part" 580 make "test-gpu${part#tests}" PYTHON=python3 PYTEST_ARGS="$COMMON" ;;
     sanitize) run sanitize 580 make test-gpu-sanitize PYTHON=python3 SANITIZE_ARGS="--jobs 6" ;;
     gather-ab) run gather-ab 400 env OUT="$PWD/logs/ab" bash scripts/device/gather_ab.sh ;;
     kernel-ab) run kernel-ab 580 env OUT="$PWD/logs/ab" bash scripts/device/kernel_ab.sh ;;
