@@ -30,10 +30,10 @@
 #   gunrock      do.yaml on its three low-diameter graphs: do.*, merrill.hybrid, peer.gunrock
 #   gapbs        the CPU BFS and gapbs tests, then cpu-parallel.yaml (cpu.parallel_* beside
 #                peer.gapbs at 1 thread and every core)
-#   peers        peers-catalogue.yaml (do.bfs beside Gunrock and BLEST) on the catalogue
-#                graphs no peers run has covered yet (PEERS=... before the command gives it
-#                others) -> results/peers-catalogue-P.json; cut by its limit, it goes on
-#                from its journal when run again (on the same machine, or with it carried)
+#   peers        peers-catalogue.yaml (do.bfs beside Gunrock and BLEST) on the last catalogue
+#                graph run beside them (PEERS=... before the command gives it others)
+#                -> results/peers-catalogue-P.json; cut by its limit, it goes on from its
+#                journal when run again (on the same machine, or with it carried)
 # Per-level and fixed cost:
 #   levels       merrill-levels.yaml (small-frontier modes), one line per variant: levels.sh
 #   do-levels    do-levels.yaml (do.bfs's mid-frontier mode, team sizes): levels.sh
@@ -71,7 +71,7 @@ SMALL=smoke-rmat,smoke-gnm,rmat20,Gen-ForestFire,luo-scalefree-1M,g500-s20-ef16
 CATALOGUE1=smoke-rmat,smoke-gnm,smoke-grid,default-rmat,default-uniform,default-grid,levels-grid-2000,Gen-ForestFire,Gen-SmallWorld,rmat20,ER20,ER23,g500-s20-ef16,lbbfs-random-d2,lbbfs-random-d4,lbbfs-random-d8,lbbfs-random-d16,lbbfs-random-d32
 CATALOGUE2=lbbfs-rmat-d2,lbbfs-rmat-d4,lbbfs-rmat-d8,lbbfs-rmat-d16,lbbfs-rmat-d32,luo-grid-1M,luo-grid-2M,luo-grid-5M,luo-grid-7M,luo-grid-9M,luo-grid-10M,luo-scalefree-1M,luo-scalefree-5M,grid7pt.300
 CATALOGUE3=luo-scalefree-10M,random.2Mv.128Me,rmat.2Mv.128Me,kron_g500-logn20-gen,uniform-n21-e26,grid5pt.5000,graph500-s24-ef20-seed1
-# the peers part: the catalogue graphs docs/performance.md lists as not run beside them yet
+# the peers part: the last catalogue graph run beside them, two 10-minute calls on an H100
 # (PEERS=... before the command gives the part other graphs)
 PEERS=${PEERS:-graph500-s24-ef20-seed1}
 

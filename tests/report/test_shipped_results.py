@@ -42,14 +42,18 @@ SETS = {
     "h200-2026-11-26": "NVIDIA H200",
     # do.bfs's per-level profiles with the kernel's span beside the timed figure, its
     # targets unprimed and primed; BLEST and Gunrock on thirteen more catalogue graphs
-    # (the last run interrupted, then resumed onto grid5pt.5000 and part of the Graph 500
-    # scale-24 graph); the contenders run behind auto.bfs's table and its held-out
-    # check; do.bfs with its in-lists as stored and hubs first
+    # (a run interrupted, then resumed onto grid5pt.5000 and part of the Graph 500
+    # scale-24 graph), then on that graph whole; the contenders run behind auto.bfs's
+    # table and its held-out check; do.bfs with its in-lists as stored and hubs first;
+    # make test-gpu's two passes on the current GPU code
     "h100-2026-11-27": "NVIDIA H100 80GB HBM3",
 }
-# Folders of printed tables only (no results file): the 2-core CPU box's generator timings,
-# and its counts of do.bfs's bottom-up probes and warp steps with in-lists stored and hubs first.
-TABLES = {"epyc2-2026-11-22": ["generators.md"], "epyc2-2026-11-27": ["probe-order.txt", "probe-order-in-order.txt"]}
+# Folders of printed tables only (no results file): the 2-core CPU box's generator timings;
+# its counts of do.bfs's bottom-up probes and warp steps with in-lists stored and hubs
+# first, and its replays of do.bfs's levels (scripts/level_shape.py) with their check.
+TABLES = {"epyc2-2026-11-22": ["generators.md"],
+          "epyc2-2026-11-27": ["probe-order.txt", "probe-order-in-order.txt", "level-shape.txt",
+                               "level-shape-check.txt"]}
 
 
 def results_in(folder: Path) -> list[Path]:
@@ -295,3 +299,13 @@ def test_in_order_and_eighth_peers_figures_unchanged():
     assert "| ER23 | 1.266 (no in_order) |" in out, out
     assert "| graph500-s24-ef20-seed1 | missing | 1.161 | 25.76 (load_balance=merge_path) |" in out, out
     assert "interrupted by SIGINT during peer.blest[jaccard=True] on graph500-s24-ef20-seed1" in out, out
+
+
+def test_ninth_peers_figures_unchanged():
+    # the last catalogue graph whole: BLEST's natural order 1% ahead of do.bfs on the medians,
+    # do.bfs ahead on the median of per-source ratios, both 22x Gunrock's best mode
+    out = _report("--metric", "ms", RESULTS / "h100-2026-11-27" / "peers-catalogue9.json.gz")
+    assert "| do.bfs | 1.171 |" in out and "| peer.blest | 1.159 (jaccard=False) |" in out, out
+    assert "| peer.gunrock | 26.38 (load_balance=merge_path) |" in out, out
+    assert "| do.bfs | 1.044 [0.770-1.670] |" in out, out
+    assert "did not complete" not in out, out
