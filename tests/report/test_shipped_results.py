@@ -53,7 +53,7 @@ SETS = {
 # first, and its replays of do.bfs's levels (scripts/level_shape.py) with their check.
 TABLES = {"epyc2-2026-11-22": ["generators.md"],
           "epyc2-2026-11-27": ["probe-order.txt", "probe-order-in-order.txt", "level-shape.txt",
-                               "level-shape-check.txt"]}
+                               "level-shape-check.txt", "level-shape-s24-ef16.txt"]}
 
 
 def results_in(folder: Path) -> list[Path]:
