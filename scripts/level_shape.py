@@ -37,6 +37,7 @@ from probe_order import in_lists, level_probes  # noqa: E402
 
 from gpubfs_cli.algorithms.bfs.cpu.sequential import sequential_bfs  # noqa: E402
 from gpubfs_cli.algorithms.bfs.gpu.do.strategies import DoKnobs  # noqa: E402
+from gpubfs_cli.algorithms.bfs.problem import per_level  # noqa: E402
 from gpubfs_cli.bench.results import load_results  # noqa: E402
 from gpubfs_cli.datasets.prepare import ensure_dataset  # noqa: E402
 from gpubfs_cli.errors import UserError  # noqa: E402
@@ -62,13 +63,8 @@ def knobs_of(sample, extra=None) -> DoKnobs:
 def level_sizes(dist, out_deg, in_deg, m_in):
     """(n_f, m_f, m_u) per level: the frontier's vertices and out-edges, and the in-edges
     of the vertices not reached by the end of that level (the kernel's m_u at its rule)."""
-    reached = dist >= 0
-    levels = int(dist[reached].max()) + 1
-    d = dist[reached]
-    n_f = np.bincount(d, minlength=levels)
-    m_f = np.bincount(d, weights=out_deg[reached], minlength=levels).astype(np.int64)
-    m_u = m_in - np.cumsum(np.bincount(d, weights=in_deg[reached], minlength=levels).astype(np.int64))
-    return n_f, m_f, m_u
+    n_f, m_f, in_f = per_level(dist, out_deg, in_deg)
+    return n_f, m_f, m_in - np.cumsum(in_f)
 
 
 def replay(n_f, m_f, m_u, n, k: DoKnobs) -> list[int]:
@@ -107,23 +103,24 @@ def table(args, extra) -> int:
     mismatches = 0
     print(f"{'graph':<24} {'strategy':<11} {'source':>9} {'ms':>7} {'depth':>5} {'directions':<12} "
           f"{'top-down edges':>15} {'bottom-up probes':>17} {'warp steps':>11} {'largest TD m_f':>15}")
-    graphs = {}
+    name = None
     for s in todo:
-        name = s["dataset"]
-        if name not in graphs:
-            graphs.clear()  # one graph in memory at a time
+        if s["dataset"] != name:  # one graph in memory at a time (todo is sorted by graph)
+            name = s["dataset"]
             g = ensure_dataset(name, args.data_dir, progress=False)
-            offsets, cols = in_lists(g)
-            graphs[name] = {"g": g, "offsets": offsets, "stored": cols, "out": g.out_degrees(),
-                            "in": np.diff(offsets)}
-        G = graphs[name]
-        g, offsets, out_deg, in_deg = G["g"], G["offsets"], G["out"], G["in"]
+            offsets, stored = in_lists(g)
+            out_deg, in_deg = g.out_degrees(), np.diff(offsets)
+            orders = {"stored": stored}  # in_order: degree (hubs first) built when a sample asks
+            levels = {}  # source -> (dist, n_f, m_f, m_u): rounds and variants share a source
         k = knobs_of(s, extra)
-        if k.in_order not in G:  # in_order: degree (hubs first), built when a sample asks for it
-            G[k.in_order] = hubs_first(np, offsets, G["stored"], out_deg)
-        cols = G[k.in_order]
-        dist = sequential_bfs(g, int(s["source"])).distances
-        n_f, m_f, m_u = level_sizes(dist, out_deg, in_deg, int(offsets[-1]))
+        if k.in_order not in orders:
+            orders[k.in_order] = hubs_first(np, offsets, stored, out_deg)
+        cols = orders[k.in_order]
+        source = int(s["source"])
+        if source not in levels:
+            dist = sequential_bfs(g, source).distances
+            levels[source] = (dist, *level_sizes(dist, out_deg, in_deg, int(offsets[-1])))
+        dist, n_f, m_f, m_u = levels[source]
         dirs = replay(n_f, m_f, m_u, g.n, k)
         counted = None if extra else (s.get("counters") or {}).get("direction")
         ok = counted is None or list(counted)[:len(dirs)] == dirs
@@ -133,7 +130,7 @@ def table(args, extra) -> int:
         td = [w for (w, _), bu in zip(work, dirs, strict=True) if not bu]
         bu_probes = sum(w for (w, _), bu in zip(work, dirs, strict=True) if bu)
         steps = sum(st for _, st in work)
-        print(f"{name:<24} {s['strategy']:<11} {int(s['source']):>9} {s['time_ms']:>7.3f} {len(dirs) - 1:>5} "
+        print(f"{name:<24} {s['strategy']:<11} {source:>9} {s['time_ms']:>7.3f} {len(dirs) - 1:>5} "
               f"{''.join('B' if b else 'T' for b in dirs):<12} {sum(td):>15,} {bu_probes:>17,} {steps:>11,} "
               f"{max(td, default=0):>15,}" + ("" if ok else f"  MISMATCH: counted {list(counted)}"))
         if args.levels:

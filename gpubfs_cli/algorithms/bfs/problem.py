@@ -19,6 +19,16 @@ from gpubfs_cli.core.problem import Problem, ReachedEdges, register_problem
 FRONTIER_LEVELS = 10_000
 
 
+def per_level(distances, *weights):
+    """The vertices at each distance, and for each array of `weights` (one entry a vertex)
+    their sum over those vertices (int64); unreached vertices (distance < 0) left out."""
+    distances = np.asarray(distances)
+    reached = distances >= 0
+    levels = distances[reached]
+    return (np.bincount(levels),
+            *(np.bincount(levels, weights=np.asarray(w)[reached]).astype(np.int64) for w in weights))
+
+
 class BfsFacts(ReachedEdges):
     """ReachedEdges plus the depth and the Graph500 edge count of an answer."""
 
@@ -81,12 +91,7 @@ class Bfs(Problem):
     def frontier(self, graph, source: int, distances: np.ndarray) -> dict[str, Any] | None:
         """Vertices at each distance and the sum of their out-degrees (the frontier plot
         of the report, which loads no graph); lattices past FRONTIER_LEVELS are cut."""
-        distances = np.asarray(distances)
-        reached = distances >= 0
-        levels = distances[reached]
-        deg = np.diff(np.asarray(graph.row_offsets))[reached]
-        fv = np.bincount(levels)
-        fe = np.bincount(levels, weights=deg).astype(np.int64)
+        fv, fe = per_level(distances, np.diff(np.asarray(graph.row_offsets)))
         cut = len(fv) > FRONTIER_LEVELS
         return {"by": self.baseline, "source": int(source), "truncated": cut,
                 "vertices": fv[:FRONTIER_LEVELS].tolist(), "edges": fe[:FRONTIER_LEVELS].tolist()}
