@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import functools
 import json
+import os
 import sys
 
 import typer
@@ -146,20 +147,47 @@ def fetch_dataset(
     force: bool = typer.Option(False, "--force", help="Fetch and rebuild even if cached."),
     seed: int = typer.Option(None, "--seed", help="Generated graphs: this seed instead of the catalogue's (cached apart)."),
     url: str = typer.Option(None, "--url", help="Your own graph: download it from this URL (give one NAME)."),
-    file: str = typer.Option(None, "--file", help="Your own graph: read this local file (give one NAME)."),
+    file: str = typer.Option(None, "--file", help="Your own graph: read this local file (give one NAME). With a catalogue NAME: its archive, already downloaded."),
     fmt: str = typer.Option(None, "--format", help="Format of --url/--file: dimacs9, metis, snap, mtx, gtgraph."),
     undirected: bool = typer.Option(False, "--undirected", help="--url/--file: treat edges as undirected (symmetrize)."),
     compact_ids: bool = typer.Option(False, "--compact-ids", help="--url/--file: renumber the vertex ids that occur to 0..k-1 (sparse ids)."),
     keep_download: bool = typer.Option(False, "--keep-download", help="Keep the downloaded file under DIR/.downloads."),
+    mirror: str = typer.Option(None, "--mirror", help="A folder of archives under their upstream names, read before any URL (default: $GPUBFS_MIRROR)."),
+    accept_checksum: bool = typer.Option(False, "--accept-checksum", help="Use an archive whose sha256 differs from the catalogue's (recorded in the results)."),
+    download_only: bool = typer.Option(False, "--download-only", help="Only download the archives into the mirror folder (--mirror or $GPUBFS_MIRROR), for nodes without a network; convert nothing."),
 ) -> None:
     """Download (or generate) graphs, verify, convert to CSR and cache them."""
+    from gpubfs_cli.datasets.acquire import MIRROR_ENV, fill_mirror, mirror_dir
     from gpubfs_cli.datasets.catalogue import load_catalogue
     from gpubfs_cli.datasets.prepare import add_user_dataset, ensure_dataset
     from gpubfs_cli.errors import UserError
     from gpubfs_cli.gpu.backend import cupy_if_usable
 
     names = list(names or [])
-    if url is not None or file is not None:
+    catalogue_file = (file is not None and url is None and len(names) == 1 and not all_ and not paper
+                      and load_catalogue().resolve(names[0]) is not None)
+    if download_only:
+        if url is not None or file is not None:
+            raise UserError("--download-only fills the mirror from the catalogue's URLs: it takes no --url/--file")
+        if not mirror and not os.environ.get(MIRROR_ENV):
+            raise UserError(f"--download-only needs the mirror folder to fill: give --mirror DIR or set {MIRROR_ENV}")
+        entries = _catalogue_names(names, all_, paper)
+        folder = mirror_dir(mirror, create=True)
+        jobs = {n: functools.partial(fill_mirror, n, folder, accept_checksum=accept_checksum) for n in entries}
+        _run_fetch_jobs(jobs, _mirror_line, "mirrored")
+        return
+    if catalogue_file:
+        entry = load_catalogue().get(names[0])
+        if fmt is not None and fmt != entry.format:
+            raise UserError(f"dataset '{entry.name}' is {entry.format} in the catalogue: --format {fmt} "
+                            "contradicts it (leave --format out)")
+        if undirected or compact_ids:
+            raise UserError(f"--undirected/--compact-ids do not apply to catalogue dataset '{entry.name}': "
+                            "the catalogue says how it is read")
+        jobs = {entry.name: functools.partial(
+            ensure_dataset, entry.name, directory, force=force, keep_download=keep_download, gpu_xp=cupy_if_usable,
+            archive=file, accept_checksum=accept_checksum)}
+    elif url is not None or file is not None:
         if len(names) != 1 or all_ or paper:
             raise UserError("--url/--file add one graph: give exactly one NAME (and no --all/--paper)")
         if fmt is None:
@@ -178,26 +206,67 @@ def fetch_dataset(
         if not names:
             raise UserError("name a dataset (gpubfs list datasets), or give --all or --paper KEY")
         jobs = {n: functools.partial(ensure_dataset, n, directory, force=force, seed=seed, keep_download=keep_download,
-                                     gpu_xp=cupy_if_usable)
+                                     gpu_xp=cupy_if_usable, mirror=mirror, accept_checksum=accept_checksum)
                 for n in dict.fromkeys(names)}
     sweep_cache(directory)
+    _run_fetch_jobs(jobs, _graph_line, "fetched")
+
+
+def _catalogue_names(names: list[str], all_: bool, paper: str | None) -> list[str]:
+    """The catalogue entries named, of --all and of --paper, each once, by entry name."""
+    from gpubfs_cli.datasets.catalogue import load_catalogue
+    from gpubfs_cli.errors import UserError
+
+    cat = load_catalogue()
+    wanted = [cat.get(n).name for n in names]
+    if all_:
+        wanted += cat.names()
+    if paper:
+        wanted += [e.name for e in cat.for_paper(paper)]
+    if not wanted:
+        raise UserError("name a dataset (gpubfs list datasets), or give --all or --paper KEY")
+    return list(dict.fromkeys(wanted))
+
+
+def _graph_line(g) -> str:
+    return f"{g.name}: n = {g.n:,}, m = {g.m:,} ({'directed' if g.directed else 'undirected'})"
+
+
+def _mirror_line(filled) -> str:
+    from gpubfs_cli.datasets.inventory import human_bytes
+
+    a = filled.archive
+    if a is None:
+        return f"{filled.name}: skipped ({filled.skipped})"
+    how = "downloaded" if filled.downloaded and a.download_s is not None else "already in the mirror"
+    return f"{filled.name}: {a.path} ({human_bytes(a.bytes)}), sha256 {a.sha256}, {a.checksum}, {how}"
+
+
+def _run_fetch_jobs(jobs: dict, line, done: str) -> None:
+    """Each job in turn, its result printed by `line`; a failure is one line and the
+    others go on (a single job's failure is the command's error); the failures are
+    listed at the end and make the exit status non-zero."""
+    from gpubfs_cli.errors import UserError
+
     failed = []
     for name, job in jobs.items():
         try:
-            g = job()
+            result = job()
         except UserError as exc:
             if len(jobs) == 1:
                 raise
-            err_console.print(f"error: {name}: {exc}", markup=False)
-            failed.append(name)  # the others are still fetched; the failures are listed at the end
+            text = str(exc)  # named once: many messages start with the dataset's name already
+            err_console.print(f"error: {text if text.startswith(f'{name}: ') else f'{name}: {text}'}", markup=False)
+            failed.append(name)
             continue
         except KeyboardInterrupt:
-            err_console.print(f"interrupted while fetching {name}: the cache holds only complete graphs",
-                              markup=False)
+            where = ("the cache holds only complete graphs" if done == "fetched"
+                     else "a partial download resumes on the next call")
+            err_console.print(f"interrupted while fetching {name}: {where}", markup=False)
             raise typer.Exit(130) from None
-        console.print(f"{g.name}: n = {g.n:,}, m = {g.m:,} ({'directed' if g.directed else 'undirected'})", markup=False, soft_wrap=True)
+        console.print(line(result), markup=False, soft_wrap=True)
     if failed:
-        raise UserError(f"{len(failed)} of {len(jobs)} datasets not fetched: {', '.join(failed)} (why: above)")
+        raise UserError(f"{len(failed)} of {len(jobs)} datasets not {done}: {', '.join(failed)} (why: above)")
 
 
 @list_app.command("datasets")
@@ -446,10 +515,17 @@ def reproduce(
     results_dir: str = typer.Option(None, "--results", help="Folder of the per-paper results (default results/reproduce, with --quick results/reproduce-quick); KEY/ inside it."),
     quick: bool = typer.Option(False, "--quick", help="Fewer sources a graph (--quick-sources), and the parallel CPU BFS where a paper's CPU column is gpubfs's own (docs/reproduce.md); every answer still checked."),
     quick_sources: int = typer.Option(None, "--quick-sources", help="Sources a graph in quick mode (default 5; a config with fewer keeps its own); implies --quick."),
+    graphs: list[str] = typer.Option(None, "--graph", "-g", help="Run only this graph of the paper's tables (repeatable; a catalogue name or alias)."),
+    mirror: str = typer.Option(None, "--mirror", help="Read the graphs' archives from this folder first, under their upstream file names (default: $GPUBFS_MIRROR)."),
+    accept_checksum: bool = typer.Option(False, "--accept-checksum", help="Use an archive whose sha256 differs from the catalogue's pin (recorded in the cache and the results)."),
 ) -> None:
     """Fetch what a paper's tables need, run every unfinished cell, then print its report
     and write it as HTML (results/reproduce/KEY/report.html; --quick:
     results/reproduce-quick/KEY/report-quick.html).
+
+    Each graph is listed first: where it comes from, its download, its converted size, the
+    memory it needs and whether it fits here. A graph that cannot be had here leaves its
+    cells missing, with the command that fills them; the rest goes on.
 
     An interrupted reproduction resumes: finished cells are not run again (quick and full
     cells apart). Without a GPU the CPU rows run and the GPU rows are skipped (each said once)."""
@@ -459,6 +535,7 @@ def reproduce(
     from gpubfs_cli.report.render import print_rich, render, write_output
     from gpubfs_cli.workflows import history
     from gpubfs_cli.workflows import reproduce as rp
+    from gpubfs_cli.workflows.graphs import this_host
 
     def say(line: str) -> None:
         console.print(line, markup=False, soft_wrap=True, highlight=False)
@@ -475,7 +552,11 @@ def reproduce(
     machine = history.this_machine(gpu, cpu, rp.history_folders(keys, root))
     say(machine.describe())
     sweep_cache(directory)
-    outcomes = rp.plan_papers(keys, root, machine, directory, mode)
+    only = rp.only_graphs(keys, list(graphs or []), directory)
+    here = this_host(directory, mirror)
+    if here.mirror is not None:
+        say(f"mirror: {here.mirror} (archives read from it first, under their upstream file names)")
+    outcomes = rp.plan_papers(keys, root, machine, directory, mode, here, only)
     for outcome in outcomes:
         for line in rp.plan_lines(outcome):
             say(line)
@@ -487,7 +568,7 @@ def reproduce(
     failed = 0
     clock = rp.Clock.of(outcomes, say)
     for outcome in outcomes:
-        rp.run_paper(outcome, machine, clock, progress)
+        rp.run_paper(outcome, machine, clock, progress, rp.Fetch(mirror, accept_checksum))
         if outcome.interrupted:
             err_console.print(f"interrupted: {outcome.folder} keeps what finished; run again to resume",
                               markup=False)
@@ -502,6 +583,8 @@ def reproduce(
         html = outcome.report_html
         write_output(html, render(make_report(files, paper=outcome.key, fmt="html"), "html"))
         say(f"{outcome.key}: report written to {html}")
+        for line in outcome.missing():
+            say(f"{outcome.key}: {line}")
         failed += rp.failed_cells(files)
     if failed:  # as `gpubfs run`: a wrong answer or an error is a failed reproduction
         err_console.print(f"{failed} cells failed (wrong-answer or error): see the reports above", markup=False)

@@ -250,3 +250,178 @@ def test_fetch_out_of_memory_is_one_line_and_caches_nothing(monkeypatch, tmp_pat
     _one_line_error(res, "dataset 'big': out of host memory while building the CSR (9007199.3 GB asked")
     assert res.stderr.strip().splitlines()[-1].endswith("; the cache is unchanged")
     assert not store.is_cached("big", cache) and not [p for p in cache.iterdir() if p.name != ".downloads"]
+
+
+# ---------------------------------------------------------------- a catalogue graph's archive
+# The real New York road graph (../shared/data/README.md): re-compressed, so its sha256 is
+# not the upstream pin, while its header matches the catalogue.
+UPSTREAM_SHA = "7b2446c7ffe6179efbc42af6812448e8cb782f12968ca2bb1d50d979343056d4"
+NY_SHA = "5c9d7d163afba2a8fb537ddfbe7a24d03a4d2d595d7b11eba1aff686eeac5c37"
+NY_PATH = "/~challenge9/data/USA-road-d/USA-road-d.NY.gr.gz"
+NY_HEADER = "its header still matches the catalogue (p sp 264346 733846: n and m as expected)"
+NOWHERE = "http://127.0.0.1:9"  # nothing listens: only a mirror or --file can serve
+
+
+@pytest.fixture
+def ny(shared_data, monkeypatch):
+    path = shared_data / "USA-road-d.NY.gr.gz"
+    if not path.is_file():
+        pytest.skip(f"{path} not found (the New York road graph: ../shared/data/README.md)")
+    monkeypatch.delenv("GPUBFS_MIRROR", raising=False)
+    return path
+
+
+@pytest.fixture
+def server():
+    from tests.datasets.conftest import LoopbackServer
+
+    s = LoopbackServer()
+    yield s
+    s.close()
+
+
+def _ny_catalogue(tmp_path, monkeypatch, url: str, sha: str = UPSTREAM_SHA) -> None:
+    from tests.datasets.conftest import write_catalogue
+
+    write_catalogue(tmp_path / f"ny-{sha[:6]}.yaml", f"""  USA-road-d.NY:
+    papers: [luo]
+    aliases: [New York]
+    kind: download
+    urls: [{url}]
+    format: dimacs9
+    sha256: {sha}
+    weights: true
+    directed: false
+    expected: {{n: 264346, m: 733846}}
+  luo-grid:
+    papers: [luo]
+    kind: generated
+    generator: lattice
+    params: {{dims: [4, 4, 4]}}
+""", monkeypatch)
+
+
+def test_ny_from_a_server_is_refused_then_accepted(ny, server, tmp_path, monkeypatch):
+    server.files[NY_PATH] = ny.read_bytes()
+    url = server.url(NY_PATH)
+    _ny_catalogue(tmp_path, monkeypatch, url)
+    d = tmp_path / "cache"
+    res = run("fetch-dataset", "USA-road-d.NY", "--dir", d)
+    download = d / ".downloads" / "USA-road-d.NY" / "USA-road-d.NY.gr.gz"
+    _one_line_error(res, f"USA-road-d.NY: sha256 of {download} (downloaded from {url}) is {NY_SHA}, the catalogue "
+                         f"pins {UPSTREAM_SHA}; {NY_HEADER}, so it may be a re-compressed copy of the same graph: "
+                         "check it, then add --accept-checksum to use it (recorded in the results); the download was deleted")
+    _nothing_cached(d)
+    res = run("fetch-dataset", "New York", "--accept-checksum", "--dir", d)
+    assert res.exit_code == 0, res.output
+    assert "USA-road-d.NY: n = 264,346, m = 730,100 (undirected)" in res.stdout
+    src = store.read_meta("USA-road-d.NY", d)["source"]
+    assert (src["origin"], src["url"], src["sha256"], src["bytes"]) == ("url", url, NY_SHA, ny.stat().st_size)
+    assert (src["checksum"], src["pinned_sha256"], src["header_match"]) == ("accepted-mismatch", UPSTREAM_SHA, True)
+    assert src["sha256_verified"] is False and src["download_bytes_per_s"] > 0
+    assert not (d / ".downloads").exists()
+
+
+def test_ny_with_its_own_sha_pinned_needs_no_flag(ny, server, tmp_path, monkeypatch):
+    server.files[NY_PATH] = ny.read_bytes()
+    _ny_catalogue(tmp_path, monkeypatch, server.url(NY_PATH), sha=NY_SHA)
+    d = tmp_path / "cache"
+    res = run("fetch-dataset", "USA-road-d.NY", "--dir", d)
+    assert res.exit_code == 0, res.output
+    src = store.read_meta("USA-road-d.NY", d)["source"]
+    assert (src["checksum"], src["sha256_verified"], src["origin"]) == ("verified", True, "url")
+    assert "pinned_sha256" not in src and "header_match" not in src
+
+
+def test_ny_from_a_mirror_is_read_in_place(ny, tmp_path, monkeypatch):
+    import shutil
+
+    mirror = tmp_path / "mirror"
+    mirror.mkdir()
+    copy = mirror / "USA-road-d.NY.gr.gz"
+    shutil.copyfile(ny, copy)
+    before = (copy.stat().st_mtime_ns, copy.stat().st_size)
+    url = NOWHERE + NY_PATH
+    _ny_catalogue(tmp_path, monkeypatch, url)
+    d = tmp_path / "cache"
+    monkeypatch.setenv("GPUBFS_MIRROR", str(mirror))
+    _one_line_error(run("fetch-dataset", "USA-road-d.NY", "--dir", d),
+                    f"USA-road-d.NY: sha256 of {copy} (mirror) is {NY_SHA}, the catalogue pins {UPSTREAM_SHA}; {NY_HEADER}, "
+                    "so it may be a re-compressed copy")
+    _nothing_cached(d)
+    monkeypatch.delenv("GPUBFS_MIRROR")
+    res = run("fetch-dataset", "USA-road-d.NY", "--mirror", mirror, "--accept-checksum", "--dir", d)
+    assert res.exit_code == 0, res.output
+    assert "USA-road-d.NY: n = 264,346, m = 730,100 (undirected)" in res.stdout
+    src = store.read_meta("USA-road-d.NY", d)["source"]
+    assert (src["origin"], src["path"], src["upstream_url"]) == ("mirror", str(copy), url)
+    assert (src["checksum"], src["header_match"], src["bytes"]) == ("accepted-mismatch", True, ny.stat().st_size)
+    assert [p.name for p in mirror.iterdir()] == [copy.name]
+    assert (copy.stat().st_mtime_ns, copy.stat().st_size) == before
+
+
+def test_ny_from_file(ny, tmp_path, monkeypatch):
+    url = NOWHERE + NY_PATH
+    _ny_catalogue(tmp_path, monkeypatch, url)
+    d = tmp_path / "cache"
+    _one_line_error(run("fetch-dataset", "USA-road-d.NY", "--file", ny, "--format", "metis", "--dir", d),
+                    "dataset 'USA-road-d.NY' is dimacs9 in the catalogue: --format metis contradicts it (leave --format out)")
+    _one_line_error(run("fetch-dataset", "USA-road-d.NY", "--file", ny, "--undirected", "--dir", d),
+                    "--undirected/--compact-ids do not apply to catalogue dataset 'USA-road-d.NY'")
+    _one_line_error(run("fetch-dataset", "USA-road-d.NY", "--file", ny, "--dir", d),
+                    f"USA-road-d.NY: sha256 of {ny} (given with --file) is {NY_SHA}, the catalogue pins {UPSTREAM_SHA}; {NY_HEADER}")
+    _nothing_cached(d)
+    res = run("fetch-dataset", "USA-road-d.NY", "--file", ny, "--format", "dimacs9", "--accept-checksum", "--dir", d)
+    assert res.exit_code == 0, res.output
+    src = store.read_meta("USA-road-d.NY", d)["source"]
+    assert (src["origin"], src["path"], src["upstream_url"]) == ("file", str(ny), url)
+    assert (src["checksum"], src["header_match"]) == ("accepted-mismatch", True)
+    assert store.read_meta("USA-road-d.NY", d)["kind"] == "download"
+    again = run("fetch-dataset", "USA-road-d.NY", "--file", ny, "--dir", d)
+    assert again.exit_code == 0 and "USA-road-d.NY: already cached; add --force to rebuild it from" in again.stderr
+
+
+def test_ny_download_only_fills_a_mirror_once(ny, server, tmp_path, monkeypatch):
+    server.files[NY_PATH] = ny.read_bytes()
+    _ny_catalogue(tmp_path, monkeypatch, server.url(NY_PATH))
+    mirror = tmp_path / "mirror"
+    d = tmp_path / "cache"
+    res = run("fetch-dataset", "--paper", "luo", "--download-only", "--mirror", mirror, "--dir", d)
+    assert res.exit_code == 2, res.output
+    errors = [ln for ln in res.stderr.splitlines() if ln.startswith("error:")]
+    assert len(errors) == 2 and errors[0].startswith(f"error: USA-road-d.NY: sha256 of {mirror / 'USA-road-d.NY.gr.gz'} (downloaded from")
+    assert errors[0].endswith("; the download was deleted")
+    assert errors[1] == "error: 1 of 2 datasets not mirrored: USA-road-d.NY (why: above)"
+    assert "luo-grid: skipped (generated on the node, nothing to download)" in res.stdout
+    assert list(mirror.iterdir()) == []
+    res = run("fetch-dataset", "--paper", "luo", "--download-only", "--mirror", mirror, "--accept-checksum", "--dir", d)
+    assert res.exit_code == 0, res.output
+    line = f"USA-road-d.NY: {mirror / 'USA-road-d.NY.gr.gz'} (3.7 MB), sha256 {NY_SHA}, accepted-mismatch"
+    assert f"{line}, downloaded" in res.stdout
+    assert (mirror / "USA-road-d.NY.gr.gz").read_bytes() == ny.read_bytes()
+    server.log.clear()
+    monkeypatch.setenv("GPUBFS_MIRROR", str(mirror))
+    res = run("fetch-dataset", "USA-road-d.NY", "--download-only", "--accept-checksum", "--dir", d)
+    assert res.exit_code == 0, res.output
+    assert f"{line}, already in the mirror" in res.stdout and server.log == []
+    assert not d.exists()  # nothing converted
+
+
+def test_download_only_and_mirror_mistakes_are_one_line(tmp_path, monkeypatch):
+    monkeypatch.delenv("GPUBFS_MIRROR", raising=False)
+    d = tmp_path / "cache"
+    _one_line_error(run("fetch-dataset", "USA-road-d.NY", "--download-only", "--dir", d),
+                    "--download-only needs the mirror folder to fill: give --mirror DIR or set GPUBFS_MIRROR")
+    blocker = tmp_path / "file"
+    blocker.write_text("x")
+    _one_line_error(run("fetch-dataset", "USA-road-d.NY", "--download-only", "--mirror", blocker),
+                    f"{blocker}: cannot use as the mirror folder (--mirror): a file, not a folder")
+    _one_line_error(run("fetch-dataset", "USA-road-d.NY", "--mirror", blocker, "--dir", d),
+                    f"{blocker}: cannot use as the mirror folder (--mirror): a file, not a folder")
+    monkeypatch.setenv("GPUBFS_MIRROR", str(tmp_path / "absent"))
+    _one_line_error(run("fetch-dataset", "USA-road-d.NY", "--dir", d),
+                    f"{tmp_path / 'absent'}: no such mirror folder ($GPUBFS_MIRROR)")
+    _one_line_error(run("fetch-dataset", "x", "--file", blocker, "--format", "snap", "--download-only"),
+                    "--download-only fills the mirror from the catalogue's URLs: it takes no --url/--file")
+    _nothing_cached(d)
+    assert blocker.read_text() == "x"

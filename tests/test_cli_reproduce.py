@@ -73,8 +73,15 @@ def test_dry_run_lists_the_plan_and_runs_nothing(paper):
     assert "tiny-run: offline-graph: fetch first" in out
     # 3 graphs x cpu.sequential, and their 3 baselines: no GPU and no history, so nothing is guessed
     assert "estimates for this CPU (" in out and "no GPU: its own earlier results (none yet) only" in out
-    assert "tiny · tiny-run: 3 cell(s) to run, 0 finished, time unknown (from unknown: 6)" in out
-    assert "tiny: 3 cell(s) to run, time unknown in all (from unknown: 6)" in out
+    # the download's time is unknown too: no download was measured here
+    assert ("tiny · tiny-run: 3 cell(s) to run, 0 finished, time unknown, plus 1 download(s) of unknown time "
+            "(from unknown: 6)") in out
+    assert "tiny: 3 cell(s) to run, time unknown, plus 1 download(s) of unknown time in all (from unknown: 6)" in out
+    # every graph once, with its sizes and its fit (no GPU here)
+    assert "tiny: 3 graph(s) in its tables:" in out
+    assert re.search(r"^  offline-graph: download about 8.0 KB \(estimated\), 28 KB converted, conversion needs "
+                     r".+, a BFS needs .+ of GPU memory \(no GPU here\), download time unknown "
+                     r"\(no download measured here\)$", out, re.M), out
     assert not (paper / "out").exists() and not (paper / "data").exists()
 
 
@@ -83,6 +90,9 @@ def test_runs_skips_what_cannot_be_had_then_resumes(paper):
     assert result.exit_code == 0, result.output
     out = result.output
     assert re.search(r"tiny-run: offline-graph: skipped, cannot be had here: .+", out)
+    # the cells stay missing, and the line says how to fill them
+    assert ("tiny-run: offline-graph: its cells stay missing: not fetched; to fill them: gpubfs fetch-dataset "
+            "offline-graph (about 8.0 KB to download), then gpubfs reproduce tiny") in out
     # after each graph: its time, the time so far, what is left
     assert re.search(r"tiny · tiny-run: smoke-gnm done in (under 1|\d+) s \(estimate time unknown\); "
                      r"(under 1|\d+) s so far, time left unknown\n", out), out

@@ -24,15 +24,26 @@ PAPERS = ("merrill", "luo", "bfs4k", "raval", "lbbfs")
 KINDS = ("download", "generated")
 FORMATS = ("dimacs9", "metis", "snap", "mtx", "gtgraph")
 POLICIES = ("drop", "keep")
+TOLERANCE = 0.01  # relative difference from the paper's n or m that earns a warning
 
 COMMON_KEYS = {
     "papers", "kind", "description", "aliases", "directed", "self_loops", "duplicates",
     "expected", "fixed_source", "weights", "weight_range",
 }
-DOWNLOAD_KEYS = {"urls", "format", "member", "sha256", "compact_ids", "multiplicity"}
+DOWNLOAD_KEYS = {"urls", "format", "member", "sha256", "compact_ids", "multiplicity", "published_size"}
 GENERATED_KEYS = {"generator", "params", "seed"}
 EXPECTED_KEYS = {"n", "m", "note"}
 _SHA256 = re.compile(r"^[0-9a-f]{64}$")
+_SIZE = re.compile(r"^\s*([0-9]+(?:\.[0-9]+)?)\s*(B|KB|MB|GB|TB)\s*$", re.IGNORECASE)
+_UNIT = {"b": 1, "kb": 10**3, "mb": 10**6, "gb": 10**9, "tb": 10**12}
+
+
+def parse_size(text: str, where: str = "size") -> int:
+    """'164 MB' -> 164,000,000 (decimal units, as the collections print them)."""
+    m = _SIZE.match(str(text))
+    if not m:
+        raise UserError(f"{where}: expected a size such as '164 MB', got {text!r}")
+    return int(float(m.group(1)) * _UNIT[m.group(2).lower()])
 
 
 @dataclass(frozen=True)
@@ -66,6 +77,7 @@ class DatasetEntry:
     format: str | None = None
     member: str | None = None
     sha256: str | None = None
+    published_size: str | None = None  # the archive's size as its source prints it ('164 MB')
     compact_ids: bool = False
     multiplicity: bool = False
     # generated
@@ -282,6 +294,10 @@ def _entry(where: str, name: str, body: Any) -> DatasetEntry:
             if not _SHA256.match(sha.lower()):
                 raise _err(where, name, "sha256", f"expected 64 hex digits, got '{sha}'")
             f["sha256"] = sha.lower()
+        if "published_size" in body:
+            size = _typed(where, name, "published_size", body["published_size"], str, "a size such as '164 MB'")
+            parse_size(size, f"{where}: dataset '{name}': key 'published_size'")
+            f["published_size"] = size
     else:
         if "generator" not in body:
             raise _err(where, name, "generator", "missing (the generator family name)")

@@ -18,13 +18,14 @@ import time
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
-from urllib.parse import unquote, urlparse
 
 import numpy as np
 
 from gpubfs_cli.datasets import store
+from gpubfs_cli.datasets.acquire import acquire
 from gpubfs_cli.datasets.catalogue import (
     FORMATS,
+    TOLERANCE,
     DatasetEntry,
     Expected,
     entry_from_meta,
@@ -33,7 +34,6 @@ from gpubfs_cli.datasets.catalogue import (
 from gpubfs_cli.datasets.console import console as _console
 from gpubfs_cli.datasets.console import say as _say
 from gpubfs_cli.datasets.console import warn
-from gpubfs_cli.datasets.fetch import ChecksumMismatch, download, sha256_file
 from gpubfs_cli.datasets.lock import build_lock
 from gpubfs_cli.datasets.weights import build_record
 from gpubfs_cli.errors import UserError, unknown_name
@@ -48,8 +48,6 @@ from gpubfs_cli.graph.memory import (
     out_of_memory,
     release_device,
 )
-
-TOLERANCE = 0.01  # relative difference from the paper's n or m that earns a warning
 
 # Called only when a graph is generated: the GPU's array module (CuPy) when a GPU is
 # usable, else None. The caller passes gpu.backend.cupy_if_usable; without it graphs
@@ -167,12 +165,18 @@ def ensure_dataset(
     progress: bool = True,
     keep_download: bool = False,
     gpu_xp: GpuArrays | None = None,
+    mirror: str | Path | None = None,
+    archive: str | Path | None = None,
+    accept_checksum: bool = False,
 ) -> CSRGraph:
     """The graph NAME from the cache, fetching or generating it first when needed.
 
     `seed` (generated graphs) overrides the catalogue's seed; a non-default seed is
     cached apart as NAME@seed=S. `gpu_xp` (GpuArrays) lets a generated graph be made on
-    the GPU.
+    the GPU. A download's archive comes from `archive` (a local file), else the `mirror`
+    folder (else $GPUBFS_MIRROR), else its URLs, and passes one check (datasets/acquire.py);
+    `accept_checksum` uses one whose sha256 differs from the catalogue's, recording it. A
+    cached graph is returned without looking at any archive.
     """
     if "@seed=" in name and seed is None:
         name, _, text = name.partition("@seed=")
@@ -182,9 +186,14 @@ def ensure_dataset(
     entry = resolve_entry(name, data_dir)
     if seed is not None and entry.kind != "generated":
         raise UserError(f"dataset '{entry.name}' is not generated: --seed does not apply")
+    if archive is not None and entry.kind != "download":
+        what = "generated" if entry.kind == "generated" else "your own graph (give --file with a new name)"
+        raise UserError(f"dataset '{entry.name}' is {what}: it is built from no catalogue archive, so --file does not apply")
     default_seed = entry.seed if entry.seed is not None else 0
     key = store.cache_key(entry.name, seed, default_seed) if entry.kind == "generated" else entry.name
     if store.is_cached(key, data_dir) and not force:
+        if archive is not None:
+            _say(progress, f"{key}: already cached; add --force to rebuild it from {archive}")
         return _cached(entry, key, data_dir)
     before = _stamp(key, data_dir)
     with build_lock(key, data_dir, lambda text: _say(progress, f"{key}: {text}")):
@@ -192,7 +201,7 @@ def ensure_dataset(
         if store.is_cached(key, data_dir) and (not force or _stamp(key, data_dir) != before):
             return _cached(entry, key, data_dir)
         return build_dataset(entry, key, data_dir, seed=seed, progress=progress, keep_download=keep_download,
-                             gpu_xp=gpu_xp)
+                             gpu_xp=gpu_xp, mirror=mirror, archive=archive, accept_checksum=accept_checksum)
 
 
 def _cached(entry: DatasetEntry, key: str, data_dir) -> CSRGraph:
@@ -290,6 +299,9 @@ def build_dataset(
     progress: bool = True,
     keep_download: bool = False,
     gpu_xp: GpuArrays | None = None,
+    mirror: str | Path | None = None,
+    archive: str | Path | None = None,
+    accept_checksum: bool = False,
 ) -> CSRGraph:
     """Acquire, parse, build, check and cache one entry under `key` (always does the work).
 
@@ -303,7 +315,8 @@ def build_dataset(
     try:
         try:
             return _build(entry, key, data_dir, seed=seed, progress=progress, downloads=downloads,
-                          gpu_xp=gpu_xp, stage=stage)
+                          gpu_xp=gpu_xp, stage=stage, mirror=mirror, archive=archive,
+                          accept_checksum=accept_checksum)
         except Exception as exc:  # MemoryError (CuPy's too), or a CUDA allocation failure
             if not is_out_of_memory(exc):
                 raise
@@ -330,7 +343,8 @@ class _Stage:
 
 
 def _build(entry: DatasetEntry, key: str, data_dir, *, seed, progress: bool, downloads: list[Path],
-           gpu_xp: GpuArrays | None = None, stage: _Stage | None = None) -> CSRGraph:
+           gpu_xp: GpuArrays | None = None, stage: _Stage | None = None, mirror=None, archive=None,
+           accept_checksum: bool = False) -> CSRGraph:
     stage = stage or _Stage()
     times: dict[str, float] = {}
     try:
@@ -350,15 +364,17 @@ def _build(entry: DatasetEntry, key: str, data_dir, *, seed, progress: bool, dow
         source = {"generator": entry.generator, "params": entry.params, "seed": seed_used}
         times["generate_s"] = time.perf_counter() - t0
     else:
-        if entry.file is not None:
-            path = Path(entry.file)
-            if not path.is_file():
-                raise UserError(f"{entry.file}: no such file (dataset '{key}')")
-            source = {"file": str(path), "sha256": sha256_file(path)}
-        else:
-            path, source = _download_entry(entry, key, data_dir, previous, progress)
+        got = acquire(entry, key, data_dir, previous, mirror=mirror,
+                      archive=archive if archive is not None else entry.file,
+                      accept_checksum=accept_checksum, progress=progress)
+        path = got.path
+        if got.origin == "url":
             downloads.append(path)
-            times["download_s"] = time.perf_counter() - t0
+        # download_s only for bytes that came over the network: planners derive a rate from it
+        times["download_s" if got.download_s is not None else "checksum_s"] = time.perf_counter() - t0
+        source = got.source()
+        if entry.kind == "user" and entry.file is not None:
+            source["file"] = str(path)  # the key user graphs' records had before `path`
         source.update(format=entry.format, member=entry.member)
         _say(progress, f"{key}: parsing {path.name} ({entry.format})")
         stage.doing = f"parsing {path.name}"
@@ -428,43 +444,6 @@ def _build(entry: DatasetEntry, key: str, data_dir, *, seed, progress: bool, dow
     del graph
     _say(progress, f"{key}: cached in {final} ({time.perf_counter() - t3:.1f} s to write)")
     return store.load_graph(key, data_dir)
-
-
-def _download_entry(
-    entry: DatasetEntry, key: str, data_dir, previous: dict, progress: bool
-) -> tuple[Path, dict]:
-    """Try each URL in order; the checksum is the catalogue's, else the one recorded before."""
-    recorded = (previous.get("source") or {}) if previous else {}
-    folder = store.data_dir(data_dir) / store.DOWNLOADS / entry.name
-    errors = []
-    for url in entry.urls:
-        expected = entry.sha256 or (recorded.get("sha256") if recorded.get("url") == url else None)
-        dest = folder / _basename(url)
-        _say(progress, f"{key}: downloading {url}")
-        try:
-            got = download(url, dest, expected_sha256=expected, progress=progress)
-        except ChecksumMismatch as exc:
-            hint = " (the catalogue's checksum is a third party's record: re-verify)" if entry.sha256 else ""
-            raise UserError(f"{exc}{hint}") from None
-        except UserError as exc:
-            errors.append(str(exc))
-            if url != entry.urls[-1]:
-                _say(progress, f"{key}: {exc}; trying the next URL")
-            continue
-        return dest, {"url": url, "sha256": got, "sha256_verified": expected is not None}
-    for empty in (folder, folder.parent):  # what the tries made and left empty (a .part stays)
-        try:
-            empty.rmdir()
-        except OSError:
-            pass
-    if len(errors) == 1:
-        raise UserError(errors[0])
-    raise UserError(f"dataset '{key}': every URL failed: " + "; ".join(errors))
-
-
-def _basename(url: str) -> str:
-    name = unquote(urlparse(url).path.rsplit("/", 1)[-1])
-    return name or "download"
 
 
 def expand_multiplicity(edges: EdgeList, key: str) -> EdgeList:

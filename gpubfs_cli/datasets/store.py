@@ -9,8 +9,9 @@ before each write) removes those whose process is gone (killed, e.g. out of memo
 loaded memory-mapped: a 100M-edge graph opens in well under a second and pages in
 as it is read.
 
-meta.json (format_version 1): name, kind, source {url, sha256, format, member |
-generator, params, seed | file, sha256, format}, n, m, directed, stats
+meta.json (format_version 1): name, kind, source {a download's or file's archive:
+origin, url | path, upstream_url, sha256, bytes, checksum, ... (datasets/acquire.py),
+format, member | generator, params, seed}, n, m, directed, stats
 (GraphStats.to_dict()), policy {symmetrize, self_loops, duplicates, compact_ids,
 multiplicity}, expected {n, m, note, n_diff, m_diff}, entry (the catalogue entry it
 was built from), weights (where SSSP's edge weights come from: datasets/weights.py),

@@ -188,7 +188,7 @@ def overview(results: Results, metric: str, teps: str = "edges") -> Document:
             groups.append(d)
     return Document(
         title="gpubfs report",
-        header=results.machine_lines() + results.mode_lines() + [teps_header(teps)],
+        header=results.machine_lines() + results.mode_lines() + results.archive_lines() + [teps_header(teps)],
         tables=tables,
         data={"metric": metric, "files": results.files, "l2": results.l2_modes(), "groups": groups},
     )

@@ -139,6 +139,12 @@ def paper_table(paper: Paper, pt: PaperTable, aggs: dict[str, Aggregate]) -> Tab
     if any(cell.status == "missing" for r in table.rows for cell in r[1:]):
         who = f" (none at all for {', '.join(dict.fromkeys(absent))})" if absent else ""
         table.footnotes.append(f"missing: no samples in these results{who}")
+        unmeasured = [paper.datasets[row.graph][0] for row, cells in zip(pt.rows, table.rows, strict=True)
+                      if all(c.status == "missing" for c in cells[1:])]
+        if unmeasured:
+            table.footnotes.append(
+                f"not measured in these results: {', '.join(unmeasured)}; `gpubfs reproduce {paper.key} "
+                "--graph NAME` fetches a graph (a download for the real ones) and fills its row")
     add_cell_footnotes(table)
     if pt.notes:
         table.footnotes.append(pt.notes)
@@ -154,7 +160,7 @@ def paper_document(paper: Paper, results: Results, teps: str = "edges") -> Docum
     ]
     if "other" in hw:
         header.append(hw["other"])
-    header += [f"measured: {line}" for line in results.machine_lines()] + results.mode_lines() + [teps_header(teps)]
+    header += [f"measured: {line}" for line in results.machine_lines()] + results.mode_lines() + results.archive_lines() + [teps_header(teps)]
     doc = Document(title=f"gpubfs report --paper {paper.key}", header=header,
                    data={"paper": paper.key, "files": results.files})
     doc.tables = [paper_table(paper, pt, aggs) for pt in paper.tables]

@@ -73,6 +73,20 @@ class Results:
         note = mixed_conditions_note(self.conditions)
         return lines + ([note] if note else [])
 
+    def archive_lines(self) -> list[str]:
+        """One line per graph whose archive was used although its sha256 differed from the
+        catalogue's pin (`--accept-checksum`, recorded in the cache's meta.json)."""
+        lines = []
+        for name, info in self.datasets.items():
+            source = ((info.get("meta") or {}).get("source") or {}) if isinstance(info.get("meta"), dict) else {}
+            if not isinstance(source, dict) or source.get("checksum") != "accepted-mismatch":
+                continue
+            header = {True: "its header matched the catalogue's n and m", False: "its header did not match"}.get(
+                source.get("header_match"), "its header was not compared")
+            lines.append(f"{name}: archive sha256 {str(source.get('sha256'))[:16]}... differs from the catalogue's "
+                         f"pin {str(source.get('pinned_sha256'))[:16]}...; used with --accept-checksum ({header})")
+        return lines
+
     def mode_lines(self) -> list[str]:
         """Nothing when no file is of a quick reproduction; else one line per quick setting
         (`quick mode: 5 sources a graph, ...`), and the files of each mode when they mix."""

@@ -4,7 +4,9 @@ runs (workflows/history.py says which, and in what order).
 What one graph of a run config costs, in the runner's order:
   graph     cached: its measured load time (else m / LOAD_RATE); not cached: plus its
             measured generate/parse/build time and the cache write (else m / BUILD_RATE);
-            a download's network time is not in it. GPU variants: its upload
+            a download from the network: its size over the median rate of the downloads
+            this cache recorded, or counted as a download of unknown time (said so).
+            GPU variants: its upload
   baseline  validate: all: each source's baseline traversal (cpu.sequential, cpu.dijkstra),
             the sources spread over this machine's cores (ideal speed-up assumed)
   variant   per variant and option: its prepare time, the warm-up (at least `warmup_ms`),
@@ -60,9 +62,10 @@ class Estimate:
 
     seconds: float = 0.0
     how: Counter = field(default_factory=Counter)
+    downloads: int = 0  # downloads of unknown time (no rate measured here), not in seconds
 
     def __add__(self, other: Estimate) -> Estimate:
-        return Estimate(self.seconds + other.seconds, self.how + other.how)
+        return Estimate(self.seconds + other.seconds, self.how + other.how, self.downloads + other.downloads)
 
     @property
     def unknown(self) -> int:
@@ -72,10 +75,14 @@ class Estimate:
         if not self.how:
             return "nothing to run"
         if self.unknown and not self.seconds:
-            return "time unknown"
-        if self.unknown:
-            return f"at least {human_seconds(self.seconds)} ({self.unknown} unknown)"
-        return f"about {human_seconds(self.seconds)}"
+            text = "time unknown"
+        elif self.unknown:
+            text = f"at least {human_seconds(self.seconds)} ({self.unknown} unknown)"
+        else:
+            text = f"about {human_seconds(self.seconds)}"
+        if self.downloads:
+            text += f", plus {self.downloads} download(s) of unknown time"
+        return text
 
     def derivation(self) -> str:
         return ", ".join(f"{label}: {count}" for label, count in self.how.most_common())
@@ -84,6 +91,17 @@ class Estimate:
         """'about 3 min{after} (from shipped H100: 12)': the time and how many estimates
         (cells, and baselines of validation) each source made."""
         return f"{self.text()}{after} (from {self.derivation()})" if self.how else self.text()
+
+
+DOWNLOAD_MEASURED = "download rate measured here"
+
+
+def download_estimate(graph, here) -> Estimate:
+    """A network download's time (workflows/graphs.GraphPlan on this machine `here`)."""
+    seconds = graph.download_seconds(here) if here is not None else None
+    if seconds is None:
+        return Estimate(downloads=1)
+    return Estimate(seconds, Counter({DOWNLOAD_MEASURED: 1}))
 
 
 def graph_estimate(machine: Machine, cfg, dataset: str, cached: bool, m: int, n: int,

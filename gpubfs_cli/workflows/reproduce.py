@@ -40,7 +40,8 @@ from gpubfs_cli.core.knobs import knobs_key
 from gpubfs_cli.core.strategy import registry
 from gpubfs_cli.errors import UserError, unknown_name
 from gpubfs_cli.files import NotWritable, parse_yaml, read_text_file, writable_ancestor
-from gpubfs_cli.workflows.estimate import Estimate, graph_estimate, human_seconds
+from gpubfs_cli.workflows.estimate import Estimate, download_estimate, graph_estimate, human_seconds
+from gpubfs_cli.workflows.graphs import GraphPlan, Here, plan_graph
 from gpubfs_cli.workflows.history import Machine
 
 RESULTS_ROOT = Path("results") / "reproduce"
@@ -219,24 +220,54 @@ def is_finished(done: dict[tuple, int | None], key: tuple, sources: int) -> bool
 @dataclass
 class DatasetPlan:
     spec: DatasetSpec
-    action: str  # cached | generate | fetch
-    m: int | None  # directed edges (cached graph's, else the catalogue's expected)
-    n: int | None = None  # vertices, likewise
+    graph: GraphPlan  # where it comes from, its costs, why it cannot be had here
+    action: str = ""  # cached | generate | fetch (from the network or the mirror)
     builds: bool = False  # this config fetches or builds it (the first of the command that needs it)
 
+    def __post_init__(self) -> None:
+        self.action = self.action or ("fetch" if self.graph.action == "mirror" else self.graph.action)
 
-def dataset_plan(spec: DatasetSpec, data_dir: str | None) -> DatasetPlan:
-    from gpubfs_cli.datasets import store
+    @property
+    def m(self) -> int | None:
+        return self.graph.m
+
+    @property
+    def n(self) -> int | None:
+        return self.graph.n
+
+
+def entry_name(name: str, data_dir: str | None) -> str:
+    """The catalogue name a config's dataset name (an alias, NAME@seed=S) stands for."""
     from gpubfs_cli.datasets.prepare import resolve_entry
 
-    entry = resolve_entry(spec.name.split("@seed=")[0], data_dir)
-    key = entry.name
-    if entry.kind == "generated":
-        key = store.cache_key(entry.name, spec.seed, entry.seed if entry.seed is not None else 0)
-    if store.is_cached(key, data_dir):
-        meta = store.read_meta(key, data_dir)
-        return DatasetPlan(spec, "cached", meta.get("m"), meta.get("n"))
-    return DatasetPlan(spec, "generate" if entry.kind == "generated" else "fetch", entry.expected.m, entry.expected.n)
+    return resolve_entry(name.split("@seed=")[0], data_dir).name
+
+
+def paper_graphs(key: str, data_dir: str | None = None) -> list[str]:
+    """The catalogue names of every graph the paper's configs run, in their order."""
+    names: dict[str, None] = {}
+    for path in paper_config_paths(key):
+        cfg = load_config(path, {"data_dir": data_dir})
+        names.update((entry_name(s.name, cfg.data_dir), None) for s in cfg.datasets)
+    return list(names)
+
+
+def only_graphs(keys: list[str], names: list[str], data_dir: str | None = None) -> set[str] | None:
+    """--graph NAME (repeatable, aliases too) -> catalogue names, each checked to be a
+    graph of one of the papers' tables; None when no --graph was given."""
+    if not names:
+        return None
+    known = {g for key in keys for g in paper_graphs(key, data_dir)}
+    out = set()
+    for name in names:
+        try:
+            resolved = entry_name(name, data_dir)
+        except UserError:
+            resolved = None
+        if resolved not in known:
+            raise unknown_name(f"graph of {' and '.join(keys)}'s tables (--graph)", name, sorted(known))
+        out.add(resolved)
+    return out
 
 
 # ------------------------------------------------------------------ the plan
@@ -272,11 +303,19 @@ class ConfigPlan:
 
 
 def plan_config(path: Path, done: dict[tuple, int | None], machine: Machine, data_dir: str | None = None,
-                building: set[tuple] | None = None, mode: Mode = Mode(), key: str = "") -> ConfigPlan:
+                building: set[tuple] | None = None, mode: Mode = Mode(), key: str = "",
+                here: Here | None = None, graphs: dict[tuple, GraphPlan] | None = None,
+                only: set[str] | None = None) -> ConfigPlan:
     """`building`: the graphs an earlier config of the command fetches or builds (added to);
-    `mode` and the paper `key`: how the config runs (Mode.apply)."""
+    `mode` and the paper `key`: how the config runs (Mode.apply); `here`: this machine's
+    limits; `graphs`: the graphs planned so far by the command (added to); `only`: the
+    catalogue names of the graphs to run (--graph), None for all."""
     building = set() if building is None else building
+    graphs = {} if graphs is None else graphs
+    here = here or Here(None, None, None, None)
     cfg = mode.apply(load_config(path, {"data_dir": data_dir}), key)
+    if only is not None:
+        cfg = dataclasses.replace(cfg, datasets=[s for s in cfg.datasets if entry_name(s.name, cfg.data_dir) in only])
     reg = registry()
     plan = ConfigPlan(path, cfg, [])
     runnable = []
@@ -287,8 +326,14 @@ def plan_config(path: Path, done: dict[tuple, int | None], machine: Machine, dat
         else:
             plan.skipped.append(f"{cfg.name}: {v.problem} {v.label}: not run here: {reason}")
     for spec in cfg.datasets:
-        dp = dataset_plan(spec, cfg.data_dir)
+        graph = (spec.name, spec.seed, cfg.data_dir)
+        if graph not in graphs:
+            graphs[graph] = plan_graph(spec.name, spec.seed, cfg.data_dir, here, mode.quick)
+        dp = DatasetPlan(spec, graphs[graph])
         plan.datasets.append(dp)
+        if dp.graph.blocked:
+            plan.skipped.append(f"{cfg.name}: {dp.graph.missing_line(key, dp.graph.blocked)}")
+            continue
         todo = []
         for v in runnable:
             knobs = variant_knobs(cfg, v)
@@ -299,21 +344,26 @@ def plan_config(path: Path, done: dict[tuple, int | None], machine: Machine, dat
                 todo.append(v)
         if todo:
             plan.todo[spec.name] = todo
-            graph = (spec.name, spec.seed, cfg.data_dir)
             dp.builds = dp.action != "cached" and graph not in building
             if dp.builds:
                 building.add(graph)
-    estimate_plan(plan, machine)
+    estimate_plan(plan, machine, here)
     return plan
 
 
-def estimate_plan(plan: ConfigPlan, machine: Machine) -> None:
-    """Each graph's estimate of the cells still to run (workflows/estimate.py)."""
+def estimate_plan(plan: ConfigPlan, machine: Machine, here: Here | None = None) -> None:
+    """Each graph's estimate of the cells still to run (workflows/estimate.py), its
+    download counted where this config fetches it from the network."""
     cfg = plan.config
-    plan.estimates = {
-        dp.spec.name: graph_estimate(machine, cfg, dp.spec.name, not dp.builds, dp.m or 0, dp.n or 0,
-                                     [(v, variant_knobs(cfg, v)) for v in plan.todo[dp.spec.name]])
-        for dp in plan.datasets if dp.spec.name in plan.todo}
+    plan.estimates = {}
+    for dp in plan.datasets:
+        if dp.spec.name not in plan.todo:
+            continue
+        est = graph_estimate(machine, cfg, dp.spec.name, not dp.builds, dp.m or 0, dp.n or 0,
+                             [(v, variant_knobs(cfg, v)) for v in plan.todo[dp.spec.name]])
+        if dp.builds and dp.graph.downloads:
+            est = est + download_estimate(dp.graph, here)
+        plan.estimates[dp.spec.name] = est
 
 
 # ------------------------------------------------------------------ the results folder
@@ -335,6 +385,10 @@ def plan_lines(outcome: PaperOutcome) -> list[str]:
     """The dry run of one paper: what cannot run, what must be fetched, each config's cells
     and estimate, the paper's total."""
     lines = [outcome.mode.describe(outcome.key)] if outcome.mode.quick else []
+    graphs = list({id(dp.graph): dp.graph for plan in outcome.plans for dp in plan.datasets}.values())
+    if outcome.here is not None and graphs:
+        lines.append(f"{outcome.key}: {len(graphs)} graph(s) in its tables:")
+        lines += [f"  {g.line(outcome.here)}" for g in graphs]
     for plan in outcome.plans:
         lines += plan.skipped
         lines += [f"{plan.name}: {dp.spec.name}: {dp.action} first" for dp in plan.datasets
@@ -400,10 +454,10 @@ class Clock:
 
 
 # ------------------------------------------------------------------ doing it
-def fetch_missing(plan: ConfigPlan, say, progress: bool) -> bool:
+def fetch_missing(plan: ConfigPlan, say, progress: bool, fetch: Fetch | None = None, paper: str = "") -> bool:
     """Fetch or generate the graphs the plan still needs; one line and the graph's cells
-    dropped for each that cannot be had here (no network, checksum, bad file). True when
-    anything was fetched or tried."""
+    dropped for each that cannot be had here (no network, checksum, bad file), naming the
+    command that fills them. True when anything was fetched or tried."""
     from gpubfs_cli.datasets.prepare import ensure_dataset
     from gpubfs_cli.gpu.backend import cupy_if_usable
 
@@ -412,14 +466,17 @@ def fetch_missing(plan: ConfigPlan, say, progress: bool) -> bool:
         if dp.action == "cached" or dp.spec.name not in plan.todo:
             continue
         tried = True
+        fetch = fetch or Fetch()
         try:
             ensure_dataset(dp.spec.name, plan.config.data_dir, seed=dp.spec.seed, progress=progress,
-                           gpu_xp=cupy_if_usable)
+                           gpu_xp=cupy_if_usable, mirror=fetch.mirror, accept_checksum=fetch.accept_checksum)
             dp.action = "cached"
         except Exception as exc:  # the reproduction goes on without this graph
             lines = str(exc).strip().splitlines()
             why = lines[0] if lines else type(exc).__name__
             say(f"{plan.name}: {dp.spec.name}: skipped, cannot be had here: {why}")
+            if dp.graph.entry.kind == "download":
+                say(f"{plan.name}: {dp.graph.missing_line(paper, 'not fetched')}")
             del plan.todo[dp.spec.name]
     return tried
 
@@ -439,6 +496,16 @@ def out_paths(folder: Path, plan: ConfigPlan, count: int) -> list[Path]:
     return out
 
 
+@dataclass(frozen=True)
+class Fetch:
+    """How missing graphs are had: a mirror folder to read archives from first (None:
+    GPUBFS_MIRROR, if set), and whether an archive whose sha256 differs from the
+    catalogue's pin may be used (recorded in the cache and the results)."""
+
+    mirror: str | None = None
+    accept_checksum: bool = False
+
+
 @dataclass
 class PaperOutcome:
     key: str
@@ -447,6 +514,16 @@ class PaperOutcome:
     ran: int = 0  # results files written by this call
     interrupted: bool = False
     mode: Mode = field(default_factory=Mode)
+    here: Here | None = None  # this machine's limits, as the plan saw them
+
+    def missing(self) -> list[str]:
+        """One line for each graph whose cells stay missing (it cannot be had here)."""
+        lines: dict[str, None] = {}
+        for plan in self.plans:
+            for dp in plan.datasets:
+                if dp.graph.blocked:
+                    lines[dp.graph.missing_line(self.key, dp.graph.blocked)] = None
+        return list(lines)
 
     @property
     def estimate(self) -> Estimate:
@@ -462,14 +539,16 @@ class PaperOutcome:
 
 
 def plan_papers(keys: list[str], root: Path, machine: Machine, data_dir: str | None = None,
-                mode: Mode = Mode()) -> list[PaperOutcome]:
+                mode: Mode = Mode(), here: Here | None = None, only: set[str] | None = None) -> list[PaperOutcome]:
     """Each paper's plan; a graph several configs need is fetched or built (and counted) once."""
     building: set[tuple] = set()
+    graphs: dict[tuple, GraphPlan] = {}
     outcomes = []
     for key in keys:
         done = finished_cells(root / key)
-        outcomes.append(PaperOutcome(key, root / key, [plan_config(p, done, machine, data_dir, building, mode, key)
-                                                       for p in paper_config_paths(key)], mode=mode))
+        plans = [plan_config(p, done, machine, data_dir, building, mode, key, here, graphs, only)
+                 for p in paper_config_paths(key)]
+        outcomes.append(PaperOutcome(key, root / key, plans, mode=mode, here=here))
     return outcomes
 
 
@@ -495,15 +574,16 @@ class GraphRunner(Runner):
         return path
 
 
-def run_paper(outcome: PaperOutcome, machine: Machine, clock: Clock, make_progress) -> PaperOutcome:
+def run_paper(outcome: PaperOutcome, machine: Machine, clock: Clock, make_progress,
+              fetch: Fetch | None = None) -> PaperOutcome:
     """Fetch what is missing, then run every unfinished cell, config by config, saying
     before each run and after each graph how long the remaining runs should take."""
     fetched = False
     for plan in outcome.plans:
-        fetched |= fetch_missing(plan, clock.say, make_progress().enabled)
+        fetched |= fetch_missing(plan, clock.say, make_progress().enabled, fetch, outcome.key)
         for dp in plan.datasets:
             dp.builds = dp.builds and dp.action != "cached"
-        estimate_plan(plan, machine)
+        estimate_plan(plan, machine, outcome.here)
         clock.expect(outcome.key, plan)
     if fetched:
         clock.say(f"{outcome.key}: graphs ready after {human_seconds(time.monotonic() - clock.last)}; "

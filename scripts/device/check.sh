@@ -23,6 +23,11 @@
 #                then on those of seeds 2 and 3, 2 sources each
 #   reproduce:PAPER  gpubfs reproduce PAPER --dry-run (the estimate), then the reproduction
 #                end to end (e.g. reproduce:luo, reproduce:merrill)
+#   real-ny      the real New York road graph from a mirror folder (.mirror/, carried: the
+#                DIMACS9 archive under its upstream name): reproduce luo --graph USA-road-d.NY
+#                (Table 2's row; the copy's sha256 differs from the pin, hence
+#                --accept-checksum), then SSSP on its distance weights: cpu.dijkstra, raval.*
+#                and sssp.* from 10 sources -> results/sssp-ny.json
 #   reproduce-quick  gpubfs reproduce all --quick; a part cut by its limit stops the run
 #                (SIGTERM keeps what was measured) and the same part again resumes it,
 #                with results/reproduce-quick/ carried or still on the machine
@@ -133,6 +138,11 @@ for part in "$@"; do
     raval-g500-seeds23) sh_run "$part" 580 "$(config raval raval-g500-seeds23 -d graph500-s24-ef20-seed2,graph500-s24-ef20-seed3 --sources 2 --time-limit 60)" ;;
     reproduce:*) paper=${part#reproduce:}; sh_run "reproduce-$paper" 580 "$G reproduce $paper --dry-run && $G reproduce $paper" ;;
     reproduce-quick) run reproduce-quick 580 $G reproduce all --quick ;;
+    real-ny) sh_run real-ny 580 "$G reproduce luo --graph USA-road-d.NY --mirror .mirror --accept-checksum --dry-run &&" \
+      "$G reproduce luo --graph USA-road-d.NY --mirror .mirror --accept-checksum --results results/reproduce &&" \
+      "$G run -d USA-road-d.NY --problem sssp -s cpu.dijkstra -s 'raval.*' -s 'sssp.*' --sources 10" \
+      "--out results/sssp-ny.json --force && $G report results/sssp-ny.json --format md &&" \
+      "$G report --paper luo results/reproduce/luo/*.json --format md" ;;
     gunrock) sh_run gunrock 580 "$(config do do -d $LOW)" ;;
     gapbs) sh_run gapbs 580 "python3 -m pytest -q -rs -p no:cacheprovider tests/algorithms/bfs/cpu tests/algorithms/bfs/test_peer_gapbs.py" \
       "tests/graph/test_export_sg.py && (nproc; lscpu | head -20) > logs/cpu.txt && $(config cpu-parallel cpu-parallel)" ;;

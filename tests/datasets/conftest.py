@@ -8,6 +8,9 @@ Range). Every request is logged with its Range header. Nothing leaves the loopba
 
 from __future__ import annotations
 
+import gzip
+import io
+import tarfile
 import threading
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
@@ -18,6 +21,17 @@ import pytest
 from gpubfs_cli.graph.edges import EdgeList
 
 STALL_SECONDS = 3.0  # upper bound on how long a stalled response holds its thread
+
+
+def tar_gz(member: str, data: bytes) -> bytes:
+    """A .tar.gz holding one file `member` (SuiteSparse's NAME/NAME.mtx layout), the same
+    bytes every time (no time stamps: test ids built from it agree across workers)."""
+    buf = io.BytesIO()
+    with tarfile.open(fileobj=buf, mode="w") as tar:
+        info = tarfile.TarInfo(member)
+        info.size = len(data)
+        tar.addfile(info, io.BytesIO(data))
+    return gzip.compress(buf.getvalue(), mtime=0)
 
 
 class LoopbackServer:

@@ -10,6 +10,7 @@ import pytest
 from gpubfs_cli.datasets import prepare, store
 from gpubfs_cli.datasets.prepare import add_user_dataset, ensure_dataset
 from gpubfs_cli.errors import UserError
+from tests.datasets.conftest import tar_gz
 
 from .conftest import write_catalogue
 
@@ -54,8 +55,12 @@ def test_fetch_builds_caches_and_records_checksum(served, data_dir):
 
 def test_refetch_verifies_recorded_checksum(served, data_dir):
     ensure_dataset("tiny", progress=False)
-    served.files["/tiny.txt"] = EDGES + b"1 3\n"
-    with pytest.raises(UserError, match="checksum mismatch for .*/tiny.txt: expected sha256 "):
+    changed = EDGES + b"1 3\n"
+    served.files["/tiny.txt"] = changed
+    recorded = hashlib.sha256(EDGES).hexdigest()
+    with pytest.raises(UserError, match=f"^tiny: sha256 of .*/tiny.txt \\(downloaded from .*/tiny.txt\\) is "
+                                        f"{hashlib.sha256(changed).hexdigest()}, an earlier fetch recorded {recorded}; "
+                                        "the header gives no counts: check it"):
         ensure_dataset("tiny", force=True, progress=False)
     assert store.load_graph("tiny", data_dir).m == 12  # the cached graph is untouched
     served.files["/tiny.txt"] = EDGES
@@ -66,7 +71,8 @@ def test_refetch_verifies_recorded_checksum(served, data_dir):
 def test_catalogue_checksum_is_verified(http_server, tmp_path, monkeypatch, stand_in_reader, data_dir):
     http_server.files["/tiny.txt"] = EDGES
     write_catalogue(tmp_path / "c.yaml", _entry(http_server.url("/tiny.txt"), f"    sha256: '{'0' * 64}'\n"), monkeypatch)
-    with pytest.raises(UserError, match=f"expected sha256 {'0' * 64}, got {hashlib.sha256(EDGES).hexdigest()}.*re-verify"):
+    with pytest.raises(UserError, match=f"is {hashlib.sha256(EDGES).hexdigest()}, the catalogue pins {'0' * 64}; "
+                                        ".*; the download was deleted$"):
         ensure_dataset("tiny", progress=False)
     assert not store.is_cached("tiny", data_dir) and not (data_dir / "tiny").exists()
 
@@ -188,22 +194,12 @@ def test_generated_entry_and_seed_variant(tmp_path, monkeypatch, data_dir):
         ensure_dataset("tiny", seed=3, progress=False)
 
 
-def _tar_gz(member: str, data: bytes) -> bytes:
-    import io
-    import tarfile
-
-    buf = io.BytesIO()
-    with tarfile.open(fileobj=buf, mode="w:gz") as tar:
-        info = tarfile.TarInfo(member)
-        info.size = len(data)
-        tar.addfile(info, io.BytesIO(data))
-    return buf.getvalue()
 
 
 def test_real_reader_suitesparse_tarball_with_multiplicity(http_server, tmp_path, monkeypatch, data_dir):
     """The kron_g500 path: a SuiteSparse-style tar.gz member, integer symmetric values as multiplicities."""
     mtx = b"%%MatrixMarket matrix coordinate integer symmetric\n4 4 4\n2 1 3\n3 1 1\n4 3 2\n4 4 1\n"
-    http_server.files["/multi.tar.gz"] = _tar_gz("multi/multi.mtx", mtx)
+    http_server.files["/multi.tar.gz"] = tar_gz("multi/multi.mtx", mtx)
     write_catalogue(tmp_path / "c.yaml", f"""  multi:
     papers: [merrill]
     kind: download

@@ -1,0 +1,135 @@
+"""The real New York road graph through the whole reproduce path, on the CPU rows.
+
+`../shared/data/USA-road-d.NY.gr.gz` is the DIMACS9 graph of Luo's Table 2, whole, but
+re-compressed: its archive's sha256 is not the one the catalogue pins (the upstream
+file's), while its header is. Served under its upstream path by a loopback HTTP server,
+or from a mirror folder, it goes through the fetch, the checksum decision, the
+conversion, `gpubfs reproduce luo --graph USA-road-d.NY` (no GPU: the CPU rows) and the
+paper report, whose Table 2 row then holds a measured CPU-BFS time. Skipped, saying so,
+where ../shared/data is absent.
+"""
+
+from __future__ import annotations
+
+import re
+import shutil
+from pathlib import Path
+
+import pytest
+from typer.testing import CliRunner
+
+from gpubfs_cli.bench.results import load_results
+from gpubfs_cli.cli import app
+from gpubfs_cli.configs import shipped
+from gpubfs_cli.datasets import catalogue
+from gpubfs_cli.gpu import backend
+from tests.datasets.conftest import LoopbackServer
+
+runner = CliRunner()
+NY = Path(__file__).resolve().parents[2].parent / "shared" / "data" / "USA-road-d.NY.gr.gz"
+UPSTREAM_PATH = "/~challenge9/data/USA-road-d/USA-road-d.NY.gr.gz"
+PIN = "7b2446c7ffe6179efbc42af6812448e8cb782f12968ca2bb1d50d979343056d4"
+
+pytestmark = pytest.mark.skipif(not NY.is_file(), reason=f"{NY} is absent (the shared test data)")
+
+
+@pytest.fixture
+def served(tmp_path, monkeypatch):
+    """No GPU; the shipped catalogue with New York's URLs on a loopback server (the
+    upstream path), everything else as shipped; the test's own folder as the cwd."""
+    monkeypatch.setattr(backend, "unavailable_reason", lambda: "disabled for this test")
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.delenv("GPUBFS_MIRROR", raising=False)
+    server = LoopbackServer()
+    server.files[UPSTREAM_PATH] = NY.read_bytes()
+    text = shipped("datasets.yaml").read_text()
+    text = re.sub(r"https?://[^\s]*/USA-road-d\.NY\.gr\.gz", server.url(UPSTREAM_PATH), text)
+    cat = tmp_path / "datasets.yaml"
+    cat.write_text(text)
+    monkeypatch.setenv(catalogue.CATALOGUE_ENV, str(cat))
+    yield server
+    server.close()
+
+
+def reproduce(tmp: Path, *extra: str):
+    return runner.invoke(app, ["reproduce", "luo", "--graph", "USA-road-d.NY", "--dir", str(tmp / "data"),
+                               "--results", str(tmp / "out"), *extra])
+
+
+def table2_row(output: str) -> str:
+    rows = [line for line in output.splitlines() if line.lstrip("│| ").startswith("New York")]
+    assert rows, output
+    return rows[0]
+
+
+def test_the_pin_stops_a_recompressed_copy_with_one_line_and_the_rest_goes_on(served, tmp_path):
+    result = reproduce(tmp_path)
+    out = result.output
+    assert result.exit_code == 0, out
+    assert f"the catalogue pins {PIN}" in out
+    assert "its header still matches the catalogue" in out and "--accept-checksum" in out
+    assert ("USA-road-d.NY: its cells stay missing: not fetched; to fill them: gpubfs fetch-dataset "
+            "USA-road-d.NY") in out
+    assert not (tmp_path / "data" / "USA-road-d.NY").exists()
+    assert not list((tmp_path / "data").rglob("*.gr.gz"))  # the refused download is gone
+
+
+def test_the_new_york_row_is_measured_through_the_whole_path(served, tmp_path):
+    dry = reproduce(tmp_path, "--dry-run")
+    assert dry.exit_code == 0, dry.output
+    assert "luo: 1 graph(s) in its tables:" in dry.output
+    assert re.search(r"USA-road-d\.NY: download about 3\.7 MB \(estimated\), 8\.0 MB converted, conversion "
+                     r"needs [\d.]+ MB of host memory", dry.output), dry.output
+    assert "(no GPU here)" in dry.output and "download time unknown (no download measured here)" in dry.output
+
+    result = reproduce(tmp_path, "--accept-checksum")
+    out = result.output
+    assert result.exit_code == 0, out
+    assert [p for p, _ in served.log] == [UPSTREAM_PATH]
+    files = sorted((tmp_path / "out" / "luo").glob("*.json"))
+    assert len(files) == 1
+    doc = load_results(files[0])
+    info = doc["datasets"]["USA-road-d.NY"]
+    assert (info["n"], info["m"]) == (264_346, 730_100)  # 733,846 arcs, 3,746 of them duplicates
+    source = info["meta"]["source"]
+    assert source["origin"] == "url" and source["url"] == served.url(UPSTREAM_PATH)
+    assert source["checksum"] == "accepted-mismatch" and source["pinned_sha256"] == PIN
+    assert source["header_match"] is True and source["bytes"] == NY.stat().st_size
+    seq = [s for s in doc["samples"] if s["strategy"] == "cpu.sequential"]
+    assert len(seq) == 10 and all(s["status"] == "ok" and s["valid"] for s in seq)
+    # the report: Table 2's New York row holds a measured CPU-BFS time beside the paper's 41.6
+    row = table2_row(out)
+    assert re.search(r"41\.6 \| [\d.]+ ms", row) or re.search(r"41\.6 \| [\d.]+", row), row
+    assert "missing" in row  # the GPU columns: no GPU here
+    assert "USA-road-d.NY: archive sha256" in out and "used with --accept-checksum" in out
+    # the same files report the same way through `gpubfs report --paper luo`
+    again = runner.invoke(app, ["report", "--paper", "luo", str(files[0])])
+    assert again.exit_code == 0, again.output
+    assert table2_row(again.output) == row
+
+
+def test_the_mirror_serves_it_with_no_network(served, tmp_path, monkeypatch):
+    mirror = tmp_path / "mirror"
+    mirror.mkdir()
+    shutil.copy(NY, mirror / NY.name)
+    served.files.clear()  # any request would now fail
+    monkeypatch.setenv("GPUBFS_MIRROR", str(mirror))
+    dry = reproduce(tmp_path, "--dry-run")
+    assert f"mirror: {mirror}" in dry.output
+    assert "USA-road-d.NY: from the mirror: 3.7 MB (in the mirror)" in dry.output, dry.output
+    result = reproduce(tmp_path, "--accept-checksum")
+    assert result.exit_code == 0, result.output
+    assert served.log == []
+    doc = load_results(next((tmp_path / "out" / "luo").glob("*.json")))
+    source = doc["datasets"]["USA-road-d.NY"]["meta"]["source"]
+    assert source["origin"] == "mirror" and source["path"] == str(mirror / NY.name)
+    assert (mirror / NY.name).read_bytes() == NY.read_bytes()  # read in place, left there
+    assert "41.6 |" in table2_row(result.output)
+
+
+def test_graph_must_name_a_graph_of_the_papers_tables(served, tmp_path):
+    result = runner.invoke(app, ["reproduce", "luo", "--graph", "europe.osm", "--dir", str(tmp_path / "d"),
+                                 "--results", str(tmp_path / "o"), "--dry-run"])
+    assert result.exit_code != 0
+    assert "europe.osm" in result.output and "USA-road-d.NY" in result.output
+    assert "Traceback" not in result.output
