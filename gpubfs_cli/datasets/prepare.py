@@ -42,6 +42,7 @@ from gpubfs_cli.graph.build import build_csr
 from gpubfs_cli.graph.csr import CSRGraph, narrow_ints
 from gpubfs_cli.graph.edges import EdgeList
 from gpubfs_cli.graph.memory import (
+    available_memory,
     device_free,
     gb,
     is_out_of_memory,
@@ -364,6 +365,7 @@ def _build(entry: DatasetEntry, key: str, data_dir, *, seed, progress: bool, dow
         source = {"generator": entry.generator, "params": entry.params, "seed": seed_used}
         times["generate_s"] = time.perf_counter() - t0
     else:
+        check_host_fit(entry, key)
         got = acquire(entry, key, data_dir, previous, mirror=mirror,
                       archive=archive if archive is not None else entry.file,
                       accept_checksum=accept_checksum, progress=progress)
@@ -444,6 +446,21 @@ def _build(entry: DatasetEntry, key: str, data_dir, *, seed, progress: bool, dow
     del graph
     _say(progress, f"{key}: cached in {final} ({time.perf_counter() - t3:.1f} s to write)")
     return store.load_graph(key, data_dir)
+
+
+def check_host_fit(entry: DatasetEntry, key: str) -> None:
+    """Refuse, before any download, a catalogue graph whose conversion (planned from its
+    catalogue n and m: datasets/footprint.py) needs more host memory than is available."""
+    from gpubfs_cli.datasets.footprint import download_of, footprint, human
+
+    if entry.expected.n is None or entry.expected.m is None:
+        return
+    need = footprint(entry, entry.expected.n, entry.expected.m, download_of(entry, None)).host_bytes
+    free = available_memory()
+    if free is not None and need > free:
+        raise UserError(f"dataset '{key}': its conversion needs about {human(need)} of host memory "
+                        f"(n = {entry.expected.n:,}, m = {entry.expected.m:,}), {human(free)} is available; "
+                        "nothing was downloaded")
 
 
 def expand_multiplicity(edges: EdgeList, key: str) -> EdgeList:

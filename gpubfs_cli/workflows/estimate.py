@@ -79,7 +79,7 @@ class Estimate:
         elif self.unknown:
             text = f"at least {human_seconds(self.seconds)} ({self.unknown} unknown)"
         else:
-            text = f"about {human_seconds(self.seconds)}"
+            text = "under 1 s" if self.seconds < 1 else f"about {human_seconds(self.seconds)}"
         if self.downloads:
             text += f", plus {self.downloads} download(s) of unknown time"
         return text

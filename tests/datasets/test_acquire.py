@@ -37,8 +37,6 @@ def _sha(data: bytes) -> str:
     return hashlib.sha256(data).hexdigest()
 
 
-
-
 @dataclass(frozen=True)
 class Case:
     name: str

@@ -10,9 +10,7 @@ import pytest
 from gpubfs_cli.datasets import prepare, store
 from gpubfs_cli.datasets.prepare import add_user_dataset, ensure_dataset
 from gpubfs_cli.errors import UserError
-from tests.datasets.conftest import tar_gz
-
-from .conftest import write_catalogue
+from tests.datasets.conftest import tar_gz, write_catalogue
 
 # A 5-cycle plus a chord, each undirected edge once, one duplicate and one self-loop.
 EDGES = b"# tiny\n0 1\n1 2\n2 3\n3 4\n4 0\n0 2\n0 2\n3 3\n"
@@ -438,3 +436,21 @@ def test_a_generated_graph_built_in_parts_is_the_graph_built_whole(tmp_path, mon
     parts = ensure_dataset("kron", force=True)
     assert "kron: building the CSR on the CPU in 8 parts of at most 4,645 entries" in capsys.readouterr().err
     assert np.array_equal(parts.row_offsets, offsets) and np.array_equal(parts.col_indices, cols)
+
+
+def test_a_graph_whose_conversion_cannot_fit_is_refused_before_its_download(http_server, tmp_path, monkeypatch,
+                                                                            data_dir):
+    """The plan from the catalogue's n and m (datasets/footprint.py) against the host's
+    available memory: over it, one line and no request at all."""
+    big = _entry(http_server.url("/big.txt")).replace("{n: 5, m: 12", "{n: 50000000, m: 1000000000")
+    write_catalogue(tmp_path / "cat.yaml", big, monkeypatch)
+    monkeypatch.setattr(prepare, "available_memory", lambda: 4 * 10**9)
+    with pytest.raises(UserError, match=r"dataset 'tiny': its conversion needs about \d+ GB of host memory "
+                                        r"\(n = 50,000,000, m = 1,000,000,000\), 4.0 GB is available; "
+                                        r"nothing was downloaded"):
+        ensure_dataset("tiny", progress=False)
+    assert http_server.log == [] and not store.is_cached("tiny")
+    monkeypatch.setattr(prepare, "available_memory", lambda: 10**12)
+    http_server.files["/big.txt"] = b"0 1\n1 2\n"
+    assert ensure_dataset("tiny", progress=False).n == 3  # with room, it is fetched (and warned about)
+    assert http_server.log == [("/big.txt", None)]

@@ -47,13 +47,20 @@ SETS = {
     # table and its held-out check; do.bfs with its in-lists as stored and hubs first;
     # make test-gpu's two passes on the current GPU code
     "h100-2026-11-27": "NVIDIA H100 80GB HBM3",
+    # the real New York road graph read from a mirror folder: Luo's Table 2 row through
+    # `gpubfs reproduce luo`, and SSSP on its distance weights (cpu.dijkstra, raval.*,
+    # sssp.*); make test-gpu's two passes on the current code
+    "h200-2026-11-29": "NVIDIA H200",
 }
 # Folders of printed tables only (no results file): the 2-core CPU box's generator timings;
 # its counts of do.bfs's bottom-up probes and warp steps with in-lists stored and hubs
 # first, and its replays of do.bfs's levels (scripts/level_shape.py) with their check.
 TABLES = {"epyc2-2026-11-22": ["generators.md"],
           "epyc2-2026-11-27": ["probe-order.txt", "probe-order-in-order.txt", "level-shape.txt",
-                               "level-shape-check.txt", "level-shape-s24-ef16.txt"]}
+                               "level-shape-check.txt", "level-shape-s24-ef16.txt"],
+          # stand-ins of four large catalogue graphs converted at their real sizes
+          # (scripts/convert_scale.py): time and peak host memory beside the plan
+          "epyc2-2026-11-29": ["convert-scale.txt"]}
 
 
 def results_in(folder: Path) -> list[Path]:
@@ -309,3 +316,15 @@ def test_ninth_peers_figures_unchanged():
     assert "| peer.gunrock | 26.38 (load_balance=merge_path) |" in out, out
     assert "| do.bfs | 1.044 [0.770-1.670] |" in out, out
     assert "did not complete" not in out, out
+
+
+def test_real_new_york_figures_unchanged(rendered):
+    """docs/reproduce.md and docs/performance.md quote these: Luo's Table 2 row of the real
+    New York road graph on the H200, and SSSP on its distance weights."""
+    luo = rendered[("h200-2026-11-29", "luo")]
+    assert "| New York | 264,346 \\| 264,346 | 79.9 \\| 18.69 | 41.6 \\| 8.943 | 19.4 \\| 2.995 |" in luo, luo
+    assert "USA-road-d.NY: archive sha256 5c9d7d163afba2a8... differs from the catalogue's pin" in luo
+    sssp = _report(RESULTS / "h200-2026-11-29" / "sssp-ny.json.gz")
+    for strategy, ms in (("cpu.dijkstra", "33.98"), ("raval.bs", "28.29"), ("sssp.delta", "13.96"),
+                         ("sssp.near_far", "12.91")):
+        assert f"| {strategy} | {ms} |" in sssp, sssp
