@@ -1,8 +1,10 @@
-"""Shared fixtures: the GPU marker's skip rule and the shared real-data folder."""
+"""Shared fixtures: the GPU marker's skip rule, the signal dispositions the stop tests rely
+on, and the shared real-data folder."""
 
 from __future__ import annotations
 
 import os
+import signal
 from pathlib import Path
 
 import pytest
@@ -15,6 +17,17 @@ SHARED_DATA = Path(__file__).resolve().parents[1].parent / "shared" / "data"
 # end instead of one finishing alone.
 SLOW_FIRST = ("tests/gpu/test_kernels_compile.py::", "_emulated.py::", "tests/algorithms/sssp/gpu/test_raval.py::",
               "tests/algorithms/bfs/gpu/test_raval.py::", "tests/algorithms/bfs/gpu/test_bfs4k.py::")
+
+
+def pytest_configure(config):
+    """The signal dispositions the stop tests rely on, whatever started pytest: under nohup
+    SIGHUP is ignored, and a non-interactive shell's background job ignores SIGINT; an
+    ignored disposition is inherited by every process the tests start, so the runs they
+    stop would never see the signal. Ctrl-C and a lost terminal act as they do at a prompt."""
+    signal.signal(signal.SIGINT, signal.default_int_handler)
+    for sig in (signal.SIGHUP, signal.SIGTERM):
+        if signal.getsignal(sig) == signal.SIG_IGN:
+            signal.signal(sig, signal.SIG_DFL)
 
 
 def pytest_collection_modifyitems(config, items):

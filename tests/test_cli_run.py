@@ -362,7 +362,7 @@ def test_a_config_where_nothing_can_run_loads_no_graph(tmp_path, monkeypatch, no
                      "graph loaded, no reference answer computed; every cell is unavailable"]
     assert "not run" not in result.output
     doc = load_results(out)
-    assert {s["status"] for s in doc["samples"]} == {"unavailable"} and len(doc["samples"]) == 5 * 2
+    assert {s["status"] for s in doc["samples"]} == {"unavailable"} and len(doc["samples"]) == 14 * 2
 
 
 @pytest.fixture(scope="module")
