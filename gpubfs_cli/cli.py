@@ -48,7 +48,13 @@ def _app_options(
     version: bool = typer.Option(False, "--version", callback=_print_version, is_eager=True,
                                  help="Print the version and exit."),
 ) -> None:
-    pass
+    from gpubfs_cli.core.numba_env import check_numba_threads
+
+    try:  # before any command imports numba, which would fail or warn in many lines
+        check_numba_threads()
+    except UserError as exc:
+        err_console.print(f"error: {exc}", markup=False)
+        raise typer.Exit(exc.exit_code) from None
 
 
 def user_errors(fn):
@@ -312,21 +318,23 @@ def export(
     path: str = typer.Argument(..., help="File to write."),
     fmt: str = typer.Option("mtx", "--format", help="mtx (Matrix Market pattern), el (0-based edge list), wel (0-based u v w lines, gapbs's sssp input) or sg (gapbs's binary graph)."),
     directory: str = DIR_OPTION,
+    force: bool = typer.Option(False, "--force", help="Replace PATH if it exists (never a file of the cached graph itself)."),
 ) -> None:
     """Write a cached graph as Matrix Market or an edge list (to run another BFS on it).
 
     mtx loads in Gunrock and scipy; el (bare `u v` lines, 0-based) and sg (its serialized
     CSR, loaded in a fraction of a second) in gapbs."""
-    from gpubfs_cli.datasets.store import load_graph
+    from gpubfs_cli.datasets.store import cached_files, load_graph
     from gpubfs_cli.errors import unknown_name
-    from gpubfs_cli.files import check_output_path
+    from gpubfs_cli.files import check_output_path, refuse_input
     from gpubfs_cli.graph.io.export import EXPORT_FORMATS, export_graph, needs_tail_loop
 
     if fmt not in EXPORT_FORMATS:
         raise unknown_name("export format", fmt, EXPORT_FORMATS)
-    check_output_path(path, "export")
+    check_output_path(path, "export", force=force, option="PATH")
     sweep_cache(directory)
     graph = load_graph(name, directory)
+    refuse_input(path, cached_files(graph.name, directory), "export")
     lines = export_graph(graph, path, fmt, comment=f"gpubfs export of dataset {graph.name}: n={graph.n} m={graph.m}")
     loop = f"; the last, {graph.n - 1} {graph.n - 1}, keeps n for readers that drop self-loops" if (
         fmt == "el" and needs_tail_loop(graph)) else ""
@@ -350,8 +358,26 @@ def report(
     teps: str = typer.Option("edges", "--teps", help="TEPS convention: edges (out-degrees of the reached vertices, directed) or graph500 (undirected input edges)."),
     fail_on_regression: float = typer.Option(None, "--fail-on-regression", metavar="PCT", help="With --compare: exit 1 when a cell of B is slower than A by more than PCT percent beyond the noise."),
     min_change: float = typer.Option(10.0, "--min-change", metavar="PCT", help="With --compare: the smallest change (percent) called FASTER / SLOWER; raise it on a shared, noisy machine."),
+    force: bool = typer.Option(False, "--force", help="Let --out replace an existing file (never one of the report's own inputs)."),
+    check: bool = typer.Option(False, "--check", help="Check each results file's internal consistency instead (schema, statuses, sources, samples against the config's plan): one line per file, OK or each problem; exit 1 if any has one."),
 ) -> None:
     """Tables from results files: datasets x strategies, a paper's layout, or A vs B."""
+    if check:
+        from gpubfs_cli.report.check import check_file, check_lines
+
+        if not results:
+            raise UserError("--check: name the results files to check")
+        if paper or compare_files or out or plot:
+            raise UserError("--check reads only the results files given: no --paper, --compare, --out or --plot")
+        bad = 0
+        for r in dict.fromkeys(results):  # each file's lines as soon as it is checked
+            problems = check_file(r)
+            bad += bool(problems)
+            sys.stdout.write("".join(f"{line}\n" for line in check_lines(r, problems)))
+            sys.stdout.flush()
+        if bad:
+            raise typer.Exit(1)
+        return
     from pathlib import Path
 
     from gpubfs_cli.files import check_output_path
@@ -359,12 +385,12 @@ def report(
     from gpubfs_cli.report.render import print_rich, render, write_output
 
     if out is not None:
-        check_output_path(out, "report")
+        check_output_path(out, "report", force=force)
     doc = make_report(
         [Path(r) for r in results or []], metric=metric, fmt=fmt, paper=paper,
         compare_files=(Path(compare_files[0]), Path(compare_files[1])) if compare_files else None,
         plot_dir=Path(plot) if plot else None, rows=rows, teps=teps, fail_on_regression=fail_on_regression,
-        min_change=min_change,
+        min_change=min_change, out=out,
     )
     if out is None and fmt == "table":
         print_rich(doc, console)
@@ -460,7 +486,7 @@ def run(
     from gpubfs_cli.bench.runner import Runner
     from gpubfs_cli.bench.stop import exit_code
     from gpubfs_cli.report.build import run_summary
-    from gpubfs_cli.report.load import results_from_doc
+    from gpubfs_cli.report.load import nothing_ran, results_from_doc
     from gpubfs_cli.report.render import print_rich
 
     if resume is not None and out is not None:
@@ -485,8 +511,15 @@ def run(
         err_console.print(f"{stopped}: nothing was measured, so no results file" if outcome.interrupted
                           else "nothing ran: no results file written", markup=False, soft_wrap=True)
         raise typer.Exit(exit_code(outcome.stopped_by) if outcome.interrupted else 1)
-    summary = run_summary(results_from_doc(doc, str(outcome.path)), cfg.name)
-    print_rich(summary, console)
+    bad = []
+    if nothing_ran(doc):  # an empty table would say nothing
+        why = next(iter(dict.fromkeys(f"{s['strategy']}: {s.get('reason')}" for s in doc["samples"])))
+        err_console.print(f"nothing could run here: every cell is unavailable ({why}); {outcome.path} "
+                          "records that, and a bare `gpubfs report` passes over it", markup=False, soft_wrap=True)
+    else:
+        summary = run_summary(results_from_doc(doc, str(outcome.path)), cfg.name)
+        print_rich(summary, console)
+        bad = summary.data["failed"]
     for name, info in not_run.items():
         console.print(f"{name}: not run: {info.get('reason')}", markup=False, soft_wrap=True)
     console.print(f"results: {outcome.path}", markup=False, soft_wrap=True)
@@ -495,7 +528,6 @@ def run(
                           f"(measured/planned) are partial; go on with: gpubfs run --resume {outcome.journal}",
                           markup=False, soft_wrap=True)
         raise typer.Exit(exit_code(outcome.stopped_by))
-    bad = summary.data["failed"]
     missing = list(not_run)
     if bad or missing:
         err_console.print(

@@ -3,7 +3,14 @@
 Output paths a user names (`run --out`, `report --out`, `export PATH`) are checked before
 any work (`check_output_path`): the file is written to a temporary name beside PATH and
 renamed over it, so PATH must be a regular file or a new name. A device (/dev/null), a
-FIFO, a symbolic link or a folder there is refused: the rename would replace it.
+FIFO, a symbolic link or a folder there is refused: the rename would replace it. An
+existing file is replaced only when the user said so (`--force`: `refuse_existing`), and
+never when it is one of the command's own inputs (`refuse_input`).
+
+Files the user names as input are read through `read_text_file`: a regular file only (a
+FIFO would hang the read, /dev/zero would fill the memory), at most MAX_READ_BYTES on disk
+and, gzip-compressed, at most that many once decompressed. YAML goes through
+`parse_yaml`, which refuses a key given twice in one mapping.
 """
 
 from __future__ import annotations
@@ -41,17 +48,23 @@ def _refuse_non_regular(path: Path, what: str) -> None:
     raise UserError(f"{path}: is {kind}")
 
 
-def check_output_path(path: str | Path, what: str = "output") -> Path:
+def check_output_path(path: str | Path, what: str = "output", *, force: bool = True,
+                      option: str = "--out") -> Path:
     """Refuse, before a long run, a path the result could not be written to.
 
     PATH must be a regular file or absent, and its folder (or the nearest folder that
     exists above it, the rest being created at write time) must accept a new file: a
-    probe file is created there and removed. Returns PATH as a Path.
+    probe file is created there and removed. Without `force` an existing PATH is refused
+    too (`refuse_existing`; `option` names what to change instead). Returns PATH as a Path.
     """
+    if str(path) == "":  # Path("") would be ".", the current folder
+        raise UserError(f"{option}: an empty value; expected a file name for the {what}")
     path = Path(path)
-    if not str(path) or path.name in ("", ".", ".."):
+    if path.name in ("", ".", ".."):
         raise UserError(f"'{path}': not a file name for the {what}")
     _refuse_non_regular(path, what)
+    if not force:
+        refuse_existing(path, option)
     try:
         writable_ancestor(path.parent)
     except NotWritable as e:
@@ -59,6 +72,26 @@ def check_output_path(path: str | Path, what: str = "output") -> Path:
             raise UserError(f"{path}: cannot write the {what} there ({e.folder} is not a folder)") from None
         raise UserError(f"{path}: cannot write the {what} in {e.folder} ({e.reason})") from None
     return path
+
+
+def refuse_existing(path: str | Path, option: str = "--out") -> None:
+    """The one rule of every output a user names (`run --out`, `report --out`, `export
+    PATH`): an existing file is replaced only with --force."""
+    if os.path.lexists(path):
+        raise UserError(f"{path}: already exists; give --force to replace it, or another {option}")
+
+
+def refuse_input(out: str | Path, inputs, what: str = "report") -> None:
+    """Refuse writing `out` over one of the command's own input files (--force or not):
+    the output would destroy what it was made from. Links and hard links count as the
+    same file."""
+    for given in inputs:
+        try:
+            same = os.path.samefile(out, given)
+        except OSError:  # `out` absent (a new file), or an input that is not there
+            same = False
+        if same:
+            raise UserError(f"{out}: is {given}, one of this {what}'s own inputs; write the {what} to another file")
 
 
 class NotWritable(Exception):
@@ -132,23 +165,38 @@ def _unlink_quietly(path: str) -> None:
         pass
 
 
-def read_text_file(path: str | Path, what: str) -> str:
-    """The UTF-8 text of a file the user named, gzip-compressed or not (shipped results
-    files are); anything else is one UserError line."""
-    import gzip
-    import zlib
+# A results file, journal or config is read whole: none a run writes comes near this.
+MAX_READ_BYTES = 2 << 30
 
+
+def check_input_file(path: str | Path, what: str) -> Path:
+    """PATH if it is a regular file (links followed); else one UserError line. Opening a
+    FIFO for reading would wait for a writer, and a device never ends."""
     path = Path(path)
     try:
-        data = path.read_bytes()
-        if data[:2] == b"\x1f\x8b":
-            data = gzip.decompress(data)
+        mode = os.stat(path).st_mode
     except FileNotFoundError:
         raise UserError(f"{path}: no such {what}") from None
-    except IsADirectoryError:
-        raise UserError(f"{path}: is a folder, expected a {what}") from None
-    except (OSError, EOFError, zlib.error) as exc:  # gzip: a bad header, a cut stream, bad blocks
-        raise UserError(f"{path}: cannot read the {what} ({getattr(exc, 'strerror', None) or exc})") from None
+    except OSError as exc:
+        raise UserError(f"{path}: cannot read the {what} ({exc.strerror or exc})") from None
+    if stat.S_ISREG(mode):
+        return path
+    if stat.S_ISDIR(mode):
+        raise UserError(f"{path}: is a folder, expected a {what}")
+    kind = next((text for test, text in _KINDS if test(mode)), "not a regular file")
+    raise UserError(f"{path}: is {kind}, expected a {what} (a regular file)")
+
+
+def _too_large(path: Path, what: str, packed: bool) -> UserError:
+    size = f"{MAX_READ_BYTES / (1 << 30):g} GiB" if MAX_READ_BYTES >= 1 << 30 else f"{MAX_READ_BYTES:,} bytes"
+    how = "once decompressed" if packed else "on disk"
+    return UserError(f"{path}: larger than {size} {how}; not a {what} this tool writes (it reads them whole)")
+
+
+def read_text_file(path: str | Path, what: str) -> str:
+    """The UTF-8 text of a file the user named, gzip-compressed or not (shipped results
+    files are); anything else is one UserError line (read_file_bytes says what is read)."""
+    data = read_file_bytes(path, what)
     try:
         return data.decode("utf-8")
     except UnicodeDecodeError as exc:
@@ -156,12 +204,91 @@ def read_text_file(path: str | Path, what: str) -> str:
         raise UserError(f"{path}:{line}: not a {what}: not UTF-8 text (byte 0x{data[exc.start]:02x} at offset {exc.start})") from None
 
 
+def read_file_bytes(path: str | Path, what: str) -> bytes:
+    """The bytes of a file the user named, gunzipped where they are gzip: a regular file
+    only, and at most MAX_READ_BYTES of it, before and after decompression; anything else
+    is one UserError line."""
+    import gzip
+    import zlib
+
+    path = Path(path)
+    try:
+        # O_NONBLOCK: a FIFO opens at once (and is refused below) instead of waiting
+        fd = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0))
+    except FileNotFoundError:
+        raise UserError(f"{path}: no such {what}") from None
+    except IsADirectoryError:
+        raise UserError(f"{path}: is a folder, expected a {what}") from None
+    except OSError as exc:
+        raise UserError(f"{path}: cannot read the {what} ({exc.strerror or exc})") from None
+    try:
+        st = os.fstat(fd)
+        if stat.S_ISDIR(st.st_mode):
+            raise UserError(f"{path}: is a folder, expected a {what}")
+        if not stat.S_ISREG(st.st_mode):
+            kind = next((text for test, text in _KINDS if test(st.st_mode)), "not a regular file")
+            raise UserError(f"{path}: is {kind}, expected a {what} (a regular file)")
+        if st.st_size > MAX_READ_BYTES:
+            raise _too_large(path, what, False)
+        os.set_blocking(fd, True)
+        with os.fdopen(fd, "rb") as f:
+            fd = -1
+            packed = f.read(2) == b"\x1f\x8b"
+            f.seek(0)
+            # read at most one byte past the bound: a file growing as it is read stays bounded
+            data = (gzip.GzipFile(fileobj=f) if packed else f).read(MAX_READ_BYTES + 1)
+            if len(data) > MAX_READ_BYTES:
+                raise _too_large(path, what, packed)
+    except (OSError, EOFError, zlib.error) as exc:  # gzip: a bad header, a cut stream, bad blocks
+        raise UserError(f"{path}: cannot read the {what} ({getattr(exc, 'strerror', None) or exc})") from None
+    finally:
+        if fd >= 0:
+            os.close(fd)
+    return data
+
+
+class _DuplicateKey(Exception):
+    def __init__(self, key, line: int, first: int):
+        super().__init__(key)
+        self.key, self.line, self.first = key, line, first
+
+
+def _unique_key_loader():
+    """A SafeLoader whose mappings refuse a key given twice (PyYAML keeps the last one
+    silently). Keys a merge (`<<: *anchor`) brings in may be overridden: only the
+    mapping's own keys are compared."""
+    import yaml
+
+    class UniqueKeyLoader(yaml.SafeLoader):
+        def construct_mapping(self, node, deep=False):
+            if isinstance(node, yaml.MappingNode):
+                seen: dict = {}
+                for key_node, _ in node.value:
+                    if key_node.tag == "tag:yaml.org,2002:merge":
+                        continue
+                    key = self.construct_object(key_node, deep=True)
+                    line = key_node.start_mark.line + 1
+                    try:
+                        if key in seen:
+                            raise _DuplicateKey(key, line, seen[key])
+                        seen[key] = line
+                    except TypeError:  # an unhashable key: the base class says so
+                        continue
+            return super().construct_mapping(node, deep)
+
+    return UniqueKeyLoader
+
+
 def parse_yaml(text: str, where: str):
-    """yaml.safe_load(text); a syntax error is a UserError naming `where` and the line."""
+    """yaml.safe_load(text); a syntax error or a key given twice in one mapping is a
+    UserError naming `where` and the line."""
     import yaml
 
     try:
-        return yaml.safe_load(text)
+        return yaml.load(text, Loader=_unique_key_loader())  # noqa: S506 (a SafeLoader)
+    except _DuplicateKey as exc:
+        raise UserError(f"{where}:{exc.line}: key '{exc.key}' given twice in one mapping (first at line "
+                        f"{exc.first}); keep one") from None
     except yaml.reader.ReaderError as exc:  # a control character, e.g. in a binary file
         line = text.count("\n", 0, exc.position) + 1
         raise UserError(f"{where}:{line}: not valid YAML (unacceptable character #x{exc.character:04x})") from None

@@ -205,3 +205,48 @@ def test_written_file_mode_follows_the_umask(tmp_path, mask):
         assert os.stat(p).st_mode & 0o777 == 0o666 & ~mask
     finally:
         os.umask(old)
+
+
+def test_parse_yaml_refuses_a_key_given_twice_but_not_a_merge_override():
+    from gpubfs_cli.files import parse_yaml
+
+    with pytest.raises(UserError, match=r"^x\.yaml:3: key 'a' given twice in one mapping \(first at line 1\); keep one$"):
+        parse_yaml("a: 1\nb: 2\na: 3\n", "x.yaml")
+    with pytest.raises(UserError, match=r"^x\.yaml:2: key 'k' given twice"):
+        parse_yaml("top:\n  - {k: 1, j: 2, k: 3}\n", "x.yaml")
+    # a merge brings keys in, and the mapping's own key may override one of them
+    doc = parse_yaml("a: &on {k: 1, j: 2}\nb: {<<: *on, k: 3}\n", "x.yaml")
+    assert doc == {"a": {"k": 1, "j": 2}, "b": {"k": 3, "j": 2}}
+
+
+def test_read_text_file_refuses_what_is_not_a_regular_file(tmp_path):
+    from gpubfs_cli.files import check_input_file, read_text_file
+
+    fifo = tmp_path / "pipe.yaml"
+    os.mkfifo(fifo)  # opened plainly for reading, it would wait for a writer forever
+    for call in (read_text_file, check_input_file):
+        with pytest.raises(UserError, match=r"pipe\.yaml: is a FIFO \(named pipe\), expected a run config \(a regular file\)$"):
+            call(fifo, "run config")
+    if os.path.exists("/dev/zero"):
+        with pytest.raises(UserError, match=r"^/dev/zero: is a character device, expected a run config"):
+            read_text_file("/dev/zero", "run config")
+
+
+def test_read_text_file_bounds_the_size_on_disk_and_decompressed(tmp_path, monkeypatch):
+    import gzip
+
+    from gpubfs_cli import files
+
+    monkeypatch.setattr(files, "MAX_READ_BYTES", 100)
+    exact = tmp_path / "exact.json"
+    exact.write_text("x" * 100)
+    assert files.read_text_file(exact, "results file") == "x" * 100
+    over = tmp_path / "over.json"
+    over.write_text("x" * 101)
+    with pytest.raises(UserError, match=r"over\.json: larger than 100 bytes on disk; not a results file"):
+        files.read_text_file(over, "results file")
+    bomb = tmp_path / "bomb.json.gz"
+    bomb.write_bytes(gzip.compress(b"x" * 10_000))
+    assert bomb.stat().st_size <= 100
+    with pytest.raises(UserError, match=r"bomb\.json\.gz: larger than 100 bytes once decompressed"):
+        files.read_text_file(bomb, "results file")

@@ -101,6 +101,7 @@ class RunConfig:
     reorder: list[str] = field(default_factory=lambda: [NO_REORDER])
     path: str | None = None  # the YAML file, when there was one
     require_gpu_from: str | None = None  # "command line" or the YAML file that set it
+    fixed_sources_from: str | None = None  # likewise, for fixed_sources (--source)
 
     @property
     def modes(self) -> list[bool]:
@@ -110,6 +111,7 @@ class RunConfig:
     def to_dict(self) -> dict:
         d = dataclasses.asdict(self)
         d.pop("require_gpu_from")
+        d.pop("fixed_sources_from")
         if self.reorder == [NO_REORDER]:  # as files from before the key were written
             d.pop("reorder")
         if not self.prime:  # likewise
@@ -199,8 +201,8 @@ def build_config(
         warmup_ms=float(_typed(at("warmup_ms"), "warmup_ms", get("warmup_ms", 50.0), (int, float))),
         rounds=_positive(at("rounds"), "rounds", get("rounds", 1)),
         networkx_max_edges=_positive(at("networkx_max_edges"), "networkx_max_edges", get("networkx_max_edges", 2_000_000)),
-        out=_optional_str(at("out"), "out", get("out")),
-        data_dir=_optional_str(at("data_dir"), "data_dir", get("data_dir")),
+        out=_optional_path(at("out"), "out", get("out")),
+        data_dir=_optional_path(at("data_dir"), "data_dir", get("data_dir")),
         require_gpu=_typed(at("require_gpu"), "require_gpu", get("require_gpu", False), bool),
         l2=_choice(at("l2"), "l2", get("l2", "warm"), L2_MODES),
         prime=_typed(at("prime"), "prime", get("prime", False), bool),
@@ -209,6 +211,7 @@ def build_config(
         path=None if where == "command line" else where,
     )
     cfg.require_gpu_from = at("require_gpu") if cfg.require_gpu else None
+    cfg.fixed_sources_from = at("fixed_sources") if cfg.fixed_sources else None
     if not cfg.time_limit_s > 0 or cfg.time_limit_s == float("inf"):
         raise _err(at("time_limit_s"), "time_limit_s", f"expected a positive number of seconds, got {cfg.time_limit_s}")
     if cfg.warmup < 0:
@@ -269,6 +272,14 @@ def _optional_str(where: str, key: str, value: Any) -> str | None:
     return None if value is None else str(_typed(where, key, value, (str, Path)))
 
 
+def _optional_path(where: str, key: str, value: Any) -> str | None:
+    """A path key: absent, or a name (an empty one would silently mean the default)."""
+    text = _optional_str(where, key, value)
+    if text == "":
+        raise _err(where, key, "expected a path, got an empty string")
+    return text
+
+
 def _choice(where: str, key: str, value: Any, valid: Iterable[str]) -> str:
     valid = tuple(valid)
     if str(value) not in valid:
@@ -326,6 +337,12 @@ def _datasets(where: str, value: Any) -> list[DatasetSpec]:
     return out
 
 
+def sources_origin(cfg: RunConfig) -> str:
+    """What an error in the run's fixed sources names: the flag, or the file and key."""
+    where = cfg.fixed_sources_from
+    return "--source" if where in (None, "command line") else f"{where}: fixed_sources"
+
+
 def split_names(values: list[str] | None) -> list[str]:
     """Repeatable flags that may also hold comma-separated names."""
     return [part.strip() for v in values or [] for part in v.split(",") if part.strip()]
@@ -361,6 +378,15 @@ def config_from_cli(
     """`gpubfs run [CONFIG] [flags]`: the file's config with the flags on top, or the flags
     alone; without a file, `base` (a resumed journal's config, read from `base_where`)
     is what the flags go on top of."""
+    # An empty flag value would silently mean the default (`-s ''`: every strategy).
+    for option, value in (("--out", out), ("--dir", data_dir)):
+        if value == "":
+            raise UserError(f"{option}: an empty value; expected a path")
+    for option, values, what in (("--dataset/-d", datasets, "a dataset name"),
+                                 ("--strategy/-s", strategies, "a strategy name or pattern, or all"),
+                                 ("--reorder", reorder, "none, degree, rcm or hub")):
+        if any(not split_names([v]) for v in values or []):
+            raise UserError(f"{option}: an empty value; expected {what}")
     overrides = {
         "datasets": split_names(datasets),
         "strategies": split_names(strategies),

@@ -3,7 +3,24 @@
 CPU model and cores, memory, OS, Python and package versions, the GPU (or why none is
 usable), the git commit of this checkout and the git tree id of the package as it is on
 disk, and the command line. Nothing here may fail a run: every probe degrades to
-"unknown".
+"unknown", or to the reason it could not be read.
+
+Provenance, so that a number can be traced to the code, the GPUs and the binaries that
+made it (collect_environment at the run's start, run_end at its end; the runner merges
+the end into the document with apply_end):
+  code         {commit, tree, dirty}: HEAD, the package's tree id as on disk (the
+               `source_tree` resume compares) and whether it differs from HEAD's
+  gpus[i]      each GPU's properties plus uuid and driver (the driver's version string),
+               or identity_reason when neither NVML nor nvidia-smi could say
+  gpu_clocks   {start: [...], end: [...]}: per GPU, its clocks, temperature and clock
+               event (throttle) reasons as the run began and as it finished; {reason}
+               without a GPU
+  topology     (two GPUs or more) `nvidia-smi topo -m` as text, else NVML's P2P status
+  nccl_version (where a multi-GPU strategy ran and CuPy's NCCL imports)
+  peers        [{strategy, problem, path, size, sha256}] of each peer binary the run
+               prepared (a strategy's peer_binaries(knobs)); none has a version query
+               cheap and safe to run, so the hash is their identity
+  end_reason   (only where the end could not be read) why not
 """
 
 from __future__ import annotations
@@ -18,6 +35,7 @@ from importlib import metadata
 from pathlib import Path
 
 import gpubfs_cli
+from gpubfs_cli.core.device import Device
 
 PACKAGES = ("numpy", "scipy", "numba", "networkx", "typer", "rich", "pyyaml")
 CUPY_DISTRIBUTIONS = ("cupy-cuda13x", "cupy-cuda12x", "cupy")
@@ -74,6 +92,27 @@ def git_commit() -> str | None:
     except (OSError, subprocess.SubprocessError):
         return None
     return f"{head}+dirty" if dirty else head
+
+
+def _git(root: Path, *args: str) -> str | None:
+    try:
+        return subprocess.run(["git", "-C", str(root), *args], capture_output=True, text=True, timeout=10,
+                              check=True).stdout.strip() or None
+    except (OSError, subprocess.SubprocessError):
+        return None
+
+
+def code_identity(root: Path | None = None, folder: str = "gpubfs_cli") -> dict:
+    """{commit, tree, dirty}: the checkout's HEAD, `folder`'s tree id as it is on disk
+    (source_tree) and whether that differs from HEAD's (changes to the code that ran, new
+    files included, which git_commit's '+dirty' leaves out); nulls outside a checkout."""
+    root = Path(gpubfs_cli.__file__).resolve().parents[1] if root is None else Path(root)
+    tree = source_tree(root, folder)
+    if tree is None:
+        return {"commit": None, "tree": None, "dirty": None}
+    commit = _git(root, "rev-parse", "--verify", "-q", "HEAD")
+    committed = _git(root, "rev-parse", "--verify", "-q", f"HEAD:{folder}") if commit else None
+    return {"commit": commit, "tree": tree, "dirty": None if commit is None else tree != committed}
 
 
 def source_tree(root: Path | None = None, folder: str = "gpubfs_cli") -> str | None:
@@ -149,24 +188,128 @@ def gpu_info(gpus: list[dict] | None = None) -> dict:
     return dict(gpus[0])
 
 
-def collect_environment(argv: list[str] | None = None) -> dict:
+def _device(g) -> Device | None:
+    """The GPU a `gpus` entry names by its CUDA index, or None."""
+    index = g.get("index") if isinstance(g, dict) else None
+    return Device("gpu", index) if isinstance(index, int) and not isinstance(index, bool) else None
+
+
+def _read(device: Device, read_clocks, read_state) -> tuple[dict, dict | None, str | None]:
+    """(the GPU's reading entry, its state or None, why no state)."""
+    from gpubfs_cli.gpu import clocks
+
+    reading, why_clocks = clocks.reading_or_reason(read_clocks or clocks.default_reader(), device)
+    state, why_state = clocks.state_or_reason(read_state or clocks.default_state_reader(), device)
+    got = state or {}
+    if reading is None and "sm_mhz" in got:  # nvidia-smi's state answer has the clocks
+        why_clocks = None
+    entry = {"device": str(device), "uuid": got.get("uuid"),
+             **{k: got[k] for k in ("sm_mhz", "mem_mhz") if k in got}, **(reading or {})}
+    entry.setdefault("via", got.get("via"))
+    entry["throttle_mask"] = got.get("throttle_mask")
+    entry["throttle_reasons"] = got.get("throttle_reasons")
+    whys = dict.fromkeys(w for w in (why_clocks, why_state, got.get("throttle_reason")) if w)  # NVML down: once
+    entry["reason"] = "; ".join(whys) or None
+    return entry, state, why_state
+
+
+def gpu_readings(gpus: list, read_clocks=None, read_state=None) -> list[dict]:
+    """One entry per GPU of `gpus`: {device, uuid, sm_mhz, mem_mhz, temperature_c, via,
+    throttle_mask, throttle_reasons, reason}: what could be read, and why the rest could
+    not. The clocks come from gpu/clocks' reader (the one around each group of samples),
+    the rest from its state reader (default: NVML, else nvidia-smi)."""
+    return [_read(d, read_clocks, read_state)[0] for d in map(_device, gpus) if d is not None]
+
+
+def collect_environment(argv: list[str] | None = None, read_clocks=None, read_state=None) -> dict:
+    """The machine and code of a run as it begins (read_clocks, read_state: gpu/clocks
+    readers; default NVML, else nvidia-smi)."""
     argv = list(sys.argv if argv is None else argv)
     gpus = gpus_info()
     if argv and Path(argv[0]).name in ("gpubfs", "__main__.py"):
         argv[0] = "gpubfs"  # the console script or python -m gpubfs_cli
-    return {
+    code = code_identity()
+    gpu = gpu_info(gpus)
+    env = {
         "tool_version": gpubfs_cli.__version__,
         "git_commit": git_commit(),
-        "source_tree": source_tree(),
+        "source_tree": code["tree"],
+        "code": code,
         "command_line": shlex.join(argv),
         "cpu": {"model": cpu_model(), "cores": os.cpu_count()},
         "memory_bytes": memory_bytes(),
         "os": platform.platform(),
         "python": platform.python_version(),
         "versions": package_versions(),
-        "gpu": gpu_info(gpus),
-        "gpus": gpus,
     }
+    if gpus:
+        start, identified = [], []
+        for g in gpus:
+            entry, state, why = _read(_device(g), read_clocks, read_state)
+            start.append(entry)
+            identity = {"uuid": state.get("uuid"), "driver": state.get("driver")} if state else \
+                {"uuid": None, "driver": None, "identity_reason": why}
+            identified.append({**g, **identity})
+        gpus, gpu = identified, dict(identified[0])
+        env["gpu_clocks"] = {"start": start}
+        if len(gpus) > 1:
+            from gpubfs_cli.gpu.clocks import read_topology
+
+            env["topology"] = read_topology([_device(g) for g in gpus])
+    else:
+        env["gpu_clocks"] = {"reason": f"no GPU ({gpu.get('reason', 'unknown')})"}
+    return {**env, "gpu": gpu, "gpus": gpus}
+
+
+def file_facts(path: str | Path) -> dict:
+    """{path, size, sha256} of a binary, or {path, reason} when it cannot be read."""
+    path = Path(path)
+    try:
+        path = path.resolve()
+        digest = hashlib.sha256()
+        with open(path, "rb") as f:
+            while chunk := f.read(1 << 20):
+                digest.update(chunk)
+        return {"path": str(path), "size": path.stat().st_size, "sha256": digest.hexdigest()}
+    except OSError as exc:
+        return {"path": str(path), "reason": f"{exc.strerror or exc}"}
+
+
+def run_end(environment: dict, *, read_clocks=None, read_state=None, multi_gpu: bool = False,
+            peers: list[tuple[str, str, list]] = ()) -> dict:
+    """What a run records of its machine as it finishes, apart from its start: each GPU's
+    clocks and state again (`gpu_clocks_end`), NCCL's version where a multi-GPU strategy
+    ran, and each peer binary it prepared ((strategy, problem, paths) -> `peers`). Keys
+    only where there is something to say; apply_end merges it into the environment."""
+    end: dict = {}
+    gpus = environment.get("gpus") if isinstance(environment.get("gpus"), list) else []
+    if any(_device(g) for g in gpus):
+        end["gpu_clocks_end"] = gpu_readings(gpus, read_clocks, read_state)
+    if multi_gpu:
+        from gpubfs_cli.gpu.clocks import nccl_version
+
+        version = nccl_version()
+        if version is not None:
+            end["nccl_version"] = version
+    seen = set()
+    for strategy, problem, paths in peers:
+        for path in paths:
+            if (strategy, problem, str(path)) not in seen:
+                seen.add((strategy, problem, str(path)))
+                end.setdefault("peers", []).append({"strategy": strategy, "problem": problem, **file_facts(path)})
+    return end
+
+
+def apply_end(environment: dict, end: dict) -> None:
+    """run_end's record merged into a results document's environment."""
+    if "gpu_clocks_end" in end:
+        clocks = environment.get("gpu_clocks")
+        environment["gpu_clocks"] = {**(clocks if isinstance(clocks, dict) else {}), "end": end["gpu_clocks_end"]}
+    for key in ("nccl_version", "peers"):
+        if key in end:
+            environment[key] = end[key]
+    if end.get("reason"):  # the end could not be read
+        environment["end_reason"] = end["reason"]
 
 
 def describe_lines(env: dict) -> list[str]:

@@ -19,19 +19,26 @@ run goes on. Records, by `kind`:
 The results document is what these records replay into (`Replay`): the runner applies
 each record as it writes it, so the document it writes and the journal never differ. A
 last line cut short (the disk filled, the machine died mid-write) is passed over when
-read, and cut off before a resume appends.
+read, and cut off before a resume appends; a damaged line anywhere else, a negative time
+or a sample recorded more often than its source was planned is one error naming the
+line (a crash explains only the last line; the rest was edited or rotted). A journal
+without its header (the disk was full when the run began) holds nothing to resume: the
+same command run again replaces it.
 """
 
 from __future__ import annotations
 
 import json
+import math
 import os
+from collections import Counter
 from pathlib import Path
 
 from gpubfs_cli.bench.groups import label_key, summaries
 from gpubfs_cli.bench.results import load_results, new_results
+from gpubfs_cli.core.knobs import knobs_key
 from gpubfs_cli.errors import UserError
-from gpubfs_cli.files import current_umask, plain_json, read_text_file
+from gpubfs_cli.files import current_umask, plain_json, read_file_bytes
 
 JOURNAL_VERSION = 1
 SUFFIX = ".journal.jsonl"
@@ -59,6 +66,21 @@ def spec_label(name: str, seed: int | None) -> str:
     return name if seed is None else f"{name}@seed={seed}"
 
 
+class BadRecord(ValueError):
+    """A record no run writes (its line is named by the reader)."""
+
+
+EMPTY = ("an empty journal (the run stopped before it wrote its first line, so there is nothing to "
+         "resume): run the same command again without --resume; it replaces this journal")
+
+
+def _check_time(value, what: str) -> None:
+    if value is None:
+        return
+    if isinstance(value, bool) or not isinstance(value, int | float) or not math.isfinite(value) or value < 0:
+        raise BadRecord(f"{what}: expected a time >= 0 (ms), found {json.dumps(value)}")
+
+
 class Replay:
     """The results document a journal's records make, record by record."""
 
@@ -68,16 +90,21 @@ class Replay:
                                header["equivalent_teps"], header["created"])
         self.labels: dict[tuple, str] = {}
         self.names: dict[str, str] = {}  # spec label -> the dataset's name in the document
+        self._held: Counter = Counter()  # (group, source) -> samples replayed
+        self._planned: dict[str, Counter] = {}  # dataset -> its sources, counted
 
     def apply(self, record: dict) -> None:
+        """Apply one record; BadRecord when it holds what no run writes (nothing applied)."""
         kind, doc = record["kind"], self.doc
         if kind == "dataset":
             doc["datasets"][record["name"]] = record["info"]
             if "sources" in record:
                 doc["sources"][record["name"]] = record["sources"]
+                self._planned[record["name"]] = Counter(record["sources"])
             if record.get("spec"):
                 self.names[record["spec"]] = record["name"]
         elif kind == "measured":
+            self._held.update(self.check(record))
             for s in record["samples"]:
                 self.labels[label_key(s.get("problem", "bfs"), s["strategy"], s.get("knobs") or {})] = record["variant"]
             doc["samples"] += record["samples"]
@@ -94,6 +121,34 @@ class Replay:
             doc.setdefault("resumed", []).append(
                 {k: record.get(k) for k in ("at", "command_line", "git_commit", "source_tree")})
 
+    def check(self, record: dict) -> Counter:
+        """BadRecord when a measured record holds a negative time, or a source more
+        samples than the run's sources list it (a line copied); else its samples by
+        (group, source). Changes nothing."""
+        if record["kind"] != "measured":
+            return Counter()
+        for p in record["prepares"]:
+            for key in ("time_ms", "upload_ms", "reorder_ms"):
+                _check_time(p.get(key), f"a prepare of {p['strategy']} on {p['dataset']}: {key}")
+        new: Counter = Counter()
+        for s in record["samples"]:
+            what = f"a sample of {s['strategy']} on {s['dataset']}, source {s['source']}"
+            _check_time(s.get("time_ms"), f"{what}: time_ms")
+            if s["source"] < 0:  # a whole variant's failure, not a source's sample
+                continue
+            planned = self._planned.get(s["dataset"])
+            if planned is None:
+                continue
+            key = (s["dataset"], s.get("problem", "bfs"), s["strategy"], knobs_key(s.get("knobs") or {}),
+                   bool(s.get("predecessors")), s.get("l2", "warm"), bool(s.get("prime")), s["source"])
+            new[key] += 1
+            times = planned[s["source"]]
+            if self._held[key] + new[key] > times:
+                listed = f"list it {times} time{'' if times == 1 else 's'}" if times else "do not list it"
+                raise BadRecord(f"{what}: recorded {self._held[key] + new[key]} times, but {s['dataset']}'s "
+                                f"sources {listed} (a sample recorded twice?)")
+        return new
+
     def results(self) -> dict:
         """The document with its summaries (each group's planned and measured sources)."""
         self.doc["summaries"] = summaries(self.doc["samples"], self.labels, self.doc["sources"])
@@ -103,15 +158,17 @@ class Replay:
 def _parse(data: bytes, path: Path) -> tuple[Replay, int]:
     """The journal's replay and the length of its whole lines (a cut last line is not one)."""
     good = data.rfind(b"\n") + 1
+    lines = data[:good].split(b"\n")[:-1]
     replay = None
-    for number, line in enumerate(data[:good].split(b"\n")[:-1], start=1):
+    for number, line in enumerate(lines, start=1):
         try:
             record = json.loads(line)
         except (json.JSONDecodeError, UnicodeDecodeError) as exc:
-            if number == data[:good].count(b"\n"):  # the last line: garbage a crash left
+            if number == len(lines):  # the last line: garbage a crash left
                 good -= len(line) + 1
                 break
-            raise UserError(f"{path}:{number}: not a journal record ({exc})") from None
+            raise UserError(f"{path}:{number}: not a journal record ({exc}); only the last line may be "
+                            "damaged by a crash, this one was changed since it was written") from None
         if not isinstance(record, dict) or record.get("kind") not in KINDS:
             raise UserError(f"{path}:{number}: not a journal record (expected an object with a kind)")
         if replay is None:
@@ -124,16 +181,33 @@ def _parse(data: bytes, path: Path) -> tuple[Replay, int]:
             continue
         try:
             replay.apply(record)
+        except BadRecord as exc:
+            raise UserError(f"{path}:{number}: {exc}") from None
         except (KeyError, TypeError, AttributeError) as exc:
             raise UserError(f"{path}:{number}: a {record['kind']} record without {exc}") from None
     if replay is None:
-        raise UserError(f"{path}: an empty journal (no header line)")
+        raise UserError(f"{path}: {EMPTY}")
     return replay, good
 
 
 def read_journal(path: str | Path) -> Replay:
+    """A journal's replay. Read as bytes: a cut last line may hold anything, even bytes
+    that are not UTF-8, and is passed over here as on resume."""
     path = Path(path)
-    return _parse(read_text_file(path, "journal").encode("utf-8"), path)[0]
+    return _parse(read_file_bytes(path, "journal"), path)[0]
+
+
+def is_empty(path: str | Path) -> bool:
+    """A journal without one whole line: its run wrote nothing (a full disk, a kill at
+    its first write), so nothing is lost by replacing it."""
+    try:
+        with open(path, "rb") as f:
+            while chunk := f.read(1 << 16):
+                if b"\n" in chunk:
+                    return False
+    except OSError:
+        return False
+    return True
 
 
 def is_journal(path: str | Path) -> bool:
@@ -177,10 +251,16 @@ class Journal:
             os.ftruncate(fd, 0)
             journal = cls(path, fd, None, 0)
             journal._made = made
+        except BaseException:
+            os.close(fd)
+            raise
+        try:
             journal.write({"kind": "header", "journal": JOURNAL_VERSION, **header})
             _sync_folder(path.parent)
         except BaseException:
-            os.close(fd)
+            if journal._size == 0:  # nothing in it to resume: no empty journal left to trip on
+                journal.remove()
+            journal.close()
             raise
         return journal
 
@@ -208,6 +288,9 @@ class Journal:
     def write(self, record: dict) -> None:
         """Append one record, on disk before this returns, and apply it to the replay."""
         line = (json.dumps(plain_json(record), separators=(",", ":")) + "\n").encode("utf-8")
+        record = json.loads(line)  # the replay holds what the file holds, not live objects
+        if self.replay is not None:
+            self.replay.check(record)  # a record the reader would refuse never reaches the file
         try:
             view = memoryview(line)
             while view:
@@ -219,10 +302,13 @@ class Journal:
                 os.lseek(self._fd, self._size, os.SEEK_SET)
             except OSError:
                 pass
-            raise UserError(f"{self.path}: cannot write the journal ({exc.strerror or exc}); it keeps "
+            why = exc.strerror or exc
+            if self._size == 0:  # the header: nothing to resume, and the file goes
+                raise UserError(f"{self.path}: cannot write the journal ({why}); nothing was measured: run the "
+                                "same command again once there is room") from None
+            raise UserError(f"{self.path}: cannot write the journal ({why}); it keeps "
                             f"everything written before: gpubfs run --resume {self.path}") from None
         self._size += len(line)
-        record = json.loads(line)  # the replay holds what the file holds, not live objects
         if self.replay is None:
             self.replay = Replay(record)
         else:

@@ -140,7 +140,8 @@ class Measure:
                 return graph if uploaded else None, stopped
             for mode in modes:
                 if mode and not cls.supports_predecessors:
-                    whole("unavailable", f"{cls.name} has no {pi.problem.option} output", mode)
+                    whole("unavailable", cls.no_predecessors_reason or f"{cls.name} has no {pi.problem.option} output",
+                          mode)
                     continue
                 failure = self._warm_up(strategy, new_id(sources[0]), mode)
                 if failure is not None:

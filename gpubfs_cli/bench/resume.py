@@ -66,8 +66,13 @@ def _cpu(env: dict) -> Any:
     return cpu.get("model") if isinstance(cpu, dict) else cpu
 
 
-def _gpus(env: dict) -> list:
-    return [g.get("name") for g in env.get("gpus") or [] if isinstance(g, dict)] or ["none"]
+def _gpus(env: dict) -> str:
+    """The GPU models, in index order; the first GPU's record where the list is absent."""
+    gpus = env.get("gpus")
+    if not gpus and isinstance(env.get("gpu"), dict) and env["gpu"].get("available", True):
+        gpus = [env["gpu"]]
+    names = [str(g.get("name")) for g in gpus or [] if isinstance(g, dict) and g.get("name")]
+    return ", ".join(names) or "none"
 
 
 def _shown(key: str, value: Any) -> str:

@@ -44,7 +44,8 @@ from dataclasses import dataclass
 from datetime import datetime, timezone
 from pathlib import Path
 
-from gpubfs_cli.bench.config import DatasetSpec, RunConfig
+from gpubfs_cli.bench.config import DatasetSpec, RunConfig, sources_origin
+from gpubfs_cli.bench.environment import apply_end, run_end
 from gpubfs_cli.bench.inputs import (
     ProblemInput,
     Reorders,
@@ -52,7 +53,14 @@ from gpubfs_cli.bench.inputs import (
     default_weights,
     problem_input,
 )
-from gpubfs_cli.bench.journal import FLUSH_EVERY_S, Journal, journal_path, results_path, spec_label
+from gpubfs_cli.bench.journal import (
+    FLUSH_EVERY_S,
+    Journal,
+    is_empty,
+    journal_path,
+    results_path,
+    spec_label,
+)
 from gpubfs_cli.bench.measure import L2Flush, Measure
 from gpubfs_cli.bench.progress import NullProgress, RunProgress
 from gpubfs_cli.bench.references import DEFAULT_BUDGET_BYTES
@@ -62,11 +70,12 @@ from gpubfs_cli.bench.schedule import steps, turns
 from gpubfs_cli.bench.status import classify
 from gpubfs_cli.bench.stop import Stop
 from gpubfs_cli.bench.variants import NO_REORDER, equivalent_teps, make_variant, recorded_knobs
+from gpubfs_cli.core.knobs import knobs_key
 from gpubfs_cli.core.problem import get_problem
 from gpubfs_cli.core.strategy import Registry
 from gpubfs_cli.core.strategy import registry as all_registered
 from gpubfs_cli.errors import UserError
-from gpubfs_cli.files import check_output_path, plain_json
+from gpubfs_cli.files import check_output_path, plain_json, refuse_existing
 from gpubfs_cli.gpu.clocks import ClockReader
 from gpubfs_cli.graph.csr import CSRGraph
 from gpubfs_cli.graph.sources import choose_sources
@@ -196,17 +205,39 @@ class Runner:
         try:
             with self.stop.held():
                 self.flush()
+                end = self._environment_end()  # read now: the GPUs as the run leaves them
                 self.journal.write({
                     "kind": "end", "finished": _now(), "complete": not interrupted and error is None,
                     "interrupted": interrupted, "stopped_by": (self.stop.signal or "SIGINT") if interrupted else None,
                     "interrupted_during": self.stage if interrupted else None, "failed": failed,
+                    "environment_end": end,
                 })
+                apply_end(self.doc["environment"], end)  # the journal's replay leaves it to the runner
             path = self.write()
             if self.doc.get("complete") or not self.doc["samples"]:
                 self.journal.remove()
         finally:
             self.journal.close()
         return path
+
+    def _environment_end(self) -> dict:
+        """The machine's end-of-run record (bench/environment.run_end): the GPUs' clocks and
+        state, NCCL's version where a multi-GPU strategy ran, the peer binaries prepared.
+        Never fails the run: what goes wrong is its `reason`."""
+        try:
+            prepared = [p for p in self.doc["prepares"] if p.get("status") == "ok"]
+            ran = {(p.get("problem", "bfs"), p.get("strategy"), knobs_key(p.get("knobs") or {})) for p in prepared}
+            peers = []
+            for variant in self.config.variants:
+                cls, knobs = make_variant(self.config, variant, self.registry)
+                binaries = getattr(cls, "peer_binaries", None)
+                if callable(binaries) and (variant.problem, cls.name,
+                                           knobs_key(recorded_knobs(variant, knobs))) in ran:
+                    peers.append((cls.name, variant.problem, list(binaries(knobs))))
+            return run_end(self.doc["environment"], read_clocks=self.measure.read_clocks, peers=peers,
+                           multi_gpu=any(len(p.get("devices") or []) > 1 for p in prepared))
+        except Exception as exc:
+            return {"reason": f"{type(exc).__name__}: {exc}"[:300]}
 
     def write(self) -> Path:
         """Write the results file (atomically) from the journal's replay; nothing while
@@ -259,14 +290,14 @@ class Runner:
 
     def _create_named(self, header: dict) -> Journal:
         path, jpath = self.out_path, journal_path(self.out_path)
+        empty = jpath.exists() and is_empty(jpath)  # a run that wrote nothing: replaced as if absent
         if not self.replace:
-            if path.exists():
-                raise UserError(f"{path}: already exists; give --force to replace it, or another --out")
-            if jpath.exists():
+            refuse_existing(path, "--out")
+            if jpath.exists() and not empty:
                 raise UserError(f"{jpath}: the journal of an unfinished run is there: resume it (gpubfs run "
                                 f"--resume {jpath}) or give --force to start over")
         try:
-            return Journal.create(jpath, header, exclusive=not self.replace)
+            return Journal.create(jpath, header, exclusive=not (self.replace or empty))
         except FileExistsError:
             raise UserError(f"{jpath}: another run has just begun writing it") from None
         except OSError as exc:
@@ -350,7 +381,8 @@ class Runner:
         name = graph.name or spec.name
         load_s = time.perf_counter() - t0
         chosen = choose_sources(
-            graph, count=cfg.sources, seed=cfg.seed, explicit=cfg.fixed_sources, meta=meta
+            graph, count=cfg.sources, seed=cfg.seed, explicit=cfg.fixed_sources, meta=meta,
+            explicit_from=sources_origin(cfg),
         )
         sources = chosen.vertices
         if chosen.note:

@@ -134,6 +134,10 @@ def _sweep(where: str, key: str, cls: type[Strategy], knobs: dict[str, Any], pro
         if k not in defaults:
             raise config_error(where, f"{key}.knobs", str(unknown_name(f"knob of {cls.name}", str(k), defaults)))
     swept = {k: (v if isinstance(v, list) else [v]) for k, v in knobs.items()}
+    for k, values in swept.items():
+        if not values:  # would sweep over nothing: the strategy would silently vanish from the run
+            raise config_error(where, f"{key}.knobs.{k}", f"{cls.name}: an empty list; give a value, "
+                                                           "or a list of values to sweep")
     out = []
     for combo in itertools.product(*swept.values()):
         overrides = dict(zip(swept, combo, strict=True))

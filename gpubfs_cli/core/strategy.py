@@ -71,6 +71,8 @@ class Strategy:
     timing: ClassVar[str] = "host"  # one of TIMINGS
     Knobs: ClassVar[type] = NoKnobs
     supports_predecessors: ClassVar[bool] = True
+    # Where supports_predecessors is False and "no <option> output" would mislead: why.
+    no_predecessors_reason: ClassVar[str | None] = None
     # What its GTEPS count: "traversed" (the edges a top-down BFS looks at, the papers'
     # convention) or "equivalent" (a strategy that skips edges, as direction-optimizing
     # BFS does, over the same edge count: every table labels its rates so).

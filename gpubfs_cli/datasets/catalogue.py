@@ -17,7 +17,7 @@ from typing import Any
 
 from gpubfs_cli.configs import catalogue_path
 from gpubfs_cli.errors import UserError, unknown_name
-from gpubfs_cli.files import parse_yaml
+from gpubfs_cli.files import parse_yaml, read_text_file
 
 CATALOGUE_ENV = "GPUBFS_CATALOGUE"
 PAPERS = ("merrill", "luo", "bfs4k", "raval", "lbbfs")
@@ -138,16 +138,23 @@ _cache: dict[tuple[str, float], Catalogue] = {}
 
 
 def load_catalogue(path: str | Path | None = None) -> Catalogue:
-    """Read and validate the catalogue (cached per path and modification time)."""
+    """Read and validate the catalogue (cached per path and modification time). A
+    mistake in the one $GPUBFS_CATALOGUE names says that the variable chose it."""
+    from_env = path is None and bool(os.environ.get(CATALOGUE_ENV))
     path = Path(path) if path is not None else default_path()
     try:
-        mtime = path.stat().st_mtime
-    except OSError as exc:
-        raise UserError(f"{path}: cannot read the dataset catalogue ({exc.strerror})") from None
-    key = (str(path), mtime)
-    if key not in _cache:
-        _cache.clear()
-        _cache[key] = parse_catalogue(path.read_text(encoding="utf-8"), str(path))
+        try:
+            mtime = path.stat().st_mtime
+        except OSError as exc:
+            raise UserError(f"{path}: cannot read the dataset catalogue ({exc.strerror})") from None
+        key = (str(path), mtime)
+        if key not in _cache:
+            _cache.clear()
+            _cache[key] = parse_catalogue(read_text_file(path, "dataset catalogue"), str(path))
+    except UserError as exc:
+        if from_env:
+            raise UserError(f"{exc} (the catalogue named by ${CATALOGUE_ENV})") from None
+        raise
     return _cache[key]
 
 

@@ -2,16 +2,20 @@
 
 The traversals (numba, scipy, CUDA) index without bounds checks: a column id out of
 range or a row offset past the end reads or writes outside the arrays, which crashes
-the process. `check_csr` reads the arrays once, in chunks (a few vectorized passes, no
-copy of the whole array; a tenth of a second per 100M edges from the page cache), and
-refuses a bad one in one line naming the file. A graph that passed leaves a stamp (the
-files' sizes and modification times) so that the next load of the same files skips the
-pass: a scale-27 graph's columns are 17 GB, a full read from a cold disk.
+the process. So on every load `check_csr` reads the arrays in chunks (a few vectorized
+passes, no copy of the whole array; a tenth of a second per 100M edges from the page
+cache) and refuses a bad one in one line naming the file: offsets from 0 to the length
+of col_indices, never decreasing; every column id in [0, n); one weight per edge.
 
 The sizes and sha256 that store.py recorded in meta.json when it wrote the files
-(datasets/checksum.py) are checked too: the sizes on every load (a stat), the sha256 in
-the full pass, so a file changed since it was cached is refused in one line naming the
-dataset, the file and the repair.
+(datasets/checksum.py) are checked too: the sizes on every load (a stat), the sha256
+only when the files changed since they last passed (a full read from a cold disk:
+a scale-27 graph's columns are 17 GB). A graph that passed every check leaves a stamp:
+each file's size, mtime and ctime as they were when the check began, and the digests
+they matched. A file rewritten with its size and mtime kept (`cp -p`, bit rot repaired
+by a tool) still has a new ctime, so it is hashed again; a failed check removes the
+stamp, so a refused file is refused again. A failure names the dataset, the file and
+the repair.
 """
 
 from __future__ import annotations
@@ -38,25 +42,39 @@ def _fingerprint(folder: Path) -> dict:
             st = (folder / name).stat()
         except OSError:
             continue
-        out[name] = [st.st_size, st.st_mtime_ns]
+        out[name] = [st.st_size, st.st_mtime_ns, st.st_ctime_ns]
     return out
 
 
-def _stamped(folder: Path) -> bool:
+def _stamp_of(files: dict, written: Written | None) -> dict:
+    return {"files": files, "sha256": dict(written.digests) if written is not None else None}
+
+
+def _stamped(folder: Path, stamp: dict) -> bool:
     try:
-        return json.loads((folder / STAMP).read_text()) == _fingerprint(folder)
+        return json.loads((folder / STAMP).read_text()) == stamp
     except (OSError, ValueError):
         return False
 
 
-def _stamp(folder: Path) -> None:
-    """Best effort: a read-only cache is checked again next time."""
+def _stamp(folder: Path, stamp: dict) -> None:
+    """Best effort: a read-only cache is checked again next time. Not when a file changed
+    while it was checked: what passed may not be what is there now."""
+    if stamp["files"] != _fingerprint(folder):
+        return
     tmp = folder / f".{STAMP}.{os.getpid()}"
     try:
-        tmp.write_text(json.dumps(_fingerprint(folder)))
+        tmp.write_text(json.dumps(stamp))
         os.replace(tmp, folder / STAMP)
     except OSError:
         tmp.unlink(missing_ok=True)
+
+
+def _unstamp(folder: Path) -> None:
+    try:
+        (folder / STAMP).unlink(missing_ok=True)
+    except OSError:
+        pass
 
 
 @dataclass(frozen=True)
@@ -71,44 +89,61 @@ class Written:
     repair: str
 
 
-def check_csr(folder: Path, row_offsets, col_indices, weights, hint: str, written: Written | None = None) -> None:
+def check_csr(folder: Path, row_offsets, col_indices, weights, hint: str, written: Written | None = None,
+              shape: tuple[int, int] | None = None) -> None:
     """UserError naming the file unless row_offsets is [0, ..., m] non-decreasing,
-    every column id is in [0, n) and the weights (if any) give one per edge, and (with
-    `written`) each file has the size and sha256 it was written with; files that passed
-    before, unchanged since, are not read again (their sizes are still compared)."""
+    every column id is in [0, n) and the weights (if any) give one per edge, (with
+    `shape`) n and m are meta.json's, and (with `written`) each file has the size and
+    sha256 it was written with. The sha256 is read only when the files changed since
+    they last passed; the rest on every load."""
+    stamp = _stamp_of(_fingerprint(folder), written)  # before any read: a later change is not stamped
+    try:
+        _check_arrays(folder, row_offsets, col_indices, weights, hint, written)
+        if shape is not None and (len(row_offsets) - 1, len(col_indices)) != tuple(shape):
+            raise UserError(f"{folder}: arrays do not match meta.json (n, m); {hint}")
+        if written is not None and not _stamped(folder, stamp):
+            _check_digests(folder, written)  # after the checks above, which say more about a damaged array
+    except UserError:
+        _unstamp(folder)
+        raise
+    _stamp(folder, stamp)
+
+
+def _check_arrays(folder: Path, row_offsets, col_indices, weights, hint: str, written: Written | None) -> None:
     offsets_file = folder / "row_offsets.npy"
     cols_file = folder / "col_indices.npy"
+
+    def bad(path: Path, problem: str) -> UserError:
+        if written is None:
+            return UserError(f"{path}: {problem}; {hint}")
+        return UserError(f"dataset '{written.dataset}': {path}: {problem}; {written.repair}")
+
     for path, a in ((offsets_file, row_offsets), (cols_file, col_indices)):
         if a.ndim != 1 or a.dtype.kind not in "iu":
-            raise UserError(f"{path}: expected a 1-D integer array, found {a.ndim}-D {a.dtype}; {hint}")
+            raise bad(path, f"expected a 1-D integer array, found {a.ndim}-D {a.dtype}")
     n, m = len(row_offsets) - 1, len(col_indices)
     if n < 0:
-        raise UserError(f"{offsets_file}: empty (expected n + 1 offsets); {hint}")
+        raise bad(offsets_file, "empty (expected n + 1 offsets)")
     if int(row_offsets[0]) != 0 or int(row_offsets[-1]) != m:
-        raise UserError(f"{offsets_file}: expected offsets from 0 to {m:,} (the length of "
-                        f"col_indices), found {int(row_offsets[0]):,} to {int(row_offsets[-1]):,}; {hint}")
+        raise bad(offsets_file, f"expected offsets from 0 to {m:,} (the length of col_indices), found "
+                                f"{int(row_offsets[0]):,} to {int(row_offsets[-1]):,}")
     if written is not None:
         _check_sizes(folder, written)
-    if _stamped(folder):
-        _check_weights(folder, weights, m, hint)
-        return
     for lo in range(0, n, CHUNK):
         part = np.asarray(row_offsets[lo : lo + CHUNK + 1])
         falls = np.flatnonzero(part[1:] < part[:-1])
         if len(falls):
             v = lo + int(falls[0])
-            raise UserError(f"{offsets_file}: offsets must not decrease, but vertex {v:,}'s "
-                            f"{int(part[falls[0]]):,} is followed by {int(part[falls[0] + 1]):,}; {hint}")
+            raise bad(offsets_file, f"offsets must not decrease, but vertex {v:,}'s {int(part[falls[0]]):,} "
+                                    f"is followed by {int(part[falls[0] + 1]):,}")
     for lo in range(0, m, CHUNK):
         part = np.asarray(col_indices[lo : lo + CHUNK])
         if int(part.min()) < 0 or int(part.max()) >= n:
             i = int(np.flatnonzero((part < 0) | (part >= n))[0])
-            raise UserError(f"{cols_file}: vertex id {int(part[i]):,} at entry {lo + i:,} is outside "
-                            f"[0, {n:,}) (n from row_offsets.npy); {hint}")
-    _check_weights(folder, weights, m, hint)
-    if written is not None:  # after the checks above, which say more about a damaged array
-        _check_digests(folder, written)
-    _stamp(folder)
+            raise bad(cols_file, f"vertex id {int(part[i]):,} at entry {lo + i:,} is outside [0, {n:,}) "
+                                 "(n from row_offsets.npy)")
+    if weights is not None and (weights.ndim != 1 or len(weights) != m):
+        raise bad(folder / "weights.npy", f"expected {m:,} weights (one per edge), found shape {weights.shape}")
 
 
 def _recorded(table: dict, name: str, kind: type):
@@ -136,9 +171,3 @@ def _check_digests(folder: Path, written: Written) -> None:
         if file_sha256(folder / name) != want:
             raise UserError(f"dataset '{written.dataset}': {folder / name} does not match the sha256 "
                             f"recorded when it was written: the file changed since it was cached; {written.repair}")
-
-
-def _check_weights(folder: Path, weights, m: int, hint: str) -> None:
-    if weights is not None and (weights.ndim != 1 or len(weights) != m):
-        raise UserError(f"{folder / 'weights.npy'}: expected {m:,} weights (one per edge), "
-                        f"found shape {weights.shape}; {hint}")

@@ -20,6 +20,8 @@ def dataset_rows(data_dir: str | Path | None = None) -> list[dict]:
     """
     cat = load_catalogue()
     cached = set(store.cached_keys(data_dir))
+    broken = set(store.broken_keys(data_dir))  # listed as cached: _row says what is missing
+    cached |= broken
     rows = []
     for e in cat.entries.values():
         rows.append(
@@ -67,6 +69,9 @@ def _row(name, kind, papers, aliases, description, en, em, note, data_dir, cache
     }
     if row["cached"]:
         try:
+            reason = store.broken_reason(name, data_dir)
+            if reason is not None:
+                raise store.broken_error(name, reason, data_dir)
             meta = store.read_meta(name, data_dir)
         except UserError as exc:
             row.update(cached=False, broken=str(exc), size_bytes=store.cache_size_bytes(name, data_dir))

@@ -56,11 +56,13 @@ from gpubfs_cli.graph.memory import (
 GpuArrays = Callable[[], Any]
 
 
-def _read(path: Path, fmt: str, *, member, directed, compact_ids, progress=None) -> EdgeList:
+def _read(path: Path, fmt: str, *, member, directed, compact_ids, progress=None,
+          nonnegative_weights: bool = False) -> EdgeList:
     """The format readers (gpubfs_cli.graph.io); a separate hook so tests can stand in."""
     from gpubfs_cli.graph.io import read_graph
 
-    return read_graph(path, fmt, member=member, directed=directed, compact_ids=compact_ids, progress=progress)
+    return read_graph(path, fmt, member=member, directed=directed, compact_ids=compact_ids, progress=progress,
+                      nonnegative_weights=nonnegative_weights)
 
 
 class _ParseBar:
@@ -129,15 +131,21 @@ def _generate(family: str, params: dict, seed: int, gpu_xp: GpuArrays | None = N
     return generate(family, dict(params), int(seed), xp=np)
 
 
-def resolve_entry(name: str, data_dir: str | Path | None = None) -> DatasetEntry:
-    """A catalogue entry (by name or alias), else a user graph recorded in the cache."""
+def resolve_entry(name: str, data_dir: str | Path | None = None, *, repair: bool = False) -> DatasetEntry:
+    """A catalogue entry (by name or alias), else a user graph recorded in the cache.
+
+    A user graph whose folder lacks an array is an error saying so, unless `repair`
+    (fetch-dataset --force): its meta.json still says where it came from."""
     cat = load_catalogue()
     key = cat.resolve(name)
     if key is not None:
         return cat.get(key)
     base = name.split("@seed=")[0]
-    if store.is_cached(name, data_dir) or store.is_cached(base, data_dir):
-        found = name if store.is_cached(name, data_dir) else base
+    found = next((k for k in (name, base) if store.is_cached(k, data_dir) or store.broken_reason(k, data_dir)), None)
+    if found is not None:
+        reason = store.broken_reason(found, data_dir)
+        if reason is not None and (not repair or store.META in reason):
+            raise store.broken_error(found, reason, data_dir)
         meta = store.read_meta(found, data_dir)
         if meta.get("kind") == "user" and meta.get("entry"):
             try:
@@ -184,7 +192,7 @@ def ensure_dataset(
         if not text.lstrip("-").isdigit():
             raise UserError(f"'{name}@seed={text}': the seed must be a whole number")
         seed = int(text)
-    entry = resolve_entry(name, data_dir)
+    entry = resolve_entry(name, data_dir, repair=force)
     if seed is not None and entry.kind != "generated":
         raise UserError(f"dataset '{entry.name}' is not generated: --seed does not apply")
     if archive is not None and entry.kind != "download":
@@ -251,6 +259,9 @@ def add_user_dataset(
     if "@" in name:
         raise UserError(f"'{name}' cannot name your graph: '@' is kept for generated graphs "
                         "cached with another seed (NAME@seed=S)")
+    if "," in name or name != name.strip():
+        raise UserError(f"'{name}' cannot name your graph: `gpubfs run --dataset` splits its value at commas "
+                        "and trims spaces, so no run could name it (choose a name without ',' or outer spaces)")
     clash = load_catalogue().resolve(name)
     if clash is not None:
         raise UserError(f"'{name}' is a catalogue dataset ('{clash}'); choose another name for your graph")
@@ -382,6 +393,8 @@ def _build(entry: DatasetEntry, key: str, data_dir, *, seed, progress: bool, dow
         stage.doing = f"parsing {path.name}"
         t1 = time.perf_counter()
         kwargs = {"member": entry.member, "directed": entry.directed, "compact_ids": entry.compact_ids}
+        if entry.weights and not entry.multiplicity:  # kept for SSSP: refused now, not at run time
+            kwargs["nonnegative_weights"] = True
         if progress and _console().is_terminal:
             with _ParseBar(f"parsing {path.name}") as bar:
                 edges = _read(path, entry.format or "", progress=bar, **kwargs)

@@ -92,6 +92,38 @@ def is_cached(key: str, directory: str | Path | None = None) -> bool:
     return (d / META).is_file() and (d / "row_offsets.npy").is_file()
 
 
+ARRAYS = ("row_offsets.npy", "col_indices.npy")
+
+
+def broken_reason(key: str, directory: str | Path | None = None) -> str | None:
+    """Why the cache's folder KEY/ is not a whole graph ('row_offsets.npy is missing'),
+    or None when there is no such folder or it holds meta.json and the arrays."""
+    if not valid_key(key):
+        return None
+    d = data_dir(directory) / key
+    if not d.is_dir():
+        return None
+    missing = [f for f in (META, *ARRAYS) if not (d / f).is_file()]
+    if not missing:
+        return None
+    return f"{', '.join(missing)} {'is' if len(missing) == 1 else 'are'} missing"
+
+
+def broken_error(key: str, reason: str, directory: str | Path | None = None) -> UserError:
+    """One line for a cached graph with a file missing, and its repair: fetched again,
+    or rebuilt from the source its meta.json records (a user graph's file or URL)."""
+    d = data_dir(directory) / key
+    hint = repair_hint(key)
+    if _resolve_alias(key.split("@seed=")[0]) is None and (d / META).is_file():
+        try:
+            meta = json.loads((d / META).read_text(encoding="utf-8"))
+        except (OSError, ValueError):
+            meta = None
+        if isinstance(meta, dict) and meta.get("kind") == "user" and isinstance(meta.get("entry"), dict):
+            hint = rebuild_hint(key)
+    return UserError(f"dataset '{key}': the cached graph in {d} is broken ({reason}); {hint}")
+
+
 def check_cache_dir(directory: str | Path | None = None) -> Path:
     """The cache folder, created if needed; a UserError unless new files can be made in it."""
     root = data_dir(directory)
@@ -173,6 +205,23 @@ def cache_size_bytes(key: str, directory: str | Path | None = None) -> int:
     return sum(p.stat().st_size for p in d.iterdir() if p.is_file())
 
 
+def cached_files(key: str, directory: str | Path | None = None) -> list[Path]:
+    """The files in a cached graph's folder: what an export must never write over."""
+    try:
+        return [p for p in (data_dir(directory) / key).iterdir() if p.is_file()]
+    except OSError:
+        return []
+
+
+def broken_keys(directory: str | Path | None = None) -> list[str]:
+    """The cache's folders that are not whole graphs (a file missing): `broken_reason`."""
+    root = data_dir(directory)
+    try:
+        return sorted(p.name for p in root.iterdir() if not p.name.startswith(".") and broken_reason(p.name, root))
+    except OSError:
+        return []
+
+
 def cached_keys(directory: str | Path | None = None) -> list[str]:
     """Every complete graph in the cache (hidden and temporary folders skipped)."""
     root = data_dir(directory)
@@ -188,10 +237,13 @@ def load_graph(name: str, data_dir: str | Path | None = None) -> CSRGraph:
     """
     directory = data_dir
     key = name
-    if not is_cached(key, directory):
+    if not is_cached(key, directory) and broken_reason(key, directory) is None:
         key = _resolve_alias(name)
         if key is None:
             raise unknown_name("dataset", name, _catalogue_names() + cached_keys(directory))
+    reason = broken_reason(key, directory)
+    if reason is not None:  # a file deleted by hand, or a copy cut short
+        raise broken_error(key, reason, directory)
     meta = read_meta(key, directory)
     version = meta.get("format_version")
     if not isinstance(version, int) or version > FORMAT_VERSION:
@@ -211,9 +263,7 @@ def load_graph(name: str, data_dir: str | Path | None = None) -> CSRGraph:
     except (OSError, ValueError) as exc:
         raise UserError(f"{d}: cached arrays unreadable ({exc}); {repair_hint(key)}") from None
     written = Written(key, meta.get("files") or {}, meta.get("sha256") or {}, rebuild_hint(key))
-    check_csr(d, row_offsets, col_indices, weights, repair_hint(key), written)
-    if len(row_offsets) != meta["n"] + 1 or len(col_indices) != meta["m"]:
-        raise UserError(f"{d}: arrays do not match meta.json (n, m); {repair_hint(key)}")
+    check_csr(d, row_offsets, col_indices, weights, repair_hint(key), written, shape=(meta["n"], meta["m"]))
     return CSRGraph(row_offsets, col_indices, directed=bool(meta.get("directed")), weights=weights, name=key)
 
 

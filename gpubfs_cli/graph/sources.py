@@ -94,10 +94,12 @@ def choose_sources(
     seed: int = 0,
     explicit: Sequence[int] | None = None,
     meta: dict | None = None,
+    explicit_from: str = "--source",
 ) -> SourceList:
-    """The sources every strategy runs from on `graph`: explicit > fixed_source > random."""
+    """The sources every strategy runs from on `graph`: explicit > fixed_source > random.
+    `explicit_from` is what an error in the explicit ones names (the flag, or a config's key)."""
     if explicit:
-        return SourceList(check_vertices(graph, explicit, "--source"), "explicit")
+        return SourceList(check_vertices(graph, explicit, explicit_from), "explicit")
     fixed = fixed_source_of(meta, graph.name)
     if fixed is not None:
         vertices = check_vertices(graph, [fixed], f"{graph.name} meta.json fixed_source")

@@ -6,6 +6,7 @@ from pathlib import Path
 from typing import Any
 
 from gpubfs_cli.errors import UserError, unknown_name
+from gpubfs_cli.files import refuse_input
 from gpubfs_cli.report.build import (
     check_metric,
     check_teps,
@@ -36,6 +37,7 @@ def make_report(
     teps: str = "edges",
     fail_on_regression: float | None = None,
     min_change: float = 10.0,
+    out: str | Path | None = None,
 ) -> Document:
     """The document to render; plots (if asked) are written here and listed in its notes.
 
@@ -44,7 +46,8 @@ def make_report(
     keep datasets as rows. `teps` is the TEPS convention of every rate (edges |
     graph500). `fail_on_regression` (a percentage, --compare only) lists in
     `doc.data["regressions"]` the cells where B got slower beyond the noise;
-    `min_change` (a percentage) is the smallest change --compare calls FASTER/SLOWER."""
+    `min_change` (a percentage) is the smallest change --compare calls FASTER/SLOWER.
+    `out`, the file the report will be written to, must not be one of its inputs."""
     check_metric(metric)
     check_format(fmt)
     check_teps(teps)
@@ -62,11 +65,15 @@ def make_report(
             raise UserError("--compare and --paper cannot be combined")
         if files:
             raise UserError("--compare takes its two files itself; give no other results files")
+        if out is not None:
+            refuse_input(out, compare_files)
         doc = compare(load_many([compare_files[0]]), load_many([compare_files[1]]), fail_on_regression,
                       min_change / 100)
         results = None
     else:
         paths = list(files) if files else [latest_results()]
+        if out is not None:
+            refuse_input(out, paths)
         results = load_many(paths)
         if paper is not None:
             doc = paper_document(load_paper(paper), results, teps)

@@ -24,6 +24,7 @@ from gpubfs_cli.bench.results import Sample, run_state
 from gpubfs_cli.bench.status import STATUSES
 from gpubfs_cli.core.strategy import canonical_name
 from gpubfs_cli.errors import UserError, unknown_name
+from gpubfs_cli.files import check_input_file
 from gpubfs_cli.report.conditions import conditions_text, file_conditions, mixed_conditions_note
 
 _REQUIRED = ("dataset", "strategy", "source", "status")
@@ -138,13 +139,18 @@ def file_mode(path: str, doc: dict) -> dict | None:
 
 
 def describe_environment(env: Any) -> str:
+    """`GPU NVIDIA H200, CPU ...`; a file that records its provenance (the `code` key,
+    bench/environment.py) adds the GPUs' short UUIDs, the driver, CUDA and its code:
+    `GPU NVIDIA H200 (GPU-5f1c2a9e), driver 570.124.06, CUDA 12.8, CPU ..., code
+    285e477c+dirty (tree 1016b037)`. Files without it read as they always did."""
     if not isinstance(env, dict):
         return "environment not recorded"
+    provenance = isinstance(env.get("code"), dict)
     parts = []
     gpu = env.get("gpu")
     if isinstance(gpu, dict):
         if gpu.get("name"):
-            parts.append(f"GPU {gpu['name']}")
+            parts.append(f"GPU {gpu['name']}" + (_gpu_provenance(env, gpu) if provenance else ""))
         elif gpu.get("reason"):
             parts.append(f"no GPU ({gpu['reason']})")
     elif gpu:
@@ -154,7 +160,35 @@ def describe_environment(env: Any) -> str:
         cpu = cpu.get("model") or cpu.get("name")
     if cpu:
         parts.append(f"CPU {cpu}")
+    if provenance:
+        parts.append(code_text(env["code"]))
     return ", ".join(str(p) for p in parts) or "environment not recorded"
+
+
+def _short(value: Any, n: int = 8) -> str:
+    return str(value)[:n]
+
+
+def _gpu_provenance(env: dict, gpu: dict) -> str:
+    """` (GPU-5f1c2a9e, GPU-0b4d...), driver 570.124.06, CUDA 12.8`: what of it is recorded."""
+    gpus = [g for g in env.get("gpus") or [] if isinstance(g, dict)] or [gpu]
+    uuids = [str(g["uuid"]) for g in gpus if g.get("uuid")]
+    text = f" ({', '.join(u[:12] if u.startswith('GPU-') else _short(u) for u in uuids)})" if uuids else ""
+    if gpu.get("driver"):
+        text += f", driver {gpu['driver']}"
+    runtime = gpu.get("runtime_version")
+    if _integer(runtime) and runtime > 0:
+        text += f", CUDA {runtime // 1000}.{runtime % 1000 // 10}"
+    return text
+
+
+def code_text(code: dict) -> str:
+    """`code 285e477c+dirty (tree 1016b037)`; `code unknown` outside a git checkout."""
+    commit, tree = code.get("commit"), code.get("tree")
+    if not commit and not tree:
+        return "code unknown (not a git checkout)"
+    text = f"code {_short(commit) if commit else 'uncommitted'}" + ("+dirty" if code.get("dirty") else "")
+    return text + (f" (tree {_short(tree)})" if tree else "")
 
 
 # ---------------------------------------------------------------- value checks
@@ -288,6 +322,7 @@ def load_many(paths: list[str | Path]) -> Results:
         raise UserError("no results files given")
     results = Results()
     for p in paths:
+        check_input_file(p, "results file")  # before anything opens it: a FIFO would hang
         doc = load_run(p)
         if not doc["samples"]:
             why = f": the run failed ({doc['failed']})" if doc.get("failed") else " (an empty or failed run)"
@@ -298,12 +333,20 @@ def load_many(paths: list[str | Path]) -> Results:
 
 def usable(path: Path) -> bool:
     """A results file a bare `gpubfs report` may pick: readable, with samples, not
-    marked failed."""
+    marked failed, and with something measured (a run where nothing could run here, every
+    cell unavailable, would hide the last real results)."""
     try:
         doc = load_run(path)
     except UserError:
         return False
-    return bool(doc.get("samples")) and not doc.get("failed")
+    return bool(doc.get("samples")) and not doc.get("failed") and not nothing_ran(doc)
+
+
+def nothing_ran(doc: dict) -> bool:
+    """Every sample of a results document is `unavailable`: nothing could run where it ran."""
+    samples = doc.get("samples")
+    return isinstance(samples, list) and all(isinstance(s, dict) and s.get("status") == "unavailable"
+                                             for s in samples)
 
 
 def results_from_doc(doc: dict, path: str = "this run") -> Results:
@@ -367,7 +410,8 @@ def _check_sample_problems(results: Results, path: str, first: int) -> None:
 
 def latest_results(folder: str | Path = "results") -> Path:
     """The newest usable results file in `folder` (what `gpubfs report` uses with no
-    arguments): files of failed or empty runs, and unreadable ones, are passed over."""
+    arguments): files of failed or empty runs, of runs where every cell was unavailable,
+    and unreadable ones, are passed over."""
     folder = Path(folder)
     files = []
     if folder.is_dir():
@@ -385,5 +429,5 @@ def latest_results(folder: str | Path = "results") -> Path:
             return p
     raise UserError(
         f"no results files given, and none of the {len(files)} in {folder}/ is usable "
-        "(failed, empty or unreadable runs); name one, or run `gpubfs run`"
+        "(failed, empty or unreadable runs, or runs where nothing could run); name one, or run `gpubfs run`"
     )

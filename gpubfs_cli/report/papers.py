@@ -35,7 +35,7 @@ from typing import Any
 
 from gpubfs_cli.configs import papers_dir as shipped_papers
 from gpubfs_cli.errors import UserError, unknown_name
-from gpubfs_cli.files import parse_yaml
+from gpubfs_cli.files import parse_yaml, read_text_file
 from gpubfs_cli.report.aggregate import METRICS as CELL_METRICS
 from gpubfs_cli.report.aggregate import is_metric
 
@@ -322,11 +322,7 @@ def parse_paper(doc: Any, path: str, expected_key: str | None = None) -> Paper:
 
 def load_paper_file(path: str | Path, expected_key: str | None = None) -> Paper:
     path = Path(path)
-    try:
-        text = path.read_text()
-    except FileNotFoundError:
-        raise UserError(f"{path}: no such paper file") from None
-    doc = parse_yaml(text, str(path))
+    doc = parse_yaml(read_text_file(path, "paper file"), str(path))
     return parse_paper(doc, str(path), expected_key)
 
 

@@ -130,6 +130,16 @@ def test_all_and_patterns(tmp_path):
         ("strategies: all", "exp.yaml: datasets: no datasets given"),
         ("datasets: [smoke-rmat\n", "exp.yaml:2: not valid YAML"),
         ("- just\n- a list", "exp.yaml: expected a mapping of keys"),
+        (
+            "datasets: [smoke-rmat]\nstrategies: [{name: test.knobby, knobs: {width: []}}]",
+            "exp.yaml: strategies[0].knobs.width: test.knobby: an empty list; give a value, or a list of values",
+        ),
+        ("datasets: [smoke-rmat]\nsources: 3\nseed: 1\nsources: 4",
+         "exp.yaml:4: key 'sources' given twice in one mapping (first at line 2)"),
+        ("datasets: [smoke-rmat]\nstrategies: [{name: test.knobby, knobs: {width: 8, width: 16}}]",
+         "exp.yaml:2: key 'width' given twice in one mapping (first at line 2)"),
+        ("datasets: [smoke-rmat]\nout: ''", "exp.yaml: out: expected a path, got an empty string"),
+        ("datasets: [smoke-rmat]\ndata_dir: ''", "exp.yaml: data_dir: expected a path, got an empty string"),
     ],
 )
 def test_each_mistake_is_one_line(tmp_path, text, message):
@@ -138,6 +148,21 @@ def test_each_mistake_is_one_line(tmp_path, text, message):
     text = str(err.value)
     assert message in text
     assert "\n" not in text
+
+
+@pytest.mark.parametrize("flags, message", [
+    ({"out": ""}, "--out: an empty value; expected a path"),
+    ({"data_dir": ""}, "--dir: an empty value; expected a path"),
+    ({"strategies": [""]}, "--strategy/-s: an empty value; expected a strategy name or pattern, or all"),
+    ({"strategies": ["test.plain", ","]}, "--strategy/-s: an empty value"),
+    ({"datasets": [" "]}, "--dataset/-d: an empty value; expected a dataset name"),
+    ({"reorder": [""]}, "--reorder: an empty value"),
+])
+def test_an_empty_flag_value_is_refused_not_the_default(tmp_path, flags, message):
+    """`-s ''` would otherwise run every strategy, `--out ''` write to the default place."""
+    path = write(tmp_path, "datasets: [smoke-rmat]\nstrategies: [test.plain]")
+    with pytest.raises(UserError, match=f"^{message}"):
+        config_from_cli(str(path), **flags, dataset_check=check, registry=REGISTRY)
 
 
 def test_missing_file_is_a_user_error(tmp_path):

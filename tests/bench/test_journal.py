@@ -333,3 +333,268 @@ def test_a_signal_ignored_before_the_run_stays_ignored(tmp_path):
         assert not outcome.interrupted and outcome.doc["complete"] is True
     finally:
         signal.signal(signal.SIGHUP, previous)
+
+
+# ---- damage, hand edits and an empty journal -------------------------------------
+
+
+def _stopped_journal(tmp_path, after=3):
+    StopsAfter.after = after
+    journal = runner(config(), tmp_path / "r.json").run().journal
+    StopsAfter.after, StopsAfter.calls = None, 0
+    return journal
+
+
+def _lines(journal):
+    return journal.read_bytes().split(b"\n")[:-1]
+
+
+def _write_lines(journal, lines):
+    journal.write_bytes(b"".join(line + b"\n" for line in lines))
+
+
+@pytest.mark.parametrize("damage", [b'{"kind":"measured","variant":"fake.st', b"\x00" * 40, b"\xff\xfe garbage"])
+def test_a_damaged_line_in_the_middle_is_an_error_naming_it(tmp_path, damage):
+    """Only the last line may be cut by a crash; a bad line before others was changed
+    since it was written, and passing it over would drop what it held in silence."""
+    journal = _stopped_journal(tmp_path)
+    lines = _lines(journal)
+    number = next(i for i, line in enumerate(lines, start=1) if b'"kind":"measured"' in line)
+    assert number < len(lines)
+    lines[number - 1] = damage
+    _write_lines(journal, lines)
+    for read in (lambda: read_journal(journal), lambda: runner(config(), resume=journal).run(),
+                 lambda: load_many([journal])):
+        with pytest.raises(UserError) as info:
+            read()
+        msg = str(info.value)
+        assert msg.startswith(f"{journal}:{number}: not a journal record") and "\n" not in msg, msg
+    assert _lines(journal)[number - 1] == damage  # the refused resume cut nothing off
+
+
+def test_a_last_line_of_any_bytes_is_what_a_crash_left(tmp_path):
+    journal = _stopped_journal(tmp_path)
+    whole = read_journal(journal).results()
+    with open(journal, "ab") as f:
+        f.write(b'{"kind":"measured","variant":"fake.stops","samples":[{"\xe2\x82')  # cut in a character
+    assert read_journal(journal).results() == whole
+    assert load_many([journal]).samples  # the report reads it too
+    assert runner(config(), resume=journal).run().doc["complete"] is True
+
+
+@pytest.mark.parametrize("how", ["SIGTERM", "failed"])
+def test_a_resumed_run_that_completes_reads_complete_everywhere(tmp_path, monkeypatch, how):
+    """The first attempt's stop or failure is gone from the results file, and the report
+    neither says the run did not complete nor marks a cell (k/n)."""
+    from typer.testing import CliRunner
+
+    from gpubfs_cli.cli import app
+
+    out = tmp_path / "r.json"
+    if how == "failed":
+        real = runner_module.problem_input
+
+        def problem_input(key, name, *args):
+            if name == "h":
+                raise RuntimeError("disk on fire")
+            return real(key, name, *args)
+
+        monkeypatch.setattr(runner_module, "problem_input", problem_input)
+        with pytest.raises(RuntimeError):
+            runner(config(), out).run()
+        monkeypatch.setattr(runner_module, "problem_input", real)
+        assert load_results(out)["failed"] == "RuntimeError: disk on fire"
+    else:
+        StopsAfter.after, StopsAfter.send = 3, "SIGTERM"
+        runner(config(), out).run()
+        StopsAfter.after, StopsAfter.send, StopsAfter.calls = None, None, 0
+        assert load_results(out)["stopped_by"] == "SIGTERM"
+    stopped = overview(load_many([out]), "ms")
+    assert any("the run did not complete" in line for line in stopped.header)  # the test can see it
+    runner(config(), resume=journal_path(out)).run()
+    doc = load_results(out)
+    assert (doc["complete"], doc["interrupted"]) == (True, False)
+    assert not {"stopped_by", "interrupted_during", "failed"} & set(doc), doc.keys()
+    assert all(s["partial"] is False for s in doc["summaries"])
+    report = overview(load_many([out]), "ms")
+    assert not any("did not complete" in line for line in report.header)
+    cells = [c for t in report.tables for row in t.rows for c in row[1:]]
+    assert cells and all(c.status == "ok" and not c.text.endswith(")") for c in cells)
+    r = CliRunner().invoke(app, ["report", str(out), "--format", "md"])
+    assert r.exit_code == 0, r.output
+    assert "did not complete" not in r.stdout and "/5)" not in r.stdout
+
+
+def test_a_time_below_zero_is_refused_naming_its_line(tmp_path):
+    journal = _stopped_journal(tmp_path)
+    lines = _lines(journal)
+    number = next(i for i, line in enumerate(lines, start=1) if b'"kind":"measured"' in line)
+    record = json.loads(lines[number - 1])
+    record["samples"][1]["time_ms"] = -0.25
+    lines[number - 1] = json.dumps(record).encode()
+    _write_lines(journal, lines)
+    source = record["samples"][1]["source"]
+    for read in (lambda: read_journal(journal), lambda: runner(config(), resume=journal).run()):
+        with pytest.raises(UserError) as info:
+            read()
+        assert str(info.value) == (f"{journal}:{number}: a sample of {record['samples'][1]['strategy']} on g, "
+                                   f"source {source}: time_ms: expected a time >= 0 (ms), found -0.25")
+
+
+def test_a_prepare_time_below_zero_is_refused_naming_its_line(tmp_path):
+    journal = _stopped_journal(tmp_path)
+    lines = _lines(journal)
+    number = next(i for i, line in enumerate(lines, start=1) if b'"prepares":[{' in line)
+    record = json.loads(lines[number - 1])
+    record["prepares"][0]["upload_ms"] = -3
+    lines[number - 1] = json.dumps(record).encode()
+    _write_lines(journal, lines)
+    with pytest.raises(UserError, match=rf"^{journal}:{number}: a prepare of .* on g: upload_ms: expected a "
+                                        r"time >= 0 \(ms\), found -3$"):
+        read_journal(journal)
+
+
+def test_a_sample_recorded_twice_is_refused_naming_its_line(tmp_path):
+    journal = _stopped_journal(tmp_path, after=7)  # g whole, h part-way
+    lines = _lines(journal)
+    number = next(i for i, line in enumerate(lines, start=1) if b'"kind":"measured"' in line)
+    lines.insert(number, lines[number - 1])  # the turn's record copied below itself
+    _write_lines(journal, lines)
+    record = json.loads(lines[number])
+    first = record["samples"][0]
+    for read in (lambda: read_journal(journal), lambda: runner(config(), resume=journal).run(),
+                 lambda: load_many([journal])):
+        with pytest.raises(UserError) as info:
+            read()
+        assert str(info.value) == (f"{journal}:{number + 1}: a sample of {first['strategy']} on g, source "
+                                   f"{first['source']}: recorded 2 times, but g's sources list it 1 time "
+                                   "(a sample recorded twice?)")
+    lines[number] = lines[number].replace(f'"source":{first["source"]},'.encode(), b'"source":35,', 1)
+    _write_lines(journal, lines)  # a source the run never drew
+    with pytest.raises(UserError, match=rf"^{journal}:{number + 1}: .* source 35: recorded 1 times, but g's "
+                                        r"sources do not list it"):
+        read_journal(journal)
+
+
+def test_one_source_twice_in_a_record_is_refused(tmp_path):
+    journal = _stopped_journal(tmp_path)
+    lines = _lines(journal)
+    number = next(i for i, line in enumerate(lines, start=1) if b'"kind":"measured"' in line)
+    record = json.loads(lines[number - 1])
+    record["samples"].append(dict(record["samples"][0]))
+    lines[number - 1] = json.dumps(record).encode()
+    _write_lines(journal, lines)
+    with pytest.raises(UserError, match=rf"^{journal}:{number}: .*recorded 2 times, but g's sources list it 1 "):
+        read_journal(journal)
+
+
+def test_a_full_disk_at_the_very_start_leaves_nothing_to_trip_on(tmp_path, monkeypatch):
+    """The header cannot be written: no journal is left, the message does not send the
+    user to --resume, and the same command runs once there is room."""
+    real = os.write
+
+    def full(fd, data):
+        raise OSError(28, "No space left on device")
+
+    monkeypatch.setattr(journal_module.os, "write", full)
+    out = tmp_path / "results" / "r.json"
+    with pytest.raises(UserError) as info:
+        runner(config(), out, replace=False).run()
+    assert str(info.value) == (f"{journal_path(out)}: cannot write the journal (No space left on device); nothing "
+                               "was measured: run the same command again once there is room")
+    assert not journal_path(out).exists() and not out.parent.exists()
+    monkeypatch.setattr(journal_module.os, "write", real)
+    assert runner(config(), out, replace=False).run().doc["complete"] is True
+
+
+def _cli_run(tmp_path, *args):
+    from typer.testing import CliRunner
+
+    from gpubfs_cli.cli import app
+
+    return CliRunner().invoke(app, ["run", *map(str, args)])
+
+
+@pytest.fixture
+def cli_graphs(monkeypatch):
+    monkeypatch.setattr(runner_module, "default_loader", lambda spec, d, p: (grid(4, 4, name=spec.name), {}))
+
+
+@pytest.mark.parametrize("left", [b"", b'{"kind":"header","journal":1,"results":"r.js'])
+def test_an_empty_journal_is_replaced_by_the_same_command_not_resumed(tmp_path, cli_graphs, left):
+    """A journal without a whole line (the disk was full, or the run killed, at its first
+    write) holds nothing: --resume says to run the command again, and that command
+    replaces it without --force, so the advice never loops."""
+    out = tmp_path / "r.json"
+    journal_path(out).write_bytes(left)
+    resumed = _cli_run(tmp_path, "--resume", journal_path(out))
+    assert resumed.exit_code == 2
+    assert resumed.stderr.strip().splitlines() == [
+        f"error: {journal_path(out)}: an empty journal (the run stopped before it wrote its first line, so there "
+        "is nothing to resume): run the same command again without --resume; it replaces this journal"]
+    again = _cli_run(tmp_path, "-d", "smoke-grid", "-s", "cpu.sequential", "--sources", "3", "--warmup", "0",
+                     "--out", out)
+    assert again.exit_code == 0, again.output
+    assert load_results(out)["complete"] is True and not journal_path(out).exists()
+
+
+def test_a_journal_with_a_header_still_needs_resume_or_force(tmp_path, cli_graphs):
+    out = tmp_path / "r.json"
+    header = Journal.create(journal_path(out), {"created": "", "environment": {}, "config": {}, "problems": {},
+                                                "equivalent_teps": []}, exclusive=True)
+    header.close()
+    again = _cli_run(tmp_path, "-d", "smoke-grid", "-s", "cpu.sequential", "--sources", "3", "--out", out)
+    assert again.exit_code == 2 and "the journal of an unfinished run is there: resume it" in again.stderr
+
+
+def test_a_record_the_reader_would_refuse_never_reaches_the_file(tmp_path):
+    journal = _stopped_journal(tmp_path)
+    held = Journal.reopen(journal)
+    before = journal.read_bytes()
+    sample = dict(held.replay.doc["samples"][0], time_ms=-1.0)
+    try:
+        with pytest.raises(journal_module.BadRecord, match="time_ms: expected a time >= 0"):
+            held.write({"kind": "measured", "variant": "x", "samples": [sample], "prepares": [], "clocks": []})
+    finally:
+        held.close()
+    assert journal.read_bytes() == before
+    assert runner(config(), resume=journal).run().doc["complete"] is True
+
+
+def test_a_journal_of_another_version_is_refused(tmp_path):
+    path = tmp_path / "r.journal.jsonl"
+    header = {"kind": "header", "journal": 1, "results": "r.json", "created": "", "environment": {}, "config": {},
+              "problems": {}, "equivalent_teps": []}
+    path.write_text(json.dumps(header) + "\n")
+    assert read_journal(path).results()["samples"] == []
+    path.write_text(json.dumps(dict(header, journal=2)) + "\n")
+    with pytest.raises(UserError, match=r"not a gpubfs journal \(no header line of version 1\)"):
+        read_journal(path)
+
+
+def test_a_copied_sample_of_vertex_0_is_refused_too(tmp_path):
+    StopsAfter.after = 3
+    journal = runner(config(fixed_sources=[0, 5, 9]), tmp_path / "r.json").run().journal
+    lines = _lines(journal)
+    number = next(i for i, line in enumerate(lines, start=1) if b'"source":0,' in line and b'"measured"' in line)
+    lines.insert(number, lines[number - 1])
+    _write_lines(journal, lines)
+    with pytest.raises(UserError, match=rf"^{journal}:{number + 1}: a sample of .* on g, source 0: recorded 2 "
+                                        "times, but g's sources list it 1 time"):
+        read_journal(journal)
+
+
+def test_a_resumed_run_stopped_again_resumes_again(tmp_path):
+    """Each resume appends after the whole lines it found: the second resume reads the
+    first one's records as the first read the run's."""
+    full = runner(config(), tmp_path / "full.json").run().doc
+    journal = _stopped_journal(tmp_path, after=2)
+    with open(journal, "ab") as f:
+        f.write(b'{"kind":"meas')  # and a crash left a cut line
+    StopsAfter.after = 3
+    again = runner(config(), resume=journal).run()
+    assert again.interrupted and again.journal == journal
+    StopsAfter.after, StopsAfter.calls = None, 0
+    done = runner(config(), resume=journal).run().doc
+    assert counts(done) == counts(full) and done["complete"] is True
+    assert [r["command_line"] for r in done["resumed"]] == ["test", "test"]

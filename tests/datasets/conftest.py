@@ -102,8 +102,9 @@ def http_server():
     server.close()
 
 
-def read_pairs(path, fmt, *, member=None, directed=None, compact_ids=False, progress=None) -> EdgeList:
-    """Stand-in reader: whitespace 'u v [w]' lines, 0-based, '#' comments."""
+def read_pairs(path, fmt, *, member=None, directed=None, compact_ids=False, progress=None,
+               nonnegative_weights=False) -> EdgeList:
+    """Stand-in reader: whitespace 'u v [w]' lines, 0-based, '#' comments (weights unchecked)."""
     rows = np.loadtxt(path, dtype=np.int64, comments="#", ndmin=2)
     src, dst = rows[:, 0], rows[:, 1]
     weights = rows[:, 2] if rows.shape[1] > 2 else None

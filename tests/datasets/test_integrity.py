@@ -1,10 +1,13 @@
-"""A hostile cache entry is refused in one line naming its file, before anything indexes
-it: meta.json that is not what readers expect, and CSR arrays whose ids or offsets
-would send a traversal outside its arrays (a segfault in numba or scipy)."""
+"""A hostile or rotten cache entry is refused in one line naming its file, before
+anything indexes it: meta.json that is not what readers expect, CSR arrays whose ids or
+offsets would send a traversal outside its arrays (a segfault in numba or scipy), on
+every load, and a file changed since it passed (its ctime) hashed again."""
 
 from __future__ import annotations
 
 import json
+import os
+import time
 
 import numpy as np
 import pytest
@@ -54,12 +57,15 @@ def test_a_catalogue_graph_is_told_to_fetch_again(tmp_path):
 
 @pytest.mark.parametrize(("file", "array", "said"), [
     ("col_indices.npy", np.array([1, 2, 7, 0], np.int32), "vertex id 7 at entry 2 is outside [0, 3)"),
+    ("col_indices.npy", np.array([0, 0, 3, 1], np.int32), "vertex id 3 at entry 2 is outside [0, 3)"),
     ("col_indices.npy", np.array([1, -1, 2, 0], np.int32), "vertex id -1 at entry 1 is outside [0, 3)"),
     ("col_indices.npy", np.array([1.0, 2.0, 2.0, 0.0]), "expected a 1-D integer array, found 1-D float64"),
     ("col_indices.npy", np.array([[1, 2], [2, 0]], np.int32), "expected a 1-D integer array, found 2-D int32"),
     ("row_offsets.npy", np.array([0, 3, 2, 4], np.int64), "vertex 1's 3 is followed by 2"),
-    ("row_offsets.npy", np.array([1, 2, 3, 4], np.int64), "expected offsets from 0 to 4"),
-    ("row_offsets.npy", np.array([0, 2, 3, 9], np.int64), "expected offsets from 0 to 4"),
+    ("row_offsets.npy", np.array([1, 2, 3, 4], np.int64), "expected offsets from 0 to 4 (the length of "
+                                                           "col_indices), found 1 to 4"),
+    ("row_offsets.npy", np.array([0, 2, 3, 9], np.int64), "expected offsets from 0 to 4 (the length of "
+                                                           "col_indices), found 0 to 9"),
 ])
 def test_out_of_range_arrays_are_refused_naming_the_file(tmp_path, file, array, said):
     d, folder = _cache(tmp_path)
@@ -67,7 +73,9 @@ def test_out_of_range_arrays_are_refused_naming_the_file(tmp_path, file, array, 
     with pytest.raises(UserError) as info:
         store.load_graph("mine", d)
     msg = str(info.value)
-    assert msg.startswith(f"{folder / file}: ") and said in msg and "\n" not in msg, msg
+    assert msg.startswith(f"dataset 'mine': {folder / file}: ") and said in msg and "\n" not in msg, msg
+    assert msg.endswith("; repair with: gpubfs fetch-dataset mine --force")
+    assert not (folder / integrity.STAMP).exists()
 
 
 def test_ids_are_checked_chunk_by_chunk(tmp_path, monkeypatch):
@@ -93,21 +101,127 @@ def test_weights_of_the_wrong_length_are_refused(tmp_path):
         store.load_graph("mine", d)
 
 
-def test_a_graph_that_passed_is_not_read_again_until_its_files_change(tmp_path, monkeypatch):
-    from gpubfs_cli.datasets import integrity
+def _later_than(path) -> None:
+    """Wait until the file system's clock has moved past `path`'s ctime, so that a write
+    now gives a new ctime even where timestamps are coarse."""
+    probe = path.with_name(".probe")
+    while True:
+        probe.write_bytes(b"")
+        if probe.stat().st_ctime_ns > path.stat().st_ctime_ns:
+            probe.unlink()
+            return
+        time.sleep(0.001)
 
+
+def _rot(path, array) -> None:
+    """`array` written over `path` with its size and modification time kept (as `cp -p`
+    of a corrupted copy leaves it): only the ctime tells."""
+    before = path.stat()
+    _later_than(path)
+    _rewrite(path, array)
+    os.utime(path, ns=(before.st_atime_ns, before.st_mtime_ns))
+    after = path.stat()
+    assert (after.st_size, after.st_mtime_ns) == (before.st_size, before.st_mtime_ns)
+    assert after.st_ctime_ns != before.st_ctime_ns
+
+
+def _refusal(d) -> str:
+    with pytest.raises(UserError) as info:
+        store.load_graph("mine", d)
+    return str(info.value)
+
+
+@pytest.mark.parametrize(("file", "array", "said"), [
+    ("col_indices.npy", np.array([1, 2, 1 << 30, 0], np.int32),
+     "vertex id 1,073,741,824 at entry 2 is outside [0, 3) (n from row_offsets.npy)"),  # a segfault
+    ("row_offsets.npy", np.array([0, 3, 1, 4], np.int64),
+     "offsets must not decrease, but vertex 1's 3 is followed by 1"),  # a traceback
+    ("col_indices.npy", np.zeros(4, np.int32),
+     "does not match the sha256 recorded when it was written: the file changed since it was cached"),  # silent
+])
+def test_bit_rot_with_size_and_mtime_kept_is_refused_on_the_next_load(tmp_path, file, array, said):
+    d, folder = _cache(tmp_path)
+    assert store.load_graph("mine", d).m == 4  # passed: stamped as checked
+    assert (folder / integrity.STAMP).is_file()
+    _rot(folder / file, array)
+    for _ in range(2):  # refused again: no stamp lets it through
+        msg = _refusal(d)
+        assert msg.startswith(f"dataset 'mine': {folder / file}") and said in msg, msg
+        assert msg.endswith("; repair with: gpubfs fetch-dataset mine --force") and "\n" not in msg
+        assert not (folder / integrity.STAMP).exists()
+
+
+def test_the_structure_is_checked_on_every_load_the_sha256_when_files_change(tmp_path, monkeypatch):
+    d, folder = _cache(tmp_path)
+    hashed, reads = [], []
+    real_sha, real_asarray = integrity.file_sha256, np.asarray
+    monkeypatch.setattr(integrity, "file_sha256", lambda path: hashed.append(path.name) or real_sha(path))
+    monkeypatch.setattr(integrity.np, "asarray", lambda a, *k, **kw: reads.append(len(a)) or real_asarray(a, *k, **kw))
+    monkeypatch.setattr(integrity, "CHUNK", 2)
+    for _ in range(2):
+        store.load_graph("mine", d)
+    assert hashed == ["row_offsets.npy", "col_indices.npy"]  # the first load only
+    assert reads == [3, 2, 2, 2] * 2  # offsets and columns chunk by chunk, every load
+    _rot(folder / "col_indices.npy", np.array([1, 2, 1, 0], np.int32))  # in range: only the sha256 tells
+    hashed.clear()
+    assert "does not match the sha256" in _refusal(d)
+    assert hashed == ["row_offsets.npy", "col_indices.npy"]
+
+
+def test_a_stale_stamp_lets_no_refused_file_through(tmp_path):
+    """The stamp of a check that passed, put back after a later refusal (a copy of the
+    folder, a restore), does not match the rotten file."""
+    d, folder = _cache(tmp_path)
+    store.load_graph("mine", d)
+    stamp = (folder / integrity.STAMP).read_bytes()
+    _rot(folder / "col_indices.npy", np.array([2, 2, 2, 0], np.int32))
+    assert "does not match the sha256" in _refusal(d)
+    (folder / integrity.STAMP).write_bytes(stamp)
+    assert "does not match the sha256" in _refusal(d)
+
+
+def test_a_stamp_holds_only_for_the_digests_it_was_checked_against(tmp_path):
+    d, folder = _cache(tmp_path)
+    store.load_graph("mine", d)
+    meta = json.loads((folder / "meta.json").read_text())
+    meta["sha256"]["col_indices.npy"] = "0" * 64
+    (folder / "meta.json").write_text(json.dumps(meta))
+    assert "col_indices.npy does not match the sha256" in _refusal(d)
+
+
+def test_the_stamp_is_written_only_after_every_check_passed(tmp_path, monkeypatch):
+    d, folder = _cache(tmp_path)
+    meta = json.loads((folder / "meta.json").read_text())
+    (folder / "meta.json").write_text(json.dumps(dict(meta, n=4)))
+    with pytest.raises(UserError, match=r"arrays do not match meta.json \(n, m\)"):
+        store.load_graph("mine", d)
+    assert not (folder / integrity.STAMP).exists()
+    (folder / "meta.json").write_text(json.dumps(meta))
+    _rewrite(folder / "col_indices.npy", np.array([1, 2, 1, 0], np.int32))
+    assert "does not match the sha256" in _refusal(d)
+    assert not (folder / integrity.STAMP).exists()
+    _rewrite(folder / "col_indices.npy", np.array([1, 2, 2, 0], np.int32))
+    real = integrity.file_sha256
+
+    def changes_meanwhile(path):  # another process rewrites a file while this one hashes
+        if path.name == "col_indices.npy":
+            _later_than(path)
+            _rewrite(path, np.array([1, 2, 2, 0], np.int32))
+        return real(path)
+
+    monkeypatch.setattr(integrity, "file_sha256", changes_meanwhile)
+    store.load_graph("mine", d)
+    assert not (folder / integrity.STAMP).exists()  # what passed may not be what is there now
+    monkeypatch.setattr(integrity, "file_sha256", real)
+    store.load_graph("mine", d)
+    assert (folder / integrity.STAMP).is_file()
+
+
+def test_a_folder_checked_without_its_record_names_the_file_and_the_hint(tmp_path):
     np.save(tmp_path / "row_offsets.npy", np.array([0, 1, 2], np.int64))
-    np.save(tmp_path / "col_indices.npy", np.array([1, 0], np.int32))
-    load = lambda: (np.load(tmp_path / "row_offsets.npy", mmap_mode="r"),  # noqa: E731
-                    np.load(tmp_path / "col_indices.npy", mmap_mode="r"))
-    integrity.check_csr(tmp_path, *load(), None, "hint")
-    assert (tmp_path / integrity.STAMP).is_file()
-    reads = []
-    monkeypatch.setattr(integrity, "CHUNK", 1)
-    real = np.asarray
-    monkeypatch.setattr(integrity.np, "asarray", lambda a, *k, **kw: reads.append(1) or real(a, *k, **kw))
-    integrity.check_csr(tmp_path, *load(), None, "hint")
-    assert reads == []
-    np.save(tmp_path / "col_indices.npy", np.array([1, 7], np.int32))  # changed: checked again, refused
-    with pytest.raises(integrity.UserError, match="vertex id 7"):
-        integrity.check_csr(tmp_path, *load(), None, "hint")
+    np.save(tmp_path / "col_indices.npy", np.array([1, 5], np.int32))
+    load = (np.load(tmp_path / "row_offsets.npy", mmap_mode="r"), np.load(tmp_path / "col_indices.npy", mmap_mode="r"))
+    with pytest.raises(UserError) as info:
+        integrity.check_csr(tmp_path, *load, None, "the hint")
+    assert str(info.value) == (f"{tmp_path / 'col_indices.npy'}: vertex id 5 at entry 1 is outside [0, 2) "
+                               "(n from row_offsets.npy); the hint")

@@ -43,19 +43,22 @@ def read_graph(
     directed: bool | None = None,
     compact_ids: bool = False,
     progress: Callable[[int, int], None] | None = None,
+    nonnegative_weights: bool = False,
 ) -> EdgeList:
     """Read the graph file at `path` in format `fmt` (a FORMATS name).
 
     compact_ids renumbers the ids that occur to 0..k-1 in increasing order (SNAP files
     have sparse ids). progress(bytes_done, bytes_total) is called after each block read,
-    in bytes of the file on disk.
+    in bytes of the file on disk. nonnegative_weights: a negative edge weight is an
+    InputFormatError at its line (weights kept for shortest paths).
     """
     module = _READERS.get(fmt)
     if module is None:
         raise unknown_name("graph format", fmt, FORMATS)
     reopen = partial(open_graph_file, path, member, module.SUFFIXES)
     with reopen() as opened:
-        reader = TextReader(opened, progress=progress, reopen=reopen, bound_vertices=not compact_ids)
+        reader = TextReader(opened, progress=progress, reopen=reopen, bound_vertices=not compact_ids,
+                            nonnegative_weights=nonnegative_weights)
         edges = module.read(reader, directed)
         if edges.num_records == 0:
             raise InputFormatError(opened.name, None, "holds no edges: a graph needs at least one")

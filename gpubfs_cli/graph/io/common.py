@@ -73,6 +73,25 @@ def check_ids(
     raise reader.error(f"{what} {int(ids[bad])} out of range {lo}..{hi}", parsed.locate(row))
 
 
+def check_weights(
+    reader: TextReader,
+    parsed: Parsed,
+    weights: np.ndarray | None,
+    row_of: Callable[[int], int] | None = None,
+) -> None:
+    """When the reader keeps weights for shortest paths (reader.nonnegative_weights),
+    none is negative, else an error at the line of the first. row_of as in check_ids."""
+    if not reader.nonnegative_weights or weights is None or not len(weights):
+        return
+    negative = weights < 0
+    if not negative.any():
+        return
+    bad = int(negative.argmax())
+    row = bad if row_of is None else row_of(bad)
+    raise reader.error(f"edge weight {weights[bad].item()!r} is negative; the graph's weights are kept for "
+                       "shortest paths, which need weights >= 0", parsed.locate(row))
+
+
 def check_vertex_count(reader: TextReader, n: int, records: int, line: int | None, origin: str) -> None:
     """n vertices are plausible for `records` edge records and fit in memory, or an error.
 

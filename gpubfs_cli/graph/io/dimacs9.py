@@ -12,6 +12,7 @@ from gpubfs_cli.graph.io.common import (
     check_count,
     check_ids,
     check_vertex_count,
+    check_weights,
     int_tokens,
     skip_comments,
 )
@@ -38,6 +39,7 @@ def read(reader: TextReader, directed: bool | None = None, fmt: str = NAME) -> E
     src, dst, weights = parsed.ints
     check_ids(reader, parsed, src, 1, n, "tail")
     check_ids(reader, parsed, dst, 1, n, "head")
+    check_weights(reader, parsed, weights)
     src -= 1
     dst -= 1
     info = {"format": fmt, "source": reader.name, "header": {"n": n, "m": m}, "records": parsed.rows, "comments": comments}

@@ -21,7 +21,13 @@ import numpy as np
 from numba import njit
 
 from gpubfs_cli.graph.edges import EdgeList
-from gpubfs_cli.graph.io.common import check_ids, check_vertex_count, int_tokens, skip_comments
+from gpubfs_cli.graph.io.common import (
+    check_ids,
+    check_vertex_count,
+    check_weights,
+    int_tokens,
+    skip_comments,
+)
 from gpubfs_cli.graph.io.text import Layout, Parsed, TextReader, capacity_hint
 
 NAME = "metis"
@@ -132,6 +138,7 @@ def read(reader: TextReader, directed: bool | None = None) -> EdgeList:
         del rel, keep
     ends = np.cumsum(degrees)
     check_ids(reader, parsed, values, 1, n, "neighbour id", lambda j: int(np.searchsorted(ends, j, side="right")))
+    check_weights(reader, parsed, weights, lambda j: int(np.searchsorted(ends, j, side="right")))
     dst = values
     dst -= 1
     src = np.repeat(np.arange(n, dtype=np.int64), degrees)

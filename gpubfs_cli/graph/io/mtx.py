@@ -16,6 +16,7 @@ from gpubfs_cli.graph.io.common import (
     check_count,
     check_ids,
     check_vertex_count,
+    check_weights,
     int_tokens,
     skip_comments,
 )
@@ -83,6 +84,7 @@ def read(reader: TextReader, directed: bool | None = None) -> EdgeList:
     src -= 1
     dst -= 1
     weights = parsed.floats if layout.float_last else (parsed.ints[2] if field == "integer" else None)
+    check_weights(reader, parsed, weights)
     info = {
         "format": NAME,
         "source": reader.name,

@@ -17,7 +17,13 @@ import re
 import numpy as np
 
 from gpubfs_cli.graph.edges import EdgeList
-from gpubfs_cli.graph.io.common import check_count, check_ids, check_vertex_count, skip_comments
+from gpubfs_cli.graph.io.common import (
+    check_count,
+    check_ids,
+    check_vertex_count,
+    check_weights,
+    skip_comments,
+)
 from gpubfs_cli.graph.io.text import Layout, TextReader, capacity_hint
 
 NAME = "snap"
@@ -63,5 +69,6 @@ def read(reader: TextReader, directed: bool | None = None) -> EdgeList:
             check_vertex_count(reader, n, parsed.rows, parsed.locate(row),
                                f"node id {top:,} (n = largest id + 1) gives")
     weights = parsed.floats if real else (parsed.ints[2] if weighted else None)
+    check_weights(reader, parsed, weights)
     info = {"format": NAME, "source": reader.name, "header": header, "records": parsed.rows, "comments": comments}
     return EdgeList(src, dst, n, True if directed is None else directed, weights=weights, info=info)

@@ -283,10 +283,13 @@ class TextReader:
         reopen: Callable[[], AbstractContextManager[OpenedFile]] | None = None,
         chunk_bytes: int | None = None,
         bound_vertices: bool = True,
+        nonnegative_weights: bool = False,
     ):
         # False when the ids will be compacted: n is then the count of distinct ids, so
         # a sparse id does not size the graph (common.check_vertex_count).
         self.bound_vertices = bound_vertices
+        # True when the file's weights are kept for SSSP (common.check_weights).
+        self.nonnegative_weights = nonnegative_weights
         self.file = opened
         self.name = opened.name
         self.line = 1

@@ -80,17 +80,34 @@ def run(tmp_path: Path, env: dict, monkeypatch, strategies=("peer.gapbs",), sour
 def test_stub_times_are_the_last_trial_per_source_with_the_threads(tmp_path, monkeypatch):
     doc = run(tmp_path, {"GPUBFS_GAPBS_BFS": str(stub(tmp_path))}, monkeypatch,
               strategies=({"name": "peer.gapbs", "knobs": {"threads": 1, "trials": 3}},))
-    samples = [s for s in doc["samples"] if s["strategy"] == "peer.gapbs"]
-    assert len(samples) == 6 and {s["predecessors"] for s in samples} == {False, True}
+    samples = [s for s in doc["samples"] if s["strategy"] == "peer.gapbs" and not s["predecessors"]]
+    assert len(samples) == 3
     for s in samples:  # (source + 1) ms + the third trial's 0.2 ms + 1 thread's 0.01 ms
         assert s["time_ms"] == pytest.approx(s["source"] + 1 + 0.2 + 0.01)
         assert s["timed_by"] == "peer.gapbs" and s["status"] == "ok" and s["valid"] is True
         assert s["edges"] > 0
 
 
+def test_the_predecessor_row_is_unavailable_not_a_copy_of_the_distance_row(tmp_path, monkeypatch):
+    """gapbs makes one parent-tree run per source: a predecessor row of the same times
+    would read as a second measurement. It is unavailable, with why, in the report too."""
+    from gpubfs_cli.report.build import overview
+    from gpubfs_cli.report.load import results_from_doc
+
+    doc = run(tmp_path, {"GPUBFS_GAPBS_BFS": str(stub(tmp_path))}, monkeypatch)
+    pred = [s for s in doc["samples"] if s["strategy"] == "peer.gapbs" and s["predecessors"]]
+    assert pred and all(s["status"] == "unavailable" and s["time_ms"] is None for s in pred)
+    assert pred[0]["reason"] == ("gapbs's BFS always builds the parent tree: its distance row is that run, "
+                                 "so there is no separate predecessor figure")
+    table = overview(results_from_doc(doc), "ms").tables[0]  # datasets down, strategies across
+    cells = dict(zip(table.columns[1:], table.rows[0][1:], strict=True))
+    assert cells["peer.gapbs"].status == "ok" and cells["peer.gapbs +pred"].status == "unavailable"
+    assert cells["peer.gapbs +pred"].text.startswith("unavailable: gapbs's BFS always builds the parent tree")
+
+
 def test_a_failed_verification_is_a_wrong_answer(tmp_path, monkeypatch):
     doc = run(tmp_path, {"GPUBFS_GAPBS_BFS": str(stub(tmp_path, verdict="FAIL"))}, monkeypatch)
-    samples = [s for s in doc["samples"] if s["strategy"] == "peer.gapbs"]
+    samples = [s for s in doc["samples"] if s["strategy"] == "peer.gapbs" and not s["predecessors"]]
     assert {s["status"] for s in samples} == {"wrong-answer"} and "own check" in samples[0]["reason"]
 
 
@@ -129,8 +146,8 @@ def test_real_gapbs_from_the_same_sources(tmp_path, monkeypatch):
     real_binary()
     doc = run(tmp_path, {}, monkeypatch, sources=3,
               strategies=("cpu.sequential", {"name": "peer.gapbs", "knobs": {"threads": 1}}))
-    samples = [s for s in doc["samples"] if s["strategy"] == "peer.gapbs"]
-    assert len(samples) == 6
+    samples = [s for s in doc["samples"] if s["strategy"] == "peer.gapbs" and not s["predecessors"]]
+    assert len(samples) == 3
     assert all(s["status"] == "ok" and s["valid"] is True and s["time_ms"] > 0 for s in samples)
     seq = {s["source"] for s in doc["samples"] if s["strategy"] == "cpu.sequential"}
     assert {s["source"] for s in samples} == seq

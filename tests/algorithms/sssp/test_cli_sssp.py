@@ -85,11 +85,19 @@ def test_non_numeric_weight_fails_at_fetch(tmp_path):
     assert len(lines) == 1 and "bad.gr:4" in lines[0] and "a 2 3 x" in lines[0]
 
 
-def test_negative_weight_fails_the_run_with_the_reason(tmp_path):
+def test_negative_weight_fails_the_run_with_the_reason(tmp_path, monkeypatch):
+    """The fetch refuses a negative weight (one line naming the record); a graph cached
+    before that check (here: with it switched off) still fails SSSP with the reason."""
+    from gpubfs_cli.graph.io import dimacs9
+
     data = str(tmp_path / "data")
     gr = tmp_path / "neg.gr"
     gr.write_text("c negative\np sp 3 3\na 1 2 4\na 2 3 -2\na 1 3 5\n")
+    refused = fetch("neg", gr, "dimacs9", data)
+    assert refused.exit_code != 0 and "neg.gr:4: edge weight -2 is negative" in flat(refused.output)
+    monkeypatch.setattr(dimacs9, "check_weights", lambda *args, **kwargs: None)
     assert fetch("neg", gr, "dimacs9", data).exit_code == 0
+    monkeypatch.undo()
     out = tmp_path / "neg.json"
     r = runner.invoke(app, ["run", "-d", "neg", "-s", "cpu.dijkstra", "--sources", "2", "--dir", data,
                             "--out", str(out)])

@@ -33,9 +33,21 @@ def unavailable_from_env(env: str, find) -> str | None:
 
 class ScratchFolder(Strategy):
     """A peer's scratch folder (the exported graph, the peer's output) in `self.folder`,
-    removed on release."""
+    removed on release. A peer names its binary lookup `find(path)`; `peer_binaries`
+    is what a run's provenance hashes (bench/environment.py)."""
 
     folder: Path | None = None
+
+    @classmethod
+    def find(cls, path: str = "") -> tuple[Path | None, str]:
+        raise NotImplementedError
+
+    @classmethod
+    def peer_binaries(cls, knobs) -> list[Path]:
+        """The files prepare() runs with these knobs: the binary its lookup finds ([] when
+        none is found)."""
+        found, _ = cls.find(getattr(knobs, "binary", ""))
+        return [found] if found is not None else []
 
     def release(self) -> None:
         if self.folder is not None:

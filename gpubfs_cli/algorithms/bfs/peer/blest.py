@@ -98,6 +98,19 @@ class BlestBfs(binaries.ScratchFolder):
     def unavailable_reason(cls) -> str | None:
         return binaries.unavailable_from_env(ENV, find_binary)
 
+    @classmethod
+    def find(cls, path: str = "") -> tuple[Path | None, str]:
+        return find_binary(path)
+
+    @classmethod
+    def peer_binaries(cls, knobs) -> list[Path]:
+        """run.sh and the BLEST binary it runs ($BLEST, else `blest` beside it)."""
+        script, _ = find_binary(knobs.binary)
+        if script is None:
+            return []
+        binary = Path(os.environ.get("BLEST") or script.parent / "blest")
+        return [script] + ([binary] if binary.is_file() else [])
+
     def prepare(self, graph) -> None:
         from gpubfs_cli.graph.io.export import export_graph
 

@@ -14,8 +14,10 @@ gapbs returns no distances or parents to gpubfs: `-v` has gapbs check each trial
 parent tree against its own serial BFS (`Verification: PASS`), and the sample is valid
 when every trial passed, wrong-answer when one failed. Its `Graph has N nodes` line is
 checked against the exported graph, so a file gapbs misread is an error, not a sample.
-gapbs's BFS always builds the parent tree: the distance and predecessor samples are the
-same kind of run. Samples carry timed_by: peer.gapbs.
+gapbs's BFS always builds the parent tree, and one run per source is all it makes: its
+samples are the distance row, and the predecessor row is `unavailable` saying so (a second
+row of the same runs' times would read as a measurement it is not). Samples carry
+timed_by: peer.gapbs.
 The knobs, the export, the runs and their parsing are shared with peer.gapbs for SSSP
 (gapbs_common.py).
 
@@ -42,8 +44,11 @@ class GapbsBfs(GapbsPeer):
     caveats = (
         "times are gapbs's own (its Trial Time, 10 us resolution), not gpubfs's timer; graph loading excluded",
         "checked by gapbs's own verifier (-v: its serial BFS), not by gpubfs",
-        "gapbs always builds the parent tree: distance and predecessor samples are the same run",
+        "gapbs always builds the parent tree: its one row (distances) is a parent-tree run; no separate predecessor row",
     )
+    supports_predecessors = False
+    no_predecessors_reason = ("gapbs's BFS always builds the parent tree: its distance row is that run, "
+                              "so there is no separate predecessor figure")
     env = ENV
     kernel = "bfs"
     export_format = "sg"  # the CSR as it is: an edge list takes gapbs minutes to build

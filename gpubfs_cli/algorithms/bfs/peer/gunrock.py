@@ -71,6 +71,10 @@ class GunrockBfs(binaries.ScratchFolder):
     def unavailable_reason(cls) -> str | None:
         return binaries.unavailable_from_env(ENV, find_binary)
 
+    @classmethod
+    def find(cls, path: str = "") -> tuple[Path | None, str]:
+        return find_binary(path)
+
     def prepare(self, graph) -> None:
         from gpubfs_cli.graph.io.export import export_graph
 

@@ -1,0 +1,297 @@
+"""What a hostile new user tries, through the CLI: outputs over existing files and over
+the command's own inputs, inputs that are no regular file or too large, a broken
+environment (NUMBA_NUM_THREADS, a non-UTF-8 $GPUBFS_CATALOGUE), a cache folder with an
+array missing, a run where nothing could run, names and values that could never be used,
+and negative weights. Each is one line and a non-zero exit, and leaves nothing behind."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+from typer.testing import CliRunner
+
+from gpubfs_cli.cli import app
+from tests.report.docs import main_doc, write
+
+ROOT = Path(__file__).resolve().parents[1]
+runner = CliRunner()
+
+
+def cli(*args, **kwargs):
+    return runner.invoke(app, [str(a) for a in args], **kwargs)
+
+
+def one_line(r, *parts, code=2):
+    assert r.exit_code == code, r.output
+    lines = r.stderr.strip().splitlines()
+    assert len(lines) == 1 and lines[0].startswith("error: "), r.stderr
+    for p in parts:
+        assert p in lines[0], lines[0]
+    return lines[0]
+
+
+def gpubfs(*args, env=None, timeout=120, limit_bytes=None) -> subprocess.CompletedProcess:
+    """`python -m gpubfs_cli ARGS` in a process of its own (a hang or a memory blow-up
+    ends there, not in the test run)."""
+    def limit():
+        import resource
+
+        resource.setrlimit(resource.RLIMIT_AS, (limit_bytes, limit_bytes))
+
+    return subprocess.run([sys.executable, "-m", "gpubfs_cli", *map(str, args)], cwd=ROOT, text=True,
+                          capture_output=True, timeout=timeout, env={**os.environ, **(env or {})},
+                          preexec_fn=limit if limit_bytes else None)
+
+
+def proc_line(done: subprocess.CompletedProcess, *parts) -> str:
+    assert done.returncode == 2, (done.stdout, done.stderr)
+    lines = done.stderr.strip().splitlines()
+    assert len(lines) == 1 and lines[0].startswith("error: "), done.stderr
+    for p in parts:
+        assert p in lines[0], lines[0]
+    return lines[0]
+
+
+@pytest.fixture
+def results(tmp_path):
+    return write(tmp_path, "main.json", main_doc())
+
+
+@pytest.fixture(scope="module")
+def mine_cache(tmp_path_factory):
+    """A cache holding `mine`, a three-edge graph of the user's own (copied per test)."""
+    d = tmp_path_factory.mktemp("mine")
+    edges = d / "g.txt"
+    edges.write_text("0 1 4\n1 2 5\n2 0 6\n")
+    r = cli("fetch-dataset", "mine", "--file", edges, "--format", "snap", "--dir", d / "cache")
+    assert r.exit_code == 0, r.output
+    return d / "cache"
+
+
+@pytest.fixture
+def cache(mine_cache, tmp_path):
+    import shutil
+
+    shutil.copytree(mine_cache, tmp_path / "cache")
+    return tmp_path / "cache"
+
+
+# ---- 1. outputs over existing files --------------------------------------------------
+
+def test_report_out_refuses_an_existing_file_without_force(results, tmp_path):
+    out = tmp_path / "report.md"
+    out.write_text("mine")
+    one_line(cli("report", results, "--format", "md", "--out", out),
+             f"{out}: already exists; give --force to replace it, or another --out")
+    assert out.read_text() == "mine"
+    r = cli("report", results, "--format", "md", "--out", out, "--force")
+    assert r.exit_code == 0, r.output
+    assert out.read_text().startswith("# gpubfs report")
+
+
+def test_report_never_writes_over_its_own_input(results, tmp_path, monkeypatch):
+    """Named, through a hard link, picked by a bare report, or one of --compare's: refused
+    with --force too, and the results file is left as it was."""
+    before = results.read_bytes()
+    link = tmp_path / "link.json"
+    os.link(results, link)
+    for args, out in (([results], results), ([results], link),
+                      (["--compare", results, results], results)):
+        one_line(cli("report", *args, "--format", "md", "--out", out, "--force"),
+                 f"{out}: is ", "one of this report's own inputs")
+    monkeypatch.chdir(tmp_path)
+    latest = write(tmp_path / "results", "r.json", main_doc())
+    one_line(cli("report", "--format", "md", "--out", "results/r.json", "--force"),
+             "results/r.json: is results/r.json, one of this report's own inputs")
+    assert results.read_bytes() == before and latest.read_bytes() == before
+
+
+def test_export_refuses_an_existing_path_and_the_cached_graph_itself(cache, tmp_path):
+    out = tmp_path / "g.mtx"
+    out.write_text("mine")
+    one_line(cli("export", "mine", out, "--dir", cache),
+             f"{out}: already exists; give --force to replace it, or another PATH")
+    assert out.read_text() == "mine"
+    r = cli("export", "mine", out, "--dir", cache, "--force")
+    assert r.exit_code == 0, r.output
+    assert out.read_text().startswith("%%MatrixMarket")
+    meta = cache / "mine" / "meta.json"
+    kept = meta.read_bytes()
+    one_line(cli("export", "mine", meta, "--dir", cache, "--force"),
+             f"{meta}: is ", "one of this export's own inputs")
+    assert meta.read_bytes() == kept
+
+
+def test_run_report_and_export_share_the_one_existing_file_rule(tmp_path):
+    """One function says it for all three (bench/runner.py uses it for --out)."""
+    from gpubfs_cli.bench import runner as runner_module
+    from gpubfs_cli.errors import UserError
+    from gpubfs_cli.files import refuse_existing
+
+    assert runner_module.refuse_existing is refuse_existing
+    (tmp_path / "x").write_text("")
+    with pytest.raises(UserError, match=r"x: already exists; give --force to replace it, or another PATH$"):
+        refuse_existing(tmp_path / "x", "PATH")
+
+
+# ---- 2. inputs that are no regular file, or too large ----------------------------------
+
+def test_report_refuses_a_device_and_a_fifo_at_once(tmp_path):
+    if not os.path.exists("/dev/zero"):
+        pytest.skip("no /dev/zero here")
+    # a memory limit: read whole, /dev/zero would end in MemoryError, not grow to an OOM kill
+    done = gpubfs("report", "/dev/zero", limit_bytes=3 << 30)
+    proc_line(done, "/dev/zero: is a character device, expected a results file (a regular file)")
+    fifo = tmp_path / "pipe.json"
+    os.mkfifo(fifo)
+    done = gpubfs("report", fifo, timeout=60)  # opened for reading, it would wait for a writer
+    proc_line(done, f"{fifo}: is a FIFO (named pipe), expected a results file (a regular file)")
+
+
+def test_report_refuses_a_results_file_over_the_bound(results, tmp_path, monkeypatch):
+    import gzip
+
+    from gpubfs_cli import files
+
+    monkeypatch.setattr(files, "MAX_READ_BYTES", 4096)
+    big = tmp_path / "big.json"
+    big.write_text(" " * 4097)
+    one_line(cli("report", big), f"{big}: larger than 4,096 bytes on disk; not a results file")
+    bomb = tmp_path / "bomb.json.gz"  # small on disk, 1 MB once decompressed
+    bomb.write_bytes(gzip.compress(b" " * (1 << 20)))
+    assert bomb.stat().st_size < 4096
+    one_line(cli("report", bomb), f"{bomb}: larger than 4,096 bytes once decompressed")
+
+
+# ---- 3. the environment -------------------------------------------------------------
+
+@pytest.mark.parametrize("value", ["0", "abc", "-1", ""])
+def test_a_bad_numba_num_threads_is_one_line(value):
+    done = gpubfs("list", "datasets", "--json", env={"NUMBA_NUM_THREADS": value})
+    proc_line(done, f"NUMBA_NUM_THREADS={value!r}: expected a whole number of threads >= 1")
+
+
+def test_a_bad_numba_num_threads_stops_a_run_before_it_starts():
+    done = gpubfs("run", "smoke", env={"NUMBA_NUM_THREADS": "0"})
+    proc_line(done, "NUMBA_NUM_THREADS='0'")
+    assert done.stdout == ""
+
+
+def test_a_non_utf8_catalogue_is_one_line(tmp_path, monkeypatch):
+    cat = tmp_path / "cat.yaml"
+    cat.write_bytes(b"datasets:\n  x\xff: {}\n")
+    monkeypatch.setenv("GPUBFS_CATALOGUE", str(cat))
+    for args in (("list", "datasets"), ("run", "smoke", "--dir", tmp_path / "d")):
+        one_line(cli(*args), f"{cat}:2: not a dataset catalogue: not UTF-8 text (byte 0xff",
+                 "(the catalogue named by $GPUBFS_CATALOGUE)")
+
+
+# ---- 4. misleading lines --------------------------------------------------------------
+
+def test_a_cache_folder_missing_an_array_is_broken_not_unknown(cache, tmp_path):
+    (cache / "mine" / "row_offsets.npy").unlink()
+    why = (f"dataset 'mine': the cached graph in {cache / 'mine'} is broken (row_offsets.npy is missing); "
+           "repair with: gpubfs fetch-dataset mine --force")
+    one_line(cli("export", "mine", tmp_path / "g.mtx", "--dir", cache), why)
+    one_line(cli("run", "-d", "mine", "-s", "cpu.sequential", "--dir", cache, "--out", tmp_path / "r.json"), why)
+    one_line(cli("fetch-dataset", "mine", "--dir", cache), why)
+    r = cli("list", "datasets", "--json", "--dir", cache)
+    assert {row["name"]: row["broken"] for row in json.loads(r.stdout)}["mine"] == why
+    r = cli("fetch-dataset", "mine", "--dir", cache, "--force")  # the repair it names works
+    assert r.exit_code == 0, r.output
+    assert r.stdout == "mine: n = 3, m = 3 (directed)\n"
+
+
+def test_fixed_sources_from_a_config_are_named_as_its_key(cache, tmp_path):
+    cfg = tmp_path / "mine.yaml"
+    cfg.write_text("datasets: [mine]\nstrategies: [cpu.sequential]\nfixed_sources: [7]\n")
+    one_line(cli("run", cfg, "--dir", cache, "--out", tmp_path / "r.json"),
+             f"{cfg}: fixed_sources: vertex 7 is out of range for mine (0 <= v < 3)")
+    one_line(cli("run", cfg, "--source", "9", "--dir", cache, "--out", tmp_path / "r.json"),
+             "error: --source: vertex 9 is out of range for mine")
+
+
+def test_a_run_where_nothing_can_run_says_so_and_a_bare_report_passes_over_it(tmp_path, monkeypatch):
+    from gpubfs_cli.gpu import backend
+
+    monkeypatch.setattr(backend, "unavailable_reason", lambda: "disabled for this test")
+    monkeypatch.chdir(tmp_path)
+    good = write(tmp_path / "results", "a-good.json", main_doc())
+    os.utime(good, (1_000_000, 1_000_000))
+    r = cli("run", "-d", "smoke-grid", "-s", "merrill.hybrid", "--dir", tmp_path / "d",
+            "--out", "results/b-none.json")
+    assert r.exit_code == 0, r.output
+    said = [line for line in r.stderr.splitlines() if line.startswith("nothing could run here")]
+    assert said == ["nothing could run here: every cell is unavailable (merrill.hybrid: disabled for this "
+                    "test); results/b-none.json records that, and a bare `gpubfs report` passes over it"]
+    assert "┏" not in r.stdout  # no empty table
+    r = cli("report", "--format", "json")
+    assert r.exit_code == 0, r.output
+    assert json.loads(r.stdout)["files"] == ["results/a-good.json"]
+
+
+# ---- 5. bad input accepted silently --------------------------------------------------------
+
+def test_a_dataset_name_with_a_comma_is_refused(tmp_path):
+    edges = tmp_path / "g.txt"
+    edges.write_text("0 1\n")
+    one_line(cli("fetch-dataset", "a,b", "--file", edges, "--format", "snap", "--dir", tmp_path / "cache"),
+             "'a,b' cannot name your graph: `gpubfs run --dataset` splits its value at commas")
+    assert not (tmp_path / "cache" / "a,b").exists()
+
+
+@pytest.mark.parametrize("args, option", [
+    (["--out", ""], "--out"),
+    (["-s", ""], "--strategy/-s"),
+    (["-s", " , "], "--strategy/-s"),
+    (["-d", ""], "--dataset/-d"),
+    (["--reorder", ""], "--reorder"),
+    (["--dir", ""], "--dir"),
+])
+def test_an_empty_run_option_is_refused(args, option, tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    base = ["run", "-d", "smoke-grid", "-s", "cpu.sequential", "--sources", "1"]
+    one_line(cli(*base, *args), f"error: {option}: an empty value")
+    assert not (tmp_path / "results").exists() and not (tmp_path / "datasets").exists()
+
+
+def test_an_empty_output_path_is_refused(results, cache, tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    one_line(cli("report", results, "--out", ""), "error: --out: an empty value; expected a file name for the report")
+    one_line(cli("export", "mine", "", "--dir", cache), "error: PATH: an empty value")
+
+
+@pytest.mark.parametrize("fmt, text, line, weight", [
+    ("snap", "0 1 4\n# two\n1 2 -3\n2 0 1\n", 3, "-3"),
+    ("mtx", "%%MatrixMarket matrix coordinate real general\n3 3 3\n1 2 1.5\n2 3 -0.5\n3 1 2\n", 4, "-0.5"),
+    ("dimacs9", "p sp 3 2\nc x\na 1 2 4\na 2 3 -7\n", 4, "-7"),
+    ("metis", "3 2 1\n2 5\n1 5 3 -2\n2 -2\n", 3, "-2"),
+])
+def test_negative_weights_are_refused_at_fetch_time(fmt, text, line, weight, tmp_path):
+    graph = tmp_path / f"neg.{fmt}"
+    graph.write_text(text)
+    r = cli("fetch-dataset", "neg", "--file", graph, "--format", fmt, "--dir", tmp_path / "cache")
+    assert r.exit_code == 2, r.output
+    errors = [text for text in r.stderr.splitlines() if text.startswith("error: ")]  # after its progress lines
+    assert errors == [f"error: {graph}:{line}: edge weight {weight} is negative; the graph's weights are kept "
+                      "for shortest paths, which need weights >= 0"]
+    assert not (tmp_path / "cache" / "neg").exists()
+
+
+def test_a_key_given_twice_in_a_catalogue_or_paper_layout_is_one_line(tmp_path, monkeypatch):
+    from gpubfs_cli.errors import UserError
+    from gpubfs_cli.report.papers import load_paper_file
+
+    cat = tmp_path / "cat.yaml"
+    cat.write_text("datasets:\n  g:\n    kind: generated\n    kind: download\n")
+    monkeypatch.setenv("GPUBFS_CATALOGUE", str(cat))
+    one_line(cli("list", "datasets"), f"{cat}:4: key 'kind' given twice in one mapping (first at line 3)")
+    layout = tmp_path / "luo.yaml"
+    layout.write_text("key: luo\ntitle: t\ntitle: u\n")
+    with pytest.raises(UserError, match=r"luo\.yaml:3: key 'title' given twice in one mapping \(first at line 2\)"):
+        load_paper_file(layout)
