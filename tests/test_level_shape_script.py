@@ -51,6 +51,29 @@ def test_the_rule_on_counts_worked_by_hand():
     assert level_shape.replay(*(np.array([a]) for a in (2, 150, 300)), 100, DoKnobs(alpha=2)) == [0]
 
 
+def test_the_switch_back_at_betas_boundary_worked_by_hand():
+    """do.cu leaves bottom-up when n_f * beta < n, strictly, beta in thousandths (as alpha).
+    n = 100, beta 10: a shrinking frontier of 10 vertices (10 * 10 = 100, not less) stays
+    bottom-up; one of 9 goes back top-down. Beta 10.0004 rounds to 10,000 thousandths and
+    keeps 10 vertices bottom-up; 10.0006 rounds to 10,001 and keeps them too; 9.9994 rounds
+    to 9,999 (10 * 9,999 < 100 * 1,000) and goes back."""
+    def run(last_nf, beta):
+        n_f, m_f, m_u = (np.array(a) for a in ([1, 40, 20, last_nf], [10, 300, 100, 12], [500, 100, 30, 10]))
+        return level_shape.replay(n_f, m_f, m_u, 100, DoKnobs(alpha=2, beta=beta))
+
+    assert run(10, 10) == [0, 1, 1, 1]
+    assert run(9, 10) == [0, 1, 1, 0]
+    assert run(10, 10.0004) == [0, 1, 1, 1]
+    assert run(10, 10.0006) == [0, 1, 1, 1]
+    assert run(10, 9.9994) == [0, 1, 1, 0]
+    # n = 1000: level 2's frontier of 50 is under n / beta but grew (40 -> 50): with the growth
+    # rule it stays bottom-up and level 3's (5, shrinking) goes back; without it level 2 goes
+    # back at once and level 3 (m_f 12 * 2 > m_u 10) switches again.
+    n_f, m_f, m_u = (np.array(a) for a in ([1, 40, 50, 5], [10, 300, 100, 12], [500, 100, 30, 10]))
+    assert level_shape.replay(n_f, m_f, m_u, 1000, DoKnobs(alpha=2, beta=10)) == [0, 1, 1, 0]
+    assert level_shape.replay(n_f, m_f, m_u, 1000, DoKnobs(alpha=2, beta=10, growth=False)) == [0, 1, 0, 1]
+
+
 GRAPH = sample_graphs.rmat(9, 8, 4, permute=True)
 SOURCE = 1  # alpha 4 takes levels 2 and 3 bottom-up from it; alpha 48 level 1 as well
 

@@ -38,6 +38,27 @@ def test_ranks_build_their_object_and_answer_calls(group):
     assert len({g[3] for g in got} | {os.getpid()}) == 3  # one process a rank
 
 
+def test_ranks_must_see_rank_0s_nccl_settings(monkeypatch):
+    """NCCL_NVLS_ENABLE is what keeps NVLink multicast off: a rank that sees another value
+    than rank 0 (started under another environment) is refused, naming it."""
+    monkeypatch.setenv("NCCL_NVLS_ENABLE", "0")
+    g = RankGroup(3, timeout_s=30.0)
+    try:
+        g.start(ECHO, lambda r: {"tag": f"t{r}"}, None)
+        monkeypatch.setenv("NCCL_NVLS_ENABLE", "1")  # rank 0's now differs from the ranks'
+        with pytest.raises(RankFailed, match=r"rank 1 sees NCCL_NVLS_ENABLE='0', rank 0 '1'"):
+            g.ready()
+    finally:
+        g.stop()
+    monkeypatch.setenv("NCCL_NVLS_ENABLE", "0")
+    g = RankGroup(2, timeout_s=30.0)
+    try:
+        g.start(ECHO, lambda r: {"tag": f"t{r}"}, None)
+        assert [a[2] for a in g.ready()] == ["0"]
+    finally:
+        g.stop()
+
+
 def test_a_rank_that_fails_to_start_is_one_line_naming_it(group):
     group.start("tests.gpu.rank_helpers:Broken", lambda r: {}, None)
     with pytest.raises(RankFailed, match=r"^rank 1: MemoryError: out of memory on GPU 1 \(asked 17.2 GB\)$"):

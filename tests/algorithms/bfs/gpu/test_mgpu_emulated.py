@@ -43,6 +43,26 @@ def test_bounds_split_edges_evenly_on_a_large_uniform_graph():
     assert b.tolist() == [0, 1600, 3200, 4800, 6400]
 
 
+@pytest.mark.parametrize("ranks", [2, 3, 4, 7])
+def test_bounds_balance_the_edges_of_a_skewed_graph(ranks):
+    """Power-law degrees (a few hubs hold most edges): each rank's edges are within one
+    aligned word of vertices of its share, the cuts falling past the hubs' lists, not at
+    equal vertex counts."""
+    rng = np.random.default_rng(7)
+    degrees = np.minimum((rng.pareto(1.2, 20_000) * 4).astype(np.int64) + 1, 50_000)
+    degrees[rng.choice(20_000, 12, replace=False)] = 40_000  # hubs
+    offsets = np.concatenate([[0], np.cumsum(degrees)])
+    m = int(offsets[-1])
+    b = pt.bounds(offsets, ranks)
+    per_rank = np.diff(offsets[b])
+    words = np.add.reduceat(degrees, np.arange(0, len(degrees), 32))  # edges of each aligned word
+    slack = int(words.max())
+    assert np.all(np.abs(per_rank - m / ranks) <= slack * 2), (per_rank, m / ranks, slack)
+    # an equal split of the vertices would be far off on this graph: the cuts follow the edges
+    even = np.diff(offsets[np.linspace(0, len(degrees), ranks + 1).astype(np.int64) // 32 * 32])
+    assert np.abs(per_rank - m / ranks).max() < np.abs(even - m / ranks).max()
+
+
 @pytest.mark.parametrize("name", ["rmat", "directed", "loops_dups"])
 def test_each_rank_reads_its_rows_and_in_rows(tmp_path, name):
     g = eb.graph(name)
@@ -53,7 +73,10 @@ def test_each_rank_reads_its_rows_and_in_rows(tmp_path, name):
             off, cols = pt.rows(files.folder, int(b[r]), int(b[r + 1]))
             want = g.col_indices[g.row_offsets[b[r]]: g.row_offsets[b[r + 1]]]
             assert np.array_equal(cols, want) and off[-1] == len(want)
+            assert len(off) == b[r + 1] - b[r] + 1 and off[0] == 0  # exactly its range's rows
+            assert np.array_equal(off, g.row_offsets[b[r]: b[r + 1] + 1] - g.row_offsets[b[r]])
             ioff, src = pt.in_rows(files.folder, int(b[r]), int(b[r + 1]), chunk_edges=7)
+            assert len(ioff) == b[r + 1] - b[r] + 1 and ioff[0] == 0 and ioff[-1] == len(src)
             for v in range(int(b[r]), int(b[r + 1])):
                 got = np.sort(src[ioff[v - b[r]]: ioff[v - b[r] + 1]])
                 rows = np.repeat(np.arange(g.n), np.diff(g.row_offsets))
