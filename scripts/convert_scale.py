@@ -7,7 +7,7 @@ directed graphs), then builds it through the cache's own path (datasets/prepare.
 entry's policy: symmetrizing, duplicates, weights) in a child process, and prints the
 conversion's wall time and peak resident memory beside datasets/footprint.py's plan.
 
-    python scripts/convert_scale.py europe.osm nlpkkt160 USA-road-d.USA soc-LiveJournal1 --dir /tmp/scale
+    python scripts/convert_scale.py europe.osm nlpkkt160 USA-road-d.USA soc-LiveJournal1 --dir scratch
 
 The stand-in is plain text (no compression, no tar member): what is measured is the
 parse, the CSR build and the cache write, at the real graph's size.

@@ -55,18 +55,24 @@ def _pci_bus_id(device: Device) -> str | None:
         return None
 
 
-def parse_smi_line(text: str) -> ClockReading:
-    """`1980, 2619, 35` (nvidia-smi's csv,noheader,nounits answer for one GPU)."""
+def _smi_values(text: str, count: int, what: str) -> list[str]:
+    """The `count` comma-separated values of nvidia-smi's one-line (one GPU) csv answer."""
     lines = [line for line in text.strip().splitlines() if line.strip()]
     if len(lines) != 1:
         raise ClocksUnavailable(f"nvidia-smi: expected one line for one GPU, got {len(lines)}")
     parts = [p.strip() for p in lines[0].split(",")]
-    if len(parts) != 3:
-        raise ClocksUnavailable(f"nvidia-smi: expected 3 values ({SMI_FIELDS}), got {lines[0]!r}")
+    if len(parts) != count:
+        raise ClocksUnavailable(f"nvidia-smi: expected {count} values ({what}), got {lines[0]!r}")
+    return parts
+
+
+def parse_smi_line(text: str) -> ClockReading:
+    """`1980, 2619, 35` (nvidia-smi's csv,noheader,nounits answer for one GPU)."""
+    parts = _smi_values(text, 3, SMI_FIELDS)
     try:
         sm, mem, temp = (int(float(p)) for p in parts)
     except ValueError:
-        raise ClocksUnavailable(f"nvidia-smi: expected numbers, got {lines[0]!r}") from None
+        raise ClocksUnavailable(f"nvidia-smi: expected numbers, got {', '.join(parts)!r}") from None
     return ClockReading(sm_mhz=sm, mem_mhz=mem, temperature_c=temp, via="nvidia-smi")
 
 
@@ -261,12 +267,7 @@ def _smi_number(text: str) -> int | None:
 def parse_smi_state(text: str) -> GpuState:
     """`GPU-5f1c..., 570.124.06, 1980 MHz, 2619 MHz, 0x0000000000000001`: one GPU's answer
     to SMI_STATE_FIELDS (csv,noheader)."""
-    lines = [line for line in text.strip().splitlines() if line.strip()]
-    if len(lines) != 1:
-        raise ClocksUnavailable(f"nvidia-smi: expected one line for one GPU, got {len(lines)}")
-    parts = [p.strip() for p in lines[0].split(",")]
-    if len(parts) != 5:
-        raise ClocksUnavailable(f"nvidia-smi: expected 5 values (uuid, driver, clocks, reasons), got {lines[0]!r}")
+    parts = _smi_values(text, 5, "uuid, driver, clocks, reasons")
     uuid, driver, sm, mem, mask = parts
     state = GpuState(uuid=uuid, driver=driver)
     for key, value in (("sm_mhz", sm), ("mem_mhz", mem)):

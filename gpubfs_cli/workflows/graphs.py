@@ -17,6 +17,7 @@ from pathlib import Path
 
 from gpubfs_cli.datasets.catalogue import DatasetEntry
 from gpubfs_cli.datasets.footprint import Footprint, download_of, footprint, human
+from gpubfs_cli.workflows.estimate import human_seconds
 
 QUICK_MAX_DOWNLOAD = 100 * 10**6  # bytes: quick mode leaves out larger downloads
 GPU_SHARE = 0.9  # of the GPU's memory a graph may plan on (the rest: CUDA context, pools)
@@ -100,7 +101,7 @@ class GraphPlan:
         parts.append(f"a BFS needs {human(c.gpu_bytes)} of GPU memory ({self.gpu_fit(here)})")
         if self.downloads:
             secs = self.download_seconds(here)
-            parts.append(f"download about {_seconds(secs)} at {human(here.download_rate)}/s measured here"
+            parts.append(f"download about {human_seconds(secs)} at {human(here.download_rate)}/s measured here"
                          if secs is not None else "download time unknown (no download measured here)")
         text = f"{self.name}: " + ", ".join(parts)
         return text + (f"; not run here: {self.blocked}" if self.blocked else "")
@@ -116,12 +117,6 @@ class GraphPlan:
         size = f" ({self.costs.download.size()} to download)" if self.entry.kind == "download" else ""
         return (f"{self.name}: its cells stay missing: {why}; to fill them: {self.fetch_command()}{size}, "
                 f"then gpubfs reproduce {paper}")
-
-
-def _seconds(s: float) -> str:
-    from gpubfs_cli.workflows.estimate import human_seconds
-
-    return human_seconds(s)
 
 
 def plan_graph(name: str, seed: int | None, data_dir: str | None, here: Here, quick: bool = False) -> GraphPlan:
