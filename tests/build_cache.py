@@ -1,10 +1,13 @@
-"""Compiler runs (nvcc for the compile checks, g++ for the CUDA emulator) kept on disk
-in build/test-cache (ignored by git), keyed by a hash of the command, the compiler and
-every source file the build may read. Each build runs once per test run even under
-pytest-xdist (a lock per key: a second worker waits for the first), and a later run
-reuses it. A result is written to a temporary name and renamed into place, so a
-reader never sees half of one. Entries unused for a week are removed (a key changes
-with every edit of a kernel or header). Delete the folder to rebuild everything.
+"""Compiler runs (nvcc for the compile checks, g++ for the CUDA emulator) kept on disk,
+keyed by a hash of the command, the compiler and every source file the build may read.
+Each build runs once per test run even under pytest-xdist (a lock per key: a second
+worker waits for the first), and a later run reuses it: one of another clone of the
+project too, as paths inside the checkout enter the key relative to its root. The
+cache lives in $GPUBFS_TEST_CACHE, else $XDG_CACHE_HOME/gpubfs/test-builds (by default
+~/.cache/gpubfs/test-builds), else, where that cannot be made, build/test-cache in the
+checkout. A result is written to a temporary name and renamed into place, so a reader
+never sees half of one. Entries unused for a week are removed (a key changes with
+every edit of a kernel or header). Delete the folder to rebuild everything.
 """
 
 from __future__ import annotations
@@ -21,7 +24,25 @@ import time
 from dataclasses import dataclass
 from pathlib import Path
 
-CACHE_DIR = Path(__file__).resolve().parents[1] / "build" / "test-cache"
+ROOT = Path(__file__).resolve().parents[1]
+
+
+def cache_dir() -> Path:
+    """Where builds are kept (the module docstring says the order)."""
+    if os.environ.get("GPUBFS_TEST_CACHE"):
+        return Path(os.environ["GPUBFS_TEST_CACHE"])
+    home = os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache")
+    user = Path(home) / "gpubfs" / "test-builds"
+    try:
+        user.mkdir(parents=True, exist_ok=True)
+        if os.access(user, os.W_OK):
+            return user
+    except OSError:
+        pass
+    return ROOT / "build" / "test-cache"
+
+
+CACHE_DIR = cache_dir()
 SOURCE_SUFFIXES = {".cu", ".cuh", ".h", ".hpp", ".cpp"}
 OUT = "{out}"  # where a command names its output file
 KEEP_DAYS = 7
@@ -43,13 +64,19 @@ def sources_in(*folders: Path) -> list[Path]:
                    if p.suffix in SOURCE_SUFFIXES and p.is_file()})
 
 
+def _portable(text: str) -> str:
+    """A path or argument with this checkout's root spelled the same in every clone."""
+    return text.replace(str(ROOT), "<root>")
+
+
 def key(cmd: list[str], sources: list[Path]) -> str:
     h = hashlib.sha256()
     tool = shutil.which(cmd[0]) or cmd[0]
     st = os.stat(tool)
-    h.update(json.dumps([os.path.realpath(tool), st.st_size, st.st_mtime_ns, cmd]).encode())
+    h.update(json.dumps([os.path.realpath(tool), st.st_size, st.st_mtime_ns,
+                         [_portable(a) for a in cmd[1:]]]).encode())
     for p in sorted(set(sources)):
-        h.update(str(p).encode() + b"\0" + Path(p).read_bytes() + b"\0")
+        h.update(_portable(str(p)).encode() + b"\0" + Path(p).read_bytes() + b"\0")
     return h.hexdigest()[:32]
 
 

@@ -82,3 +82,30 @@ def test_entries_unused_for_a_week_are_pruned(cache, monkeypatch):
     src.write_text("two")  # another key: this call prunes, then builds
     build_cache.build(counting_cmd(cache, src), [src], keep=".so")
     assert not record.exists() and not first.product.exists()
+
+
+def test_two_clones_share_a_key_and_another_source_does_not(tmp_path, monkeypatch):
+    # a fresh clone elsewhere reuses a build: the checkout's root does not enter the key
+    a, b = tmp_path / "a", tmp_path / "b"
+    for root in (a, b):
+        (root / "k").mkdir(parents=True)
+        (root / "k" / "x.cu").write_text("same")
+
+    def key_in(root):
+        monkeypatch.setattr(build_cache, "ROOT", root)
+        return build_cache.key(["sh", f"-I{root}/k", str(root / "k" / "x.cu")], [root / "k" / "x.cu"])
+
+    assert key_in(a) == key_in(b)
+    (b / "k" / "x.cu").write_text("edited")
+    assert key_in(a) != key_in(b)
+
+
+def test_the_cache_lives_where_the_environment_says(tmp_path, monkeypatch):
+    monkeypatch.setenv("GPUBFS_TEST_CACHE", str(tmp_path / "mine"))
+    assert build_cache.cache_dir() == tmp_path / "mine"
+    monkeypatch.delenv("GPUBFS_TEST_CACHE")
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "xdg"))
+    assert build_cache.cache_dir() == tmp_path / "xdg" / "gpubfs" / "test-builds"
+    (tmp_path / "file").write_text("")  # a cache home that cannot hold a folder
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "file"))
+    assert build_cache.cache_dir() == build_cache.ROOT / "build" / "test-cache"

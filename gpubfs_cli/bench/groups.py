@@ -147,7 +147,8 @@ def finish(group: Group) -> Group:
     per_source: dict[int, list[float]] = defaultdict(list)
     for s in ok:
         per_source[s.source].append(float(s.time_ms))
-    group.times = {src: float(np.mean(v)) for src, v in per_source.items()}
+    # one sample a source is the common case: its time as it is (numpy for the rest)
+    group.times = {src: v[0] if len(v) == 1 else float(np.mean(v)) for src, v in per_source.items()}
     times = [float(s.time_ms) for s in ok]
     group.summary = summarize(times, [s.edges for s in ok], [s.low_reach for s in ok])
     group.q25_ms, group.q75_ms = (float(q) for q in np.percentile(times, [25, 75]))

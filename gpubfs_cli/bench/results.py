@@ -59,6 +59,7 @@ replays into.
 from __future__ import annotations
 
 import dataclasses
+import functools
 import json
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
@@ -114,7 +115,7 @@ class Sample:
         """A sample from a results file: unknown keys are measures, old names canonical;
         without `prime`, the run's (`run_prime`: its config's, for files written before
         samples carried the key)."""
-        fields = {f.name for f in dataclasses.fields(cls)} - {"measures"}
+        fields = _sample_fields()
         kwargs = {k: v for k, v in raw.items() if k in fields}
         kwargs["measures"] = {k: v for k, v in raw.items() if k not in fields}
         kwargs["strategy"] = canonical_name(kwargs["strategy"])
@@ -125,6 +126,11 @@ class Sample:
         kwargs.setdefault("valid", None)
         kwargs.setdefault("prime", run_prime)
         return cls(**kwargs)
+
+
+@functools.cache
+def _sample_fields() -> frozenset[str]:
+    return frozenset(f.name for f in dataclasses.fields(Sample)) - {"measures"}
 
 
 def run_prime(doc: dict) -> bool:

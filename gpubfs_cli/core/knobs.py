@@ -8,6 +8,7 @@ UserError naming the strategy).
 
 from __future__ import annotations
 
+import functools
 import json
 from collections.abc import Iterable
 
@@ -16,7 +17,16 @@ import numpy as np
 
 def knobs_key(knobs: dict) -> str:
     """`knobs` as JSON with its keys sorted: equal knob values give equal keys."""
-    return json.dumps(knobs, sort_keys=True)
+    try:  # a big results file repeats a few knob sets over thousands of samples
+        return _key_of(tuple((k, type(v), v) for k, v in knobs.items()))
+    except TypeError:  # an unhashable value (a list)
+        return json.dumps(knobs, sort_keys=True)
+
+
+@functools.lru_cache(maxsize=4096)
+def _key_of(items: tuple) -> str:
+    # the value's type is part of the cache key: True == 1 == 1.0, but their JSON differs
+    return json.dumps({k: v for k, _, v in items}, sort_keys=True)
 
 
 def whole(value) -> bool:

@@ -48,6 +48,19 @@ class Results:
     file_sources: list[dict[str, list[int]]] = field(default_factory=list)  # per file: its runs' sources
     states: list[str | None] = field(default_factory=list)  # per file: how its run ended, None if complete
     modes: list[dict | None] = field(default_factory=list)  # per file: `gpubfs reproduce --quick`'s record, else None
+    # problem -> its groups, planned: every table of a report reads them (grouping is
+    # most of a big pool's cost); keyed with the sample count, so a pool grown since regroups
+    _groups: dict = field(default_factory=dict, init=False, repr=False, compare=False)
+
+    def groups_of(self, problem: str) -> list:
+        """The problem's samples grouped (bench/groups.py) and their planned sources set."""
+        key = (problem, len(self.samples))
+        if key not in self._groups:
+            from gpubfs_cli.bench.groups import group_samples
+            from gpubfs_cli.report.aggregate import plan
+
+            self._groups[key] = plan(group_samples([s for s in self.samples if s.problem == problem]), self)
+        return self._groups[key]
 
     def problem_info(self, key: str) -> dict:
         """What the files say about a problem (baseline, option label...); files from
@@ -193,21 +206,31 @@ def code_text(code: dict) -> str:
 
 # ---------------------------------------------------------------- value checks
 # numbers.Real/Integral: the runner's own document (the end-of-run table) may hold numpy
-# scalars; a file read back holds plain ones. Booleans are not numbers here.
+# scalars; a file read back holds plain ones, tested by their exact type first (the ABC
+# checks cost most of a big file's load). Booleans are not numbers here.
 def _number(v: Any) -> bool:
-    return isinstance(v, numbers.Real) and not isinstance(v, (bool, np.bool_))
+    t = type(v)
+    if t is float or t is int:
+        return True
+    return t is not bool and isinstance(v, numbers.Real) and not isinstance(v, np.bool_)
 
 
 def _integer(v: Any) -> bool:
-    return isinstance(v, numbers.Integral) and not isinstance(v, (bool, np.bool_))
+    t = type(v)
+    if t is int:
+        return True
+    return t is not bool and isinstance(v, numbers.Integral) and not isinstance(v, np.bool_)
 
 
 def _bool(v: Any) -> bool:
-    return isinstance(v, (bool, np.bool_))
+    return type(v) is bool or isinstance(v, np.bool_)
 
 
 def _scalar(v: Any) -> bool:
-    return v is None or isinstance(v, (str, bool, np.bool_)) or _number(v)
+    return v is None or type(v) in _PLAIN_SCALARS or isinstance(v, (str, np.bool_)) or _number(v)
+
+
+_PLAIN_SCALARS = frozenset((str, bool, int, float))
 
 
 def _numbers(v: Any) -> bool:
@@ -221,11 +244,16 @@ def _check(ok: bool, path: str, where: str, expected: str, value: Any) -> None:
         raise UserError(f"{path}: {where}: expected {expected}, got {shown}")
 
 
-def _check_keys(path: str, where: str, raw: dict, spec: dict) -> None:
-    """spec: key -> (test, expected words); absent keys pass."""
+def _check_keys(path: str, where: str, raw: dict, spec: dict, plain: dict | None = None) -> None:
+    """spec: key -> (test, expected words); absent keys pass. plain: key -> the exact
+    types that pass the test whatever their value (what a file read back holds), checked
+    first: a big file's samples pass without calling the tests."""
     for key, (test, expected) in spec.items():
         if key in raw:
-            _check(test(raw[key]), path, f"{where}.{key}", expected, raw[key])
+            value = raw[key]
+            if plain is not None and type(value) in plain.get(key, ()):
+                continue
+            _check(test(value), path, f"{where}.{key}", expected, value)
 
 
 def _knobs_ok(v: Any) -> bool:
@@ -256,6 +284,13 @@ _SAMPLE_SPEC = {
     "prime": (_bool, "true or false"),
     "batch": (lambda v: v is None or (_integer(v) and v >= 1), "a whole number >= 1"),
 }
+_NONE = type(None)
+_SAMPLE_PLAIN = {
+    "dataset": (str,), "strategy": (str,), "problem": (str,), "source": (int,),
+    "time_ms": (float, int, _NONE), "reached": (int, float), "edges": (int, float),
+    "valid": (bool, _NONE), "predecessors": (bool,), "low_reach": (bool,), "reason": (str, _NONE),
+    "counters": (dict,), "timed_by": (str, _NONE), "prime": (bool,),
+}
 _DATASET_SPEC = {
     "n": (_integer, "a whole number"),
     "m": (_integer, "a whole number"),
@@ -281,7 +316,7 @@ def _sample(path: str, i: int, raw: Any, run_prime: bool) -> Sample:
     for key in _REQUIRED:
         if key not in raw:
             raise UserError(f"{path}: samples[{i}]: missing key '{key}'")
-    _check_keys(path, f"samples[{i}]", raw, _SAMPLE_SPEC)
+    _check_keys(path, f"samples[{i}]", raw, _SAMPLE_SPEC, _SAMPLE_PLAIN)
     if raw["status"] not in STATUSES:
         raise UserError(f"{path}: samples[{i}].status: expected one of {', '.join(STATUSES)}, got {raw['status']!r}")
     if raw["status"] == "ok":

@@ -13,6 +13,7 @@ from typer.testing import CliRunner
 
 from gpubfs_cli.cli import app
 from gpubfs_cli.report.load import load_many
+from tests.report.pools import pooled_sets
 
 RESULTS = Path(__file__).parents[2] / "docs" / "results"
 PAPERS = ("merrill", "luo", "bfs4k", "raval", "lbbfs")
@@ -86,8 +87,10 @@ def _report(*args) -> str:
 
 @pytest.fixture(scope="module")
 def rendered() -> dict[tuple[str, str], str]:
-    """Every paper layout over each shipped set, as `gpubfs report --paper KEY FOLDER/*`."""
-    return {(name, paper): _render(files, paper) for name, files in SHIPPED.items() for paper in PAPERS}
+    """Every paper layout over each shipped set, as `gpubfs report --paper KEY FOLDER/*`
+    (each set read once for its five layouts: tests/report/pools.py)."""
+    with pooled_sets(SHIPPED):
+        return {(name, paper): _render(files, paper) for name, files in SHIPPED.items() for paper in PAPERS}
 
 
 def test_the_shipped_sets_are_the_folders_under_docs_results():

@@ -16,6 +16,7 @@ from gpubfs_cli.report.command import make_report
 from gpubfs_cli.report.render import cell_text, print_rich, render
 from gpubfs_cli.report.table import Cell, Table, label
 from tests.report.docs import SOURCES, dataset_entry, document, sample, write
+from tests.report.pools import pooled_sets
 from tests.report.test_shipped_results import PAPERS, SHIPPED
 
 WIDTHS = (80, 120)
@@ -29,9 +30,11 @@ def terminal_text(doc, width: int, terminal: bool = True) -> str:
 
 @pytest.fixture(scope="module")
 def shipped_docs():
-    """Every shipped set's plain report and paper layouts, as the terminal gets them."""
-    return {(name, paper): make_report(files, paper=paper)
-            for name, files in SHIPPED.items() for paper in (None, *PAPERS)}
+    """Every shipped set's plain report and paper layouts, as the terminal gets them (each
+    set read once for its six documents: tests/report/pools.py)."""
+    with pooled_sets(SHIPPED):
+        return {(name, paper): make_report(files, paper=paper)
+                for name, files in SHIPPED.items() for paper in (None, *PAPERS)}
 
 
 def words(doc) -> set[str]:

@@ -1,7 +1,8 @@
 // A small CUDA emulator for checking kernel logic on a machine without a GPU.
 //
 // Every CUDA thread is a fiber run by one OS thread (started with makecontext, then
-// switched with _setjmp/_longjmp, which skip swapcontext's signal-mask syscalls). Fibers switch only at
+// switched with GCC's __builtin_setjmp/__builtin_longjmp, which save only what the switch needs:
+// no signal mask, no cleanup-handler walk, as swapcontext and libc's longjmp do). Fibers switch only at
 // synchronisation points (block and warp barriers, warp collectives, grid barriers)
 // and, with a seeded probability, at global-memory lookups (__ldcg, __ldca) and atomics, so
 // that benign races (two lanes discovering one vertex) actually happen. Warp
@@ -14,7 +15,6 @@
 // (emu_block_shared<T>) and a grid barrier (emu_grid_sync).
 #pragma once
 
-#include <setjmp.h>
 #include <ucontext.h>
 
 #include <cstdint>
@@ -62,9 +62,16 @@ struct Barrier {
     uint64_t gen = 0;
 };
 
+// A switch point: __builtin_setjmp's five words. The jump is its own function, as
+// GCC asks (__builtin_longjmp may not share a function with __builtin_setjmp).
+struct JmpBuf {
+    void* words[5];
+};
+[[gnu::noinline]] inline void jump_to(JmpBuf& b) { __builtin_longjmp(b.words, 1); }
+
 struct Fiber {
     ucontext_t ctx;
-    jmp_buf jb;
+    JmpBuf jb;
     bool started = false;
     char* stack = nullptr;  // from fiber_stack()
     EmuDim tidx{0, 0, 0};
@@ -72,13 +79,19 @@ struct Fiber {
     bool done = false;
     const Barrier* waiting = nullptr;  // for the deadlock report and the scheduler
     uint64_t wait_gen = 0;             // waiting's generation when this fiber arrived
+    unsigned warp_round = 0, block_round = 0;  // which half of the exchange words is next
 };
 
 struct Block {
     Barrier bar;
     std::vector<char> statics;  // this block's copy of the registered statics
     std::vector<Barrier> warp_bars;
-    std::vector<uint64_t> xchg;  // one word per thread
+    // Two words per thread for warp exchanges and two for block exchanges, used in turn:
+    // an exchange needs one barrier, not a second to keep a fast thread's next post from
+    // overwriting a word a slow one has yet to read (that post goes to the other half,
+    // and the one after it waits behind the next exchange's barrier, which every thread
+    // reaches only after reading this one).
+    std::vector<uint64_t> warp_xchg, block_xchg;
     std::vector<char> smem;
 };
 
@@ -89,7 +102,7 @@ struct Grid {
     std::vector<Block> blocks;
     Barrier grid_bar;
     ucontext_t sched;
-    jmp_buf sched_jb;
+    JmpBuf sched_jb;
     int current = -1;
     bool progress = false;
     std::function<void()> body;
@@ -145,7 +158,7 @@ inline Fiber& fiber() { return grid()->fibers[grid()->current]; }
 inline Block& block() { return grid()->blocks[fiber().bidx.x]; }
 
 inline void yield() {
-    if (_setjmp(fiber().jb) == 0) _longjmp(grid()->sched_jb, 1);
+    if (__builtin_setjmp(fiber().jb.words) == 0) jump_to(grid()->sched_jb);
 }
 
 inline void maybe_yield() {
@@ -179,31 +192,29 @@ inline void warp_wait() { wait(block().warp_bars[fiber().tidx.x >> 5]); }
 // Each lane posts a word, the warp meets, f reads the 32 posted words.
 template <class F>
 inline auto warp_exchange(uint64_t mine, F f) {
-    Block& b = block();
-    unsigned int t = fiber().tidx.x;
-    unsigned int base = t & ~31u;
-    b.xchg[t] = mine;
+    Fiber& me = fiber();
+    unsigned int t = me.tidx.x;
+    uint64_t* words = block().warp_xchg.data() + (me.warp_round++ & 1) * grid()->bdim.x;
+    words[t] = mine;
     warp_wait();
-    auto out = f(&b.xchg[base]);
-    warp_wait();
-    return out;
+    return f(words + (t & ~31u));
 }
 
 template <class F>
 inline auto block_exchange(uint64_t mine, F f) {
+    Fiber& me = fiber();
     Block& b = block();
-    b.xchg[fiber().tidx.x] = mine;
+    uint64_t* words = b.block_xchg.data() + (me.block_round++ & 1) * grid()->bdim.x;
+    words[me.tidx.x] = mine;
     wait(b.bar);
-    auto out = f(b.xchg.data(), (int)grid()->bdim.x);
-    wait(b.bar);
-    return out;
+    return f(words, (int)grid()->bdim.x);
 }
 
 inline void trampoline() {
     grid()->body();
     fiber().done = true;
     grid()->progress = true;
-    _longjmp(grid()->sched_jb, 1);
+    jump_to(grid()->sched_jb);
 }
 
 // Runs body() as gridDim x blockDim fibers until all finish.
@@ -226,7 +237,8 @@ inline void launch(int blocks, int threads, std::function<void()> body, uint64_t
         b.bar.size = threads;
         b.warp_bars.resize(threads / 32);
         for (auto& w : b.warp_bars) w.size = 32;
-        b.xchg.assign(threads, 0);
+        b.warp_xchg.assign(2 * (size_t)threads, 0);
+        b.block_xchg.assign(2 * (size_t)threads, 0);
         b.smem.assign(shared_bytes, (char)0xA5);  // garbage, as on the GPU
         b.statics.assign(statics_size, (char)0xA5);
     }
@@ -256,8 +268,8 @@ inline void launch(int blocks, int threads, std::function<void()> body, uint64_t
             if (f.waiting && f.waiting->gen == f.wait_gen) continue;
             g.current = i;
             switch_statics(g, (int)f.bidx.x);
-            if (_setjmp(g.sched_jb) == 0) {
-                if (f.started) _longjmp(f.jb, 1);
+            if (__builtin_setjmp(g.sched_jb.words) == 0) {
+                if (f.started) jump_to(f.jb);
                 f.started = true;
                 swapcontext(&g.sched, &f.ctx);
             }
