@@ -4,11 +4,12 @@ that should notice it, and list the bugs nobody noticed (the survivors).
 Usage: python scripts/mutants.py [--max-per-module N] [--jobs J] [--report PATH]
                                  [--only MODULE:LINE[:EDIT] | MODULE#SITE ...] [MODULE ...]
 
-Each mutant is one AST edit of one module (see MUTATORS: a comparison made strict or
-loose, == and != swapped, + and - swapped, `and`/`or` swapped, an integer constant off
-by one, a returned value dropped, a `not` removed, a tuple of names reversed). It runs
-in a temporary copy of the tree (the worktree is never edited): the module is written
-mutated, its mapped tests run with -x and a time limit, and the original is put back.
+Each mutant is one AST edit of one module, of gpubfs_cli/ or a script of scripts/ (see
+MUTATORS: a comparison made strict or loose, == and != swapped, + and - swapped,
+`and`/`or` swapped, an integer constant off by one, a returned value dropped, a `not`
+removed, a tuple of names reversed). It runs in a temporary copy of the tree (the
+worktree is never edited): the module is written mutated, its mapped tests run with -x
+and a time limit, and the original is put back.
 A mutant is `killed` when the tests fail, `timeout` when they run past the limit (an
 infinite loop counts as noticed), `survived` when they pass. Sites are sampled evenly
 and deterministically, at most N per module (0: every site), so a run takes minutes,
@@ -41,7 +42,8 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
 
-# module -> the fast tests that should notice a bug in it
+# module (a file of the package or a script) -> the fast tests that should notice a bug in
+# it: test files, or FILE::TEST to take only some tests of a slow file
 TARGETS: dict[str, list[str]] = {
     "gpubfs_cli/algorithms/bfs/validate.py": [
         "tests/algorithms/bfs/test_validate_bounds.py", "tests/algorithms/bfs/test_validate.py"],
@@ -57,6 +59,23 @@ TARGETS: dict[str, list[str]] = {
         "tests/graph/test_build.py", "tests/datasets/test_symmetrize.py", "tests/datasets/test_prepare.py"],
     "gpubfs_cli/graph/io/snap.py": ["tests/graph/test_io_formats.py", "tests/graph/test_io_errors.py"],
     "gpubfs_cli/graph/io/mtx.py": ["tests/graph/test_io_formats.py", "tests/graph/test_io_errors.py"],
+    "gpubfs_cli/bench/journal.py": ["tests/bench/test_journal.py", "tests/bench/test_resume.py"],
+    "gpubfs_cli/bench/resume.py": ["tests/bench/test_resume.py", "tests/bench/test_journal.py"],
+    "gpubfs_cli/bench/groups.py": [
+        "tests/report/test_aggregate.py", "tests/report/test_partial.py", "tests/bench/test_batches.py"],
+    "gpubfs_cli/report/compare.py": [
+        "tests/report/test_compare.py", "tests/report/test_partial.py", "tests/test_cli_report.py"],
+    "gpubfs_cli/datasets/integrity.py": ["tests/datasets/test_integrity.py", "tests/datasets/test_checksum.py"],
+    # the CPU-side tests of the partition only: the rest of the file runs the emulated kernels (a minute)
+    "gpubfs_cli/algorithms/bfs/gpu/mgpu/partition.py": [
+        f"tests/algorithms/bfs/gpu/test_mgpu_emulated.py::{name}" for name in (
+            "test_bounds_cut_whole_words_and_balance_edges", "test_bounds_split_edges_evenly_on_a_large_uniform_graph",
+            "test_bounds_balance_the_edges_of_a_skewed_graph", "test_each_rank_reads_its_rows_and_in_rows",
+            "test_a_cached_graph_is_read_in_place", "test_in_rows_reads_at_most_a_chunk_of_edges_at_a_time")],
+    "gpubfs_cli/gpu/ranks/group.py": ["tests/gpu/test_ranks.py"],
+    "gpubfs_cli/gpu/ranks/channels.py": ["tests/gpu/test_ranks.py"],
+    "gpubfs_cli/gpu/ranks/nccl.py": ["tests/gpu/test_nccl_guard.py"],
+    "scripts/level_shape.py": ["tests/test_level_shape_script.py"],
 }
 
 SWAP_COMPARE = {ast.Lt: ast.LtE, ast.LtE: ast.Lt, ast.Gt: ast.GtE, ast.GtE: ast.Gt,
@@ -192,9 +211,10 @@ def pick(spec: str) -> list[Site]:
 
 
 def copy_tree(dest: Path) -> None:
-    # Only the named folders are copied (not the dataset cache, results or build/).
+    # Only the named folders are copied (not the dataset cache, results or build/); scripts/
+    # since a script can be a target, and tests import scripts from there.
     ignore = shutil.ignore_patterns("__pycache__", ".pytest_cache", ".hypothesis", ".ruff_cache")
-    for name in ("gpubfs_cli", "tests", "docs", "pyproject.toml"):
+    for name in ("gpubfs_cli", "scripts", "tests", "docs", "pyproject.toml"):
         src = ROOT / name
         if src.is_dir():
             shutil.copytree(src, dest / name, ignore=ignore)

@@ -6,6 +6,7 @@ other knobs replayed, a wrong knob refused."""
 
 from __future__ import annotations
 
+import json
 import sys
 from pathlib import Path
 
@@ -74,6 +75,24 @@ def test_the_switch_back_at_betas_boundary_worked_by_hand():
     assert level_shape.replay(n_f, m_f, m_u, 1000, DoKnobs(alpha=2, beta=10, growth=False)) == [0, 1, 0, 1]
 
 
+def test_alpha_is_read_in_thousandths_as_do_cu_reads_it():
+    """alpha 0.5 is exactly 500 thousandths: 2,001 frontier edges against 1,000 unvisited
+    in-edges go bottom-up (2,001 * 0.5 > 1,000), 2,000 do not; alpha 2.0004 is 2,000
+    thousandths, so 150 * 2 is still not more than 300."""
+    def level0(mf, mu, alpha):
+        return level_shape.replay(np.array([1]), np.array([mf]), np.array([mu]), 100, DoKnobs(alpha=alpha))
+
+    assert level0(2001, 1000, 0.5) == [1] and level0(2000, 1000, 0.5) == [0]
+    assert level0(150, 300, 2.0004) == [0]
+
+
+def test_the_source_s_level_can_go_bottom_up():
+    """do.cu's last frontier starts at 0: a source whose edges outweigh the rest (300 * 2 >
+    100) grew from nothing and takes level 0 bottom-up, with the growth rule too."""
+    n_f, m_f, m_u = (np.array(a) for a in ([1, 200], [300, 10], [100, 5]))
+    assert level_shape.replay(n_f, m_f, m_u, 100, DoKnobs(alpha=2, beta=10)) == [1, 1]
+
+
 GRAPH = sample_graphs.rmat(9, 8, 4, permute=True)
 SOURCE = 1  # alpha 4 takes levels 2 and 3 bottom-up from it; alpha 48 level 1 as well
 
@@ -126,6 +145,17 @@ def test_the_table_gives_each_directions_work(tmp_path, capsys, stand_in):
     # --counted takes only samples with counters: none here
     assert level_shape.main([results(tmp_path), "--counted"]) == 2
     assert "no do.* sample that ran with per-level counters" in capsys.readouterr().err
+
+
+def test_only_takes_the_samples_of_the_graphs_it_names(tmp_path, capsys, stand_in):
+    path = results(tmp_path)
+    doc = json.loads(Path(path).read_text())
+    doc["samples"].append({**doc["samples"][0], "dataset": "h", "time_ms": 0.5})
+    path = str(write_results(tmp_path / "two.json", doc))
+    assert level_shape.main([path, "--only", "h"]) == 0
+    assert [row[:4] for row in rows(capsys)] == [["h", "do.bfs", str(SOURCE), "0.500"]]
+    assert level_shape.main([path]) == 0
+    assert [row[0] for row in rows(capsys)] == ["g", "h"]
 
 
 def test_hubs_first_samples_probe_in_their_order(tmp_path, capsys, stand_in):

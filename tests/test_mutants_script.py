@@ -18,7 +18,25 @@ spec.loader.exec_module(mutants)
 def test_every_target_and_its_tests_exist():
     for module, tests in mutants.TARGETS.items():
         assert (ROOT / module).is_file(), module
-        assert tests and all((ROOT / t).is_file() for t in tests), tests
+        assert tests, module
+        for t in tests:  # a file, or FILE::TEST naming one test of it
+            path, _, name = t.partition("::")
+            assert (ROOT / path).is_file(), t
+            assert not name or f"def {name}(" in (ROOT / path).read_text(), t
+
+
+def test_a_script_is_mutated_in_the_copy_its_tests_import(tmp_path):
+    """scripts/level_shape.py is a target: the temporary tree holds scripts/ (its tests
+    import it from there), and its mutants change it and still parse."""
+    mutants.copy_tree(tmp_path)
+    assert (tmp_path / "scripts" / "level_shape.py").read_text() == (ROOT / "scripts" / "level_shape.py").read_text()
+    assert (tmp_path / "tests" / "test_level_shape_script.py").is_file()
+    sites = mutants.sites("scripts/level_shape.py")
+    assert sites and all(s.module == "scripts/level_shape.py" for s in sites)
+    original = ast.unparse(ast.parse((ROOT / "scripts" / "level_shape.py").read_text()))
+    changed = mutants.mutated_source(sites[0])
+    assert changed != original
+    ast.parse(changed)
 
 
 def test_each_mutant_changes_the_module_and_still_parses():

@@ -598,3 +598,15 @@ def test_a_resumed_run_stopped_again_resumes_again(tmp_path):
     done = runner(config(), resume=journal).run().doc
     assert counts(done) == counts(full) and done["complete"] is True
     assert [r["command_line"] for r in done["resumed"]] == ["test", "test"]
+
+
+@pytest.mark.parametrize("mask", [0o022, 0o077])
+def test_the_journal_gets_the_mode_a_results_file_gets(tmp_path, mask):
+    """A stopped run's journal is a file like its results file: 0666 less the umask,
+    never executable."""
+    old = os.umask(mask)
+    try:
+        journal = _stopped_journal(tmp_path)
+    finally:
+        os.umask(old)
+    assert os.stat(journal).st_mode & 0o777 == 0o666 & ~mask

@@ -10,6 +10,7 @@ import threading
 import time
 import types
 
+import numpy as np
 import pytest
 
 from gpubfs_cli.gpu.ranks import nccl as nc
@@ -90,3 +91,113 @@ def test_the_call_s_own_error_comes_back_and_aborts(fake_cuda):
     with pytest.raises(ValueError, match="bad count"):
         comm._enqueue("allgather", fail)
     assert comm.aborted == 1 and "allgather" not in comm._connected
+
+
+def test_displacements_start_at_0_and_add_each_count():
+    assert nc._displacements([3, 0, 2]).tolist() == [0, 3, 3, 5]
+
+
+class Event:
+    """A recorded CUDA event that has happened after `polls` looks at it (None: never)."""
+
+    def __init__(self, polls=None):
+        self.polls, self.looked = polls, 0
+
+    @property
+    def done(self):
+        self.looked += 1
+        return self.polls is not None and self.looked >= self.polls
+
+
+def test_a_wait_polls_the_event_until_it_happened():
+    comm, event = _comm(timeout_s=5.0), Event(polls=3)
+    comm.wait_event(event)
+    assert event.looked == 3 and comm.aborted == 0
+
+
+def test_a_wait_on_a_dead_peer_is_one_error_at_once():
+    comm = _comm(alive=lambda: False)
+    with pytest.raises(nc.PeerLost, match="^rank 0: a peer rank exited during a collective$"):
+        comm.wait_event(Event())
+    assert comm.aborted == 1
+
+
+def test_a_wait_that_never_ends_times_out():
+    comm = _comm(timeout_s=0.05)
+    with pytest.raises(nc.PeerLost, match=r"^rank 0: a collective took over 0.05 s$"):
+        comm.wait_event(Event())
+    assert comm.aborted == 1
+
+
+def test_host_waits_for_the_current_stream_then_copies(fake_cuda):
+    """host() records an event on the current stream, waits for it, then copies: get()
+    for a device array, the array itself for a host one."""
+    stream, recorded = object(), []
+
+    class Recorded:
+        def __init__(self, disable_timing=False):
+            self.done = False
+
+        def record(self, on):
+            recorded.append(on)
+            self.done = True
+
+    fake_cuda.Event, fake_cuda.get_current_stream = Recorded, lambda: stream
+
+    class OnDevice:
+        def get(self):
+            return np.array([4, 5])
+
+    comm = _comm()
+    assert comm.host(OnDevice()).tolist() == [4, 5] and comm.host([1, 2]).tolist() == [1, 2]
+    assert recorded == [stream, stream]
+
+
+class DeviceArray(np.ndarray):
+    """A numpy array with cupy's `.data.ptr`."""
+
+    @property
+    def data(self):
+        return types.SimpleNamespace(ptr=self.ctypes.data)
+
+
+def test_alltoallv_keeps_its_own_part_and_talks_only_to_peers_with_counts(fake_cuda):
+    """Rank 1 of 4: two values of its own, two to rank 2, two from rank 2, three from
+    rank 3, nothing with rank 0. Each receive lands at its sender's displacement, in an
+    array allocated for exactly what comes in; one NCCL group holds ranks 2 and 3."""
+    made, sent, groups = [], {}, []
+
+    class Stream(contextlib.nullcontext):
+        ptr = 0
+
+    def on_device(a):
+        made.append(a.view(DeviceArray))
+        return made[-1]
+
+    def inside(ptr, count):  # device memory: a transfer past an array's end is an error
+        for a in made:
+            if a.ctypes.data <= ptr and ptr + count * a.itemsize <= a.ctypes.data + a.nbytes:
+                return a, (ptr - a.ctypes.data) // a.itemsize
+        raise AssertionError(f"{count} values at {ptr:#x} are outside every array")
+
+    class Wire:  # the NCCL communicator: what each send carries, what each peer sends back
+        def send(self, ptr, count, kind, peer, stream):
+            a, at = inside(ptr, count)
+            sent[peer] = a[at: at + count].tolist()
+
+        def recv(self, ptr, count, kind, peer, stream):
+            a, at = inside(ptr, count)
+            a[at: at + count] = 100 * peer + np.arange(count)
+
+    cupy = sys.modules["cupy"]
+    cupy.ascontiguousarray = lambda a: on_device(np.ascontiguousarray(a))
+    cupy.empty = lambda size, dtype: on_device(np.zeros(size, dtype))
+    fake_cuda.get_current_stream = Stream
+    comm = _comm()
+    comm.rank, comm.size, comm.comm = 1, 4, Wire()
+    comm.types = {np.dtype(np.int64): "int64"}
+    comm.nccl = types.SimpleNamespace(groupStart=lambda: groups.append("start"), groupEnd=lambda: groups.append("end"))
+    out = comm.alltoallv(np.array([10, 11, 12, 13], np.int64), [0, 2, 2, 0], [0, 2, 2, 3])
+    assert out.tolist() == [10, 11, 200, 201, 300, 301, 302]
+    assert sent == {2: [12, 13]} and groups == ["start", "end"]
+    assert comm._connected == {("p2p", (2, 3))}

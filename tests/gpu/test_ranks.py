@@ -13,7 +13,8 @@ from pathlib import Path
 
 import pytest
 
-from gpubfs_cli.gpu.ranks.channels import RankFailed
+from gpubfs_cli.gpu.ranks import group as group_module
+from gpubfs_cli.gpu.ranks.channels import RankFailed, mpi_local_rank
 from gpubfs_cli.gpu.ranks.group import RankGroup
 
 ECHO = "tests.gpu.rank_helpers:Echo"
@@ -81,6 +82,71 @@ def test_a_dead_rank_is_one_error_not_a_hang(group):
     with pytest.raises(RankFailed, match=r"^rank 2: exited"):
         group.call("whoami", 1)
         group.results()
+
+
+def test_a_killed_rank_is_named_with_its_exit_code(group):
+    group.start(ECHO, lambda r: {}, None)
+    group.ready()
+    group.procs[1].kill()
+    group.procs[1].join()
+    with pytest.raises(RankFailed, match=r"^rank 2: exited with code -9$"):  # at the order or the answer
+        group.call("whoami", 1)
+        group.results()
+
+
+def test_a_rank_that_ended_is_named_by_its_last_words(group):
+    """Ranks that failed to start answer their error and end; an order sent after that
+    (rank 0 never read the answers) names the first rank's own message, not its exit."""
+    group.start("tests.gpu.rank_helpers:Broken", lambda r: {}, None)
+    for p in group.procs:
+        p.join(timeout=30)
+    with pytest.raises(RankFailed, match=r"^rank 1: MemoryError: out of memory on GPU 1 \(asked 17.2 GB\)$"):
+        group.call("whoami", 1)
+
+
+def test_an_mpi_world_of_one_spawns_local_ranks(monkeypatch):
+    """`mpiexec -n 1 gpubfs run --gpus 2`: a world of one process is no MPI group; the
+    other rank is spawned here, as without a launcher."""
+    monkeypatch.setenv("OMPI_COMM_WORLD_SIZE", "1")
+    g = RankGroup(2, timeout_s=30.0)
+    try:
+        assert not g.mpi and len(g.procs) == 1
+        g.start(ECHO, lambda r: {"tag": "local"}, None)
+        g.ready()
+        g.call("whoami", 3)
+        assert [a[:3] for a in g.results()] == [(1, "local", 3)]
+    finally:
+        g.stop()
+
+
+def test_mpi_ranks_are_told_to_exit_once_when_rank_0_ends(monkeypatch):
+    """MPI ranks outlive a graph: one exit hook, registered by the first group, orders
+    every rank out when rank 0's process ends."""
+    registered, sent = [], []
+    monkeypatch.setattr(group_module, "_EXIT_REGISTERED", [])
+    monkeypatch.setattr("atexit.register", registered.append)
+
+    class Channel:
+        def __init__(self, rank):
+            self.rank = rank
+
+        def send(self, order):
+            sent.append((self.rank, order))
+
+    channels = [Channel(1), Channel(2)]
+    group_module._exit_at_end(channels)
+    group_module._exit_at_end(channels)  # a second group on the same ranks
+    assert len(registered) == 1 and sent == []
+    registered[0]()
+    assert sent == [(1, ("exit",)), (2, ("exit",))]
+
+
+def test_the_local_rank_is_the_launchers_or_0(monkeypatch):
+    for var in ("OMPI_COMM_WORLD_LOCAL_RANK", "MPI_LOCALRANKID", "PMI_LOCAL_RANK"):
+        monkeypatch.delenv(var, raising=False)
+    assert mpi_local_rank() == 0
+    monkeypatch.setenv("MPI_LOCALRANKID", "3")
+    assert mpi_local_rank() == 3
 
 
 def test_a_silent_rank_times_out():

@@ -2,8 +2,11 @@
 
 from __future__ import annotations
 
+import json
+
 import pytest
 
+from gpubfs_cli.bench.groups import group_samples, label_key, summaries
 from gpubfs_cli.bench.statistics import ALL_LOW_REACH
 from gpubfs_cli.report.aggregate import (
     NO_GRAPH500_COUNT,
@@ -308,3 +311,52 @@ def test_an_ok_sample_that_failed_validation_fails_its_cell(tmp_path):
     agg = Aggregate(load_many([write(tmp_path, "edited.json", document(s, ds))]))
     assert agg.cell("g", "classic.harish", "ms").status == "wrong-answer"
     assert agg.cell("g", "cpu.sequential", "ms").status == "ok"
+
+
+def test_a_group_is_named_by_its_knobs_and_its_gpu_count():
+    """Group.variant is the knobs' key (what --compare pairs variants by) and Group.gpus
+    the `gpus` knob (what keeps each GPU count in a column of its own); a strategy
+    without the knob has no count."""
+    s = [sample("g1", "mgpu.bfs", src, 1.0, knobs={"gpus": gpus, "chunk": 64}) for gpus in (1, 2) for src in SOURCES]
+    one, two = group_samples(s)
+    assert (one.gpus, two.gpus) == (1, 2)
+    assert json.loads(one.variant) == {"gpus": 1, "chunk": 64} and json.loads(two.variant)["gpus"] == 2
+    assert group_samples([sample("g1", "cpu.sequential", 0, 1.0)])[0].gpus is None
+
+
+def test_a_source_timed_twice_counts_at_its_mean():
+    """Two rounds from source 0 (1 and 3 ms) give it 2 ms; source 1, timed once, its own 5 ms."""
+    s = [sample("g1", "merrill.hybrid", 0, 1.0), sample("g1", "merrill.hybrid", 1, 5.0),
+         sample("g1", "merrill.hybrid", 0, 3.0)]
+    (group,) = group_samples(s)
+    assert group.times == {0: 2.0, 1: 5.0}
+
+
+def test_a_failed_cell_gives_the_reason_of_its_own_status():
+    """An out-of-time sample with its reason, then a wrong answer with its own: the cell
+    is a wrong answer, and its reason is the wrong answer's, not the first one found."""
+    s = [sample("g1", "classic.harish", 0, None, status="out-of-time", reason="over the limit of 60 s"),
+         sample("g1", "classic.harish", 1, 1.0, status="wrong-answer", reason="vertex 7 at distance 3, expected 2")]
+    (group,) = group_samples(s)
+    assert (group.status, group.reason) == ("wrong-answer", "vertex 7 at distance 3, expected 2")
+
+
+def test_summaries_name_each_group_by_its_variant_in_the_run_config():
+    """The results file's summaries carry the run config's name of each variant; a group
+    without one (or no names given) is named by its strategy."""
+    knobs = {"gather": "scan_warp_cta", "culling": "history"}
+    s = [sample("g1", "merrill.hybrid", src, 1.0, knobs=knobs).to_dict() for src in SOURCES]
+    s += [sample("g1", "cpu.sequential", src, 9.0).to_dict() for src in SOURCES]
+    named = summaries(s, {label_key("bfs", "merrill.hybrid", knobs): "hybrid-history"})
+    assert [e["variant"] for e in named] == ["hybrid-history", "cpu.sequential"]
+    assert [e["variant"] for e in summaries(s)] == ["merrill.hybrid", "cpu.sequential"]
+
+
+def test_a_batch_of_one_source_is_one_call():
+    """Six sources in two rounds, batches of two: each round is a batch of two and one of
+    one, four timed calls in all (one time each: the first sample of each batch)."""
+    s = [sample("g1", "msbfs.bfs", src, t) for src, t in zip(range(6), [1.0, 1.0, 2.0, 3.0, 3.0, 4.0], strict=True)]
+    for one, size in zip(s, [2, 2, 1, 2, 2, 1], strict=True):
+        one.batch = size
+    (group,) = group_samples(s)
+    assert group.call_times() == [1.0, 2.0, 3.0, 4.0]

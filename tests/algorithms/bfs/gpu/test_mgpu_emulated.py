@@ -98,6 +98,39 @@ def test_a_cached_graph_is_read_in_place(tmp_path):
     assert files.folder == str(tmp_path) and not files.temporary
 
 
+def test_in_rows_reads_at_most_a_chunk_of_edges_at_a_time(monkeypatch):
+    """The memory bound in_rows promises (its in-edges plus one chunk): each read of the
+    column file is at most chunk_edges edges, or one row alone where a row is longer
+    (rmat's hubs, against a chunk of 7), and the reads cover every edge once, in order."""
+    g = eb.graph("rmat")
+    reads = []
+
+    class Counted:
+        def __init__(self, cols):
+            self.cols = cols
+
+        def __getitem__(self, part):
+            reads.append((part.start, part.stop))
+            return self.cols[part]
+
+    real = pt.open_csr
+
+    def open_counted(folder):
+        rows, cols = real(folder)
+        return rows, Counted(cols)
+
+    monkeypatch.setattr(pt, "open_csr", open_counted)
+    files = pt.graph_files(g)
+    try:
+        pt.in_rows(files.folder, 0, g.n, chunk_edges=7)
+    finally:
+        files.drop()
+    rows = set(zip(g.row_offsets[:-1].tolist(), g.row_offsets[1:].tolist(), strict=True))
+    assert [a for a, _ in reads] == [0] + [b for _, b in reads[:-1]] and reads[-1][1] == len(g.col_indices)
+    assert all(b - a <= 7 or (a, b) in rows for a, b in reads), reads
+    assert any(b - a > 7 for a, b in reads)  # a hub's row was read alone
+
+
 def _ranks(g, ranks: int, **knobs):
     plan = asdict(make_plan(g, MgpuKnobs(gpus=ranks, chunk=64, cta_size=64, blocks_per_sm=2, **knobs)))
     files = pt.graph_files(g)
