@@ -6,6 +6,7 @@ and exit code 2; see `user_errors`.
 
 from __future__ import annotations
 
+import errno
 import functools
 import json
 import os
@@ -33,6 +34,9 @@ app.add_typer(list_app, name="list")
 
 console = Console()
 err_console = Console(stderr=True, soft_wrap=True, highlight=False)
+for _c in (console, err_console):
+    if _c.width < 1:  # COLUMNS=0, which rich takes as a width of 0 and so prints nothing at all
+        _c.width = None  # rich's own choice then: the terminal's width, else 80
 
 
 def _print_version(value: bool) -> None:
@@ -182,9 +186,11 @@ def fetch_dataset(
         jobs = {n: functools.partial(fill_mirror, n, folder, accept_checksum=accept_checksum) for n in entries}
         _run_fetch_jobs(jobs, _mirror_line, "mirrored")
         return
+    if seed is not None and (url is not None or file is not None):
+        raise UserError("--seed applies to generated catalogue graphs; a graph from --url/--file has no seed")
     if catalogue_file:
         entry = load_catalogue().get(names[0])
-        if fmt is not None and fmt != entry.format:
+        if fmt is not None and entry.format is not None and fmt != entry.format:  # else: not downloaded (below)
             raise UserError(f"dataset '{entry.name}' is {entry.format} in the catalogue: --format {fmt} "
                             "contradicts it (leave --format out)")
         if undirected or compact_ids:
@@ -334,6 +340,10 @@ def export(
     check_output_path(path, "export", force=force, option="PATH")
     sweep_cache(directory)
     graph = load_graph(name, directory)
+    if fmt == "wel":  # a graph without weights of its own has them by its rule, as a SSSP run does
+        from gpubfs_cli.datasets.weights import ensure_weights
+
+        graph = ensure_weights(graph, directory)
     refuse_input(path, cached_files(graph.name, directory), "export")
     lines = export_graph(graph, path, fmt, comment=f"gpubfs export of dataset {graph.name}: n={graph.n} m={graph.m}")
     loop = f"; the last, {graph.n - 1} {graph.n - 1}, keeps n for readers that drop self-loops" if (
@@ -358,7 +368,7 @@ def report(
     teps: str = typer.Option("edges", "--teps", help="TEPS convention: edges (out-degrees of the reached vertices, directed) or graph500 (undirected input edges)."),
     fail_on_regression: float = typer.Option(None, "--fail-on-regression", metavar="PCT", help="With --compare: exit 1 when a cell of B is slower than A by more than PCT percent beyond the noise."),
     min_change: float = typer.Option(10.0, "--min-change", metavar="PCT", help="With --compare: the smallest change (percent) called FASTER / SLOWER; raise it on a shared, noisy machine."),
-    force: bool = typer.Option(False, "--force", help="Let --out replace an existing file (never one of the report's own inputs)."),
+    force: bool = typer.Option(False, "--force", help="Let --out, and --plot's figures, replace existing files (never one of the report's own inputs)."),
     check: bool = typer.Option(False, "--check", help="Check each results file's internal consistency instead (schema, statuses, sources, samples against the config's plan): one line per file, OK or each problem; exit 1 if any has one."),
 ) -> None:
     """Tables from results files: datasets x strategies, a paper's layout, or A vs B."""
@@ -390,7 +400,7 @@ def report(
         [Path(r) for r in results or []], metric=metric, fmt=fmt, paper=paper,
         compare_files=(Path(compare_files[0]), Path(compare_files[1])) if compare_files else None,
         plot_dir=Path(plot) if plot else None, rows=rows, teps=teps, fail_on_regression=fail_on_regression,
-        min_change=min_change, out=out,
+        min_change=min_change, out=out, force=force,
     )
     if out is None and fmt == "table":
         print_rich(doc, console)
@@ -673,12 +683,16 @@ class GuardedOutput:
         self._stream = stream
 
     def write(self, text):
+        if self._stream is None:  # started with stdout closed (`>&-`): Python leaves it None
+            raise OutputError(OSError(errno.EBADF, "standard output is closed"))
         try:
             return self._stream.write(text)
         except OSError as exc:
             raise OutputError(exc) from None
 
     def flush(self):
+        if self._stream is None:
+            return
         try:
             self._stream.flush()
         except OSError as exc:
@@ -747,8 +761,6 @@ def _errors_failed(errors: GuardedErrors) -> int:
 
 def _output_failed(exc: OutputError) -> int:
     """Say why (nothing for a reader that closed the pipe, as `head` does) -> exit status."""
-    import errno
-
     _to_devnull(sys.__stdout__)
     if exc.errno == errno.EPIPE:
         return 141  # as a shell reports a command that SIGPIPE ended
@@ -763,8 +775,14 @@ def main() -> None:
     import signal
 
     # `kill` (SIGTERM) stops a run the way Ctrl-C does: cleanup runs, temporary files go,
-    # and the results file keeps what finished.
-    signal.signal(signal.SIGTERM, signal.default_int_handler)
+    # and the results file keeps what finished; the exit status still says SIGTERM (143).
+    terminated = []
+
+    def on_sigterm(signum, frame):
+        terminated.append(signum)
+        raise KeyboardInterrupt
+
+    signal.signal(signal.SIGTERM, on_sigterm)
     sys.stdout = GuardedOutput(sys.stdout)
     errors = sys.stderr = GuardedErrors(sys.stderr)
     try:
@@ -775,6 +793,8 @@ def main() -> None:
             errors.flush()
             if errors.failure is not None:
                 raise SystemExit(_errors_failed(errors)) from None
+            if terminated and done.code == 130:  # Ctrl-C's status, for what SIGTERM stopped
+                raise SystemExit(128 + signal.SIGTERM) from None
             raise done
     except OutputError as exc:
         raise SystemExit(_output_failed(exc)) from None

@@ -2,7 +2,11 @@
 the command's own inputs, inputs that are no regular file or too large, a broken
 environment (NUMBA_NUM_THREADS, a non-UTF-8 $GPUBFS_CATALOGUE), a cache folder with an
 array missing, a run where nothing could run, names and values that could never be used,
-and negative weights. Each is one line and a non-zero exit, and leaves nothing behind."""
+and negative weights; then a closed stdout, COLUMNS=0, SIGTERM outside a run, a dataset
+named twice, journal lines no parser takes, a results file or figure that cannot be
+written, --dir '' and --file mistakes, a thread count far over the cores, a results file
+with a number too long, a sample value the journal would refuse, and an unknown counter. Each is one
+line and a non-zero exit, and leaves nothing behind."""
 
 from __future__ import annotations
 
@@ -295,3 +299,211 @@ def test_a_key_given_twice_in_a_catalogue_or_paper_layout_is_one_line(tmp_path, 
     layout.write_text("key: luo\ntitle: t\ntitle: u\n")
     with pytest.raises(UserError, match=r"luo\.yaml:3: key 'title' given twice in one mapping \(first at line 2\)"):
         load_paper_file(layout)
+
+
+# ---- 6. what a second hostile sweep still found ---------------------------------------
+
+def closed_stdout(*args, env=None) -> subprocess.CompletedProcess:
+    """`gpubfs ARGS >&-`: the process starts with no file descriptor 1 (Python's sys.stdout is None)."""
+    return subprocess.run([sys.executable, "-m", "gpubfs_cli", *map(str, args)], cwd=ROOT, text=True,
+                          stderr=subprocess.PIPE, timeout=120, env={**os.environ, **(env or {})},
+                          preexec_fn=lambda: os.close(1))
+
+
+def test_a_closed_stdout_is_one_line_not_a_traceback(results):
+    for args in (("list", "papers"), ("report", results)):
+        done = closed_stdout(*args)
+        assert done.returncode == 1, done.stderr
+        assert done.stderr == "error: cannot write output: standard output is closed\n", done.stderr
+
+
+def test_columns_zero_still_prints_the_tables(results):
+    """rich takes COLUMNS=0 as a width of 0 and prints nothing at all, exit status 0."""
+    for args, part in ((("list", "papers"), "merrill"), (("report", results), "cpu.sequential")):
+        done = gpubfs(*args, env={"COLUMNS": "0"})
+        assert done.returncode == 0, done.stderr
+        assert part in done.stdout
+
+
+def test_sigterm_outside_a_run_exits_143_not_ctrl_c_s_130(tmp_path):
+    """A download that hangs (a server that never answers), stopped by `kill`."""
+    import signal
+    import socket
+
+    with socket.socket() as server:
+        server.bind(("127.0.0.1", 0))
+        server.listen(1)
+        url = f"http://127.0.0.1:{server.getsockname()[1]}/g.txt"
+        proc = subprocess.Popen([sys.executable, "-m", "gpubfs_cli", "fetch-dataset", "hang", "--url", url,
+                                 "--format", "snap", "--dir", tmp_path / "cache"],
+                                cwd=ROOT, text=True, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+        try:
+            while "downloading" not in (line := proc.stderr.readline()):  # the command is under way
+                assert line, "the command ended before it began the download"
+            proc.send_signal(signal.SIGTERM)
+            _, err = proc.communicate(timeout=60)
+        finally:
+            proc.kill()
+    assert proc.returncode == 143, err
+    assert err.strip() == "interrupted while fetching hang: the cache holds only complete graphs"
+
+
+def test_a_dataset_named_twice_is_one_line_not_a_traceback(cache, tmp_path):
+    cfg = tmp_path / "twice.yaml"
+    cfg.write_text("datasets: [mine, {name: mine}]\nstrategies: [cpu.sequential]\n")
+    out = tmp_path / "r.json"
+    one_line(cli("run", cfg, "--dir", cache, "--out", out),
+             f"{cfg}: datasets[1]: 'mine' is the graph of datasets[0] again; name each graph once")
+    one_line(cli("run", "-d", "mine,mine", "-s", "cpu.sequential", "--dir", cache, "--out", out),
+             "command line: datasets[1]: 'mine' is the graph of datasets[0] again")
+    assert not out.exists() and not (tmp_path / "r.journal.jsonl").exists()
+
+
+@pytest.mark.parametrize("line, says", [
+    (b'{"kind": "measured", "n": ' + b"9" * 5000 + b"}", "Exceeds the limit (4300 digits)"),
+    (b"[" * 100_000 + b"]" * 100_000, "maximum recursion depth exceeded"),
+])
+def test_a_journal_line_too_large_to_parse_is_one_line(tmp_path, line, says):
+    from tests.bench.test_journal import _lines, _stopped_journal, _write_lines
+
+    journal = _stopped_journal(tmp_path)
+    lines = _lines(journal)
+    _write_lines(journal, lines[:1] + [line] + lines[1:])  # not the last line: no crash cuts it so
+    one_line(cli("report", journal), f"{journal}:2: not a journal record (", says)
+
+
+def test_a_journal_sample_of_a_dataset_it_never_recorded_is_refused(tmp_path):
+    """Replayed, it made a results file `report --check` refuses."""
+    from tests.bench.test_journal import _lines, _stopped_journal, _write_lines
+
+    journal = _stopped_journal(tmp_path)
+    lines = _lines(journal)
+    i = next(i for i, line in enumerate(lines) if json.loads(line)["kind"] == "measured")
+    record = json.loads(lines[i])
+    record["samples"][0]["dataset"] = "nope"
+    _write_lines(journal, lines[:i] + [json.dumps(record).encode()] + lines[i + 1:])
+    one_line(cli("report", journal), f"{journal}:{i + 1}: a sample of ",
+             "no dataset record of the journal names 'nope'")
+
+
+def test_results_file_unwritable_at_the_end_names_the_journal_that_keeps_it(cache, tmp_path, monkeypatch):
+    from gpubfs_cli.bench import runner as runner_module
+    from gpubfs_cli.errors import UserError
+
+    def full(path, doc):
+        raise UserError(f"{path}: cannot write (No space left on device)")
+
+    monkeypatch.setattr(runner_module, "write_results", full)
+    out = tmp_path / "r.json"
+    journal = tmp_path / "r.journal.jsonl"
+    one_line(cli("run", "-d", "mine", "-s", "cpu.sequential", "--source", "0", "--dir", cache, "--out", out),
+             f"{out}: cannot write (No space left on device); the journal keeps every sample measured: "
+             f"once the file can be written, gpubfs run --resume {journal}")
+    assert journal.exists() and not out.exists()
+
+
+def test_plots_never_replace_a_file_without_force(results, tmp_path):
+    folder = tmp_path / "plots"
+    folder.mkdir()
+    mine = folder / "throughput.png"
+    mine.write_text("mine")
+    one_line(cli("report", results, "--plot", folder),
+             f"{mine}: already exists; give --force to replace it, or another --plot folder")
+    assert mine.read_text() == "mine" and sorted(p.name for p in folder.iterdir()) == ["throughput.png"]
+    r = cli("report", results, "--plot", folder, "--force")
+    assert r.exit_code == 0, r.output
+    assert mine.read_bytes().startswith(b"\x89PNG")
+
+
+def test_a_plot_that_cannot_be_written_is_one_line(results, tmp_path, monkeypatch):
+    from gpubfs_cli.report import plots
+
+    def full(fig, target, fmt):
+        raise OSError(28, "No space left on device")
+
+    monkeypatch.setattr(plots, "_savefig", full)
+    one_line(cli("report", results, "--plot", tmp_path / "plots"),
+             f"{tmp_path / 'plots'}/", ": cannot write the figure (No space left on device)")
+    assert list((tmp_path / "plots").iterdir()) == []
+
+
+@pytest.mark.parametrize("args", [
+    ("fetch-dataset", "mine"), ("export", "mine", "g.mtx"), ("list", "datasets"), ("info",),
+])
+def test_an_empty_dir_is_refused_by_every_command(args, cache, tmp_path, monkeypatch):
+    """fetch-dataset --dir '' cached the graph in the current folder."""
+    monkeypatch.chdir(tmp_path)
+    one_line(cli(*args, "--dir", ""), "error: --dir: an empty value; expected a path")
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["cache"]
+
+
+def test_file_with_a_generated_catalogue_name_says_it_is_generated(tmp_path):
+    """It said: dataset 'smoke-grid' is None in the catalogue: --format snap contradicts it."""
+    edges = tmp_path / "g.txt"
+    edges.write_text("0 1\n")
+    one_line(cli("fetch-dataset", "smoke-grid", "--file", edges, "--format", "snap", "--dir", tmp_path / "cache"),
+             "dataset 'smoke-grid' is generated: it is built from no catalogue archive, so --file does not apply")
+    assert not (tmp_path / "cache").exists()
+
+
+def test_file_that_is_a_folder_or_a_fifo_is_said_as_such_not_missing(tmp_path):
+    fifo = tmp_path / "pipe.txt"
+    os.mkfifo(fifo)
+    for path, says in ((tmp_path, "is a folder, expected a file"),
+                       (fifo, "is a FIFO (named pipe), expected a file (a regular file)")):
+        one_line(cli("fetch-dataset", "x", "--file", path, "--format", "snap", "--dir", tmp_path / "cache"),
+                 f"error: {path}: {says}")
+    assert not (tmp_path / "cache").exists()
+
+
+def test_seed_with_a_file_is_refused_not_ignored(tmp_path):
+    edges = tmp_path / "g.txt"
+    edges.write_text("0 1\n")
+    one_line(cli("fetch-dataset", "x", "--file", edges, "--format", "snap", "--seed", "3", "--dir", tmp_path / "c"),
+             "--seed applies to generated catalogue graphs; a graph from --url/--file has no seed")
+    assert not (tmp_path / "c").exists()
+
+
+def test_numba_num_threads_far_over_the_cores_is_one_line():
+    """Ten billion threads ended in the kernel's OOM killer at the first parallel call."""
+    done = gpubfs("list", "papers", env={"NUMBA_NUM_THREADS": "10000000000"})
+    proc_line(done, "NUMBA_NUM_THREADS='10000000000': more than 64 threads per core")
+
+
+def test_export_wel_gives_a_graph_without_weights_those_of_its_rule(tmp_path):
+    """As a SSSP run does; the export said 'the graph has none'."""
+    edges = tmp_path / "g.txt"
+    edges.write_text("0 1\n1 2\n")
+    cache = tmp_path / "cache"
+    assert cli("fetch-dataset", "plain", "--file", edges, "--format", "snap", "--dir", cache).exit_code == 0
+    out = tmp_path / "g.wel"
+    r = cli("export", "plain", out, "--format", "wel", "--dir", cache)
+    assert r.exit_code == 0, r.output
+    from gpubfs_cli.datasets.store import load_graph
+    from gpubfs_cli.datasets.weights import ensure_weights
+
+    w = ensure_weights(load_graph("plain", cache), cache).weights
+    assert out.read_text() == f"0 1 {w[0]}\n1 2 {w[1]}\n"
+
+
+def test_a_results_number_too_long_to_convert_is_one_line(tmp_path):
+    bad = tmp_path / "h.json"
+    bad.write_text('{"schema_version": ' + "9" * 5000 + "}")
+    one_line(cli("report", bad), "h.json", "not valid JSON")
+
+
+@pytest.mark.parametrize("key,value,says", [
+    ("time_ms", -3.0, "a time >= 0"), ("time_ms", float("nan"), "a time >= 0"),
+    ("reached", -1, "a count >= 0"), ("edges", float("inf"), "a count >= 0"),
+    ("dataset", "nope", "'nope' is not among the file's datasets"),
+])
+def test_a_sample_value_the_journal_would_refuse_is_refused_by_report_and_check(key, value, says, tmp_path):
+    doc = main_doc()
+    doc["samples"][0][key] = value
+    path = write(tmp_path, "bad.json", doc)  # json writes nan and inf as NaN and Infinity
+    one_line(cli("report", path), "bad.json", f"samples[0].{key}", says)
+    assert cli("report", "--check", path).exit_code != 0
+
+
+def test_a_counter_no_sample_carries_is_one_line_naming_those_there(results):
+    one_line(cli("report", results, "--metric", "counter.nope"), "counter.nope", "they carry:")

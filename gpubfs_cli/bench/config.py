@@ -222,12 +222,31 @@ def build_config(
     cfg.variants = expand_strategies(at("strategies"), get("strategies", "all"), registry, problem)
     cfg.variants = with_orders(cfg.variants, cfg.reorder)
     check = dataset_check if dataset_check is not None else default_dataset_check(cfg.data_dir)
+    first: dict[tuple, int] = {}
     for i, spec in enumerate(cfg.datasets):
         try:
             check(spec.name)
         except UserError as exc:
             raise _err(at("datasets"), f"datasets[{i}]", str(exc)) from None
+        j = first.setdefault(_graph_key(spec), i)
+        if j != i:  # its samples would be recorded twice under one name
+            raise _err(at("datasets"), f"datasets[{i}]", f"{spec.name!r} is the graph of datasets[{j}] "
+                                                         "again; name each graph once")
     return cfg
+
+
+def _graph_key(spec: DatasetSpec) -> tuple:
+    """The graph a dataset entry names: an alias, or the catalogue's own seed given, name
+    the graph its plain name does."""
+    from gpubfs_cli.datasets.catalogue import load_catalogue
+
+    name, _, seed = spec.name.partition("@seed=")
+    seed = int(seed) if seed.isdigit() else spec.seed
+    catalogue = load_catalogue()
+    key = catalogue.resolve(name)
+    if key is None:
+        return name, seed
+    return key, None if seed == catalogue.get(key).seed else seed
 
 
 # ------------------------------------------------------------------ plain keys

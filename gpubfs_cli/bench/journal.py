@@ -134,6 +134,9 @@ class Replay:
         for s in record["samples"]:
             what = f"a sample of {s['strategy']} on {s['dataset']}, source {s['source']}"
             _check_time(s.get("time_ms"), f"{what}: time_ms")
+            if s["dataset"] not in self.doc["datasets"]:
+                raise BadRecord(f"{what}: no dataset record of the journal names {s['dataset']!r} "
+                                "(a sample of another run?)")
             if s["source"] < 0:  # a whole variant's failure, not a source's sample
                 continue
             planned = self._planned.get(s["dataset"])
@@ -163,7 +166,7 @@ def _parse(data: bytes, path: Path) -> tuple[Replay, int]:
     for number, line in enumerate(lines, start=1):
         try:
             record = json.loads(line)
-        except (json.JSONDecodeError, UnicodeDecodeError) as exc:
+        except (ValueError, RecursionError) as exc:  # not JSON, not UTF-8, a number or nesting too large
             if number == len(lines):  # the last line: garbage a crash left
                 good -= len(line) + 1
                 break

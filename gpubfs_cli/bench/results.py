@@ -222,6 +222,8 @@ def load_results(path: str | Path) -> dict:
         raise UserError(f"{path}:{exc.lineno}: not valid JSON ({exc.msg})") from None
     except RecursionError:
         raise UserError(f"{path}: not valid JSON (nested too deeply)") from None
+    except ValueError as exc:  # a number too long to convert, say
+        raise UserError(f"{path}: not valid JSON ({exc})") from None
     if not isinstance(doc, dict) or "schema_version" not in doc:
         raise UserError(f"{path}: not a gpubfs results file (no schema_version)")
     if doc["schema_version"] != SCHEMA_VERSION:

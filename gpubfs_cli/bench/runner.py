@@ -245,7 +245,11 @@ class Runner:
         doc = self.journal.replay.results()
         if not doc["samples"]:
             return self.out_path
-        path = write_results(self.out_path, doc)
+        try:
+            path = write_results(self.out_path, doc)
+        except UserError as exc:  # a full disk, a folder gone: what was measured is in the journal
+            raise UserError(f"{exc}; the journal keeps every sample measured: once the file can be written, "
+                            f"gpubfs run --resume {self.journal.path}") from None
         self.written = True
         return path
 

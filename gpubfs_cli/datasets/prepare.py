@@ -37,7 +37,7 @@ from gpubfs_cli.datasets.console import warn
 from gpubfs_cli.datasets.lock import build_lock
 from gpubfs_cli.datasets.weights import build_record
 from gpubfs_cli.errors import UserError, unknown_name
-from gpubfs_cli.files import plain_json
+from gpubfs_cli.files import check_input_file, plain_json
 from gpubfs_cli.graph.build import build_csr
 from gpubfs_cli.graph.csr import CSRGraph, narrow_ints
 from gpubfs_cli.graph.edges import EdgeList
@@ -267,9 +267,7 @@ def add_user_dataset(
         raise UserError(f"'{name}' is a catalogue dataset ('{clash}'); choose another name for your graph")
     store.graph_dir(name, data_dir)  # checks the name is usable as a folder
     if file is not None:
-        path = Path(file)
-        if not path.is_file():
-            raise UserError(f"{file}: no such file")
+        path = check_input_file(file, "file")  # a folder, a FIFO, a device: said as such
         file = str(path.resolve())
 
     def cached() -> CSRGraph:

@@ -49,6 +49,8 @@ _TMP_PREFIX = ".tmp-"
 def data_dir(directory: str | Path | None = None) -> Path:
     """`directory` if given, else $GPUBFS_DATA_DIR, else ./datasets."""
     if directory is not None:
+        if str(directory) == "":  # Path("") would be ".", the current folder
+            raise UserError("--dir: an empty value; expected a path")
         return Path(directory)
     env = os.environ.get(DATA_DIR_ENV)
     return Path(env) if env else Path("datasets")

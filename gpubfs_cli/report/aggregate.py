@@ -36,7 +36,7 @@ from typing import Any, NamedTuple
 
 import numpy as np
 
-from gpubfs_cli.bench.groups import GPUS_KNOB, Group, status_of
+from gpubfs_cli.bench.groups import GPUS_KNOB, Group, group_samples, status_of
 from gpubfs_cli.bench.statistics import ALL_LOW_REACH, median_iqr, paired_ratios, summarize
 from gpubfs_cli.bench.status import FAILURES, PARTIAL, partial_mark, partial_reason, severity
 from gpubfs_cli.bench.variants import REORDER_KNOB
@@ -261,7 +261,8 @@ class Aggregate:
         # Batch strategies (several sources per timed call) have tables of their own
         # (`batched`): their time per source never shares a table with one-source rows.
         # The speedup baseline is looked up among every group.
-        every = results.groups_of(problem)
+        every = results.grouped(problem, lambda: plan(group_samples(
+            [s for s in results.samples if s.problem == problem]), results))
         self.batched = batched
         self.groups = [g for g in every if g.batched == batched]
         self._by_cell: dict[tuple, list[Group]] = defaultdict(list)

@@ -37,6 +37,18 @@ def check_metric(metric: str) -> str:
     return metric
 
 
+def check_counter(metric: str, results: Results) -> None:
+    """A counter metric names a counter some sample of the pool carries (else every cell
+    would read n/a)."""
+    if not metric.startswith(COUNTER_PREFIX):
+        return
+    have = sorted({name for s in results.samples for name in s.counters})
+    name = metric[len(COUNTER_PREFIX):]
+    if name not in have:
+        listed = ", ".join(COUNTER_PREFIX + n for n in have) if have else "none: no sample carries counters"
+        raise UserError(f"--metric {metric}: no sample of these files carries that counter (they carry: {listed})")
+
+
 def check_teps(teps: str) -> str:
     if teps not in TEPS:
         raise unknown_name("--teps convention", teps, TEPS)

@@ -8,6 +8,7 @@ from typing import Any
 from gpubfs_cli.errors import UserError, unknown_name
 from gpubfs_cli.files import refuse_input
 from gpubfs_cli.report.build import (
+    check_counter,
     check_metric,
     check_teps,
     compare,
@@ -38,6 +39,7 @@ def make_report(
     fail_on_regression: float | None = None,
     min_change: float = 10.0,
     out: str | Path | None = None,
+    force: bool = True,
 ) -> Document:
     """The document to render; plots (if asked) are written here and listed in its notes.
 
@@ -47,7 +49,8 @@ def make_report(
     graph500). `fail_on_regression` (a percentage, --compare only) lists in
     `doc.data["regressions"]` the cells where B got slower beyond the noise;
     `min_change` (a percentage) is the smallest change --compare calls FASTER/SLOWER.
-    `out`, the file the report will be written to, must not be one of its inputs."""
+    `out`, the file the report will be written to, must not be one of its inputs; without
+    `force`, figures are never written over files already in `plot_dir`."""
     check_metric(metric)
     check_format(fmt)
     check_teps(teps)
@@ -75,6 +78,7 @@ def make_report(
         if out is not None:
             refuse_input(out, paths)
         results = load_many(paths)
+        check_counter(metric, results)
         if paper is not None:
             doc = paper_document(load_paper(paper), results, teps)
         else:
@@ -89,14 +93,13 @@ def make_report(
     if plot_dir is not None:
         if results is None:
             results = load_many(list(compare_files))
-        from gpubfs_cli.report.plots import write_plots
+        from gpubfs_cli.report.plots import paper_plots, result_plots, save_plots
 
-        written, notes = write_plots(results, plot_dir)
+        plots, notes = result_plots(results)
         if paper is not None:
-            from gpubfs_cli.report.plots import write_paper_plots
-
-            more, more_notes = write_paper_plots(load_paper(paper), doc.tables, plot_dir)
-            written, notes = written + more, notes + more_notes
+            more, more_notes = paper_plots(load_paper(paper), doc.tables)
+            plots, notes = plots + more, notes + more_notes
+        written = save_plots(plots, plot_dir, force=force)
         doc.notes.append(f"plots: {len(written)} files written to {plot_dir}")
         doc.notes += [f"plot {n}" for n in notes]
         doc.data["plots"] = [str(p) for p in written]

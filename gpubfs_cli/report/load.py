@@ -11,7 +11,9 @@ complete (interrupted, failed, or a journal without its end) says so in the head
 
 from __future__ import annotations
 
+import math
 import numbers
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -48,18 +50,15 @@ class Results:
     file_sources: list[dict[str, list[int]]] = field(default_factory=list)  # per file: its runs' sources
     states: list[str | None] = field(default_factory=list)  # per file: how its run ended, None if complete
     modes: list[dict | None] = field(default_factory=list)  # per file: `gpubfs reproduce --quick`'s record, else None
-    # problem -> its groups, planned: every table of a report reads them (grouping is
-    # most of a big pool's cost); keyed with the sample count, so a pool grown since regroups
+    # problem -> its groups: every table of a report reads them (grouping is most of a big
+    # pool's cost); keyed with the sample count, so a pool grown since regroups
     _groups: dict = field(default_factory=dict, init=False, repr=False, compare=False)
 
-    def groups_of(self, problem: str) -> list:
-        """The problem's samples grouped (bench/groups.py) and their planned sources set."""
+    def grouped(self, problem: str, make: Callable[[], list]) -> list:
+        """The problem's groups, made by `make` the first time they are asked for."""
         key = (problem, len(self.samples))
         if key not in self._groups:
-            from gpubfs_cli.bench.groups import group_samples
-            from gpubfs_cli.report.aggregate import plan
-
-            self._groups[key] = plan(group_samples([s for s in self.samples if s.problem == problem]), self)
+            self._groups[key] = make()
         return self._groups[key]
 
     def problem_info(self, key: str) -> dict:
@@ -263,6 +262,9 @@ def _knobs_ok(v: Any) -> bool:
 
 
 _OPT_NUMBER = (lambda v: v is None or _number(v), "a number or null")
+# what the journal refuses too: a time is finite and >= 0, a count >= 0
+_OPT_TIME = (lambda v: v is None or (_number(v) and 0 <= v < math.inf), "a time >= 0 (ms) or null")
+_COUNT = (lambda v: _number(v) and 0 <= v < math.inf, "a count >= 0")
 _OPT_STRING = (lambda v: v is None or isinstance(v, str), "a string or null")
 _STRING = (lambda v: isinstance(v, str), "a string")
 _SAMPLE_SPEC = {
@@ -271,9 +273,9 @@ _SAMPLE_SPEC = {
     "problem": _STRING,
     "source": (_integer, "a vertex id"),
     "knobs": (_knobs_ok, "an object of plain values"),
-    "time_ms": _OPT_NUMBER,
-    "reached": (_number, "a number"),
-    "edges": (_number, "a number"),
+    "time_ms": _OPT_TIME,
+    "reached": _COUNT,
+    "edges": _COUNT,
     "valid": (lambda v: v is None or _bool(v), "true, false or null"),
     "predecessors": (_bool, "true or false"),
     "low_reach": (_bool, "true or false"),
@@ -287,8 +289,7 @@ _SAMPLE_SPEC = {
 _NONE = type(None)
 _SAMPLE_PLAIN = {
     "dataset": (str,), "strategy": (str,), "problem": (str,), "source": (int,),
-    "time_ms": (float, int, _NONE), "reached": (int, float), "edges": (int, float),
-    "valid": (bool, _NONE), "predecessors": (bool,), "low_reach": (bool,), "reason": (str, _NONE),
+    "time_ms": (_NONE,), "valid": (bool, _NONE), "predecessors": (bool,), "low_reach": (bool,), "reason": (str, _NONE),
     "counters": (dict,), "timed_by": (str, _NONE), "prime": (bool,),
 }
 _DATASET_SPEC = {
@@ -429,18 +430,21 @@ def add_doc(results: Results, doc: dict, path: str) -> Results:
     _check(isinstance(equivalent, list) and all(isinstance(x, str) for x in equivalent), path,
            "equivalent_teps", "a list of strategy names", equivalent)
     results.equivalent_teps.update(canonical_name(x) for x in equivalent)
-    _check_sample_problems(results, path, len(results.samples) - len(doc["samples"]))
+    _check_sample_problems(results, path, len(results.samples) - len(doc["samples"]), doc["datasets"])
     return results
 
 
-def _check_sample_problems(results: Results, path: str, first: int) -> None:
-    """Each sample's problem is one this code registers or the file describes."""
+def _check_sample_problems(results: Results, path: str, first: int, datasets: dict) -> None:
+    """Each sample's problem is one this code registers or the file describes, and its
+    dataset one the file records."""
     from gpubfs_cli.core.problem import all_problems
 
     known = set(all_problems()) | set(results.problems)
     for i, s in enumerate(results.samples[first:]):
         if s.problem not in known:
             raise UserError(f"{path}: samples[{i}].problem: {unknown_name('problem', s.problem, known)}")
+        if s.dataset not in datasets:
+            raise UserError(f"{path}: samples[{i}].dataset: {s.dataset!r} is not among the file's datasets")
 
 
 def latest_results(folder: str | Path = "results") -> Path:

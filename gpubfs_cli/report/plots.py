@@ -25,6 +25,7 @@ from pathlib import Path
 import numpy as np
 
 from gpubfs_cli.errors import UserError
+from gpubfs_cli.files import refuse_existing
 from gpubfs_cli.report.aggregate import Aggregate
 from gpubfs_cli.report.build import column_title
 from gpubfs_cli.report.layouts import rendered_columns
@@ -70,11 +71,24 @@ def save_plot(plot: Plot, out_dir: Path) -> list[Path]:
         try:
             _savefig(plot.figure, tmp, fmt)
             os.replace(tmp, final)
+        except OSError as exc:  # a full disk, a folder that refuses files
+            raise UserError(f"{final}: cannot write the figure ({exc.strerror or exc})") from None
         finally:
             if tmp.exists():
                 tmp.unlink()
         written.append(final)
     return written
+
+
+def save_plots(plots: list[Plot], out_dir: str | Path, *, force: bool = True) -> list[Path]:
+    """Every figure to `out_dir`; without `force`, refused before any is written when one
+    would replace a file there (the rule of every output a user names)."""
+    out_dir = _make_dir(out_dir)
+    if not force:
+        for plot in plots:
+            for fmt in FORMATS:
+                refuse_existing(out_dir / f"{plot.stem}.{fmt}", "--plot folder")
+    return [f for p in plots for f in save_plot(p, out_dir)]
 
 
 def png_bytes(plot: Plot) -> bytes:
@@ -221,9 +235,8 @@ def result_plots(results: Results) -> tuple[list[Plot], list[str]]:
 
 def write_plots(results: Results, out_dir: str | Path) -> tuple[list[Path], list[str]]:
     """Write every figure; returns (files written, notes on what was skipped and why)."""
-    out_dir = _make_dir(out_dir)
     plots, notes = result_plots(results)
-    return [f for p in plots for f in save_plot(p, out_dir)], notes
+    return save_plots(plots, out_dir), notes
 
 
 def _cell_values(table, columns) -> np.ndarray:
@@ -304,6 +317,5 @@ def paper_plots(paper, tables) -> tuple[list[Plot], list[str]]:
 
 
 def write_paper_plots(paper, tables, out_dir: str | Path) -> tuple[list[Path], list[str]]:
-    out_dir = _make_dir(out_dir)
     plots, notes = paper_plots(paper, tables)
-    return [f for p in plots for f in save_plot(p, out_dir)], notes
+    return save_plots(plots, out_dir), notes
