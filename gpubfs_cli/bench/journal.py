@@ -120,6 +120,8 @@ class Replay:
             doc.update(finished=None, complete=False, interrupted=False)
             doc.setdefault("resumed", []).append(
                 {k: record.get(k) for k in ("at", "command_line", "git_commit", "source_tree")})
+        elif kind == "header":  # a run writes one, as the first line: a second is another run's
+            raise BadRecord("a second header (a journal of another run appended?)")
 
     def check(self, record: dict) -> Counter:
         """BadRecord when a measured record holds a negative time, or a source more
@@ -344,6 +346,19 @@ def _lock(fd: int, path: Path) -> None:
         fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
     except BlockingIOError:
         raise UserError(f"{path}: another gpubfs run is writing this journal") from None
+
+
+def refuse_in_use(path: str | Path) -> None:
+    """The one line of `_lock` when a run holds the journal at `path` now; nothing when
+    none does or there is none."""
+    try:
+        fd = os.open(path, os.O_RDONLY)
+    except OSError:
+        return
+    try:
+        _lock(fd, Path(path))
+    finally:
+        os.close(fd)  # and with it the lock taken to look
 
 
 def _sync_folder(folder: Path) -> None:

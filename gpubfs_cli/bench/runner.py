@@ -58,6 +58,7 @@ from gpubfs_cli.bench.journal import (
     Journal,
     is_empty,
     journal_path,
+    refuse_in_use,
     results_path,
     spec_label,
 )
@@ -295,6 +296,7 @@ class Runner:
     def _create_named(self, header: dict) -> Journal:
         path, jpath = self.out_path, journal_path(self.out_path)
         empty = jpath.exists() and is_empty(jpath)  # a run that wrote nothing: replaced as if absent
+        refuse_in_use(jpath)  # a run starting at the same moment: never "resume it" while it writes
         if not self.replace:
             refuse_existing(path, "--out")
             if jpath.exists() and not empty:

@@ -274,6 +274,21 @@ def test_a_journal_being_written_cannot_be_resumed_twice(tmp_path):
         held.close()
 
 
+def test_a_run_starting_beside_one_that_writes_its_journal_is_told_so_not_to_resume(tmp_path):
+    StopsAfter.after = 2
+    out = tmp_path / "r.json"
+    journal = runner(config(), out).run().journal
+    out.unlink(missing_ok=True)
+    held = Journal.reopen(journal)  # the other run, still writing
+    try:
+        for replace in (False, True):
+            with pytest.raises(UserError, match=r"r.journal.jsonl: another gpubfs run is writing this journal$"):
+                runner(config(), out, replace=replace).run()
+    finally:
+        held.close()
+        StopsAfter.after = None
+
+
 def test_ctrl_c_during_the_reference_answers_keeps_what_was_measured(tmp_path, monkeypatch):
     real = runner_module.problem_input
 
@@ -474,6 +489,17 @@ def test_a_sample_recorded_twice_is_refused_naming_its_line(tmp_path):
     with pytest.raises(UserError, match=rf"^{journal}:{number + 1}: .* source 35: recorded 1 times, but g's "
                                         r"sources do not list it"):
         read_journal(journal)
+
+
+def test_a_second_header_is_refused_naming_its_line(tmp_path):
+    journal = _stopped_journal(tmp_path, after=7)
+    lines = _lines(journal)
+    _write_lines(journal, lines + [lines[0]])  # another run's journal appended to this one
+    for read in (lambda: read_journal(journal), lambda: runner(config(), resume=journal).run(),
+                 lambda: load_many([journal])):
+        with pytest.raises(UserError) as info:
+            read()
+        assert str(info.value) == f"{journal}:{len(lines) + 1}: a second header (a journal of another run appended?)"
 
 
 def test_one_source_twice_in_a_record_is_refused(tmp_path):
