@@ -179,8 +179,14 @@ def check_input_file(path: str | Path, what: str) -> Path:
         raise UserError(f"{path}: no such {what}") from None
     except OSError as exc:
         raise UserError(f"{path}: cannot read the {what} ({exc.strerror or exc})") from None
+    _refuse_input_mode(path, mode, what)
+    return path
+
+
+def _refuse_input_mode(path: Path, mode: int, what: str) -> None:
+    """One UserError line unless `mode` is a regular file's."""
     if stat.S_ISREG(mode):
-        return path
+        return
     if stat.S_ISDIR(mode):
         raise UserError(f"{path}: is a folder, expected a {what}")
     kind = next((text for test, text in _KINDS if test(mode)), "not a regular file")
@@ -223,11 +229,7 @@ def read_file_bytes(path: str | Path, what: str) -> bytes:
         raise UserError(f"{path}: cannot read the {what} ({exc.strerror or exc})") from None
     try:
         st = os.fstat(fd)
-        if stat.S_ISDIR(st.st_mode):
-            raise UserError(f"{path}: is a folder, expected a {what}")
-        if not stat.S_ISREG(st.st_mode):
-            kind = next((text for test, text in _KINDS if test(st.st_mode)), "not a regular file")
-            raise UserError(f"{path}: is {kind}, expected a {what} (a regular file)")
+        _refuse_input_mode(path, st.st_mode, what)
         if st.st_size > MAX_READ_BYTES:
             raise _too_large(path, what, False)
         os.set_blocking(fd, True)

@@ -29,13 +29,12 @@ same command run again replaces it.
 from __future__ import annotations
 
 import json
-import math
 import os
 from collections import Counter
 from pathlib import Path
 
 from gpubfs_cli.bench.groups import label_key, summaries
-from gpubfs_cli.bench.results import load_results, new_results
+from gpubfs_cli.bench.results import is_time_ms, load_results, new_results
 from gpubfs_cli.core.knobs import knobs_key
 from gpubfs_cli.errors import UserError
 from gpubfs_cli.files import current_umask, plain_json, read_file_bytes
@@ -75,9 +74,7 @@ EMPTY = ("an empty journal (the run stopped before it wrote its first line, so t
 
 
 def _check_time(value, what: str) -> None:
-    if value is None:
-        return
-    if isinstance(value, bool) or not isinstance(value, int | float) or not math.isfinite(value) or value < 0:
+    if value is not None and not is_time_ms(value):
         raise BadRecord(f"{what}: expected a time >= 0 (ms), found {json.dumps(value)}")
 
 
@@ -93,8 +90,9 @@ class Replay:
         self._held: Counter = Counter()  # (group, source) -> samples replayed
         self._planned: dict[str, Counter] = {}  # dataset -> its sources, counted
 
-    def apply(self, record: dict) -> None:
-        """Apply one record; BadRecord when it holds what no run writes (nothing applied)."""
+    def apply(self, record: dict, checked: Counter | None = None) -> None:
+        """Apply one record; BadRecord when it holds what no run writes (nothing applied).
+        `checked`: what `check` already gave for it (the writer checks before writing)."""
         kind, doc = record["kind"], self.doc
         if kind == "dataset":
             doc["datasets"][record["name"]] = record["info"]
@@ -104,7 +102,7 @@ class Replay:
             if record.get("spec"):
                 self.names[record["spec"]] = record["name"]
         elif kind == "measured":
-            self._held.update(self.check(record))
+            self._held.update(self.check(record) if checked is None else checked)
             for s in record["samples"]:
                 self.labels[label_key(s.get("problem", "bfs"), s["strategy"], s.get("knobs") or {})] = record["variant"]
             doc["samples"] += record["samples"]
@@ -294,8 +292,8 @@ class Journal:
         """Append one record, on disk before this returns, and apply it to the replay."""
         line = (json.dumps(plain_json(record), separators=(",", ":")) + "\n").encode("utf-8")
         record = json.loads(line)  # the replay holds what the file holds, not live objects
-        if self.replay is not None:
-            self.replay.check(record)  # a record the reader would refuse never reaches the file
+        # a record the reader would refuse never reaches the file
+        checked = self.replay.check(record) if self.replay is not None else None
         try:
             view = memoryview(line)
             while view:
@@ -317,7 +315,7 @@ class Journal:
         if self.replay is None:
             self.replay = Replay(record)
         else:
-            self.replay.apply(record)
+            self.replay.apply(record, checked)
 
     def close(self) -> None:
         if self._fd >= 0:

@@ -61,9 +61,13 @@ from __future__ import annotations
 import dataclasses
 import functools
 import json
+import math
+import numbers
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
+
+import numpy as np
 
 from gpubfs_cli.core.problem import DEFAULT_PROBLEM
 from gpubfs_cli.core.strategy import canonical_name
@@ -131,6 +135,12 @@ class Sample:
 @functools.cache
 def _sample_fields() -> frozenset[str]:
     return frozenset(f.name for f in dataclasses.fields(Sample)) - {"measures"}
+
+
+def is_time_ms(value: Any) -> bool:
+    """A recorded time: a finite number of milliseconds >= 0 (not a bool), numpy's too."""
+    return (isinstance(value, numbers.Real) and not isinstance(value, bool | np.bool_)
+            and math.isfinite(value) and value >= 0)
 
 
 def run_prime(doc: dict) -> bool:

@@ -87,14 +87,15 @@ def graph_dir(key: str, directory: str | Path | None = None) -> Path:
     return data_dir(directory) / key
 
 
+ARRAYS = ("row_offsets.npy", "col_indices.npy")
+
+
 def is_cached(key: str, directory: str | Path | None = None) -> bool:
+    """A whole graph in the cache: meta.json and both arrays (else `broken_reason` says which is missing)."""
     if not valid_key(key):
         return False
     d = data_dir(directory) / key
-    return (d / META).is_file() and (d / "row_offsets.npy").is_file()
-
-
-ARRAYS = ("row_offsets.npy", "col_indices.npy")
+    return all((d / f).is_file() for f in (META, *ARRAYS))
 
 
 def broken_reason(key: str, directory: str | Path | None = None) -> str | None:

@@ -22,7 +22,7 @@ import numpy as np
 
 from gpubfs_cli.bench.config import L2_MODES
 from gpubfs_cli.bench.journal import load_run
-from gpubfs_cli.bench.results import Sample, run_state
+from gpubfs_cli.bench.results import Sample, is_time_ms, run_state
 from gpubfs_cli.bench.status import STATUSES
 from gpubfs_cli.core.strategy import canonical_name
 from gpubfs_cli.errors import UserError, unknown_name
@@ -263,7 +263,7 @@ def _knobs_ok(v: Any) -> bool:
 
 _OPT_NUMBER = (lambda v: v is None or _number(v), "a number or null")
 # what the journal refuses too: a time is finite and >= 0, a count >= 0
-_OPT_TIME = (lambda v: v is None or (_number(v) and 0 <= v < math.inf), "a time >= 0 (ms) or null")
+_OPT_TIME = (lambda v: v is None or is_time_ms(v), "a time >= 0 (ms) or null")
 _COUNT = (lambda v: _number(v) and 0 <= v < math.inf, "a count >= 0")
 _OPT_STRING = (lambda v: v is None or isinstance(v, str), "a string or null")
 _STRING = (lambda v: isinstance(v, str), "a string")

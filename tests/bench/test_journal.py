@@ -368,18 +368,39 @@ def _write_lines(journal, lines):
     journal.write_bytes(b"".join(line + b"\n" for line in lines))
 
 
+def _first_line(lines, marker: bytes) -> int:
+    """The number (from 1) of the first line holding `marker`."""
+    return next(i for i, line in enumerate(lines, start=1) if marker in line)
+
+
+def _edit_record(journal, marker: bytes, edit) -> tuple[int, dict]:
+    """The first record holding `marker` rewritten by edit(record): its line number and it."""
+    lines = _lines(journal)
+    number = _first_line(lines, marker)
+    record = json.loads(lines[number - 1])
+    edit(record)
+    lines[number - 1] = json.dumps(record).encode()
+    _write_lines(journal, lines)
+    return number, record
+
+
+def _readers(journal, *, report: bool = True) -> list:
+    """Everything that reads a journal: the replay, a resume and (a results file's stand-in) report."""
+    return [lambda: read_journal(journal), lambda: runner(config(), resume=journal).run(),
+            *([lambda: load_many([journal])] if report else [])]
+
+
 @pytest.mark.parametrize("damage", [b'{"kind":"measured","variant":"fake.st', b"\x00" * 40, b"\xff\xfe garbage"])
 def test_a_damaged_line_in_the_middle_is_an_error_naming_it(tmp_path, damage):
     """Only the last line may be cut by a crash; a bad line before others was changed
     since it was written, and passing it over would drop what it held in silence."""
     journal = _stopped_journal(tmp_path)
     lines = _lines(journal)
-    number = next(i for i, line in enumerate(lines, start=1) if b'"kind":"measured"' in line)
+    number = _first_line(lines, b'"kind":"measured"')
     assert number < len(lines)
     lines[number - 1] = damage
     _write_lines(journal, lines)
-    for read in (lambda: read_journal(journal), lambda: runner(config(), resume=journal).run(),
-                 lambda: load_many([journal])):
+    for read in _readers(journal):
         with pytest.raises(UserError) as info:
             read()
         msg = str(info.value)
@@ -442,14 +463,10 @@ def test_a_resumed_run_that_completes_reads_complete_everywhere(tmp_path, monkey
 
 def test_a_time_below_zero_is_refused_naming_its_line(tmp_path):
     journal = _stopped_journal(tmp_path)
-    lines = _lines(journal)
-    number = next(i for i, line in enumerate(lines, start=1) if b'"kind":"measured"' in line)
-    record = json.loads(lines[number - 1])
-    record["samples"][1]["time_ms"] = -0.25
-    lines[number - 1] = json.dumps(record).encode()
-    _write_lines(journal, lines)
+    number, record = _edit_record(journal, b'"kind":"measured"',
+                                  lambda r: r["samples"][1].update(time_ms=-0.25))
     source = record["samples"][1]["source"]
-    for read in (lambda: read_journal(journal), lambda: runner(config(), resume=journal).run()):
+    for read in _readers(journal, report=False):
         with pytest.raises(UserError) as info:
             read()
         assert str(info.value) == (f"{journal}:{number}: a sample of {record['samples'][1]['strategy']} on g, "
@@ -458,12 +475,7 @@ def test_a_time_below_zero_is_refused_naming_its_line(tmp_path):
 
 def test_a_prepare_time_below_zero_is_refused_naming_its_line(tmp_path):
     journal = _stopped_journal(tmp_path)
-    lines = _lines(journal)
-    number = next(i for i, line in enumerate(lines, start=1) if b'"prepares":[{' in line)
-    record = json.loads(lines[number - 1])
-    record["prepares"][0]["upload_ms"] = -3
-    lines[number - 1] = json.dumps(record).encode()
-    _write_lines(journal, lines)
+    number, _ = _edit_record(journal, b'"prepares":[{', lambda r: r["prepares"][0].update(upload_ms=-3))
     with pytest.raises(UserError, match=rf"^{journal}:{number}: a prepare of .* on g: upload_ms: expected a "
                                         r"time >= 0 \(ms\), found -3$"):
         read_journal(journal)
@@ -472,13 +484,12 @@ def test_a_prepare_time_below_zero_is_refused_naming_its_line(tmp_path):
 def test_a_sample_recorded_twice_is_refused_naming_its_line(tmp_path):
     journal = _stopped_journal(tmp_path, after=7)  # g whole, h part-way
     lines = _lines(journal)
-    number = next(i for i, line in enumerate(lines, start=1) if b'"kind":"measured"' in line)
+    number = _first_line(lines, b'"kind":"measured"')
     lines.insert(number, lines[number - 1])  # the turn's record copied below itself
     _write_lines(journal, lines)
     record = json.loads(lines[number])
     first = record["samples"][0]
-    for read in (lambda: read_journal(journal), lambda: runner(config(), resume=journal).run(),
-                 lambda: load_many([journal])):
+    for read in _readers(journal):
         with pytest.raises(UserError) as info:
             read()
         assert str(info.value) == (f"{journal}:{number + 1}: a sample of {first['strategy']} on g, source "
@@ -495,8 +506,7 @@ def test_a_second_header_is_refused_naming_its_line(tmp_path):
     journal = _stopped_journal(tmp_path, after=7)
     lines = _lines(journal)
     _write_lines(journal, lines + [lines[0]])  # another run's journal appended to this one
-    for read in (lambda: read_journal(journal), lambda: runner(config(), resume=journal).run(),
-                 lambda: load_many([journal])):
+    for read in _readers(journal):
         with pytest.raises(UserError) as info:
             read()
         assert str(info.value) == f"{journal}:{len(lines) + 1}: a second header (a journal of another run appended?)"
@@ -504,12 +514,8 @@ def test_a_second_header_is_refused_naming_its_line(tmp_path):
 
 def test_one_source_twice_in_a_record_is_refused(tmp_path):
     journal = _stopped_journal(tmp_path)
-    lines = _lines(journal)
-    number = next(i for i, line in enumerate(lines, start=1) if b'"kind":"measured"' in line)
-    record = json.loads(lines[number - 1])
-    record["samples"].append(dict(record["samples"][0]))
-    lines[number - 1] = json.dumps(record).encode()
-    _write_lines(journal, lines)
+    number, _ = _edit_record(journal, b'"kind":"measured"',
+                             lambda r: r["samples"].append(dict(r["samples"][0])))
     with pytest.raises(UserError, match=rf"^{journal}:{number}: .*recorded 2 times, but g's sources list it 1 "):
         read_journal(journal)
 
