@@ -31,7 +31,7 @@ SMOKE_PCT ?= 200
 # Labels only (not the exit status): whole smoke runs drift by up to ~1.5x on a loaded 2-core host.
 SMOKE_MIN_CHANGE ?= 50
 
-.PHONY: run test test-gpu test-gpu-main test-gpu-paced test-gpu-sanitize smoke lint bench clean-venv chromium mutants
+.PHONY: run test test-gpu test-gpu-main test-gpu-paced test-gpu-sanitize smoke lint clean-venv chromium mutants
 
 # The filter drops setuptools' note that an editable install imports the checkout's own
 # gpubfs_cli folder: that is the point of one.

@@ -6,7 +6,6 @@ and exit code 2; see `user_errors`.
 
 from __future__ import annotations
 
-import errno
 import functools
 import json
 import os
@@ -442,6 +441,26 @@ def list_papers(
     console.print(table)
 
 
+@list_app.command("configs")
+@user_errors
+def list_configs(
+    as_json: bool = typer.Option(False, "--json", help="Print JSON instead of a table."),
+) -> None:
+    """The shipped run configs (`gpubfs run NAME`): purpose, and what each runs."""
+    from gpubfs_cli.bench.config import load_config
+    from gpubfs_cli.configs import STUDIES_NOTE, run_config_listing
+
+    rows = run_config_listing(load_config)
+    if as_json:
+        sys.stdout.write(json.dumps(rows, indent=1) + "\n")
+        return
+    table = list_table("run configs", ["name", "purpose", "datasets x variants"], whole=("name",))
+    for r in rows:
+        table.add_row(r["name"], r["purpose"], f"{r['datasets']} x {r['variants']}")
+    console.print(table)
+    console.print(Text(STUDIES_NOTE))
+
+
 # ---------------------------------------------------------------- run
 @app.command("run")
 @user_errors
@@ -490,11 +509,11 @@ def run(
     (130), SIGTERM (143) or SIGHUP (129) stopped it (the results file keeps what was
     measured, partial cells marked).
     """
-    from gpubfs_cli.bench.config import config_from_cli
+    from gpubfs_cli.bench.config_cli import config_from_cli
     from gpubfs_cli.bench.progress import NullProgress, RunProgress
     from gpubfs_cli.bench.resume import journal_config
     from gpubfs_cli.bench.runner import Runner
-    from gpubfs_cli.bench.stop import exit_code
+    from gpubfs_cli.bench.stop import run_exit
     from gpubfs_cli.report.build import run_summary
     from gpubfs_cli.report.load import nothing_ran, results_from_doc
     from gpubfs_cli.report.render import print_rich
@@ -515,14 +534,13 @@ def run(
     stopped = (f"interrupted by {outcome.stopped_by}"
                + (f" during {doc['interrupted_during']}" if doc.get("interrupted_during") else ""))
     not_run = {n: i for n, i in doc["datasets"].items() if i.get("status") not in ("ok", "skipped")}
+    bad = []
     if not outcome.written:
         for name, info in not_run.items():
             err_console.print(f"{name}: not run: {info.get('reason')}", markup=False, soft_wrap=True)
         err_console.print(f"{stopped}: nothing was measured, so no results file" if outcome.interrupted
                           else "nothing ran: no results file written", markup=False, soft_wrap=True)
-        raise typer.Exit(exit_code(outcome.stopped_by) if outcome.interrupted else 1)
-    bad = []
-    if nothing_ran(doc):  # an empty table would say nothing
+    elif nothing_ran(doc):  # an empty table would say nothing
         why = next(iter(dict.fromkeys(f"{s['strategy']}: {s.get('reason')}" for s in doc["samples"])))
         err_console.print(f"nothing could run here: every cell is unavailable ({why}); {outcome.path} "
                           "records that, and a bare `gpubfs report` passes over it", markup=False, soft_wrap=True)
@@ -530,21 +548,20 @@ def run(
         summary = run_summary(results_from_doc(doc, str(outcome.path)), cfg.name)
         print_rich(summary, console)
         bad = summary.data["failed"]
-    for name, info in not_run.items():
-        console.print(f"{name}: not run: {info.get('reason')}", markup=False, soft_wrap=True)
-    console.print(f"results: {outcome.path}", markup=False, soft_wrap=True)
-    if outcome.interrupted:
-        err_console.print(f"{stopped}: the results file keeps every sample measured, cells marked "
-                          f"(measured/planned) are partial; go on with: gpubfs run --resume {outcome.journal}",
-                          markup=False, soft_wrap=True)
-        raise typer.Exit(exit_code(outcome.stopped_by))
-    missing = list(not_run)
-    if bad or missing:
-        err_console.print(
-            f"{len(bad)} cells failed (wrong-answer or error), {len(missing)} datasets not run: see above",
-            markup=False,
-        )
-        raise typer.Exit(1)
+    if outcome.written:
+        for name, info in not_run.items():
+            console.print(f"{name}: not run: {info.get('reason')}", markup=False, soft_wrap=True)
+        console.print(f"results: {outcome.path}", markup=False, soft_wrap=True)
+        if outcome.interrupted:
+            err_console.print(f"{stopped}: the results file keeps every sample measured, cells marked "
+                              f"(measured/planned) are partial; go on with: gpubfs run --resume {outcome.journal}",
+                              markup=False, soft_wrap=True)
+        elif bad or not_run:
+            err_console.print(f"{len(bad)} cells failed (wrong-answer or error), {len(not_run)} datasets not run: "
+                              "see above", markup=False)
+    code = run_exit(outcome, len(bad), len(not_run))
+    if code:
+        raise typer.Exit(code)
 
 
 # ---------------------------------------------------------------- reproduce
@@ -667,137 +684,10 @@ def info(
         console.print(line, markup=False, soft_wrap=True, highlight=False)
 
 
-class OutputError(Exception):
-    """Standard output cannot be written (a closed pipe, a full disk)."""
-
-    def __init__(self, cause: OSError):
-        super().__init__(cause.strerror or str(cause))
-        self.errno = cause.errno
-
-
-class GuardedOutput:
-    """sys.stdout whose write errors become OutputError: unlike a bare OSError, which any
-    layer may raise for its own files, it can only mean that the output is gone."""
-
-    def __init__(self, stream):
-        self._stream = stream
-
-    def write(self, text):
-        if self._stream is None:  # started with stdout closed (`>&-`): Python leaves it None
-            raise OutputError(OSError(errno.EBADF, "standard output is closed"))
-        try:
-            return self._stream.write(text)
-        except OSError as exc:
-            raise OutputError(exc) from None
-
-    def flush(self):
-        if self._stream is None:
-            return
-        try:
-            self._stream.flush()
-        except OSError as exc:
-            raise OutputError(exc) from None
-
-    def __getattr__(self, name):
-        return getattr(self._stream, name)
-
-
-_FRAME = " \t│┃╭╮╰╯─━"  # the box click's usage errors are drawn in
-
-
-class GuardedErrors:
-    """sys.stderr that outlives its own failure (a full disk, a closed pipe, `2>&-`):
-    the command goes on without it, the last message it lost kept for main() to say on
-    stdout. Failing at once would turn a lost warning into a lost run."""
-
-    def __init__(self, stream):
-        self._stream = stream
-        self.failure: str | None = "it is closed" if stream is None else None
-        self.lost: str | None = None
-
-    def write(self, text):
-        if self.failure is None:
-            try:
-                return self._stream.write(text)
-            except OSError as exc:
-                self.failure = exc.strerror or str(exc)
-                _to_devnull(self._stream)
-        words = [t for t in (line.strip(_FRAME) for line in str(text).splitlines()) if any(map(str.isalnum, t))]
-        self.lost = words[-1] if words else self.lost
-        return len(text)
-
-    def flush(self):
-        if self.failure is None:
-            try:
-                self._stream.flush()
-            except OSError as exc:
-                self.failure = exc.strerror or str(exc)
-                _to_devnull(self._stream)
-
-    def __getattr__(self, name):
-        return getattr(self._stream, name)
-
-
-def _to_devnull(stream) -> None:
-    """Point a failed stream's descriptor at /dev/null: what is still buffered there
-    would fail again when Python exits (a traceback and exit status 120)."""
-    import os
-
-    try:
-        devnull = os.open(os.devnull, os.O_WRONLY)
-        os.dup2(devnull, stream.fileno())
-        os.close(devnull)
-    except (OSError, AttributeError, ValueError):
-        pass
-
-
-def _errors_failed(errors: GuardedErrors) -> int:
-    """One line on stdout for a stderr that could not be written -> exit status 1."""
-    lost = f"; the last message lost: {errors.lost}" if errors.lost else ""
-    sys.stdout.write(f"error: cannot write to stderr ({errors.failure}){lost}\n")
-    sys.stdout.flush()
-    return 1
-
-
-def _output_failed(exc: OutputError) -> int:
-    """Say why (nothing for a reader that closed the pipe, as `head` does) -> exit status."""
-    _to_devnull(sys.__stdout__)
-    if exc.errno == errno.EPIPE:
-        return 141  # as a shell reports a command that SIGPIPE ended
-    try:
-        err_console.print(f"error: cannot write output: {exc}", markup=False)
-    except OSError:
-        pass
-    return 1
-
-
 def main() -> None:
-    import signal
+    from gpubfs_cli.streams import run_guarded
 
-    # `kill` (SIGTERM) stops a run the way Ctrl-C does: cleanup runs, temporary files go,
-    # and the results file keeps what finished; the exit status still says SIGTERM (143).
-    terminated = []
-
-    def on_sigterm(signum, frame):
-        terminated.append(signum)
-        raise KeyboardInterrupt
-
-    signal.signal(signal.SIGTERM, on_sigterm)
-    sys.stdout = GuardedOutput(sys.stdout)
-    errors = sys.stderr = GuardedErrors(sys.stderr)
-    try:
-        try:
-            app()
-        except SystemExit as done:
-            sys.stdout.flush()  # the last of the output, while a failure can still be reported
-            errors.flush()
-            if errors.failure is not None:
-                raise SystemExit(_errors_failed(errors)) from None
-            if terminated and done.code == 130:  # Ctrl-C's status, for what SIGTERM stopped
-                raise SystemExit(128 + signal.SIGTERM) from None
-            raise done
-    except OutputError as exc:
-        raise SystemExit(_output_failed(exc)) from None
+    run_guarded(app, err_console)
 
 
 if __name__ == "__main__":

@@ -38,10 +38,10 @@ from probe_order import in_lists, level_probes  # noqa: E402
 from gpubfs_cli.algorithms.bfs.cpu.sequential import sequential_bfs  # noqa: E402
 from gpubfs_cli.algorithms.bfs.gpu.do.strategies import DoKnobs  # noqa: E402
 from gpubfs_cli.algorithms.bfs.problem import per_level  # noqa: E402
-from gpubfs_cli.bench.results import load_results  # noqa: E402
 from gpubfs_cli.datasets.prepare import ensure_dataset  # noqa: E402
 from gpubfs_cli.errors import UserError  # noqa: E402
 from gpubfs_cli.graph.list_order import hubs_first  # noqa: E402
+from gpubfs_cli.results.schema import load_results  # noqa: E402
 
 MILLI = 1000  # the kernel reads alpha and beta in thousandths
 

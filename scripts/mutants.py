@@ -53,15 +53,15 @@ TARGETS: dict[str, list[str]] = {
         "tests/algorithms/bfs/test_validate_bounds.py", "tests/algorithms/sssp/test_validate_bounds.py",
         "tests/algorithms/bfs/test_validate.py"],
     "gpubfs_cli/bench/references.py": ["tests/bench/test_runner_answers.py"],
-    "gpubfs_cli/bench/status.py": ["tests/bench/test_runner_answers.py", "tests/report/test_aggregate.py"],
-    "gpubfs_cli/bench/statistics.py": ["tests/bench/test_statistics.py"],
+    "gpubfs_cli/results/status.py": ["tests/bench/test_runner_answers.py", "tests/report/test_aggregate.py"],
+    "gpubfs_cli/results/statistics.py": ["tests/results/test_statistics.py"],
     "gpubfs_cli/graph/build.py": [
         "tests/graph/test_build.py", "tests/datasets/test_symmetrize.py", "tests/datasets/test_prepare.py"],
     "gpubfs_cli/graph/io/snap.py": ["tests/graph/test_io_formats.py", "tests/graph/test_io_errors.py"],
     "gpubfs_cli/graph/io/mtx.py": ["tests/graph/test_io_formats.py", "tests/graph/test_io_errors.py"],
-    "gpubfs_cli/bench/journal.py": ["tests/bench/test_journal.py", "tests/bench/test_resume.py"],
-    "gpubfs_cli/bench/resume.py": ["tests/bench/test_resume.py", "tests/bench/test_journal.py"],
-    "gpubfs_cli/bench/groups.py": [
+    "gpubfs_cli/results/journal.py": ["tests/results/test_journal.py", "tests/bench/test_resume.py"],
+    "gpubfs_cli/bench/resume.py": ["tests/bench/test_resume.py", "tests/results/test_journal.py"],
+    "gpubfs_cli/results/groups.py": [
         "tests/report/test_aggregate.py", "tests/report/test_partial.py", "tests/bench/test_batches.py"],
     "gpubfs_cli/report/compare.py": [
         "tests/report/test_compare.py", "tests/report/test_partial.py", "tests/test_cli_report.py"],

@@ -32,11 +32,11 @@ if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
 
 from gpubfs_cli.algorithms.bfs.cpu.sequential import sequential_bfs  # noqa: E402
-from gpubfs_cli.bench.results import load_results  # noqa: E402
 from gpubfs_cli.datasets.prepare import ensure_dataset  # noqa: E402
 from gpubfs_cli.errors import UserError  # noqa: E402
 from gpubfs_cli.graph.build import reverse_csr  # noqa: E402
 from gpubfs_cli.graph.list_order import hubs_first  # noqa: E402
+from gpubfs_cli.results.schema import load_results  # noqa: E402
 
 
 @numba.njit(parallel=True)

@@ -13,13 +13,13 @@ from typer.testing import CliRunner
 
 from gpubfs_cli.algorithms.bfs.cpu.sequential import sequential_bfs
 from gpubfs_cli.bench import runner as runner_module
-from gpubfs_cli.bench.results import load_results
 from gpubfs_cli.cli import app
 from gpubfs_cli.core import strategy as strategy_module
 from gpubfs_cli.core.answer import Answer
 from gpubfs_cli.core.problem import discover
 from gpubfs_cli.core.strategy import Strategy
 from gpubfs_cli.graph.samples import grid
+from gpubfs_cli.results.schema import load_results
 
 cli = CliRunner()
 

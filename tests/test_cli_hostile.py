@@ -132,12 +132,12 @@ def test_export_refuses_an_existing_path_and_the_cached_graph_itself(cache, tmp_
 
 
 def test_run_report_and_export_share_the_one_existing_file_rule(tmp_path):
-    """One function says it for all three (bench/runner.py uses it for --out)."""
-    from gpubfs_cli.bench import runner as runner_module
+    """One function says it for all three (results/journal.py uses it for run --out)."""
     from gpubfs_cli.errors import UserError
     from gpubfs_cli.files import refuse_existing
+    from gpubfs_cli.results import journal as journal_module
 
-    assert runner_module.refuse_existing is refuse_existing
+    assert journal_module.refuse_existing is refuse_existing
     (tmp_path / "x").write_text("")
     with pytest.raises(UserError, match=r"x: already exists; give --force to replace it, or another PATH$"):
         refuse_existing(tmp_path / "x", "PATH")
@@ -364,7 +364,7 @@ def test_a_dataset_named_twice_is_one_line_not_a_traceback(cache, tmp_path):
     (b"[" * 100_000 + b"]" * 100_000, "maximum recursion depth exceeded"),
 ])
 def test_a_journal_line_too_large_to_parse_is_one_line(tmp_path, line, says):
-    from tests.bench.test_journal import _lines, _stopped_journal, _write_lines
+    from tests.results.test_journal import _lines, _stopped_journal, _write_lines
 
     journal = _stopped_journal(tmp_path)
     lines = _lines(journal)
@@ -374,7 +374,7 @@ def test_a_journal_line_too_large_to_parse_is_one_line(tmp_path, line, says):
 
 def test_a_journal_sample_of_a_dataset_it_never_recorded_is_refused(tmp_path):
     """Replayed, it made a results file `report --check` refuses."""
-    from tests.bench.test_journal import _lines, _stopped_journal, _write_lines
+    from tests.results.test_journal import _lines, _stopped_journal, _write_lines
 
     journal = _stopped_journal(tmp_path)
     lines = _lines(journal)
@@ -387,13 +387,13 @@ def test_a_journal_sample_of_a_dataset_it_never_recorded_is_refused(tmp_path):
 
 
 def test_results_file_unwritable_at_the_end_names_the_journal_that_keeps_it(cache, tmp_path, monkeypatch):
-    from gpubfs_cli.bench import runner as runner_module
+    from gpubfs_cli.bench import records as records_module
     from gpubfs_cli.errors import UserError
 
     def full(path, doc):
         raise UserError(f"{path}: cannot write (No space left on device)")
 
-    monkeypatch.setattr(runner_module, "write_results", full)
+    monkeypatch.setattr(records_module, "write_results", full)
     out = tmp_path / "r.json"
     journal = tmp_path / "r.journal.jsonl"
     one_line(cli("run", "-d", "mine", "-s", "cpu.sequential", "--source", "0", "--dir", cache, "--out", out),

@@ -16,11 +16,11 @@ from pathlib import Path
 import pytest
 from typer.testing import CliRunner
 
-from gpubfs_cli.bench.results import load_results
 from gpubfs_cli.cli import app
 from gpubfs_cli.configs import shipped
 from gpubfs_cli.datasets import catalogue
 from gpubfs_cli.gpu import backend
+from gpubfs_cli.results.schema import load_results
 
 runner = CliRunner()
 
@@ -123,7 +123,7 @@ def test_an_unfinished_cell_runs_again(paper):
     # cut smoke-gnm's cell to one of its two sources: an interrupted run's leftovers
     cut = [s for s in doc["samples"] if s["dataset"] == "smoke-gnm"][1:]
     doc["samples"] = [s for s in doc["samples"] if s not in cut]
-    from gpubfs_cli.bench.results import write_results
+    from gpubfs_cli.results.schema import write_results
 
     write_results(path, doc)
     result = invoke(paper, "--dry-run")
@@ -139,7 +139,7 @@ def test_a_failed_cell_fails_the_reproduction(paper):
     (path,) = (paper / "out" / "tiny").glob("*.json")
     doc = load_results(path)
     doc["samples"][0].update(status="wrong-answer", valid=False, reason="planted")
-    from gpubfs_cli.bench.results import write_results
+    from gpubfs_cli.results.schema import write_results
 
     write_results(path, doc)
     result = invoke(paper)

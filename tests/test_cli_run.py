@@ -7,9 +7,9 @@ import json
 import pytest
 from typer.testing import CliRunner
 
-from gpubfs_cli.bench.results import SCHEMA_VERSION, load_results
 from gpubfs_cli.cli import app
 from gpubfs_cli.gpu import backend
+from gpubfs_cli.results.schema import SCHEMA_VERSION, load_results
 
 runner = CliRunner()
 
@@ -302,12 +302,12 @@ def test_ctrl_c_leaves_partial_cells_marked_and_resume_finishes_them(tmp_path, m
 
 
 def test_ctrl_c_during_the_reference_answers_says_so(tmp_path, monkeypatch, stops):
-    from gpubfs_cli.bench import runner as runner_module
+    from gpubfs_cli.bench import graph_run as graph_run_module
 
     def no_references(*args, **kwargs):
         raise KeyboardInterrupt
 
-    monkeypatch.setattr(runner_module, "problem_input", no_references)
+    monkeypatch.setattr(graph_run_module, "problem_input", no_references)
     out = tmp_path / "r.json"
     result = _run_stops(tmp_path, "--out", str(out))
     assert result.exit_code == 130, result.output
@@ -409,7 +409,7 @@ def test_sigkill_loses_at_most_the_group_in_flight(tmp_path, gnm_data):
     import subprocess
     import sys
 
-    from gpubfs_cli.bench.journal import read_journal
+    from gpubfs_cli.results.replay import read_journal
 
     journal, code = _start_and_stop(tmp_path, gnm_data, signal.SIGKILL)
     assert code == -signal.SIGKILL
@@ -447,8 +447,17 @@ def test_sigterm_writes_the_partial_results_and_exits_143(tmp_path, gnm_data):
 def test_sssp_on_a_road_like_graph_without_a_gpu(tmp_path, monkeypatch, no_gpu):
     """The sssp-delta config on a small geometric graph built like geo-road-1M, no GPU:
     every GPU row unavailable, cpu.dijkstra checked, gapbs's sssp timed where its build runs."""
-    from gpubfs_cli.algorithms.bfs.peer.gapbs_common import defaults, host_binary
+    import os
+    from pathlib import Path
 
+    from gpubfs_cli.algorithms.bfs.peer.gapbs_common import host_binary
+
+    # gapbs's sssp build, where the peers' folder has one this host runs, named as a user would
+    peers = Path(os.environ.get("GPUBFS_PEERS") or Path(__file__).resolve().parents[2] / "shared" / "peers")
+    gapbs, why = host_binary("sssp", (peers / "gapbs" / "sssp",))
+    monkeypatch.delenv("GPUBFS_GAPBS_SSSP", raising=False)
+    if gapbs is not None:
+        monkeypatch.setenv("GPUBFS_GAPBS_SSSP", str(gapbs))
     catalogue = tmp_path / "catalogue.yaml"
     catalogue.write_text(
         "datasets:\n  geo-road-test:\n    kind: generated\n    description: a small road-like stand-in\n"
@@ -465,7 +474,6 @@ def test_sssp_on_a_road_like_graph_without_a_gpu(tmp_path, monkeypatch, no_gpu):
     for name in ("sssp.delta", "sssp.near_far", "raval.bs", "raval.ep"):
         assert by[name] and all(s["status"] == "unavailable" for s in by[name]), name
     assert len(by["cpu.dijkstra"]) == 2 and all(s["status"] == "ok" and s["valid"] for s in by["cpu.dijkstra"])
-    gapbs, why = host_binary("sssp", defaults("sssp"))
     if gapbs is None:
         assert all(s["status"] == "unavailable" for s in by["peer.gapbs"])
         pytest.skip(f"peer.gapbs not timed: {why}")

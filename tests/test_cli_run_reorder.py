@@ -12,7 +12,6 @@ import pytest
 from typer.testing import CliRunner
 
 from gpubfs_cli.bench.config import build_config
-from gpubfs_cli.bench.journal import Journal
 from gpubfs_cli.bench.resume import journal_config
 from gpubfs_cli.bench.runner import Runner
 from gpubfs_cli.cli import app
@@ -20,6 +19,7 @@ from gpubfs_cli.graph import reorder, samples
 from gpubfs_cli.report.aggregate import Aggregate, ColumnKey
 from gpubfs_cli.report.build import overview, run_summary
 from gpubfs_cli.report.load import results_from_doc
+from gpubfs_cli.results.journal import Journal
 
 cli = CliRunner()
 ORDERS = ["none", "degree", "rcm", "hub"]

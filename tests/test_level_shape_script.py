@@ -15,9 +15,9 @@ import pytest
 
 from gpubfs_cli.algorithms.bfs.cpu.sequential import sequential_bfs
 from gpubfs_cli.algorithms.bfs.gpu.do.strategies import DoKnobs
-from gpubfs_cli.bench.results import SCHEMA_VERSION, write_results
 from gpubfs_cli.graph import samples as sample_graphs
 from gpubfs_cli.graph.list_order import hubs_first
+from gpubfs_cli.results.schema import SCHEMA_VERSION, write_results
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "scripts"))

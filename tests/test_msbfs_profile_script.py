@@ -10,7 +10,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from gpubfs_cli.bench.results import SCHEMA_VERSION, write_results
+from gpubfs_cli.results.schema import SCHEMA_VERSION, write_results
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "scripts" / "device"))

@@ -40,10 +40,10 @@ def test_a_script_is_mutated_in_the_copy_its_tests_import(tmp_path):
 
 
 def test_each_mutant_changes_the_module_and_still_parses():
-    sites = mutants.sites("gpubfs_cli/bench/status.py")
+    sites = mutants.sites("gpubfs_cli/results/status.py")
     edits = {s.edit for s in sites}
     assert "tuple of names reversed" in edits and "return X -> return None" in edits
-    original = ast.unparse(ast.parse((ROOT / "gpubfs_cli/bench/status.py").read_text()))
+    original = ast.unparse(ast.parse((ROOT / "gpubfs_cli/results/status.py").read_text()))
     for s in sites:
         changed = mutants.mutated_source(s)
         assert changed != original
@@ -51,12 +51,12 @@ def test_each_mutant_changes_the_module_and_still_parses():
 
 
 # The line of status.py's FAILURES tuple (the severity order), found rather than fixed.
-FAILURES_LINE = next(i for i, text in enumerate((ROOT / "gpubfs_cli/bench/status.py").read_text().splitlines(), 1)
+FAILURES_LINE = next(i for i, text in enumerate((ROOT / "gpubfs_cli/results/status.py").read_text().splitlines(), 1)
                      if text.startswith("FAILURES = ("))
 
 
 def test_the_severity_order_reversal_is_one_of_the_mutants():
-    sites = mutants.sites("gpubfs_cli/bench/status.py")
+    sites = mutants.sites("gpubfs_cli/results/status.py")
     site = next(s for s in sites if s.edit == "tuple of names reversed" and s.line == FAILURES_LINE)
     src = mutants.mutated_source(site)
     assert "FAILURES = ('out-of-time', 'out-of-memory', 'error', 'wrong-answer')" in src
@@ -73,7 +73,7 @@ def test_a_cap_of_zero_runs_every_site():
 
 
 def test_only_picks_the_sites_of_one_line_or_one_edit():
-    status = "gpubfs_cli/bench/status.py"
+    status = "gpubfs_cli/results/status.py"
     whole_line = mutants.pick(f"{status}:{FAILURES_LINE}")
     assert whole_line and {s.line for s in whole_line} == {FAILURES_LINE}
     one = mutants.pick(f"{status}:{FAILURES_LINE}:tuple of names reversed")
@@ -90,13 +90,13 @@ def test_only_picks_the_sites_of_one_line_or_one_edit():
 
 
 def test_only_with_a_bad_site_is_one_line_and_exit_2(capsys):
-    assert mutants.main(["--only", "gpubfs_cli/bench/status.py:99999"]) == 2
+    assert mutants.main(["--only", "gpubfs_cli/results/status.py:99999"]) == 2
     err = capsys.readouterr().err.strip().splitlines()
     assert len(err) == 1 and "no mutable site" in err[0]
 
 
 def test_the_report_counts_sites_run_and_verdicts_and_lists_survivors(tmp_path):
-    status, checks = "gpubfs_cli/bench/status.py", "gpubfs_cli/core/checks.py"
+    status, checks = "gpubfs_cli/results/status.py", "gpubfs_cli/core/checks.py"
     a, b, c = (mutants.Site(status, 3, 30, "Eq -> NotEq"), mutants.Site(status, 1, 10, "0 -> 1"),
                mutants.Site(checks, 5, 7, "Add -> Sub"))
     outcomes = [mutants.Outcome(a, "survived", 1.0), mutants.Outcome(c, "timeout", 9.0),
@@ -121,7 +121,7 @@ def test_sigterm_stops_the_run_and_leaves_no_tests_or_trees_behind(tmp_path):
 
     env = dict(os.environ, TMPDIR=str(tmp_path))
     proc = subprocess.Popen([sys.executable, str(ROOT / "scripts" / "mutants.py"), "--jobs", "1",
-                             "--report", str(tmp_path / "r.md"), "--only", f"gpubfs_cli/bench/status.py:{FAILURES_LINE}"],
+                             "--report", str(tmp_path / "r.md"), "--only", f"gpubfs_cli/results/status.py:{FAILURES_LINE}"],
                             cwd=ROOT, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
 
     def tests_running():  # processes working in one of the script's trees

@@ -50,6 +50,19 @@ def test_every_kernel_header_and_data_file_is_package_data():
     assert not missing, f"not in any package-data pattern: {missing}"
 
 
+def test_the_package_data_holds_the_shipped_configs_and_no_study():
+    """The run configs a wheel carries are configs/experiments/, which `gpubfs list configs`
+    lists; the studies sit outside the package, so no package-data pattern reaches them."""
+    from gpubfs_cli.configs import run_config_names
+
+    experiments = PACKAGE / "configs" / "experiments"
+    carried = sorted(p.stem for p in packaged() if p.parent == experiments)
+    assert carried == run_config_names()
+    studies = {p.stem for p in (ROOT / "studies").glob("*.yaml")}
+    assert studies and not studies & set(carried)
+    assert not [p for p in packaged() if not p.is_relative_to(PACKAGE)]
+
+
 def _builds_offline() -> bool:
     """This interpreter has a setuptools that builds wheels by itself (>= 70.1, or >= 68
     with the wheel package): no download of the build requirements."""
@@ -89,6 +102,12 @@ def test_the_wheel_carries_every_kernel_header_and_data_file(wheel):
     assert "gpubfs_cli/configs/datasets.yaml" in want and "gpubfs_cli/configs/papers/luo.yaml" in want
     missing = sorted(want - names)
     assert not missing, f"not in {wheel.name}: {missing}"
+    from gpubfs_cli.configs import run_config_names
+
+    configs = sorted(n.removeprefix("gpubfs_cli/configs/experiments/").removesuffix(".yaml")
+                     for n in names if n.startswith("gpubfs_cli/configs/experiments/"))
+    assert configs == run_config_names()  # the shipped run configs, no study
+    assert not [n for n in names if n.startswith("studies/") or "/studies/" in n]
 
 
 def test_the_installed_wheel_lists_runs_and_plans_outside_the_checkout(wheel, tmp_path):
@@ -121,6 +140,8 @@ def test_the_installed_wheel_lists_runs_and_plans_outside_the_checkout(wheel, tm
                            check=True, capture_output=True, text=True).stdout.strip()
     assert Path(where).is_relative_to(venv), where
     assert "smoke-grid" in gpubfs("list", "datasets")
+    listed = gpubfs("list", "configs")
+    assert "peers-catalogue" in listed and "sssp-smoke" in listed and "do-defaults" not in listed
     out = work / "smoke.json"
     gpubfs("run", "smoke", "-d", "smoke-grid", "-s", "cpu.sequential", "--sources", "2", "--out", str(out))
     assert out.is_file()

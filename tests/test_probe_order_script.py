@@ -12,8 +12,8 @@ from pathlib import Path
 import numpy as np
 
 from gpubfs_cli.algorithms.bfs.cpu.sequential import sequential_bfs
-from gpubfs_cli.bench.results import SCHEMA_VERSION, write_results
 from gpubfs_cli.graph import samples as sample_graphs
+from gpubfs_cli.results.schema import SCHEMA_VERSION, write_results
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "scripts"))

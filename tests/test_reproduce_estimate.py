@@ -17,9 +17,9 @@ import yaml
 from typer.testing import CliRunner
 
 from gpubfs_cli.bench.config import load_config
-from gpubfs_cli.bench.results import load_results
 from gpubfs_cli.cli import app
 from gpubfs_cli.gpu import backend
+from gpubfs_cli.results.schema import load_results
 from gpubfs_cli.workflows import history
 from gpubfs_cli.workflows.estimate import Estimate, graph_estimate
 from gpubfs_cli.workflows.reproduce import variant_knobs

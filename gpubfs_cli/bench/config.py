@@ -1,5 +1,6 @@
 """Run configs: a YAML file (a shipped configs/experiments/NAME.yaml by name, or any
-path) or `gpubfs run` flags -> RunConfig.
+path) or `gpubfs run` flags -> RunConfig. Each key's value is checked in
+bench/config_values.py; the flags are laid on top in bench/config_cli.py.
 
 Keys (all optional except datasets):
   name:          label of the run; the results file is results/NAME-<UTC time>.json
@@ -48,18 +49,19 @@ Every mistake is one UserError naming the file and key, with the closest valid n
 from __future__ import annotations
 
 import dataclasses
-from collections.abc import Callable, Iterable
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from gpubfs_cli.bench.variants import NO_REORDER, Variant, expand_strategies, with_orders
+from gpubfs_cli.bench import config_values as values
+from gpubfs_cli.bench.config_values import DatasetSpec
+from gpubfs_cli.bench.variants import Variant, expand_strategies, with_gpus, with_orders
 from gpubfs_cli.bench.variants import config_error as _err
-from gpubfs_cli.configs import run_config_path
 from gpubfs_cli.core.strategy import Registry
 from gpubfs_cli.errors import UserError, unknown_name
 from gpubfs_cli.files import parse_yaml, read_text_file
-from gpubfs_cli.graph.reorder import ORDERS
+from gpubfs_cli.results.keys import L2_MODES, NO_REORDER
 
 KEYS = (
     "name", "datasets", "problem", "strategies", "sources", "seed", "fixed_sources", "validate",
@@ -68,13 +70,6 @@ KEYS = (
 )
 PREDECESSOR_MODES = ("false", "true", "both")
 VALIDATE_MODES = ("all", "none")
-L2_MODES = ("warm", "cold")
-
-
-@dataclass(frozen=True)
-class DatasetSpec:
-    name: str
-    seed: int | None = None
 
 
 @dataclass
@@ -186,28 +181,29 @@ def build_config(
         raise _err(where, "datasets", "no datasets given (a list of names, or --dataset NAME)")
     get = merged.get
     cfg = RunConfig(
-        datasets=_datasets(at("datasets"), merged["datasets"]),
+        datasets=values.datasets(at("datasets"), merged["datasets"]),
         variants=[],
-        name=_run_name(at("name"), get("name", "run")),
-        sources=_positive(at("sources"), "sources", get("sources", 100)),
-        seed=_nonnegative(at("seed"), "seed", get("seed", 0)),
-        fixed_sources=_int_list(at("fixed_sources"), "fixed_sources", get("fixed_sources") or []),
-        validate=_choice(at("validate"), "validate", get("validate", "all"), VALIDATE_MODES),
-        predecessors=_choice(
-            at("predecessors"), "predecessors", _mode_text(get("predecessors", False)), PREDECESSOR_MODES
+        name=values.run_name(at("name"), get("name", "run")),
+        sources=values.positive(at("sources"), "sources", get("sources", 100)),
+        seed=values.nonnegative(at("seed"), "seed", get("seed", 0)),
+        fixed_sources=values.int_list(at("fixed_sources"), "fixed_sources", get("fixed_sources") or []),
+        validate=values.choice(at("validate"), "validate", get("validate", "all"), VALIDATE_MODES),
+        predecessors=values.choice(
+            at("predecessors"), "predecessors", values.mode_text(get("predecessors", False)), PREDECESSOR_MODES
         ),
-        time_limit_s=float(_typed(at("time_limit_s"), "time_limit_s", get("time_limit_s", 60.0), (int, float))),
-        warmup=_typed(at("warmup"), "warmup", get("warmup", 1), int),
-        warmup_ms=float(_typed(at("warmup_ms"), "warmup_ms", get("warmup_ms", 50.0), (int, float))),
-        rounds=_positive(at("rounds"), "rounds", get("rounds", 1)),
-        networkx_max_edges=_positive(at("networkx_max_edges"), "networkx_max_edges", get("networkx_max_edges", 2_000_000)),
-        out=_optional_path(at("out"), "out", get("out")),
-        data_dir=_optional_path(at("data_dir"), "data_dir", get("data_dir")),
-        require_gpu=_typed(at("require_gpu"), "require_gpu", get("require_gpu", False), bool),
-        l2=_choice(at("l2"), "l2", get("l2", "warm"), L2_MODES),
-        prime=_typed(at("prime"), "prime", get("prime", False), bool),
-        gpus=None if get("gpus") is None else _positive(at("gpus"), "gpus", get("gpus")),
-        reorder=_orders(at("reorder"), get("reorder", NO_REORDER)),
+        time_limit_s=float(values.typed(at("time_limit_s"), "time_limit_s", get("time_limit_s", 60.0), (int, float))),
+        warmup=values.typed(at("warmup"), "warmup", get("warmup", 1), int),
+        warmup_ms=float(values.typed(at("warmup_ms"), "warmup_ms", get("warmup_ms", 50.0), (int, float))),
+        rounds=values.positive(at("rounds"), "rounds", get("rounds", 1)),
+        networkx_max_edges=values.positive(at("networkx_max_edges"), "networkx_max_edges",
+                                           get("networkx_max_edges", 2_000_000)),
+        out=values.optional_path(at("out"), "out", get("out")),
+        data_dir=values.optional_path(at("data_dir"), "data_dir", get("data_dir")),
+        require_gpu=values.typed(at("require_gpu"), "require_gpu", get("require_gpu", False), bool),
+        l2=values.choice(at("l2"), "l2", get("l2", "warm"), L2_MODES),
+        prime=values.typed(at("prime"), "prime", get("prime", False), bool),
+        gpus=None if get("gpus") is None else values.positive(at("gpus"), "gpus", get("gpus")),
+        reorder=values.orders(at("reorder"), get("reorder", NO_REORDER)),
         path=None if where == "command line" else where,
     )
     cfg.require_gpu_from = at("require_gpu") if cfg.require_gpu else None
@@ -218,9 +214,9 @@ def build_config(
         raise _err(at("warmup"), "warmup", f"expected 0 or more runs, got {cfg.warmup}")
     if not 0 <= cfg.warmup_ms < float("inf"):
         raise _err(at("warmup_ms"), "warmup_ms", f"expected 0 or more milliseconds, got {cfg.warmup_ms}")
-    problem = _optional_str(at("problem"), "problem", get("problem"))
+    problem = values.optional_str(at("problem"), "problem", get("problem"))
     cfg.variants = expand_strategies(at("strategies"), get("strategies", "all"), registry, problem)
-    cfg.variants = with_orders(cfg.variants, cfg.reorder)
+    cfg.variants = with_gpus(with_orders(cfg.variants, cfg.reorder), cfg.gpus, registry)
     check = dataset_check if dataset_check is not None else default_dataset_check(cfg.data_dir)
     first: dict[tuple, int] = {}
     for i, spec in enumerate(cfg.datasets):
@@ -228,132 +224,11 @@ def build_config(
             check(spec.name)
         except UserError as exc:
             raise _err(at("datasets"), f"datasets[{i}]", str(exc)) from None
-        j = first.setdefault(_graph_key(spec), i)
+        j = first.setdefault(values.graph_key(spec), i)
         if j != i:  # its samples would be recorded twice under one name
             raise _err(at("datasets"), f"datasets[{i}]", f"{spec.name!r} is the graph of datasets[{j}] "
                                                          "again; name each graph once")
     return cfg
-
-
-def _graph_key(spec: DatasetSpec) -> tuple:
-    """The graph a dataset entry names: an alias, or the catalogue's own seed given, name
-    the graph its plain name does."""
-    from gpubfs_cli.datasets.catalogue import load_catalogue
-
-    name, _, seed = spec.name.partition("@seed=")
-    seed = int(seed) if seed.isdigit() else spec.seed
-    catalogue = load_catalogue()
-    key = catalogue.resolve(name)
-    if key is None:
-        return name, seed
-    return key, None if seed == catalogue.get(key).seed else seed
-
-
-# ------------------------------------------------------------------ plain keys
-def _typed(where: str, key: str, value: Any, kind: type | tuple) -> Any:
-    kinds = kind if isinstance(kind, tuple) else (kind,)
-    bad_bool = isinstance(value, bool) and bool not in kinds
-    if bad_bool or not isinstance(value, kinds):
-        names = " or ".join(k.__name__ for k in kinds)
-        raise _err(where, key, f"expected {names}, got {value!r}")
-    return value
-
-
-def _run_name(where: str, value: Any) -> str:
-    """The run's name: the results file is results/NAME-<time>.json, so a name is one
-    plain file name (no folder, no leading '.', no control characters)."""
-    name = _typed(where, "name", value, str)
-    bad = (
-        not name or len(name) > 200 or name.startswith(".")
-        or any(c in name for c in "/\\") or any(ord(c) < 32 or ord(c) == 127 for c in name)
-    )
-    if bad:
-        raise _err(where, "name", f"{name!r} cannot name a results file (expected a plain name: "
-                                  "no '/' or '\\', no leading '.', at most 200 characters)")
-    return name
-
-
-def _nonnegative(where: str, key: str, value: Any) -> int:
-    value = _typed(where, key, value, int)
-    if value < 0:
-        raise _err(where, key, f"expected a whole number >= 0, got {value}")
-    return value
-
-
-def _positive(where: str, key: str, value: Any) -> int:
-    value = _typed(where, key, value, int)
-    if value < 1:
-        raise _err(where, key, f"expected a positive whole number, got {value}")
-    return value
-
-
-def _optional_str(where: str, key: str, value: Any) -> str | None:
-    return None if value is None else str(_typed(where, key, value, (str, Path)))
-
-
-def _optional_path(where: str, key: str, value: Any) -> str | None:
-    """A path key: absent, or a name (an empty one would silently mean the default)."""
-    text = _optional_str(where, key, value)
-    if text == "":
-        raise _err(where, key, "expected a path, got an empty string")
-    return text
-
-
-def _choice(where: str, key: str, value: Any, valid: Iterable[str]) -> str:
-    valid = tuple(valid)
-    if str(value) not in valid:
-        raise _err(where, key, str(unknown_name("value", str(value), valid)))
-    return str(value)
-
-
-def _mode_text(value: Any) -> Any:
-    if isinstance(value, bool):
-        return "true" if value else "false"
-    return value
-
-
-def _int_list(where: str, key: str, value: Any) -> list[int]:
-    items = value if isinstance(value, list) else [value]
-    for v in items:
-        if isinstance(v, bool) or not isinstance(v, int) or v < 0:
-            raise _err(where, key, f"expected vertex ids (whole numbers >= 0), got {v!r}")
-    return list(items)
-
-
-def _orders(where: str, value: Any) -> list[str]:
-    """`reorder`: one order name or a list of them, no repeats (graph/reorder.ORDERS)."""
-    items = value if isinstance(value, list) else [value]
-    expected = f"expected {', '.join(ORDERS)} or a list of them"
-    if not items:
-        raise _err(where, "reorder", f"{expected}, got an empty list")
-    for v in items:
-        if not isinstance(v, str):
-            raise _err(where, "reorder", f"{expected}, got {v!r}")
-        if v not in ORDERS:
-            raise _err(where, "reorder", str(unknown_name("vertex order", v, ORDERS)))
-    return list(dict.fromkeys(items))
-
-
-def _datasets(where: str, value: Any) -> list[DatasetSpec]:
-    items = value if isinstance(value, list) else [value]
-    out = []
-    for i, item in enumerate(items):
-        key = f"datasets[{i}]"
-        if isinstance(item, str):
-            out.append(DatasetSpec(item))
-        elif isinstance(item, dict):
-            for k in item:
-                if k not in ("name", "seed"):
-                    raise _err(where, key, str(unknown_name("key", str(k), ("name", "seed"))))
-            if not isinstance(item.get("name"), str):
-                raise _err(where, key, "a mapping needs 'name' (and optionally 'seed')")
-            seed = item.get("seed")
-            if seed is not None:
-                _typed(where, f"{key}.seed", seed, int)
-            out.append(DatasetSpec(item["name"], seed))
-        else:
-            raise _err(where, key, f"expected a dataset name or {{name, seed}}, got {item!r}")
-    return out
 
 
 def sources_origin(cfg: RunConfig) -> str:
@@ -361,76 +236,3 @@ def sources_origin(cfg: RunConfig) -> str:
     where = cfg.fixed_sources_from
     return "--source" if where in (None, "command line") else f"{where}: fixed_sources"
 
-
-def split_names(values: list[str] | None) -> list[str]:
-    """Repeatable flags that may also hold comma-separated names."""
-    return [part.strip() for v in values or [] for part in v.split(",") if part.strip()]
-
-
-def config_from_cli(
-    path: str | None,
-    *,
-    datasets: list[str] | None = None,
-    strategies: list[str] | None = None,
-    sources: int | None = None,
-    seed: int | None = None,
-    fixed_sources: list[int] | None = None,
-    out: str | None = None,
-    data_dir: str | None = None,
-    warmup: int | None = None,
-    warmup_ms: float | None = None,
-    rounds: int | None = None,
-    time_limit_s: float | None = None,
-    predecessors: str | None = None,
-    validate: str | None = None,
-    require_gpu: bool | None = None,
-    problem: str | None = None,
-    l2: str | None = None,
-    prime: bool | None = None,
-    gpus: int | None = None,
-    reorder: list[str] | None = None,
-    dataset_check: DatasetCheck | None = None,
-    registry: Registry | None = None,
-    base: dict[str, Any] | None = None,
-    base_where: str = "command line",
-) -> RunConfig:
-    """`gpubfs run [CONFIG] [flags]`: the file's config with the flags on top, or the flags
-    alone; without a file, `base` (a resumed journal's config, read from `base_where`)
-    is what the flags go on top of."""
-    # An empty flag value would silently mean the default (`-s ''`: every strategy).
-    for option, value in (("--out", out), ("--dir", data_dir)):
-        if value == "":
-            raise UserError(f"{option}: an empty value; expected a path")
-    for option, values, what in (("--dataset/-d", datasets, "a dataset name"),
-                                 ("--strategy/-s", strategies, "a strategy name or pattern, or all"),
-                                 ("--reorder", reorder, "none, degree, rcm or hub")):
-        if any(not split_names([v]) for v in values or []):
-            raise UserError(f"{option}: an empty value; expected {what}")
-    overrides = {
-        "datasets": split_names(datasets),
-        "strategies": split_names(strategies),
-        "sources": sources,
-        "seed": seed,
-        "fixed_sources": list(fixed_sources or []),
-        "out": out,
-        "data_dir": data_dir,
-        "warmup": warmup,
-        "warmup_ms": warmup_ms,
-        "rounds": rounds,
-        "time_limit_s": time_limit_s,
-        "predecessors": predecessors,
-        "validate": validate,
-        "require_gpu": require_gpu,  # None: the file decides; False: --no-require-gpu
-        "problem": problem,
-        "l2": l2,
-        "prime": prime,
-        "gpus": gpus,
-        "reorder": split_names(reorder),
-    }
-    if path is not None:
-        return load_config(run_config_path(path), overrides, dataset_check=dataset_check, registry=registry)
-    if base is not None:
-        return build_config(base, overrides, where=base_where, dataset_check=dataset_check, registry=registry)
-    if not overrides["datasets"]:
-        raise UserError("give a run config (a shipped name such as default, or a YAML file) or --dataset NAME")
-    return build_config({}, overrides, dataset_check=dataset_check, registry=registry)

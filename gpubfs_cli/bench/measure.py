@@ -2,10 +2,9 @@
 one timed call per source (or per batch of sources), each answer checked and measured.
 
 The timer is the one the strategy declares (bench/timing.py: events, host or self); this
-room never asks what kind of strategy it holds. An answer without distances was checked
-by its maker (a peer's binary returns no labels): its verdict is the maker's, and its
-measures come from the baseline's answer. Every other answer is checked by the problem
-against the reference, exactly.
+room never asks what kind of strategy it holds. A strategy whose batch_size() is above 1
+gets its sources in batches, a timed call each. Each answer is checked and measured by
+bench/verdict.py (by the problem, or by its maker where it carries no distances).
 
 Outside every timed region: with `prime` a GPU strategy makes one untimed call just
 before each timed one, from the sources of the call before it (bench/timing.prime); with
@@ -25,10 +24,6 @@ mapped back to the graph's own ids after its timer stops, so the check and the m
 are those of every other variant. Computing the order and the relabelled graph (once
 per graph and order, bench/inputs.Reorders) is the prepare record's `reorder_ms`, never
 in a traversal's time.
-
-Batches: a strategy whose batch_size() is above 1 gets its sources in batches; the call's
-time divided by the batch's size is each source's time_ms, and each sample records the
-batch's size (`batch`), so reports keep batch rows in tables of their own.
 """
 
 from __future__ import annotations
@@ -37,19 +32,17 @@ import time
 from collections.abc import Callable, Sequence
 from typing import Protocol
 
-import numpy as np
-
 from gpubfs_cli.bench.inputs import ProblemInput
-from gpubfs_cli.bench.results import Prepare, Sample
 from gpubfs_cli.bench.schedule import Indexed, batches, warm_up_runs
-from gpubfs_cli.bench.status import classify
 from gpubfs_cli.bench.timing import prime, primes, timed_batch, timed_call, timed_traverse
-from gpubfs_cli.core.answer import Answer
+from gpubfs_cli.bench.verdict import call_samples, failed_call
 from gpubfs_cli.core.device import Device
 from gpubfs_cli.core.strategy import Strategy, knobs_dict
 from gpubfs_cli.gpu.clocks import clock_entries, default_reader, readings
 from gpubfs_cli.graph.csr import CSRGraph
 from gpubfs_cli.graph.reorder import Reordered
+from gpubfs_cli.results.schema import Prepare, Sample
+from gpubfs_cli.results.status import classify
 
 L2Flush = Callable[[Sequence[Device]], None]
 
@@ -227,25 +220,12 @@ class Measure:
                 if view is not None:  # untimed: the answers in the graph's own ids
                     answers = [view.answer(a) for a in answers]
             except Exception as exc:
-                status, why = classify(exc)
-                why = stage + why + (f" (remaining {left + len(group) - 1} sources skipped)"
-                                     if left + len(group) > 1 else "")
-                self.records.sample(Sample(name, strategy.name, kd, group[0][1], None, 0, 0, None, status, mode,
-                                           why, problem=pi.problem.key))
+                self.records.sample(failed_call(name, pi, strategy.name, kd, group, mode, exc, stage, left))
                 self.progress.advance_by(n - done)
                 return True
-            per_source = ms / len(group)
-            over = per_source > limit_ms
-            for k, ((at, source), answer) in enumerate(zip(group, answers, strict=True)):
-                sample = self._checked(name, pi, strategy.name, kd, at, source, per_source, answer, mode,
-                                       verdict=not over)
-                if size > 1:  # a batch strategy's sample, whatever this batch's size
-                    sample.batch = len(group)
-                if over:
-                    sample.status = "out-of-time"
-                    sample.reason = f"{per_source / 1000:.3g} s is over the limit of {cfg.time_limit_s:g} s"
-                    if k == len(group) - 1 and left:
-                        sample.reason += f" (remaining {left} sources skipped)"
+            over = ms / len(group) > limit_ms  # call_samples marks them out-of-time
+            for sample in call_samples(name, pi, strategy.name, kd, group, answers, ms, mode,
+                                       cfg.time_limit_s, left, batched=size > 1):
                 self.records.sample(sample)
             done += len(group)
             if over:
@@ -253,51 +233,6 @@ class Measure:
                 return True
             self.progress.advance_by(len(group))
         return False
-
-    def _checked(self, name: str, pi: ProblemInput, strategy: str, kd: dict, at: int, source: int, ms: float,
-                 answer: Answer, mode: bool, verdict: bool = True) -> Sample:
-        """The sample of one answer: checked (by the problem, or by its maker when it
-        returns no labels) and measured; without `verdict` (a call over the time limit,
-        which is its status) the sample carries no valid, reason or timed_by."""
-        references = pi.references
-        by_maker = answer.distances is None  # a peer's binary: its own check (core/answer.py)
-        reason = None
-        if by_maker:
-            if references is not None:
-                answer.distances = references.distances(at)  # the measures, and the counts' check
-                reason = _counts_differ(answer)
-        elif references is not None:
-            reason = references.check(at, answer, mode)
-        checked = references is not None and reason is None and not by_maker
-        sample = self._measure(name, pi, strategy, kd, source, ms, answer, mode, at == 0, checked)
-        if not verdict:
-            return sample
-        if by_maker:
-            sample.timed_by, sample.valid = answer.timed_by, answer.peer_valid
-            if answer.peer_counts is not None and references is not None:
-                sample.valid = reason is None
-            if answer.peer_valid is False:
-                sample.status, sample.reason = "wrong-answer", f"{answer.timed_by}'s own check found errors"
-            elif reason is not None:
-                sample.status, sample.reason = "wrong-answer", reason
-        elif references is not None:
-            sample.valid = checked
-            if not checked:
-                sample.status, sample.reason = "wrong-answer", reason
-        return sample
-
-    def _measure(self, name: str, pi: ProblemInput, strategy: str, kd: dict, source: int, ms: float,
-                 result: Answer, mode: bool, first: bool, checked: bool) -> Sample:
-        dist = np.asarray(result.distances)
-        facts = pi.facts
-        m = facts.failed() if dist.shape != (facts.graph.n,) else facts.measure_for(int(source), dist, checked)
-        # Per-iteration series (arrays) on the run's first source only; scalars on every sample.
-        counters = {k: v for k, v in result.counters.items() if first or not isinstance(v, (np.ndarray, list))}
-        return Sample(
-            dataset=name, strategy=strategy, knobs=kd, source=int(source), time_ms=float(ms),
-            reached=m.reached, edges=m.edges, valid=None, status="ok", predecessors=bool(mode),
-            low_reach=m.low_reach, problem=pi.problem.key, measures=dict(m.extra), counters=counters,
-        )
 
     # ------------------------------------------------------------------ the machine
     def _read_clocks(self, devices: Sequence[Device]) -> dict:
@@ -311,17 +246,3 @@ class Measure:
         for entry in clock_entries(before, after):
             self.records.clocks({"dataset": name, "problem": problem, "strategy": strategy, "knobs": kd,
                                  "predecessors": bool(mode), "l2": self.config.l2, **entry})
-
-
-def _counts_differ(answer: Answer) -> str | None:
-    """Why a peer's (levels, reached) disagree with the baseline's distances (in
-    answer.distances), or None (also when the peer reports no counts)."""
-    if answer.peer_counts is None:
-        return None
-    dist = np.asarray(answer.distances)
-    want = (int(dist.max()) + 1, int((dist >= 0).sum()))
-    got = tuple(int(c) for c in answer.peer_counts)
-    if got == want:
-        return None
-    return f"{answer.timed_by}: {got[0]} levels and {got[1]:,} reached, the baseline {want[0]} and {want[1]:,}"
-

@@ -4,7 +4,7 @@ A run resumes only as the run it was: the config must be the journal's (the keys
 change what is measured), the machine the one it began on (CPU, GPUs, gpubfs
 version) and the code the same (the package's source tree: a strategy's new default
 knob or kernel would make its samples a second variant beside the first), else one line
-says what differs. What the journal holds is not run again: a
+says what differs. What the journal holds is not run again (results/done.py): a
 variant's mode with a sample from a source skips that source, and one that ended (a
 failure that stops a variant) is not run again at all.
 """
@@ -12,14 +12,13 @@ failure that stops a variant) is not run again at all.
 from __future__ import annotations
 
 import json
-from collections import Counter, defaultdict
 from pathlib import Path
 from typing import Any
 
-from gpubfs_cli.bench.journal import read_journal, results_path
-from gpubfs_cli.core.knobs import knobs_key
 from gpubfs_cli.errors import UserError
 from gpubfs_cli.files import plain_json
+from gpubfs_cli.results.journal import results_path
+from gpubfs_cli.results.replay import read_journal
 
 # Config keys that do not change what is measured: where files go, and the GPU check.
 NOT_COMPARED = ("out", "path", "data_dir", "require_gpu")
@@ -87,42 +86,3 @@ def _shown(key: str, value: Any) -> str:
 def _short(value: Any) -> str:
     text = str(value)
     return text if len(text) <= 60 else text[:57] + "..."
-
-
-class Done:
-    """What a document already holds, per variant mode on a graph: the sources with a
-    sample (with their repeats), and whether the mode ended."""
-
-    def __init__(self, samples: list[dict]):
-        self._sources: dict[tuple, Counter] = defaultdict(Counter)
-        self._ended: set[tuple] = set()
-        for s in samples:
-            key = (s["dataset"], s.get("problem", "bfs"), s["strategy"], knobs_key(s.get("knobs") or {}),
-                   bool(s.get("predecessors")))
-            if s["source"] >= 0:
-                self._sources[key][s["source"]] += 1
-            if s["status"] not in ("ok", "wrong-answer"):  # what stops a variant's mode
-                self._ended.add(key)
-
-    def ended(self, dataset: str, problem: str, strategy: str, knobs: dict, mode: bool) -> bool:
-        return (dataset, problem, strategy, knobs_key(knobs), mode) in self._ended
-
-    def complete(self, dataset: str, problem: str, strategy: str, knobs: dict, mode: bool,
-                 sources: list[int]) -> bool:
-        """Whether the mode ended, or holds a sample of every occurrence of `sources`."""
-        key = (dataset, problem, strategy, knobs_key(knobs), mode)
-        return key in self._ended or not (Counter(sources) - self._sources.get(key, Counter()))
-
-    def left(self, dataset: str, problem: str, strategy: str, knobs: dict, mode: bool,
-             indexed: list[tuple[int, int]]) -> list[tuple[int, int]]:
-        """The (index, source) pairs of `indexed` that hold no sample yet. Each sample
-        covers one occurrence of its source and is used up here, so a source given twice
-        runs twice, and a later turn never counts a sample an earlier one used."""
-        have = self._sources.get((dataset, problem, strategy, knobs_key(knobs), mode), Counter())
-        out = []
-        for at, source in indexed:
-            if have[source] > 0:
-                have[source] -= 1
-            else:
-                out.append((at, source))
-        return out

@@ -70,3 +70,12 @@ class Stop:
 def exit_code(name: str | None) -> int:
     """128 + the signal's number, as a shell reports it (130 for Ctrl-C)."""
     return 128 + int(getattr(signal, name or "SIGINT", signal.SIGINT))
+
+
+def run_exit(outcome, failed_cells: int, not_run: int) -> int:
+    """`gpubfs run`'s exit status for its outcome (bench/runner.RunOutcome): 128 + the
+    signal that stopped it; else 1 when nothing was written, a cell failed (wrong-answer
+    or error: status.RUN_FAILURES) or a dataset could not be run; else 0."""
+    if outcome.interrupted:
+        return exit_code(outcome.stopped_by)
+    return 1 if not outcome.written or failed_cells or not_run else 0

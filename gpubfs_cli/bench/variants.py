@@ -8,7 +8,9 @@ mistake is one UserError naming the file and key, with the closest valid names.
 A run's `reorder` orders multiply the variants like a knob sweep: each variant once per
 order. The order is no knob of the strategy (it never sees it); the harness relabels the
 graph for it, and its samples carry it in their knobs as REORDER_KNOB (absent: none), so
-every grouping by knobs keeps the orders apart.
+every grouping by knobs keeps the orders apart. A run's `gpus` is a field of each
+multi-GPU variant (`Variant.gpus`) that its own knobs did not set: the strategy gets it
+as its GPUS_KNOB knob (results/keys.py).
 """
 
 from __future__ import annotations
@@ -22,6 +24,7 @@ from typing import Any
 
 from gpubfs_cli.core.problem import DEFAULT_PROBLEM
 from gpubfs_cli.core.strategy import (
+    GPUS_KNOB,
     Registry,
     Strategy,
     canonical_name,
@@ -31,9 +34,7 @@ from gpubfs_cli.core.strategy import (
 )
 from gpubfs_cli.core.strategy import registry as all_registered
 from gpubfs_cli.errors import UserError, unknown_name
-
-NO_REORDER = "none"
-REORDER_KNOB = "reorder"  # the key a reordered variant's samples carry its order under
+from gpubfs_cli.results.keys import NO_REORDER, REORDER_KNOB
 
 
 @dataclass(frozen=True)
@@ -45,6 +46,7 @@ class Variant:
     overrides: dict[str, Any] = field(default_factory=dict, hash=False)
     problem: str = DEFAULT_PROBLEM
     reorder: str = NO_REORDER  # the vertex order of the graph it runs on (graph/reorder.py)
+    gpus: int | None = None  # a multi-GPU variant's GPU count from the run (None: its knob's own)
 
     @property
     def label(self) -> str:
@@ -57,6 +59,15 @@ class Variant:
 def with_orders(variants: list[Variant], orders: list[str]) -> list[Variant]:
     """Each variant once per vertex order, in order (orders [none]: the variants as given)."""
     return [dataclasses.replace(v, reorder=o) for v in variants for o in orders]
+
+
+def with_gpus(variants: list[Variant], gpus: int | None, reg: Registry | None = None) -> list[Variant]:
+    """The run's GPU count given to each multi-GPU variant whose knobs do not set it."""
+    if gpus is None:
+        return variants
+    reg = reg if reg is not None else all_registered()
+    return [dataclasses.replace(v, gpus=gpus) if reg[v.problem][v.strategy].multi_gpu and GPUS_KNOB not in v.overrides
+            else v for v in variants]
 
 
 def recorded_knobs(variant: Variant, knobs: Any) -> dict[str, Any]:
@@ -186,14 +197,23 @@ def _check_knob_type(where: str, key: str, strategy: str, default: Any, value: A
 
 def make_variant(config, variant: Variant, registry: Registry | None = None) -> tuple[type[Strategy], object]:
     """The variant's strategy class and knobs as a run makes them (cpu.networkx takes the
-    config's networkx_max_edges unless told, a multi-GPU strategy the config's gpus)."""
+    config's networkx_max_edges unless told, a multi-GPU variant its GPU count)."""
     cls = (registry if registry is not None else all_registered())[variant.problem][variant.strategy]
     overrides = dict(variant.overrides)
     if variant.strategy == "cpu.networkx" and "max_edges" not in overrides:
         overrides["max_edges"] = config.networkx_max_edges
-    if config.gpus is not None and "gpus" in {f.name for f in dataclasses.fields(cls.Knobs)} and "gpus" not in overrides:
-        overrides["gpus"] = config.gpus
+    if variant.gpus is not None:
+        overrides[GPUS_KNOB] = variant.gpus
     return cls, make_knobs(cls, overrides)
+
+
+def made_variants(config, registry: Registry | None = None) -> list[tuple[Variant, type[Strategy], object, dict]]:
+    """Each variant of a run with its strategy class, knobs and recorded knobs."""
+    out = []
+    for v in config.variants:
+        cls, knobs = make_variant(config, v, registry)
+        out.append((v, cls, knobs, recorded_knobs(v, knobs)))
+    return out
 
 
 def equivalent_teps(variants: Sequence[Variant]) -> list[str]:

@@ -58,6 +58,11 @@ class NoKnobs:
     """A strategy without knobs."""
 
 
+# The knob a strategy spanning several GPUs takes its GPU count by (multi_gpu): the
+# harness fills it from a run's `gpus`, and its samples record it with their knobs.
+GPUS_KNOB = "gpus"
+
+
 class Strategy:
     name: ClassVar[str]
     problem: ClassVar[str] = DEFAULT_PROBLEM  # the key of the Problem it solves
@@ -68,6 +73,7 @@ class Strategy:
     # numbers: one short line each (the HTML report lists them per strategy).
     caveats: ClassVar[tuple[str, ...]] = ()
     device_kind: ClassVar[str] = "cpu"  # "cpu" or "gpu": the devices it runs on
+    multi_gpu: ClassVar[bool] = False  # its Knobs have GPUS_KNOB: it spans that many GPUs
     timing: ClassVar[str] = "host"  # one of TIMINGS
     Knobs: ClassVar[type] = NoKnobs
     supports_predecessors: ClassVar[bool] = True
@@ -86,7 +92,7 @@ class Strategy:
     @classmethod
     def devices_for(cls, knobs: Any) -> tuple[Device, ...]:
         """The devices an instance with these knobs runs on: GPU 0 or the CPU. A strategy
-        spanning several GPUs says so through its knobs (a `gpus` knob) and overrides this."""
+        spanning several GPUs (multi_gpu) says so through its GPUS_KNOB knob and overrides this."""
         return (gpu(0),) if cls.device_kind == "gpu" else (CPU,)
 
     @property
@@ -155,6 +161,8 @@ def register(cls: type[Strategy]) -> type[Strategy]:
     if cls.device_kind == "gpu" and cls.timing == "host":
         # a host clock around asynchronous launches measures the launches, not the work
         raise RuntimeError(f"strategy {cls.name}: a GPU strategy is timed by events or by itself, not the host clock")
+    if cls.multi_gpu and GPUS_KNOB not in {f.name for f in dataclasses.fields(cls.Knobs)}:
+        raise RuntimeError(f"strategy {cls.name}: a multi-GPU strategy takes its GPU count by a '{GPUS_KNOB}' knob")
     if cls.name in names and names[cls.name] is not cls:
         raise RuntimeError(f"strategy {cls.problem} {cls.name} registered twice")
     names[cls.name] = cls

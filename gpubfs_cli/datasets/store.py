@@ -360,12 +360,6 @@ def add_array(key: str, fname: str, array: np.ndarray, meta_update: dict,
     return d / fname
 
 
-def remove(key: str, directory: str | Path | None = None) -> None:
-    d = graph_dir(key, directory)
-    if d.exists():
-        shutil.rmtree(d)
-
-
 def _swap_in(tmp: Path, final: Path) -> None:
     """Rename tmp to final; an old final is moved aside first, then deleted."""
     old = None

@@ -1,6 +1,6 @@
 """Groups -> cells: one problem's groups of a pool of results, as table cells.
 
-Grouping and statuses are bench/groups.py and bench/status.py, shared with the runner.
+Grouping and statuses are results/groups.py and results/status.py, shared with the runner.
 An Aggregate holds the groups of one problem (BFS, SSSP); its speedup baseline is that
 problem's (BFS: cpu.sequential, SSSP: cpu.dijkstra), read from the results files.
 
@@ -36,13 +36,13 @@ from typing import Any, NamedTuple
 
 import numpy as np
 
-from gpubfs_cli.bench.groups import GPUS_KNOB, Group, group_samples, status_of
-from gpubfs_cli.bench.statistics import ALL_LOW_REACH, median_iqr, paired_ratios, summarize
-from gpubfs_cli.bench.status import FAILURES, PARTIAL, partial_mark, partial_reason, severity
-from gpubfs_cli.bench.variants import REORDER_KNOB
 from gpubfs_cli.core.problem import DEFAULT_PROBLEM
 from gpubfs_cli.report.load import Results
 from gpubfs_cli.report.table import Cell, fmt_number
+from gpubfs_cli.results.groups import Group, group_samples, status_of
+from gpubfs_cli.results.keys import GPUS_KNOB, REORDER_KNOB
+from gpubfs_cli.results.statistics import ALL_LOW_REACH, median_iqr, paired_ratios, summarize
+from gpubfs_cli.results.status import FAILURES, PARTIAL, partial_mark, partial_reason, severity
 
 METRICS = ("ms", "gteps", "speedup", "us_level", "us_iteration")
 # `counter.NAME`: the median over sources of a scalar counter the samples carry (e.g. the
@@ -257,7 +257,6 @@ class Aggregate:
         # `baseline` overrides the problem's speedup baseline (e.g. a peer: speedup vs Gunrock).
         self.baseline_name = baseline or info["baseline"]
         self.option_label = info["option_label"]
-        self.rate_convention = info.get("rate") if teps == "edges" else None
         # Batch strategies (several sources per timed call) have tables of their own
         # (`batched`): their time per source never shares a table with one-source rows.
         # The speedup baseline is looked up among every group.

@@ -4,8 +4,6 @@ from __future__ import annotations
 
 import json
 
-from gpubfs_cli.bench.groups import GPUS_KNOB
-from gpubfs_cli.bench.status import PARTIAL, RUN_FAILURES
 from gpubfs_cli.errors import UserError, unknown_name
 from gpubfs_cli.report.aggregate import (
     COUNTER_PREFIX,
@@ -29,6 +27,8 @@ from gpubfs_cli.report.collapse import collapse_unavailable, reason_footnotes
 from gpubfs_cli.report.compare import MIN_CHANGE, VERDICTS, compare_cell, compare_note
 from gpubfs_cli.report.load import Results
 from gpubfs_cli.report.table import Cell, Document, Table, label
+from gpubfs_cli.results.keys import GPUS_KNOB
+from gpubfs_cli.results.status import PARTIAL, RUN_FAILURES
 
 
 def check_metric(metric: str) -> str:

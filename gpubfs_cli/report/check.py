@@ -5,8 +5,8 @@ A file passes when every rule holds; each broken rule is one line naming what br
   schema    every value the report reads has its type: report/load.py's checks, run on
             each sample, dataset and section apart, so that every bad one is named; a
             prepare's status is one of the rulebook's too
-  statuses  every sample's status is one of the rulebook's (bench/status.py), and every
-            summary says what the rulebook makes of its samples again (bench/groups.py:
+  statuses  every sample's status is one of the rulebook's (results/status.py), and every
+            summary says what the rulebook makes of its samples again (results/groups.py:
             status, samples, sources measured and planned, partial)
   sources   every dataset that loaded has its source list; every sample names a dataset
             of the file; a sample's source is in its dataset's list, or is -1 (a whole
@@ -25,19 +25,16 @@ from __future__ import annotations
 from collections import Counter
 from pathlib import Path
 
-from gpubfs_cli.bench.groups import summaries
-from gpubfs_cli.bench.journal import load_run
-from gpubfs_cli.bench.results import run_prime, run_state
-from gpubfs_cli.bench.status import STATUSES
-from gpubfs_cli.bench.variants import NO_REORDER, REORDER_KNOB
-from gpubfs_cli.core.knobs import knobs_key
 from gpubfs_cli.core.strategy import canonical_name
 from gpubfs_cli.errors import UserError
 from gpubfs_cli.files import check_input_file
 from gpubfs_cli.report.load import Results, _merge_dataset, _sample, add_doc
+from gpubfs_cli.results.groups import summaries
+from gpubfs_cli.results.keys import GPUS_KNOB, NO_REORDER, REORDER_KNOB, CellKey
+from gpubfs_cli.results.replay import load_run
+from gpubfs_cli.results.schema import run_prime, run_state
+from gpubfs_cli.results.status import ENDS_A_MODE, STATUSES
 
-# What ends a variant's mode on a graph before its sources are done (bench/measure.py).
-ENDING = ("error", "out-of-memory", "out-of-time", "unavailable")
 SUMMARY_KEYS = ("status", "samples", "sources_planned", "sources_measured", "partial")
 SHOWN = 20  # problems printed per file; the rest are counted
 
@@ -152,9 +149,9 @@ def _sources(doc: dict, samples: list[dict], sources: dict[str, list[int]]) -> l
 # ---------------------------------------------------------------- summaries
 def _key(entry: dict, prime: bool) -> tuple:
     """A summary's group; without `prime` (files from before summaries carried it), the run's."""
-    return (entry.get("dataset"), entry.get("problem", "bfs"), canonical_name(str(entry.get("strategy"))),
-            knobs_key(entry.get("knobs") or {}), bool(entry.get("predecessors")), entry.get("l2", "warm"),
-            bool(entry.get("prime", prime)))
+    return (*CellKey.make(entry.get("dataset"), entry.get("problem", "bfs"), canonical_name(str(entry.get("strategy"))),
+                          entry.get("knobs") or {}, entry.get("predecessors")),
+            entry.get("l2", "warm"), bool(entry.get("prime", prime)))
 
 
 def _label(entry: dict) -> str:
@@ -205,7 +202,7 @@ def _matches(variant: dict, group: dict, config: dict) -> bool:
     if variant.get("reorder", NO_REORDER) != knobs.get(REORDER_KNOB, NO_REORDER):
         return False
     gpus = config.get("gpus")
-    return gpus is None or "gpus" in overrides or "gpus" not in knobs or knobs["gpus"] == gpus
+    return gpus is None or GPUS_KNOB in overrides or GPUS_KNOB not in knobs or knobs[GPUS_KNOB] == gpus
 
 
 def _variant_label(variant: dict) -> str:
@@ -232,10 +229,10 @@ def _plan(doc: dict, samples: list[dict], sources: dict[str, list[int]]) -> list
         problems.append(f"the config lists {len(listed)} datasets, the file records {len(datasets)}")
     groups: dict[tuple, dict] = {}
     for s in samples:
-        key = (s["dataset"], s.get("problem", "bfs"), canonical_name(s["strategy"]), knobs_key(s.get("knobs") or {}),
-               bool(s.get("predecessors")))
-        g = groups.setdefault(key, {"dataset": s["dataset"], "problem": key[1], "strategy": key[2],
-                                    "knobs": s.get("knobs") or {}, "predecessors": key[4], "samples": []})
+        key = CellKey.make(s["dataset"], s.get("problem", "bfs"), canonical_name(s["strategy"]), s.get("knobs") or {},
+                           s.get("predecessors"))
+        g = groups.setdefault(key, {"dataset": s["dataset"], "problem": key.problem, "strategy": key.strategy,
+                                    "knobs": s.get("knobs") or {}, "predecessors": key.predecessors, "samples": []})
         g["samples"].append(s)
     for g in groups.values():
         if not any(_matches(v, g, config) for v in variants):
@@ -266,7 +263,7 @@ def _counts(group: dict, planned: Counter, complete: bool) -> list[str]:
     if extra := got - planned:
         problems.append(f"{_label(group)}: more samples than its dataset lists sources (extra: "
                         f"{_sources_text(extra)})")
-    ended = any(s["status"] in ENDING for s in group["samples"])
+    ended = any(s["status"] in ENDS_A_MODE for s in group["samples"])
     if (missing := planned - got) and complete and not ended:
         problems.append(f"{_label(group)}: {sum((got & planned).values())} of {sum(planned.values())} planned "
                         f"samples (missing: {_sources_text(missing)}), in a complete run with no failure")

@@ -19,16 +19,16 @@ from __future__ import annotations
 
 from typing import Any
 
-from gpubfs_cli.bench.groups import Group
-from gpubfs_cli.bench.statistics import (
+from gpubfs_cli.report.aggregate import fmt_spread, status_text
+from gpubfs_cli.report.table import Cell, fmt_number
+from gpubfs_cli.results.groups import Group
+from gpubfs_cli.results.statistics import (
     BOOTSTRAP_LEVEL,
     bootstrap_ratio,
     ratio_estimate,
     ratio_noise,
 )
-from gpubfs_cli.bench.status import PARTIAL, partial_reason
-from gpubfs_cli.report.aggregate import fmt_spread, status_text
-from gpubfs_cli.report.table import Cell, fmt_number
+from gpubfs_cli.results.status import PARTIAL, partial_reason
 
 MIN_SAMPLES = 3
 MIN_CHANGE = 0.10  # ratios within 10% of 1 are SAME whatever the interval says

@@ -3,7 +3,7 @@ was primed (bench/timing.py), and the clocks.
 
 One line per file for the report's header (every format shows it), and a warning line
 when a pool mixes warm and cold files: their samples never share a group
-(bench/groups.py keys groups by L2 mode), but a cell shows one group of its strategy
+(results/groups.py keys groups by L2 mode), but a cell shows one group of its strategy
 (the best, in an overview), which may be of either mode. Primed and unprimed runs
 alike (groups are keyed by the prime policy too).
 """
@@ -13,8 +13,8 @@ from __future__ import annotations
 import numbers
 from typing import Any
 
-from gpubfs_cli.bench.config import L2_MODES
 from gpubfs_cli.errors import UserError
+from gpubfs_cli.results.keys import L2_MODES
 
 READING_KEYS = ("sm_mhz", "mem_mhz", "temperature_c")
 

@@ -13,12 +13,12 @@ from __future__ import annotations
 
 from dataclasses import replace
 
-from gpubfs_cli.bench.groups import GPUS_KNOB
 from gpubfs_cli.report.aggregate import TEPS_TITLE, Aggregate, split_mark, with_gpus
 from gpubfs_cli.report.build import add_cell_footnotes, teps_header
 from gpubfs_cli.report.load import Results
 from gpubfs_cli.report.papers import Column, Paper, PaperTable, Row
 from gpubfs_cli.report.table import Cell, Document, Table, fmt_number, label
+from gpubfs_cli.results.keys import GPUS_KNOB
 
 NOT_REPRODUCED = "-"
 

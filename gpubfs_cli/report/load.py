@@ -5,7 +5,7 @@ datasets sections merged. A dataset name that means different graphs in two file
 n or m) is an error naming both files, since pairing their sources would be meaningless.
 Every value the report reads is type-checked here (a file from elsewhere may be broken or
 hostile): a wrong one is one UserError naming the file and the key. A journal
-(bench/journal.py) reads as the results document it replays into; a run that did not
+(results/journal.py) reads as the results document it replays into; a run that did not
 complete (interrupted, failed, or a journal without its end) says so in the header.
 """
 
@@ -20,14 +20,14 @@ from typing import Any
 
 import numpy as np
 
-from gpubfs_cli.bench.config import L2_MODES
-from gpubfs_cli.bench.journal import load_run
-from gpubfs_cli.bench.results import Sample, is_time_ms, run_state
-from gpubfs_cli.bench.status import STATUSES
 from gpubfs_cli.core.strategy import canonical_name
 from gpubfs_cli.errors import UserError, unknown_name
 from gpubfs_cli.files import check_input_file
 from gpubfs_cli.report.conditions import conditions_text, file_conditions, mixed_conditions_note
+from gpubfs_cli.results.keys import L2_MODES
+from gpubfs_cli.results.replay import load_run
+from gpubfs_cli.results.schema import Sample, is_time_ms, run_state
+from gpubfs_cli.results.status import STATUSES
 
 _REQUIRED = ("dataset", "strategy", "source", "status")
 _SAMPLE_FIELDS = {"dataset", "strategy", "knobs", "source", "time_ms", "reached", "edges", "valid",

@@ -22,10 +22,10 @@ from gpubfs_cli.algorithms.bfs.gpu.auto.features import (
     recorded_features,
 )
 from gpubfs_cli.algorithms.bfs.gpu.auto.table import TABLE_VERSION, Table
-from gpubfs_cli.bench.groups import group_samples
-from gpubfs_cli.bench.results import doc_samples, load_results
 from gpubfs_cli.core.knobs import knobs_key
 from gpubfs_cli.errors import UserError
+from gpubfs_cli.results.groups import group_samples
+from gpubfs_cli.results.schema import doc_samples, load_results
 
 TOLERANCE = 0.10  # auto may trail the fastest by this share and still count as right
 AUTO_PREFIX = "auto."

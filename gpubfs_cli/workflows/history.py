@@ -30,10 +30,11 @@ from collections import defaultdict
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from gpubfs_cli.bench.results import Sample, load_results
 from gpubfs_cli.core.knobs import knobs_key
 from gpubfs_cli.core.strategy import canonical_name, registry
 from gpubfs_cli.errors import UserError
+from gpubfs_cli.results.keys import CellKey
+from gpubfs_cli.results.schema import Sample, load_results
 
 UNKNOWN = "unknown"
 LOCAL = "local history"
@@ -92,7 +93,7 @@ def measured_cells(doc: dict) -> list[Measured]:
     for raw in doc["samples"]:
         s = Sample.from_dict(raw)
         if s.status == "ok" and s.time_ms and s.dataset in doc["datasets"]:
-            times[(s.problem, s.strategy, knobs_key(s.knobs), bool(s.predecessors), s.dataset)].append(s.time_ms)
+            times[CellKey.of(s)].append(s.time_ms)
     knobs = {knobs_key(raw.get("knobs") or {}): tuple(sorted((raw.get("knobs") or {}).items()))
              for raw in doc["samples"]}
     prepares: dict[tuple, list[float]] = defaultdict(list)  # over every graph: a compile is one of them
@@ -100,7 +101,7 @@ def measured_cells(doc: dict) -> list[Measured]:
         if p.get("time_ms"):
             prepares[(canonical_name(p.get("strategy", "")), knobs_key(p.get("knobs") or {}))].append(p["time_ms"])
     out = []
-    for (problem, strategy, key, pred, dataset), ms in times.items():
+    for (dataset, problem, strategy, key, pred), ms in times.items():
         prep = prepares.get((strategy, key))
         out.append(Measured(problem, strategy, knobs[key], pred, dataset, int(doc["datasets"][dataset].get("m") or 0),
                             statistics.median(ms), statistics.median(prep) if prep else 0.0, doc.get("created") or ""))

@@ -4,9 +4,9 @@ Which run configs make a paper's tables is data: the `configs:` list of
 configs/papers/KEY.yaml names files of configs/experiments/. Every run of a paper writes
 its results file into one folder (results/reproduce/KEY/); a cell (config, dataset,
 problem, strategy, knobs, option) found there finished is not run again:
-  finished = every source has an ok sample, or the cell ended in a measured failure
-  (out-of-time, out-of-memory, wrong-answer). `unavailable` and `error` cells run again
-  (another machine, or a transient failure).
+  finished = every source has an ok sample, or the cell ended in a failure that is a
+  result (results/status.MEASURED_FAILURES); `unavailable` and `error` cells run again
+  (another machine, or a transient failure). results/done.py holds the rule.
 A (dataset, variant) with any unfinished option runs all of the config's options.
 
 Quick mode (`--quick`, `Mode`) runs each config on fewer sources (the first N of the full
@@ -32,21 +32,21 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from gpubfs_cli.bench.config import DatasetSpec, RunConfig, load_config
-from gpubfs_cli.bench.groups import group_samples
-from gpubfs_cli.bench.results import doc_samples, load_results
 from gpubfs_cli.bench.runner import Runner
 from gpubfs_cli.bench.variants import Variant, make_variant, recorded_knobs
-from gpubfs_cli.core.knobs import knobs_key
 from gpubfs_cli.core.strategy import registry
 from gpubfs_cli.errors import UserError, unknown_name
 from gpubfs_cli.files import NotWritable, parse_yaml, read_text_file, writable_ancestor
+from gpubfs_cli.results.done import Done
+from gpubfs_cli.results.keys import CellKey
+from gpubfs_cli.results.schema import doc_samples, load_results
+from gpubfs_cli.results.status import RUN_FAILURES
 from gpubfs_cli.workflows.estimate import Estimate, download_estimate, graph_estimate, human_seconds
 from gpubfs_cli.workflows.graphs import GraphPlan, Here, plan_graph
 from gpubfs_cli.workflows.history import Machine
 
 RESULTS_ROOT = Path("results") / "reproduce"
 QUICK_ROOT = Path("results") / "reproduce-quick"
-MEASURED = ("out-of-time", "out-of-memory", "wrong-answer")  # failures that are results
 QUICK_SOURCES = 5  # most paper configs run 10 sources: 5 halves them, a median still stands
 
 # Per paper: the CPU strategies quick mode times otherwise (replacement, or None: not
@@ -173,9 +173,9 @@ def paper_config_paths(key: str) -> list[Path]:
 
 
 # ------------------------------------------------------------------ cells
-def cell_key(config: str, dataset: str, problem: str, strategy: str, knobs: dict, predecessors: bool,
-             mode: str = "full") -> tuple:
-    return (config, dataset, problem, strategy, knobs_key(knobs), bool(predecessors), mode)
+def cell_key(config: str, cell: CellKey, mode: str = "full") -> tuple:
+    """A cell of a paper's results folder: its config's name, the cell, the mode it ran in."""
+    return (config, *cell, mode)
 
 
 def file_mode(doc: dict) -> tuple[str, int | None]:
@@ -195,18 +195,18 @@ def variant_knobs(cfg: RunConfig, variant: Variant) -> dict:
 
 
 def finished_cells(folder: Path) -> dict[tuple, int | None]:
-    """The cells of every results file in `folder` that need no further run (keys carry
-    the file's mode), each with the sources a graph its quick run planned (None: full)."""
+    """The cells of every results file in `folder` that need no further run
+    (results/done.Done.finished; keys carry the file's mode), each with the sources a
+    graph its quick run planned (None: full)."""
     done: dict[tuple, int | None] = {}
     for path in sorted(folder.glob("*.json")) if folder.is_dir() else []:
         doc = load_results(path)
         config = (doc.get("config") or {}).get("name", "")
         mode, planned = file_mode(doc)
-        for g in group_samples(doc_samples(doc)):
-            sources = len(doc["sources"].get(g.dataset, []))
-            ok = {s.source for s in g.ok_samples()}
-            if g.status in MEASURED or (g.status == "ok" and sources and len(ok) >= sources):
-                key = cell_key(config, g.dataset, g.problem, g.strategy, g.knobs, g.predecessors, mode)
+        held = Done(doc_samples(doc))
+        for cell in held.cells():
+            if held.finished(cell, len(set(doc["sources"].get(cell.dataset, [])))):
+                key = cell_key(config, cell, mode)
                 done[key] = None if planned is None else max(planned, done.get(key) or 0)
     return done
 
@@ -337,7 +337,8 @@ def plan_config(path: Path, done: dict[tuple, int | None], machine: Machine, dat
         todo = []
         for v in runnable:
             knobs = variant_knobs(cfg, v)
-            keys = [cell_key(cfg.name, spec.name, v.problem, v.strategy, knobs, m, mode.name) for m in cfg.modes]
+            keys = [cell_key(cfg.name, CellKey.make(spec.name, v.problem, v.strategy, knobs, m), mode.name)
+                    for m in cfg.modes]
             missing = sum(not is_finished(done, k, cfg.sources) for k in keys)
             plan.finished += len(keys) - missing
             if missing:
@@ -622,5 +623,4 @@ def failed_cells(files: list[Path]) -> int:
     wrong-answer or error sample."""
     from gpubfs_cli.report.load import load_many
 
-    return len({(x.dataset, x.strategy, knobs_key(x.knobs), x.predecessors)
-                for x in load_many(files).samples if x.status in ("wrong-answer", "error")})
+    return len({CellKey.of(x) for x in load_many(files).samples if x.status in RUN_FAILURES})

@@ -6,7 +6,7 @@
 #   bash scripts/device/check.sh PART [PART...]
 # Checks:
 #   tests        make test-gpu whole (its two passes: the Makefile says why); with the
-#                peers' binaries in .peers/ (gunrock/bfs, gapbs/bfs) their GPU tests run too
+#                peers' binaries found (below: gunrock/bfs, gapbs/bfs ...) their GPU tests run too
 #   tests-main tests-paced   its first pass, then its second, each in a call of its own
 #                (together they are make test-gpu; the whole takes 500 s and more)
 #   sanitize     make test-gpu-sanitize, six sanitizer processes
@@ -14,8 +14,8 @@
 #   kernel-ab    any kernel files before (.ab/, carried) and after: kernel_ab.sh, with
 #                FILES, STRATEGIES and DATASETS given (its head says how)
 # Paper runs (results/NAME.json, then its report in the part's log):
-#   run:NAME     gpubfs run NAME; RUN_ARGS adds run flags
-#                (e.g. RUN_ARGS="--rounds 4" ... run:merrill-cta)
+#   run:NAME     gpubfs run NAME (a shipped config, or studies/NAME.yaml where that exists);
+#                RUN_ARGS adds run flags (e.g. RUN_ARGS="--rounds 4" ... run:merrill-cta)
 #   lbbfs-random lbbfs-rmat   lbbfs.yaml's Random and R-MAT halves, 100 sources each
 #   raval        raval.yaml and raval-chunking.yaml on rmat20, ER20, ER23, and raval.*'s
 #                SSSP on the 2000 x 2000 lattice (time per worklist round)
@@ -31,7 +31,7 @@
 #   reproduce-quick  gpubfs reproduce all --quick; a part cut by its limit stops the run
 #                (SIGTERM keeps what was measured) and the same part again resumes it,
 #                with results/reproduce-quick/ carried or still on the machine
-# Beside other projects (the peers' binaries in .peers/):
+# Beside other projects (the peers' binaries, found as below):
 #   gunrock      do.yaml on its three low-diameter graphs: do.*, merrill.hybrid, peer.gunrock
 #   gapbs        the CPU BFS and gapbs tests, then cpu-parallel.yaml (cpu.parallel_* beside
 #                peer.gapbs at 1 thread and every core)
@@ -40,9 +40,9 @@
 #                -> results/peers-catalogue-P.json; cut by its limit, it goes on from its
 #                journal when run again (on the same machine, or with it carried)
 # Per-level and fixed cost:
-#   levels       merrill-levels.yaml (small-frontier modes), one line per variant: levels.sh
-#   do-levels    do-levels.yaml (do.bfs's mid-frontier mode, team sizes): levels.sh
-#   gpu-levels   gpu-levels.yaml: every GPU strategy's us per level
+#   levels       studies/merrill-levels.yaml (small-frontier modes), one line per variant: levels.sh
+#   do-levels    studies/do-levels.yaml (do.bfs's mid-frontier mode, team sizes): levels.sh
+#   gpu-levels   studies/gpu-levels.yaml: every GPU strategy's us per level
 #   fixed-cost   scripts/fixed_cost.py: every GPU strategy from a 2-vertex component,
 #                at its defaults and with small_frontier 512, and the launch floor
 #                (FIXED_COST_ARGS replaces those flags, e.g. "--only do.bfs --floor")
@@ -63,10 +63,19 @@
 set -u
 export PYTHONUNBUFFERED=1 OUT=${OUT:-/tmp/out}
 mkdir -p "$OUT" logs results
-if [ -d .peers ]; then
-  export GPUBFS_GUNROCK_BFS=$PWD/.peers/gunrock/bfs GPUBFS_GAPBS_BFS=$PWD/.peers/gapbs/bfs GPUBFS_PEERS=$PWD/.peers
-  [ -x .peers/gapbs/sssp ] && export GPUBFS_GAPBS_SSSP=$PWD/.peers/gapbs/sssp
-  [ -x .peers/blest/run.sh ] && export GPUBFS_BLEST=$PWD/.peers/blest/run.sh
+# The peers' folder: $GPUBFS_PEERS, else .peers/ (carried), else shared/peers/ (a shared/
+# folder inside the checkout travels with it), else ../shared/peers/ beside the checkout.
+# gpubfs finds a peer's binary only by its knob or its environment variable, so each
+# binary found there is named by its variable (one already set is kept).
+for d in "${GPUBFS_PEERS:-}" .peers shared/peers ../shared/peers; do
+  if [ -n "$d" ] && [ -d "$d" ]; then GPUBFS_PEERS=$(cd "$d" && pwd); export GPUBFS_PEERS; break; fi
+done
+peer() {  # peer VARIABLE PATH: export VARIABLE=$GPUBFS_PEERS/PATH where it is executable and VARIABLE unset
+  if [ -z "${!1:-}" ] && [ -x "$GPUBFS_PEERS/$2" ]; then export "$1=$GPUBFS_PEERS/$2"; fi
+}
+if [ -n "${GPUBFS_PEERS:-}" ]; then
+  peer GPUBFS_GUNROCK_BFS gunrock/bfs; peer GPUBFS_GAPBS_BFS gapbs/bfs
+  peer GPUBFS_GAPBS_SSSP gapbs/sssp; peer GPUBFS_BLEST blest/run.sh
 fi
 python3 -m pip install -q --no-deps --no-build-isolation -e . > logs/install.log 2>&1 || { cat logs/install.log; exit 1; }
 COMMON="-p no:cacheprovider -rfEs --maxfail=30 -o faulthandler_timeout=150"
@@ -93,8 +102,12 @@ run() {  # run PART LIMIT CMD...: a part's command with a time limit (LIMIT over
 }
 sh_run() { local part=$1 limit=$2; shift 2; run "$part" "$limit" bash -c "$*"; }  # a part of several commands
 
-# `config NAME OUT [FLAGS...]`: run the shipped config NAME into results/OUT.json, then its report.
-config() { local name=$1 out=$2; shift 2; echo "$G run $name $* --out results/$out.json --force && $G report results/$out.json --format md"; }
+# `config NAME OUT [FLAGS...]`: run config NAME (shipped, or studies/NAME.yaml where that
+# exists) into results/OUT.json, then its report.
+config() {
+  local name=$1 out=$2; shift 2; [ -f "studies/$name.yaml" ] && name=studies/$name.yaml
+  echo "$G run $name $* --out results/$out.json --force && $G report results/$out.json --format md"
+}
 # The catalogue with auto.bfs beside every candidate; SIGINT before the limit makes the
 # runner write what it measured.
 catalogue() {
@@ -148,7 +161,7 @@ for part in "$@"; do
       "tests/graph/test_export_sg.py && (nproc; lscpu | head -20) > logs/cpu.txt && $(config cpu-parallel cpu-parallel)" ;;
     levels) run levels 580 env LIMIT=550 bash scripts/device/levels.sh merrill-levels ;;
     do-levels) run do-levels 580 env LIMIT=550 bash scripts/device/levels.sh do-levels ;;
-    gpu-levels) sh_run gpu-levels 580 "$G run gpu-levels --out results/gpu-levels.json --force &&" \
+    gpu-levels) sh_run gpu-levels 580 "$G run studies/gpu-levels.yaml --out results/gpu-levels.json --force &&" \
       "$G report results/gpu-levels.json --metric us_level --format md" ;;
     fixed-cost) run fixed-cost 580 python3 scripts/fixed_cost.py ${FIXED_COST_ARGS:---samples 50 --knobs small_frontier=512 --floor} \
       --json results/fixed_cost.json ;;

@@ -13,7 +13,7 @@ import sys
 from collections import defaultdict
 
 from gpubfs_cli.algorithms.bfs.gpu.do.strategies import profile_rows, profile_span
-from gpubfs_cli.bench.results import load_results
+from gpubfs_cli.results.schema import load_results
 
 
 def main(paths: list[str]) -> int:

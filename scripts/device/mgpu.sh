@@ -4,9 +4,10 @@
 # Run from the repo root:   bash scripts/device/mgpu.sh [GRAPHS...]
 #   (default: g500-s24-ef16 g500-s25-ef16 g500-s26-ef16)
 # 1. the multi-GPU GPU tests and the rank layer's tests, timed;
-# 2. the mgpu-levels config (cost per level), then the run config CONFIG (default mgpu:
-#    do.bfs on 1 GPU, mgpu.bfs on 1 and 2 GPUs, the same sources; mgpu-bottom-up adds
-#    the thread_edges variants) on each graph, generated here first (peak memory logged);
+# 2. studies/mgpu-levels.yaml (cost per level), then the run config CONFIG, by name
+#    (default mgpu: do.bfs on 1 GPU, mgpu.bfs on 1 and 2 GPUs, the same sources; the
+#    study mgpu-bottom-up, studies/mgpu-bottom-up.yaml, adds the thread_edges variants)
+#    on each graph, generated here first (peak memory logged);
 #    with FIG11=1, Merrill's Fig. 11 run (merrill-fig11, FIG11_ARGS, default 4 sources);
 # 3. with wheels of mpi4py and mpich in .wheels/ (carried: the device has no network;
 #    `pip download --only-binary=:all: --python-version 3.12 -d .wheels mpi4py mpich`),
@@ -31,12 +32,13 @@ step() {  # step SECONDS NAME CMD...: at most SECONDS, and never past LIMIT; SIG
   tar czf "$OUT/mgpu.tgz" logs results 2>/dev/null; }
 step 200 tests python3 -m pytest -v -m gpu -p no:cacheprovider --durations=15 -o faulthandler_timeout=45 \
   tests/algorithms/bfs/gpu/test_mgpu.py tests/gpu/test_ranks.py
-[ "${LEVELS:-1}" = 1 ] && step 100 levels python3 -m gpubfs_cli run mgpu-levels --out results/mgpu-levels.json --force
+[ "${LEVELS:-1}" = 1 ] && step 100 levels python3 -m gpubfs_cli run studies/mgpu-levels.yaml --out results/mgpu-levels.json --force
 graphs=("${@:-g500-s24-ef16}")
 [ $# -eq 0 ] && graphs=(g500-s24-ef16 g500-s25-ef16 g500-s26-ef16)
+cfg=${CONFIG:-mgpu}; path=$cfg; [ -f "studies/$cfg.yaml" ] && path=studies/$cfg.yaml
 for d in "${graphs[@]}"; do
   step 120 "fetch-$d" /usr/bin/time -v python3 -m gpubfs_cli fetch-dataset "$d"
-  step 150 "run-$d" python3 -m gpubfs_cli run "${CONFIG:-mgpu}" -d "$d" --out "results/${CONFIG:-mgpu}-$d.json" \
+  step 150 "run-$d" python3 -m gpubfs_cli run "$path" -d "$d" --out "results/$cfg-$d.json" \
     --force ${RUN_ARGS:-}
 done
 [ "${FIG11:-0}" = 1 ] && step 240 fig11 python3 -m gpubfs_cli run merrill-fig11 --out results/merrill-fig11.json \

@@ -22,7 +22,7 @@ import sys
 from collections import defaultdict
 
 from gpubfs_cli.algorithms.bfs.gpu.msbfs.strategies import level_rows, setup_us
-from gpubfs_cli.bench.results import load_results
+from gpubfs_cli.results.schema import load_results
 
 
 def floor_us(nbytes: int, tbps: float) -> float:

@@ -17,8 +17,6 @@ from gpubfs_cli.algorithms.bfs.cpu.msbfs import MultiSourceBfs, multi_source_bfs
 from gpubfs_cli.algorithms.bfs.cpu.sequential import SequentialBfs, sequential_bfs
 from gpubfs_cli.bench import timing
 from gpubfs_cli.bench.config import build_config
-from gpubfs_cli.bench.groups import group_samples
-from gpubfs_cli.bench.results import Sample, load_results
 from gpubfs_cli.bench.runner import Runner
 from gpubfs_cli.core.answer import Answer
 from gpubfs_cli.core.device import CPU
@@ -28,6 +26,8 @@ from gpubfs_cli.graph.samples import gnm, grid
 from gpubfs_cli.report.build import overview, run_summary
 from gpubfs_cli.report.load import load_many
 from gpubfs_cli.report.render import render
+from gpubfs_cli.results.groups import group_samples
+from gpubfs_cli.results.schema import Sample, load_results
 
 CALLS: list[list[int]] = []
 

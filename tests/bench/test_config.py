@@ -7,7 +7,8 @@ from dataclasses import dataclass
 
 import pytest
 
-from gpubfs_cli.bench.config import config_from_cli, expand_strategies, load_config
+from gpubfs_cli.bench.config import expand_strategies, load_config
+from gpubfs_cli.bench.config_cli import config_from_cli
 from gpubfs_cli.core.strategy import Strategy
 from gpubfs_cli.errors import UserError
 

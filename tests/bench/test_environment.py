@@ -10,6 +10,7 @@ import subprocess
 
 import pytest
 
+from gpubfs_cli.bench import code
 from gpubfs_cli.bench import environment as env
 
 pytestmark = pytest.mark.skipif(shutil.which("git") is None, reason="git is not installed")
@@ -42,7 +43,7 @@ def repo(tmp_path):
 
 
 def test_a_clean_checkout_names_its_commits_tree(repo):
-    assert env.source_tree(repo, "pkg") == git(repo, "rev-parse", "HEAD:pkg")
+    assert code.source_tree(repo, "pkg") == git(repo, "rev-parse", "HEAD:pkg")
 
 
 def test_changes_on_top_name_the_tree_they_would_commit(repo):
@@ -52,7 +53,7 @@ def test_changes_on_top_name_the_tree_they_would_commit(repo):
     (pkg / "sub" / "b.pyc").write_bytes(b"\0")        # ignored
     (pkg / "sub" / "deeper" / "c.yaml").unlink()      # deleted: its folder goes too
     (repo / "outside.txt").write_text("changed outside the package\n")
-    before = env.source_tree(repo, "pkg")
+    before = code.source_tree(repo, "pkg")
     assert before != git(repo, "rev-parse", "HEAD:pkg")
     git(repo, "add", "-A")
     git(repo, "commit", "-qm", "two")
@@ -61,7 +62,7 @@ def test_changes_on_top_name_the_tree_they_would_commit(repo):
 
 def test_no_checkout_no_tree(tmp_path):
     (tmp_path / "pkg").mkdir()
-    assert env.source_tree(tmp_path, "pkg") is None
+    assert code.source_tree(tmp_path, "pkg") is None
 
 
 def test_the_environment_and_info_carry_it():

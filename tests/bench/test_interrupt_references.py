@@ -18,7 +18,7 @@ from gpubfs_cli.cli import app
 from gpubfs_cli.core.problem import get_problem
 from gpubfs_cli.core.solve import solve_each
 from gpubfs_cli.graph.samples import grid
-from tests.bench.test_journal import config, runner
+from tests.results.test_journal import config, runner
 
 SLOW_S = 5.0  # how long one fake baseline traversal runs, unless released
 ANSWER_S = 2.0  # Ctrl-C must be answered within this

@@ -15,8 +15,6 @@ from typer.testing import CliRunner
 from gpubfs_cli.algorithms.bfs.cpu.sequential import SequentialBfs, sequential_bfs
 from gpubfs_cli.bench import measure as measure_module
 from gpubfs_cli.bench.config import build_config, load_config
-from gpubfs_cli.bench.groups import group_samples
-from gpubfs_cli.bench.results import doc_samples, load_results
 from gpubfs_cli.bench.runner import Runner
 from gpubfs_cli.bench.timing import timed_call
 from gpubfs_cli.cli import app
@@ -29,6 +27,8 @@ from gpubfs_cli.graph.samples import grid
 from gpubfs_cli.report.build import overview
 from gpubfs_cli.report.load import load_many
 from gpubfs_cli.report.render import render
+from gpubfs_cli.results.groups import group_samples
+from gpubfs_cli.results.schema import doc_samples, load_results
 from tests.test_cli_run import _one_line
 
 LOG: list = []
@@ -502,7 +502,7 @@ def test_warm_up_runs_counts_then_time():
     for _ in warm_up_runs(1, 20):
         time.sleep(0.002)
         n += 1
-    assert time.perf_counter() - t0 >= 0.02 and n >= 5
+    assert time.perf_counter() - t0 >= 0.02 and n >= 1  # on until 20 ms passed, however long a run took
 
 
 def test_timed_traverse_split_gives_the_host_share_of_the_time():

@@ -16,14 +16,15 @@ import types
 import pytest
 
 from gpubfs_cli.algorithms.bfs.cpu.sequential import SequentialBfs, sequential_bfs
+from gpubfs_cli.bench import code
 from gpubfs_cli.bench import environment as env
 from gpubfs_cli.bench.config import build_config
-from gpubfs_cli.bench.results import load_results
 from gpubfs_cli.bench.runner import Runner
 from gpubfs_cli.core.device import CPU, Device, gpu
 from gpubfs_cli.core.strategy import Strategy
 from gpubfs_cli.gpu import clocks
 from gpubfs_cli.graph.samples import grid
+from gpubfs_cli.results.schema import load_results
 
 needs_git = pytest.mark.skipif(shutil.which("git") is None, reason="git is not installed")
 
@@ -107,19 +108,19 @@ def test_the_code_is_its_commit_its_tree_and_whether_the_tree_differs(tmp_path):
     git(tmp_path, "add", "-A")
     git(tmp_path, "commit", "-qm", "one")
     head = git(tmp_path, "rev-parse", "HEAD")
-    clean = env.code_identity(tmp_path, "pkg")
+    clean = code.code_identity(tmp_path, "pkg")
     assert clean == {"commit": head, "tree": git(tmp_path, "rev-parse", "HEAD:pkg"), "dirty": False}
     (tmp_path / "notes.txt").write_text("changed, but not the code that runs\n")
-    assert env.code_identity(tmp_path, "pkg")["dirty"] is False
+    assert code.code_identity(tmp_path, "pkg")["dirty"] is False
     (tmp_path / "pkg" / "new.py").write_text("b = 2\n")  # untracked: git_commit's +dirty misses it
-    changed = env.code_identity(tmp_path, "pkg")
+    changed = code.code_identity(tmp_path, "pkg")
     assert changed["commit"] == head and changed["dirty"] is True and changed["tree"] != clean["tree"]
-    assert changed["tree"] == env.source_tree(tmp_path, "pkg")  # the id resume compares
+    assert changed["tree"] == code.source_tree(tmp_path, "pkg")  # the id resume compares
 
 
 def test_no_checkout_no_code(tmp_path):
     (tmp_path / "pkg").mkdir()
-    assert env.code_identity(tmp_path, "pkg") == {"commit": None, "tree": None, "dirty": None}
+    assert code.code_identity(tmp_path, "pkg") == {"commit": None, "tree": None, "dirty": None}
 
 
 def test_the_environment_records_the_code_and_its_tree_once():
@@ -281,9 +282,9 @@ def test_nccl_version_where_cupy_has_it(monkeypatch):
 def test_file_facts(tmp_path):
     binary = tmp_path / "bfs"
     binary.write_bytes(b"\x7fELF" + b"x" * 5000)
-    assert env.file_facts(binary) == {"path": str(binary.resolve()), "size": 5004,
+    assert code.file_facts(binary) == {"path": str(binary.resolve()), "size": 5004,
                                       "sha256": hashlib.sha256(binary.read_bytes()).hexdigest()}
-    assert env.file_facts(tmp_path / "gone")["reason"] == "No such file or directory"
+    assert code.file_facts(tmp_path / "gone")["reason"] == "No such file or directory"
 
 
 def _executable(path, text="#!/bin/sh\nexit 0\n"):
@@ -405,7 +406,7 @@ def test_an_end_that_cannot_be_read_never_fails_the_run(tmp_path, monkeypatch):
     def broken(*a, **k):
         raise OSError("disk gone")
 
-    monkeypatch.setattr(env, "file_facts", broken)
+    monkeypatch.setattr(code, "file_facts", broken)
     monkeypatch.setattr(Peer, "binary", tmp_path)
     doc = _run(tmp_path, ["fake.peer"], {})
     assert doc["complete"] is True and doc["environment"]["end_reason"] == "OSError: disk gone"

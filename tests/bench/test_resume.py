@@ -9,14 +9,14 @@ from collections import Counter
 
 import pytest
 
-from gpubfs_cli.bench.journal import journal_path
 from gpubfs_cli.bench.measure import Measure
-from gpubfs_cli.bench.results import load_results
-from gpubfs_cli.bench.runner import Runner
+from gpubfs_cli.bench.records import RunRecords
 from gpubfs_cli.errors import UserError
 from gpubfs_cli.report.build import overview, run_summary
 from gpubfs_cli.report.load import load_many, results_from_doc
-from tests.bench.test_journal import ENV, StopsAfter, config, runner
+from gpubfs_cli.results.journal import journal_path
+from gpubfs_cli.results.schema import load_results
+from tests.results.test_journal import ENV, StopsAfter, config, runner
 
 
 @pytest.fixture(autouse=True)
@@ -31,7 +31,7 @@ def measured(monkeypatch):
     i mod R), so a sample that lands in the wrong round, twice or never shows."""
     seen: Counter = Counter()
     now = {}
-    real_variant, real_sample = Measure.variant, Runner.sample
+    real_variant, real_sample = Measure.variant, RunRecords.sample
 
     def variant(self, name, pi, indexed, *args, **kw):
         rounds = max(1, min(self.config.rounds, len(self.records.doc["sources"][name])))
@@ -41,11 +41,11 @@ def measured(monkeypatch):
 
     def sample(self, s):
         if s.status == "ok":
-            seen[(s.dataset, self._variant, s.source, next(iter(now["round"])), s.predecessors)] += 1
+            seen[(s.dataset, self.variant, s.source, next(iter(now["round"])), s.predecessors)] += 1
         return real_sample(self, s)
 
     monkeypatch.setattr(Measure, "variant", variant)
-    monkeypatch.setattr(Runner, "sample", sample)
+    monkeypatch.setattr(RunRecords, "sample", sample)
     return seen
 
 

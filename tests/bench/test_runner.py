@@ -12,12 +12,12 @@ from gpubfs_cli.algorithms.bfs.cpu.networkx_ref import NetworkxBfs
 from gpubfs_cli.algorithms.bfs.cpu.scipy_ref import ScipyBfs
 from gpubfs_cli.algorithms.bfs.cpu.sequential import SequentialBfs, sequential_bfs
 from gpubfs_cli.bench.config import build_config
-from gpubfs_cli.bench.results import load_results
 from gpubfs_cli.bench.runner import Runner
-from gpubfs_cli.bench.status import classify
 from gpubfs_cli.core.answer import Answer
 from gpubfs_cli.core.strategy import Strategy, StrategyUnavailable
 from gpubfs_cli.graph.samples import disjoint, grid
+from gpubfs_cli.results.schema import load_results
+from gpubfs_cli.results.status import classify
 
 SAMPLE_FIELDS = {
     "dataset", "strategy", "knobs", "source", "time_ms", "reached", "depth", "edges",

@@ -287,7 +287,7 @@ def test_wrong_answer_is_not_hidden_by_out_of_time(tmp_path, monkeypatch, order)
     ["unavailable", "ok"], ["unavailable", "out-of-time"], ["out-of-memory", "out-of-time"],
 ])
 def test_the_most_serious_failure_decides_the_cell_in_any_order(statuses):
-    from gpubfs_cli.bench.status import FAILURES, RUN_FAILURES, group_status, severity
+    from gpubfs_cli.results.status import FAILURES, RUN_FAILURES, group_status, severity
 
     got = group_status(statuses)
     assert group_status(list(reversed(statuses))) == got

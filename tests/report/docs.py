@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from gpubfs_cli.bench.results import SCHEMA_VERSION, Prepare, Sample, write_results
+from gpubfs_cli.results.schema import SCHEMA_VERSION, Prepare, Sample, write_results
 
 SOURCES = [0, 1, 2, 3]
 # per-source times (ms) on graph "g1" (n=1000, m=8000, every source reaches everything)

@@ -6,8 +6,6 @@ import json
 
 import pytest
 
-from gpubfs_cli.bench.groups import group_samples, label_key, summaries
-from gpubfs_cli.bench.statistics import ALL_LOW_REACH
 from gpubfs_cli.report.aggregate import (
     NO_GRAPH500_COUNT,
     Aggregate,
@@ -17,6 +15,8 @@ from gpubfs_cli.report.aggregate import (
 )
 from gpubfs_cli.report.build import overview, shorten_reasons
 from gpubfs_cli.report.load import load_many
+from gpubfs_cli.results.groups import group_samples, label_key, summaries
+from gpubfs_cli.results.statistics import ALL_LOW_REACH
 from tests.report.docs import EDGES, SOURCES, dataset_entry, document, main_doc, sample, write
 
 HYBRID_KNOBS = {"gather": "scan_warp_cta", "culling": "history"}

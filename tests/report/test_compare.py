@@ -135,8 +135,8 @@ def test_an_interval_that_touches_the_band_is_not_beyond_it():
 def test_a_batch_strategy_compares_one_time_per_call_unpaired():
     """Two batches of two sources: two call times a side, too few for a verdict, though
     four samples a side would be enough."""
-    from gpubfs_cli.bench.groups import group_samples
     from gpubfs_cli.report.compare import compare_cell
+    from gpubfs_cli.results.groups import group_samples
 
     def group(t):
         samples = [sample("g", "msbfs.bfs", s, t) for s in range(4)]

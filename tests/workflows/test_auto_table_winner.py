@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import json
 
-from gpubfs_cli.bench.results import SCHEMA_VERSION, Prepare, Sample, write_results
+from gpubfs_cli.results.schema import SCHEMA_VERSION, Prepare, Sample, write_results
 from gpubfs_cli.workflows import auto_table as builder
 
 INFO = {"status": "ok", "n": 1000, "m": 4000, "directed": False, "stats": {"max_degree": 8}, "depth_avg": 10.0}

@@ -20,11 +20,11 @@ from pathlib import Path
 import pytest
 from typer.testing import CliRunner
 
-from gpubfs_cli.bench.results import load_results
 from gpubfs_cli.cli import app
 from gpubfs_cli.configs import shipped
 from gpubfs_cli.datasets import catalogue
 from gpubfs_cli.gpu import backend
+from gpubfs_cli.results.schema import load_results
 from tests.datasets.conftest import LoopbackServer
 from tests.datasets.test_acquire import CASES
 

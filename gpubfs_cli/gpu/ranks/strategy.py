@@ -36,6 +36,7 @@ class GatheredAnswer(Answer):
 class RankedStrategy(GpuStrategy):
     RANK_CLASS = ""
     timing = "self"
+    multi_gpu = True
 
     @classmethod
     def devices_for(cls, knobs) -> tuple:

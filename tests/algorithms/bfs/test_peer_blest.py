@@ -130,11 +130,11 @@ def test_the_reordering_is_prepare_time_not_sample_time(tmp_path, monkeypatch):
 
 
 def test_unavailable_with_the_reason(tmp_path, monkeypatch):
-    monkeypatch.delenv("GPUBFS_BLEST", raising=False)
-    monkeypatch.setattr("gpubfs_cli.algorithms.bfs.peer.blest.DEFAULTS", (tmp_path / "absent" / "run.sh",))
+    monkeypatch.delenv("GPUBFS_BLEST", raising=False)  # and no knob: nothing else is looked at
     doc = run(tmp_path, {}, monkeypatch, strategies=("cpu.sequential", "peer.blest"))
     (s,) = blest(doc)
-    assert s["status"] == "unavailable" and "GPUBFS_BLEST" in s["reason"] and "absent" in s["reason"]
+    assert s["status"] == "unavailable"
+    assert s["reason"] == "no BLEST run.sh: set GPUBFS_BLEST=PATH or peer.blest's knob binary (docs/peers.md)"
     for where in (tmp_path / "nope", tmp_path):  # a missing file; a folder without run.sh
         doc = run(tmp_path, {"GPUBFS_BLEST": str(where)}, monkeypatch)
         (s,) = doc["samples"]

@@ -1,16 +1,17 @@
 """peer.gapbs: its output parser on captured output, stub binaries for the failure paths
-(CPU), and the real static binary from ../shared/peers/gapbs where it is (skipped
-visibly elsewhere: it is not part of the repository)."""
+(CPU), and the real static binary from $GPUBFS_PEERS/gapbs, else ../shared/peers/gapbs,
+where it is (skipped visibly elsewhere: it is not part of the repository), named to
+gpubfs by GPUBFS_GAPBS_BFS as a user would."""
 
 from __future__ import annotations
 
 import json
+import os
 import stat
 from pathlib import Path
 
 import pytest
 
-from gpubfs_cli.algorithms.bfs.peer.gapbs import DEFAULTS
 from gpubfs_cli.algorithms.bfs.peer.gapbs_common import host_binary, parse_output
 from gpubfs_cli.bench.config import build_config
 from gpubfs_cli.bench.runner import Runner
@@ -121,11 +122,12 @@ def test_unavailable_and_failing_binaries(tmp_path, monkeypatch):
     doc = run(tmp_path, {"GPUBFS_GAPBS_BFS": str(tmp_path / "nope")}, monkeypatch)
     assert {s["status"] for s in doc["samples"]} == {"unavailable"}
     assert "not an executable file" in doc["samples"][0]["reason"]
-    monkeypatch.delenv("GPUBFS_GAPBS_BFS")
-    monkeypatch.setattr("gpubfs_cli.algorithms.bfs.peer.gapbs.DEFAULTS", (tmp_path / "absent",))
+    monkeypatch.delenv("GPUBFS_GAPBS_BFS")  # and no knob: nothing else is looked at
     doc = run(tmp_path, {}, monkeypatch, strategies=("cpu.sequential", "peer.gapbs"))
     for s in [s for s in doc["samples"] if s["strategy"] == "peer.gapbs"]:
-        assert s["status"] == "unavailable" and "GPUBFS_GAPBS_BFS" in s["reason"] and "absent" in s["reason"]
+        assert s["status"] == "unavailable"
+        assert s["reason"] == ("no gapbs bfs binary: set GPUBFS_GAPBS_BFS=PATH or peer.gapbs's knob binary "
+                               "(docs/peers.md)")
     bad = tmp_path / "bad"
     bad.write_text("#!/bin/sh\necho boom >&2\nexit 3\n")
     bad.chmod(0o755)
@@ -134,16 +136,19 @@ def test_unavailable_and_failing_binaries(tmp_path, monkeypatch):
     assert "exited with 3: boom" in doc["samples"][0]["reason"]
 
 
+# The peers' folder: $GPUBFS_PEERS where the binaries were carried, else ../shared/peers.
+PEERS = Path(os.environ.get("GPUBFS_PEERS") or Path(__file__).resolve().parents[4] / "shared" / "peers")
+
+
 def real_binary() -> Path:
-    found, why = host_binary("bfs", DEFAULTS)
+    found, why = host_binary("bfs", (PEERS / "gapbs" / "bfs",))
     if found is None:
         pytest.skip(why)
     return found
 
 
 def test_real_gapbs_from_the_same_sources(tmp_path, monkeypatch):
-    monkeypatch.delenv("GPUBFS_GAPBS_BFS", raising=False)
-    real_binary()
+    monkeypatch.setenv("GPUBFS_GAPBS_BFS", str(real_binary()))
     doc = run(tmp_path, {}, monkeypatch, sources=3,
               strategies=("cpu.sequential", {"name": "peer.gapbs", "knobs": {"threads": 1}}))
     samples = [s for s in doc["samples"] if s["strategy"] == "peer.gapbs" and not s["predecessors"]]

@@ -62,7 +62,9 @@ def test_unavailable_with_the_reason(tmp_path, monkeypatch):
     monkeypatch.delenv("GPUBFS_GUNROCK_BFS", raising=False)
     doc = run(tmp_path, {}, monkeypatch, strategies=("cpu.sequential", "peer.gunrock"))
     (s,) = [s for s in doc["samples"] if s["strategy"] == "peer.gunrock"]
-    assert s["status"] == "unavailable" and "GPUBFS_GUNROCK_BFS" in s["reason"]
+    assert s["status"] == "unavailable"
+    assert s["reason"] == ("no Gunrock BFS binary: set GPUBFS_GUNROCK_BFS=PATH or peer.gunrock's knob binary "
+                           "(docs/peers.md)")
     doc = run(tmp_path, {"GPUBFS_GUNROCK_BFS": str(tmp_path / "nope")}, monkeypatch)
     (s,) = doc["samples"]
     assert s["status"] == "unavailable" and "not an executable file" in s["reason"]

@@ -6,9 +6,9 @@ from __future__ import annotations
 import pytest
 from typer.testing import CliRunner
 
-from gpubfs_cli.bench.results import load_results
 from gpubfs_cli.cli import app
 from gpubfs_cli.gpu import backend
+from gpubfs_cli.results.schema import load_results
 
 runner = CliRunner()
 

@@ -1,6 +1,7 @@
 """peer.gapbs for SSSP: the wel export it reads, stub binaries for the failure paths
-(CPU), and the real static binary from ../shared/peers/gapbs where it is (skipped
-visibly elsewhere: it is not part of the repository)."""
+(CPU), and the real static binary from $GPUBFS_PEERS/gapbs, else ../shared/peers/gapbs,
+where it is (skipped visibly elsewhere: it is not part of the repository), named to
+gpubfs by GPUBFS_GAPBS_SSSP as a user would."""
 
 from __future__ import annotations
 
@@ -15,16 +16,18 @@ import pytest
 from typer.testing import CliRunner
 
 from gpubfs_cli.algorithms.bfs.peer.gapbs_common import host_binary
-from gpubfs_cli.algorithms.sssp.peer.gapbs import DEFAULTS, GapbsSsspKnobs, delta_for
+from gpubfs_cli.algorithms.sssp.peer.gapbs import GapbsSsspKnobs, delta_for
 from gpubfs_cli.bench.config import build_config
-from gpubfs_cli.bench.results import load_results
 from gpubfs_cli.bench.runner import Runner
 from gpubfs_cli.cli import app
 from gpubfs_cli.gpu import backend
 from gpubfs_cli.graph.csr import CSRGraph
 from gpubfs_cli.graph.io.export import export_graph
+from gpubfs_cli.results.schema import load_results
 
 cli = CliRunner()
+# The peers' folder: $GPUBFS_PEERS where the binaries were carried, else ../shared/peers.
+PEERS = Path(os.environ.get("GPUBFS_PEERS") or Path(__file__).resolve().parents[4] / "shared" / "peers")
 
 
 @pytest.fixture(autouse=True)
@@ -101,11 +104,12 @@ def test_missing_binary_is_unavailable_with_the_reason(tmp_path, monkeypatch):
     doc = run(tmp_path, monkeypatch, {"GPUBFS_GAPBS_SSSP": str(tmp_path / "nope")}, ["peer.gapbs"])
     assert {s["status"] for s in doc["samples"]} == {"unavailable"}
     assert "not an executable file" in doc["samples"][0]["reason"]
-    monkeypatch.delenv("GPUBFS_GAPBS_SSSP")
-    monkeypatch.setattr("gpubfs_cli.algorithms.sssp.peer.gapbs.DEFAULTS", (tmp_path / "absent",))
+    monkeypatch.delenv("GPUBFS_GAPBS_SSSP")  # and no knob: nothing else is looked at
     doc = run(tmp_path, monkeypatch, {}, ["cpu.dijkstra", "peer.gapbs"])
     for s in peer_samples(doc):
-        assert s["status"] == "unavailable" and "GPUBFS_GAPBS_SSSP" in s["reason"] and "absent" in s["reason"]
+        assert s["status"] == "unavailable"
+        assert s["reason"] == ("no gapbs sssp binary: set GPUBFS_GAPBS_SSSP=PATH or peer.gapbs's knob binary "
+                               "(docs/peers.md)")
 
 
 @pytest.mark.parametrize("knobs, said", [
@@ -152,10 +156,13 @@ def test_wel_round_trip_without_a_comment(tmp_path):
         export_graph(bad, tmp_path / "b.wel", "wel")
 
 
-def real_binary() -> Path:
-    found, why = host_binary("sssp", DEFAULTS)
+def real_binary(monkeypatch=None) -> Path:
+    """The real build, where this host runs it; with `monkeypatch`, named by GPUBFS_GAPBS_SSSP."""
+    found, why = host_binary("sssp", (PEERS / "gapbs" / "sssp",))
     if found is None:
         pytest.skip(why)
+    if monkeypatch is not None:
+        monkeypatch.setenv("GPUBFS_GAPBS_SSSP", str(found))
     return found
 
 
@@ -167,8 +174,8 @@ def test_real_sssp_reads_the_wel_whole(tmp_path):
     assert "Graph has 5 nodes and 4 directed edges" in done.stdout and "Verification:           PASS" in done.stdout
 
 
-def test_real_gapbs_sssp_through_the_cli(tmp_path):
-    real_binary()
+def test_real_gapbs_sssp_through_the_cli(tmp_path, monkeypatch):
+    real_binary(monkeypatch)
     cfg = tmp_path / "c.yaml"
     cfg.write_text("problem: sssp\nstrategies: [{name: peer.gapbs, knobs: {threads: 1}}, cpu.dijkstra]\n")
     out = tmp_path / "r.json"

@@ -1,4 +1,5 @@
-"""Where a peer's binary is: a knob, else an environment variable, else a default path."""
+"""Where a peer's binary is: its knob `binary`, else its environment variable. Nowhere
+else: a peer is another project's build, and the user names where it is."""
 
 from __future__ import annotations
 
@@ -9,32 +10,29 @@ from pathlib import Path
 from gpubfs_cli.core.strategy import Strategy
 
 
-def find_binary(path: str, env: str, what: str, hint: str, defaults: tuple[Path, ...] = ()) -> tuple[Path | None, str]:
-    """(the binary, '') or (None, why not). `path` (a knob) wins, then $env, then the
-    first of `defaults` that is executable; `hint` ends the message when none is."""
+def find_binary(path: str, env: str, what: str, strategy: str) -> tuple[Path | None, str]:
+    """(the binary, '') or (None, why not, one line). `path` (the knob) wins, else $env;
+    with neither, the message names both for `strategy`, and `what` the file."""
     given = path or os.environ.get(env, "")
     if not given:
-        found = next((p for p in defaults if os.access(p, os.X_OK)), None)
-        if found is None:
-            return None, f"no {what} binary: set {env} or the knob binary ({hint})"
-        return found, ""
+        return None, f"no {what}: set {env}=PATH or {strategy}'s knob binary (docs/peers.md)"
     found = shutil.which(given)
     if found is None:
-        return None, f"{what} binary {given} is not an executable file"
+        return None, f"{what} {given} is not an executable file"
     return Path(found), ""
 
 
 def unavailable_from_env(env: str, find) -> str | None:
     """Why a peer cannot run, known before prepare() only when $env names a bad binary;
-    with none set, the knob or a default path decides in prepare(). `find()` is the
-    peer's binary lookup."""
+    with none set, a variant's knob may still name one, so prepare() decides. `find()`
+    is the peer's binary lookup."""
     return (find()[1] or None) if os.environ.get(env) else None
 
 
 class ScratchFolder(Strategy):
     """A peer's scratch folder (the exported graph, the peer's output) in `self.folder`,
     removed on release. A peer names its binary lookup `find(path)`; `peer_binaries`
-    is what a run's provenance hashes (bench/environment.py)."""
+    is what a run's provenance hashes (bench/code.py)."""
 
     folder: Path | None = None
 

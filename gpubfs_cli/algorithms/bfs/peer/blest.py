@@ -1,5 +1,5 @@
-"""peer.blest: BLEST (tensor-core BFS, Elbek & Kaya, arXiv:2512.21967; a build for sm_90, its
-run.sh and notes are in ../shared/peers/blest/) on the graph exported from the cache.
+"""peer.blest: BLEST (tensor-core BFS, Elbek & Kaya, arXiv:2512.21967; the user's build and
+the run.sh that runs it) on the graph exported from the cache.
 
 prepare() writes the graph as Matrix Market (graph/io/export.py) into a temporary folder
 and runs BLEST once from vertex 0 with BLEST_CACHE_DIR in that folder: BLEST loads the
@@ -17,8 +17,8 @@ counts are the answer's peer_counts, which the harness checks against the proble
 baseline for the same source (bench/measure.py); the two passes disagreeing is a wrong
 answer too. Samples carry timed_by: peer.blest and counters levels, visited.
 
-Knobs: binary (run.sh or its folder; else $GPUBFS_BLEST, else ../shared/peers/blest/run.sh
-beside the checkout), jaccard (run.sh's JACCARD: Jaccard-window reordering of graphs BLEST
+Knobs: binary (run.sh or its folder; else $GPUBFS_BLEST; with neither the cell is
+unavailable, saying which to set), jaccard (run.sh's JACCARD: Jaccard-window reordering of graphs BLEST
 classifies as social, natural order for them when off; others always get RCM), window
 (run.sh's WINDOW, the Jaccard window).
 """
@@ -38,15 +38,13 @@ from gpubfs_cli.core.knobs import whole
 from gpubfs_cli.core.strategy import StrategyUnavailable, register
 
 ENV = "GPUBFS_BLEST"
-CHECKOUT = Path(__file__).resolve().parents[4]
-DEFAULTS = (CHECKOUT.parent / "shared" / "peers" / "blest" / "run.sh",)
 NO_GPU = (35, 100)  # cudaErrorInsufficientDriver, cudaErrorNoDevice: BLEST exits with the error
 MAX_EDGES = 2**32 - 1  # BLEST counts directed edges in 32 bits
 
 
 @dataclass(frozen=True)
 class BlestKnobs:
-    binary: str = ""  # run.sh or its folder; empty: $GPUBFS_BLEST, else the default path
+    binary: str = ""  # run.sh or its folder; empty: $GPUBFS_BLEST
     jaccard: bool = False
     window: int = 65536
 
@@ -72,7 +70,7 @@ def find_binary(path: str = "") -> tuple[Path | None, str]:
     given = path or os.environ.get(ENV, "")
     if given and os.path.isdir(given):
         given = os.path.join(given, "run.sh")
-    return binaries.find_binary(given, ENV, "BLEST", f"none at {DEFAULTS[0]}", DEFAULTS)
+    return binaries.find_binary(given, ENV, "BLEST run.sh", "peer.blest")
 
 
 @register

@@ -1,6 +1,5 @@
 """peer.gapbs: the GAP benchmark suite's `bfs` binary (Beamer's direction-optimizing BFS,
-C++ and OpenMP; a static build and its notes are in ../shared/peers/gapbs/) on the graph
-exported from the cache, from the run's own sources, on the host of the run.
+C++ and OpenMP, built by the user) on the graph exported from the cache, from the run's own sources, on the host of the run.
 
 prepare() writes the graph in gapbs's serialized format (`sg`, graph/io/export.py: the
 CSR as it is, loaded in a fraction of a second, where an edge list takes gapbs minutes
@@ -21,20 +20,18 @@ timed_by: peer.gapbs.
 The knobs, the export, the runs and their parsing are shared with peer.gapbs for SSSP
 (gapbs_common.py).
 
-Knobs: binary (path; else $GPUBFS_GAPBS_BFS, else ../shared/peers/gapbs/bfs or
-.peers/gapbs/bfs beside the checkout, the first that exists), threads (OMP_NUM_THREADS;
+Knobs: binary (path; else $GPUBFS_GAPBS_BFS; with neither the cell is unavailable, saying
+which to set), threads (OMP_NUM_THREADS;
 0 = numba's thread count, the one cpu.parallel_do's threads = 0 uses), trials (runs per
 source; the last is the sample).
 """
 
 from __future__ import annotations
 
-from gpubfs_cli.algorithms.bfs.peer import gapbs_common
 from gpubfs_cli.algorithms.bfs.peer.gapbs_common import GapbsPeer
 from gpubfs_cli.core.strategy import register
 
 ENV = "GPUBFS_GAPBS_BFS"
-DEFAULTS = gapbs_common.defaults("bfs")
 
 
 @register

@@ -1,5 +1,5 @@
 """What peer.gapbs for BFS (bfs/peer/gapbs.py) and for SSSP (sssp/peer/gapbs.py) share:
-the knobs both have, the binary's default places, the export, one process per source
+the knobs both have, the binary's lookup, the export, one process per source
 with OMP_NUM_THREADS, the parsing of gapbs's `Graph has`, `Trial Time` and
 `Verification` lines, and the answer (timed and checked by gapbs, no distances).
 
@@ -13,7 +13,6 @@ import os
 import platform
 import re
 import subprocess
-import sys
 import tempfile
 from dataclasses import dataclass
 from pathlib import Path
@@ -24,20 +23,14 @@ from gpubfs_cli.core.answer import Answer
 from gpubfs_cli.core.knobs import whole
 from gpubfs_cli.core.strategy import StrategyUnavailable
 
-CHECKOUT = Path(__file__).resolve().parents[4]
 GRAPH = re.compile(r"Graph has (\d+) nodes and (\d+) (un)?directed edges")
 TRIAL = re.compile(r"Trial Time:\s*([0-9.]+)")
 VERIFIED = re.compile(r"Verification:\s*(\w+)")
 
 
-def defaults(kernel: str) -> tuple[Path, ...]:
-    """Where a build of `kernel` (bfs, sssp) is looked for when neither knob nor env names one."""
-    return (CHECKOUT.parent / "shared" / "peers" / "gapbs" / kernel, CHECKOUT / ".peers" / "gapbs" / kernel)
-
-
 def host_binary(kernel: str, places: tuple[Path, ...]) -> tuple[Path | None, str]:
     """(the first build in `places` this host can run, '') or (None, why not): the builds
-    are static x86-64 Linux binaries."""
+    the tests look for are static x86-64 Linux binaries."""
     found = next((p for p in places if os.access(p, os.X_OK)), None)
     if found is None:
         return None, f"gapbs {kernel} binary not found at {' or '.join(map(str, places))}"
@@ -48,7 +41,7 @@ def host_binary(kernel: str, places: tuple[Path, ...]) -> tuple[Path | None, str
 
 @dataclass(frozen=True)
 class GapbsKnobs:
-    binary: str = ""  # empty: the peer's environment variable, else a default path that exists
+    binary: str = ""  # empty: the peer's environment variable
     threads: int = 0  # OMP_NUM_THREADS; 0: numba's thread count (all cores)
     trials: int = 2  # runs per source; the last one is the sample
 
@@ -104,11 +97,8 @@ class GapbsPeer(binaries.ScratchFolder):
 
     @classmethod
     def find(cls, path: str = "") -> tuple[Path | None, str]:
-        """(the binary, '') or (None, why not); the defaults are read from the subclass's
-        module at each call, so that tests can move them."""
-        places = sys.modules[cls.__module__].DEFAULTS
-        hint = f"none at {' or '.join(map(str, places))}"
-        return binaries.find_binary(path, cls.env, f"gapbs {cls.kernel}", hint, places)
+        """(the binary, '') or (None, why not): the knob, else the subclass's variable."""
+        return binaries.find_binary(path, cls.env, f"gapbs {cls.kernel} binary", cls.name)
 
     @classmethod
     def unavailable_reason(cls) -> str | None:

@@ -1,5 +1,5 @@
-"""peer.gunrock: Gunrock's BFS binary (gunrock/gunrock "essentials" bfs example; a build for
-sm_90 and its notes are in ../shared/peers/gunrock/) on the graph exported from the cache.
+"""peer.gunrock: Gunrock's BFS binary (the bfs example of gunrock/gunrock "essentials", built
+by the user for the GPU at hand) on the graph exported from the cache.
 
 prepare() writes the graph as Matrix Market (graph/io/export.py) into a temporary folder;
 plan_sources() runs the binary once over every source, twice in a row like the peer's
@@ -13,7 +13,8 @@ the last source with Gunrock's own CPU BFS (stdout `Number of errors : N`); that
 sample is valid (N = 0) or wrong-answer, every other one valid = null. Samples carry
 timed_by: peer.gunrock. The rate's edge count comes from the baseline's answer.
 
-Knobs: binary (path; else $GPUBFS_GUNROCK_BFS), load_balance (the advance's load balance:
+Knobs: binary (path; else $GPUBFS_GUNROCK_BFS; with neither the cell is unavailable, saying
+which to set), load_balance (the advance's load balance:
 block_mapped, Gunrock's default and its fastest on uniform graphs, thread_mapped, or
 merge_path, its fastest on skewed ones; others are refused as run.sh refuses them).
 """
@@ -48,7 +49,7 @@ class GunrockKnobs:
 
 def find_binary(path: str = "") -> tuple[Path | None, str]:
     """(the binary, '') or (None, why not)."""
-    return binaries.find_binary(path, ENV, "Gunrock BFS", "../shared/peers/gunrock/bfs")
+    return binaries.find_binary(path, ENV, "Gunrock BFS binary", "peer.gunrock")
 
 
 @register

