@@ -165,3 +165,40 @@ def require_int32_ids(graph, strategy: str) -> None:
     """The kernels index vertices with 32-bit ints; a larger graph is unavailable."""
     if graph.n >= INT32_MAX or graph.col_indices.dtype != np.int32:
         raise StrategyUnavailable(f"{strategy} needs vertex ids below 2^31 (int32 col_indices)")
+
+
+POINTER = "u8"  # a parameter struct's pointer field: a device address
+
+
+def device_address(a) -> int:
+    """The device address of CuPy array `a` (0 for None): a pointer field's value."""
+    return 0 if a is None else int(a.data.ptr)
+
+
+def param_struct(*fields: tuple[str, str]) -> np.dtype:
+    """A kernel's by-value parameter struct as a numpy dtype: (name, type) in the C
+    struct's order, POINTER for a pointer, "i4" for int, "i8" for long long; align=True
+    lays the fields out as C does (each at a multiple of its size, the whole padded to
+    the largest)."""
+    return np.dtype(list(fields), align=True)
+
+
+def kernel_struct(dtype: np.dtype, **values) -> np.ndarray:
+    """A parameter struct's value, built once in prepare(): a one-element host array of
+    its bytes (CuPy passes a numpy array of size one by value). A POINTER field of
+    `dtype` takes a device array or None, every other field an integer. The arrays are
+    not kept: the caller holds them as long as the struct is launched. Its dtype is
+    plain bytes (V<size>): CuPy reads the array's __array_interface__ at every launch,
+    which costs microseconds for a dtype of many named fields."""
+    if set(values) != set(dtype.names):
+        raise TypeError(f"fields {sorted(set(dtype.names) ^ set(values))}: missing or unknown")
+    out = np.zeros(1, dtype)
+    for name in dtype.names:
+        value = values[name]
+        if dtype.fields[name][0] == np.dtype(POINTER):
+            out[name] = device_address(value)
+        elif isinstance(value, (int, np.integer)) and not isinstance(value, bool):
+            out[name] = value
+        else:
+            raise TypeError(f"field {name}: an integer, not {type(value).__name__}")
+    return out.view(np.dtype((np.void, dtype.itemsize)))

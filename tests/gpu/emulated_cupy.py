@@ -52,6 +52,45 @@ POINTER_DTYPES = {
 }
 
 
+def by_value_structs(monkeypatch) -> None:
+    """A kernel's by-value parameter struct under the emulator: the emulated CuPy hands the
+    one-element structured array over as a pointer to its bytes (kind 'S', which the
+    driver's entries read the struct through), and a pointer field holds a numpy array's
+    address where CuPy's holds a device one."""
+    monkeypatch.setitem(POINTER_DTYPES, "S", (np.void,))
+    monkeypatch.setattr(launch, "device_address", lambda a: 0 if a is None else a.ctypes.data)
+
+
+def struct_layout(lib) -> tuple[list[str], list[int], int]:
+    """(field names, their offsets, the size) of the parameter struct a driver library was
+    compiled with: what the launcher's numpy dtype must mirror."""
+    lib.params_fields.restype = ctypes.c_char_p
+    names = lib.params_fields().decode().split()
+    layout = (ctypes.c_longlong * (len(names) + 1))()
+    assert lib.params_layout(layout, len(layout)) == len(names) + 1
+    return names, list(layout[:-1]), layout[-1]
+
+
+def driver_layout(driver: Path, folder: Path) -> tuple[list[str], list[int], int]:
+    """struct_layout for a standalone driver program (merrill, bfs4k): its `layout` command
+    writes a line per field, `NAME OFFSET`, then `sizeof SIZE`."""
+    out = folder / "layout.txt"
+    proc = subprocess.run([str(driver), "layout", str(out)], capture_output=True, text=True, timeout=60)
+    assert proc.returncode == 0, proc.stderr
+    rows = [line.split() for line in out.read_text().splitlines()]
+    assert rows[-1][0] == "sizeof"
+    return [r[0] for r in rows[:-1]], [int(r[1]) for r in rows[:-1]], int(rows[-1][1])
+
+
+def assert_mirrors(lib, dtype: np.dtype) -> None:
+    """The numpy dtype has the compiled struct's fields, in its order, at its offsets, and
+    its size; `lib`: a driver library, or a (names, offsets, size) layout already read."""
+    names, offsets, size = lib if isinstance(lib, tuple) else struct_layout(lib)
+    assert names == list(dtype.names)
+    assert [dtype.fields[f][1] for f in names] == offsets
+    assert dtype.itemsize == size
+
+
 @dataclass(frozen=True)
 class Family:
     """One kernel file under the emulator: `driver` (in tests/gpu/emu) includes it."""

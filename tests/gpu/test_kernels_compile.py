@@ -60,9 +60,9 @@ BUILD_IDS = [build_id(p, d) for p, d in BUILDS]
 # merrill's 1024-thread build is capped at 64 registers too.
 KNOWN_SPILLS = {
     # (the BFS4K_DP=1 builds launch child kernels: compiled with -rdc, as the runtime does)
-    "bfs4k.cu BFS4K_DP=1 BFS4K_K6=64": 336,
-    "bfs4k.cu BFS4K_DP=1 BFS4K_K6=128": 336,
-    "bfs4k.cu BFS4K_DP=1 BFS4K_K6=256": 336,
+    "bfs4k.cu BFS4K_DP=1 BFS4K_K6=64": 176,
+    "bfs4k.cu BFS4K_DP=1 BFS4K_K6=128": 176,
+    "bfs4k.cu BFS4K_DP=1 BFS4K_K6=256": 176,
     # do: the 512- and 1024-thread builds (cta_size, not the default 256) at 64
     # registers, since the hub pass and the batched bottom-up probes: up to 32 bytes in
     # the timed instantiations, more in the counters ones (STATS); the 128- and
@@ -71,8 +71,10 @@ KNOWN_SPILLS = {
     "do.cu BU_FRONT_L1=1 DO_BLOCK=512 DO_MIN_BLOCKS=2 DO_OFFSET64=1": 294,
     "do.cu BU_FRONT_L1=1 DO_BLOCK=1024 DO_MIN_BLOCKS=1 DO_OFFSET64=1": 306,
     # do's probe_batch builds other than the default 4: only the 64-bit offset ones
-    # (graphs of 2^31 edges or more), where 64-bit positions double the batch's state
-    "do.cu BU_BATCH=8 BU_FRONT_L1=1 DO_BLOCK=256 DO_MIN_BLOCKS=4 DO_OFFSET64=1": 90,
+    # (graphs of 2^31 edges or more), where 64-bit positions double the batch's state;
+    # batch 8's counting instantiation with parents spills 142 since the parameter struct
+    # (its timed ones nothing)
+    "do.cu BU_BATCH=8 BU_FRONT_L1=1 DO_BLOCK=256 DO_MIN_BLOCKS=4 DO_OFFSET64=1": 142,
     "lbbfs.cu LBBFS_CTA=128 LBBFS_MIN_BLOCKS=8 LBBFS_TILE=512": 680,
     "lbbfs.cu LBBFS_CTA=128 LBBFS_MIN_BLOCKS=8 LBBFS_TILE=1024": 2392,
     "lbbfs.cu LBBFS_CTA=128 LBBFS_MIN_BLOCKS=8 LBBFS_TILE=2048": 13824,
@@ -93,22 +95,21 @@ KNOWN_SPILLS = {
     "msbfs.cu MSBFS_BLOCK=1024 MSBFS_MIN_BLOCKS=1 MSBFS_OFFSET64=1": 514,
     # msbfs's probe_batch builds other than the default 4: the 64-bit ones spill as the
     # default 64-bit build does; batch 8 holds 8 frontier words a lane and spills in both
+    # (since the parameter struct its 32-bit counting instantiation without parents 22
+    # bytes more, its timed ones less)
     "msbfs.cu BU_BATCH=1 MSBFS_BLOCK=256 MSBFS_MIN_BLOCKS=4 MSBFS_OFFSET64=1": 392,
     "msbfs.cu BU_BATCH=2 MSBFS_BLOCK=256 MSBFS_MIN_BLOCKS=4 MSBFS_OFFSET64=1": 392,
-    "msbfs.cu BU_BATCH=8 MSBFS_BLOCK=256 MSBFS_MIN_BLOCKS=4": 368,
-    "msbfs.cu BU_BATCH=8 MSBFS_BLOCK=256 MSBFS_MIN_BLOCKS=4 MSBFS_OFFSET64=1": 610,
+    "msbfs.cu BU_BATCH=8 MSBFS_BLOCK=256 MSBFS_MIN_BLOCKS=4": 386,
+    "msbfs.cu BU_BATCH=8 MSBFS_BLOCK=256 MSBFS_MIN_BLOCKS=4 MSBFS_OFFSET64=1": 534,
     # msbfs's frontier_cache l1 build: its 64-bit one spills as the default 64-bit build does
     "msbfs.cu BU_FRONT_L1=1 MSBFS_BLOCK=256 MSBFS_MIN_BLOCKS=4 MSBFS_OFFSET64=1": 392,
-    # merrill: at 128 only small-frontier instantiations spill (SMALL true: the
-    # small_frontier knob, off in the paper configs). At 256 and up the others spill a
-    # few bytes each as well: values stored once per launch, loaded once per level or in
-    # the initialisation (nvdisasm: the profile stamp's thread-0 flag, the init loops'
-    # trip counts). Since the CTA gather runs on expand.cuh's stages, the scan_warp_cta
-    # builds spill less than they did with merrill.cu's own copy.
-    "merrill.cu MERRILL_BLOCK=128 MERRILL_MIN_BLOCKS=8": 24,
-    "merrill.cu MERRILL_BLOCK=256 MERRILL_MIN_BLOCKS=4": 136,
-    "merrill.cu MERRILL_BLOCK=512 MERRILL_MIN_BLOCKS=2": 1308,
-    "merrill.cu MERRILL_BLOCK=1024 MERRILL_MIN_BLOCKS=1": 4032,
+    # merrill: at 256 only the edge-frontier instantiations with predecessors and the
+    # small-frontier mode spill (the small_frontier knob, off in the paper configs); the
+    # 512- and 1024-thread builds, capped at 64 registers, spill in the scan_warp_cta
+    # instantiations.
+    "merrill.cu MERRILL_BLOCK=256 MERRILL_MIN_BLOCKS=4": 32,
+    "merrill.cu MERRILL_BLOCK=512 MERRILL_MIN_BLOCKS=2": 784,
+    "merrill.cu MERRILL_BLOCK=1024 MERRILL_MIN_BLOCKS=1": 3920,
     "raval.cu RAVAL_SSSP=0": 112,
     "raval.cu RAVAL_SSSP=1 RAVAL_WEIGHT64=0": 104,
     "raval.cu RAVAL_SSSP=1 RAVAL_WEIGHT64=1": 104,

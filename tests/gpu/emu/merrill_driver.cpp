@@ -4,15 +4,20 @@
 //
 // usage: merrill_driver IN OUT
 // IN  (int32 words): n m nsrc strategy gather culling pred grid_threshold
-//     switch_threshold blocks seed yield_permille vq_cap eq_cap big_cap counter_cap
-//     claim_threshold small_threshold count,
+//     switch_threshold (strategies.switch_threshold's, capped at INT32_MAX) blocks seed
+//     yield_permille vq_cap eq_cap big_cap counter_cap claim_threshold small_threshold count,
 //     then row[n+1], col[m], sources[nsrc]
 // OUT (int32 words) per source: iterations passes (2: rerun) dist[n] parent[n]
 //     counters[3 * counter_cap] (as the kernel left them: garbage when count is 0)
+// usage: merrill_driver layout OUT
+// OUT (text): MerrillParams's fields as compiled, one "name offset" a line, then
+//     "sizeof size" (the tests compare strategies.py's PARAMS with it)
 #include "cuda_emu.hpp"
 #include "merrill.cu"
 
+#include <cstddef>
 #include <cstdio>
+#include <string>
 #include <vector>
 
 namespace {
@@ -31,32 +36,56 @@ std::vector<int> read_ints(const char* path) {
     return out;
 }
 
-template <int G, bool P, bool C, bool S>
-void launch(int blocks, uint64_t seed, double yp, const int* row, const int* col, int n, int src,
-            int strategy, int culling, int grid_threshold, int claim_threshold,
-            long long switch_threshold, int small_threshold, int* dist, int* parent, unsigned int* bitmask,
-            unsigned int* claimed, int* vq0, int* vq1, int* eq0, int* eq1, int* ep0,
-            int* ep1, int4* big0, int4* big1, int vq_cap, int eq_cap, int big_cap, int* ctl,
-            unsigned long long* big_ctl, int* counters, int counter_cap, unsigned long long* prof,
-            int prof_cap) {
-    emu::launch(
-        blocks, MERRILL_BLOCK,
-        [&] {
-            merrill_bfs<G, P, C, S>(row, col, n, src, strategy, culling, grid_threshold,
-                                 claim_threshold, switch_threshold, small_threshold, dist, parent, bitmask, claimed, vq0, vq1, eq0, eq1, ep0, ep1, big0, big1,
-                              vq_cap, eq_cap, big_cap, ctl, big_ctl, counters, counter_cap, prof,
-                              prof_cap);
-        },
-        seed, yp);
+template <bool V, int G, bool P, bool C, bool S>
+void launch(int blocks, uint64_t seed, double yp, const int* row, const int* col, const MerrillParams& params,
+            int src, int culling) {
+    emu::launch(blocks, MERRILL_BLOCK, [&] { merrill_bfs<V, G, P, C, S>(row, col, params, src, culling); }, seed,
+                yp);
+}
+
+// The instantiation strategies.py picks: expand-contract's vertex frontier, or the edge
+// frontier the others share (their switch threshold, given, tells them apart).
+template <bool P, bool C, bool S>
+void dispatch(int strategy, int gather, int blocks, uint64_t seed, double yp, const int* row, const int* col,
+              const MerrillParams& params, int src, int culling) {
+#define MERRILL_EMU_G(V)                                                                    \
+    if (gather == 0) launch<V, 0, P, C, S>(blocks, seed, yp, row, col, params, src, culling); \
+    if (gather == 1) launch<V, 1, P, C, S>(blocks, seed, yp, row, col, params, src, culling); \
+    if (gather == 2) launch<V, 2, P, C, S>(blocks, seed, yp, row, col, params, src, culling); \
+    if (gather == 3) launch<V, 3, P, C, S>(blocks, seed, yp, row, col, params, src, culling);
+    if (strategy == STRAT_EXPAND_CONTRACT) {
+        MERRILL_EMU_G(true)
+    } else {
+        MERRILL_EMU_G(false)
+    }
+#undef MERRILL_EMU_G
+}
+
+#define MERRILL_FIELDS(X)                                                                             \
+    X(dist) X(parent) X(bitmask) X(vq0) X(vq1) X(eq0) X(eq1) X(ep0) X(ep1) X(big0)       \
+        X(big1) X(ctl) X(big_ctl) X(counters) X(claimed) X(prof) X(switch_threshold) X(n) X(vq_cap)   \
+            X(eq_cap) X(big_cap) X(counter_cap) X(grid_threshold) X(claim_threshold) X(prof_cap)      \
+                X(small_threshold)
+
+int write_layout(const char* path) {
+    FILE* out = std::fopen(path, "w");
+    if (!out) return 2;
+#define MERRILL_FIELD(f) std::fprintf(out, "%s %zu\n", #f, offsetof(MerrillParams, f));
+    MERRILL_FIELDS(MERRILL_FIELD)
+#undef MERRILL_FIELD
+    std::fprintf(out, "sizeof %zu\n", sizeof(MerrillParams));
+    std::fclose(out);
+    return 0;
 }
 
 }  // namespace
 
 int main(int argc, char** argv) {
     if (argc != 3) {
-        std::fprintf(stderr, "usage: merrill_driver IN OUT\n");
+        std::fprintf(stderr, "usage: merrill_driver IN OUT | merrill_driver layout OUT\n");
         return 2;
     }
+    if (std::string(argv[1]) == "layout") return write_layout(argv[2]);
     std::vector<int> in = read_ints(argv[1]);
     const int n = in[0], m = in[1], nsrc = in[2], strategy = in[3], gather = in[4],
               culling = in[5], pred = in[6], grid_threshold = in[7], switch_threshold = in[8],
@@ -82,21 +111,41 @@ int main(int argc, char** argv) {
             std::vector<unsigned long long> big_ctl(3, 0x5A5A5A5A5A5A5A5Aull);
             counters.assign((size_t)CNT_KINDS * counter_cap, 0x5A5A5A5A);
             std::vector<unsigned long long> prof((size_t)PROF_WORDS * (n + 2), 0);
-#define EMU_CASE(G, P, C) EMU_CASE_S(G, P, C, true) EMU_CASE_S(G, P, C, false)
-#define EMU_CASE_S(G, P, C, S)                                                                   \
-    if (gather == G && (pred != 0) == P && (count != 0) == C && (small_threshold > 0) == S)      \
-        launch<G, P, C, S>(blocks, seed + s * 7919 + 1, yp, row, col, n, sources[s], strategy, \
-                     culling, grid_threshold, claim_threshold, switch_threshold, small_threshold,   \
-                     dist.data(),                                                                \
-                     parent.data(), bitmask.data(), claimed.data(), vq0.data(), vq1.data(), eq0.data(), eq1.data(), ep0.data(), \
-                     ep1.data(), big0.data(), big1.data(), vq_cap, eq_cap, big_cap, ctl.data(),  \
-                     big_ctl.data(), counters.data(), counter_cap, prof.data(), n + 2);
-            EMU_CASE(0, false, false) EMU_CASE(1, false, false) EMU_CASE(2, false, false)
-            EMU_CASE(3, false, false) EMU_CASE(0, true, false) EMU_CASE(1, true, false)
-            EMU_CASE(2, true, false) EMU_CASE(3, true, false) EMU_CASE(0, false, true)
-            EMU_CASE(1, false, true) EMU_CASE(2, false, true) EMU_CASE(3, false, true)
-            EMU_CASE(0, true, true) EMU_CASE(1, true, true) EMU_CASE(2, true, true)
-            EMU_CASE(3, true, true)
+            MerrillParams params{};
+            params.dist = dist.data();
+            params.parent = parent.data();
+            params.bitmask = bitmask.data();
+            params.vq0 = vq0.data();
+            params.vq1 = vq1.data();
+            params.eq0 = eq0.data();
+            params.eq1 = eq1.data();
+            params.ep0 = ep0.data();
+            params.ep1 = ep1.data();
+            params.big0 = big0.data();
+            params.big1 = big1.data();
+            params.ctl = ctl.data();
+            params.big_ctl = big_ctl.data();
+            params.counters = counters.data();
+            params.claimed = claimed.data();
+            params.prof = prof.data();
+            params.switch_threshold = switch_threshold;
+            params.n = n;
+            params.vq_cap = vq_cap;
+            params.eq_cap = eq_cap;
+            params.big_cap = big_cap;
+            params.counter_cap = counter_cap;
+            params.grid_threshold = grid_threshold;
+            params.claim_threshold = claim_threshold;
+            params.prof_cap = n + 2;
+            params.small_threshold = small_threshold;
+            const uint64_t sd = seed + s * 7919 + 1;
+#define EMU_CASE(P, C, S)                                                                       \
+    if ((pred != 0) == P && (count != 0) == C && (small_threshold > 0) == S)                     \
+        dispatch<P, C, S>(strategy, gather, blocks, sd, yp, row, col, params, sources[s], culling);
+            EMU_CASE(false, false, false) EMU_CASE(true, false, false) EMU_CASE(false, true, false)
+            EMU_CASE(true, true, false) EMU_CASE(false, false, true) EMU_CASE(true, false, true)
+            EMU_CASE(false, true, true) EMU_CASE(true, true, true)
+#undef EMU_CASE
         }
         if (ctl[CTL_OVERFLOW]) {
             std::fprintf(stderr, "source %d: queues overflowed even with exact culling\n", sources[s]);

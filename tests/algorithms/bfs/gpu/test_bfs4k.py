@@ -233,10 +233,10 @@ def test_shared_memory_sizes_follow_the_paper():
 
 def test_params_and_program():
     geo = bfs4k.Geometry(coop_threads=67_584, hash_multi=2048, hash_single=16384)
-    p = bfs4k.kernel_params(Bfs4kKnobs(), 1000, 2048, geo)
-    C = bfs4k.C
-    assert p[C["P_FT"]] == 1024 and p[C["P_FT_LOW"]] == 512 and p[C["P_COOP_LIMIT"]] == 67_584
-    assert p[C["P_DP_DEGREE"]] == 2048 and p[C["P_DEDUP"]] == C["DEDUP_HASH64"]
-    paper = bfs4k.kernel_params(Bfs4kKnobs(persistent=False), 1000, 0, geo)
-    assert paper[C["P_COOP_LIMIT"]] == 0
+    p = bfs4k.kernel_config(Bfs4kKnobs(), 1000, 2048, geo)
+    assert [name for name, _ in bfs4k.CONFIG] == list(p)
+    assert p["ft"] == 1024 and p["ft_low"] == 512 and p["coop_limit"] == 67_584
+    assert p["dp_degree"] == 2048 and p["dedup"] == bfs4k.C["DEDUP_HASH64"]
+    paper = bfs4k.kernel_config(Bfs4kKnobs(persistent=False), 1000, 0, geo)
+    assert paper["coop_limit"] == 0
     assert bfs4k.program(Bfs4kKnobs()) == "SCLLLCS" and bfs4k.program(Bfs4kKnobs(persistent=False)) == "SL"

@@ -22,7 +22,15 @@ import pytest
 
 from gpubfs_cli.algorithms.bfs.cpu.sequential import sequential_bfs
 from gpubfs_cli.algorithms.bfs.gpu.bfs4k import bfs4k
-from gpubfs_cli.algorithms.bfs.gpu.bfs4k.bfs4k import MODE, Bfs4kKnobs, C, Geometry, kernel_params
+from gpubfs_cli.algorithms.bfs.gpu.bfs4k.bfs4k import (
+    CONFIG,
+    MODE,
+    PARAMS,
+    Bfs4kKnobs,
+    C,
+    Geometry,
+    kernel_config,
+)
 from gpubfs_cli.graph import samples
 from tests.algorithms.bfs.gpu import merrill_graphs as mg
 from tests.algorithms.bfs.gpu import test_strategies as ts
@@ -44,13 +52,20 @@ def driver() -> Path:
 
 def emu_params(knobs: Bfs4kKnobs, n: int, *, hash_multi: int = 64, hash_single: int = 256,
                ft: int | None = None) -> np.ndarray:  # fmt: skip
-    """bfs4k.py's params for the emulator's block sizes: FT = 128 * K5 unless given."""
+    """bfs4k.py's configuration for the emulator's block sizes (FT = 128 * K5 unless
+    given), its fields in Bfs4kCfg's order."""
     geo = Geometry(coop_threads=COOP_BLOCKS * EMU_K6, hash_multi=hash_multi, hash_single=hash_single)
-    p = kernel_params(knobs, n, 0, geo)
+    cfg = kernel_config(knobs, n, 0, geo)
     ft = EMU_SINGLE * int(knobs.K5) if ft is None else ft
-    p[C["P_FT"]] = ft
-    p[C["P_FT_LOW"]] = ft // 2
-    return p
+    cfg.update(ft=ft, ft_low=ft // 2)
+    return np.asarray([cfg[name] for name, _ in CONFIG], np.int64)
+
+
+def test_params_mirror_the_compiled_struct(driver, tmp_path):
+    """PARAMS has the fields of bfs4k.cuh's Bfs4kParams (its config's in line), in its
+    order, at its offsets, and its size (as g++ lays it out for the emulator: the same
+    ABI as nvcc's)."""
+    ec.assert_mirrors(ec.driver_layout(driver, tmp_path), PARAMS)
 
 
 def run_emulated(driver: Path, g, sources, tmp_path: Path, knobs: Bfs4kKnobs, *, pred: bool,

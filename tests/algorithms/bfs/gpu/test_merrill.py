@@ -220,24 +220,30 @@ def test_prepare_refuses_before_allocating(n, m, knobs, why):
 
 def test_traverse_allocates_nothing(monkeypatch):
     """No fixed cost per traversal: after prepare (and the first predecessor BFS, which
-    allocates the parent queues), traverse() creates no device array; it patches the
-    source into the argument list built in prepare and reads nothing back (an overflow
-    reruns inside the kernel); to_host(), after the timer, reads the control words
-    into the pinned buffer. CuPy is numpy here (tests/gpu/emulated_cupy.py) and the
-    kernel a stand-in that records its arguments and finishes in one iteration."""
+    allocates the parent queues), traverse() creates no device array; it launches the
+    parameter struct built in prepare with the source and the culling beside it, and
+    reads nothing back (an overflow reruns inside the kernel); to_host(), after the
+    timer, reads the control words into the pinned buffer. CuPy is numpy here
+    (tests/gpu/emulated_cupy.py; a struct's pointer holds a numpy array's address) and
+    the kernel a stand-in that records its arguments and finishes in one iteration."""
     import types
 
+    from gpubfs_cli.gpu import launch
     from tests.gpu import emulated_cupy as ec
 
     calls: list = []
 
     reads: list = []
     overflow = [0]
+    current: list = []  # the strategy under test
 
     def kernel(grid, block, args):
-        assert isinstance(args, tuple) and len(args) == 31
+        assert isinstance(args, tuple) and len(args) == 5
         calls.append(args)
-        dist, ctl = args[10], args[25]
+        s = current[0]
+        params = args[2].view(merrill.PARAMS)[0]
+        assert (int(params["dist"]), int(params["ctl"])) == (s._dist.ctypes.data, s._ctl.ctypes.data)
+        dist, ctl = s._dist, s._ctl
         dist[:] = -1  # a BFS that reached only its source (to_host's counters read it)
         dist[int(args[3])] = 0
         ctl[:] = 0
@@ -252,6 +258,7 @@ def test_traverse_allocates_nothing(monkeypatch):
     monkeypatch.setattr(ec.DeviceArray, "get", lambda self, out=None: reads.append(out is not None) or (
                         np.copyto(out, self) or out if out is not None else np.array(self)), raising=False)  # fmt: skip
     allocated: list = []
+    monkeypatch.setattr(launch, "device_address", lambda a: 0 if a is None else a.ctypes.data)
     with ec.emulated(monkeypatch, stub, patches={"blocks_per_sm": lambda k, b: 2}) as fake:
         import sys
 
@@ -265,6 +272,7 @@ def test_traverse_allocates_nothing(monkeypatch):
         for name in NAMES:
             cls = get_strategy(name)
             s = cls(make_knobs(cls, {"small_frontier": 64}))
+            current[:] = [s]
             s.prepare(g)
             s.traverse(0, True)
             allocated.clear()
@@ -278,7 +286,7 @@ def test_traverse_allocates_nothing(monkeypatch):
                 c = r.to_host().counters
                 assert (c["iterations"], c["exact_rerun"], c["levels"]) == (1, 1, 1) and reads[0] is True  # pinned
                 allocated.clear()
-            assert calls[-1] is not calls[-2] and calls[-1][10] is calls[-3][10]  # same buffers
+            assert calls[-1][2] is calls[-3][2] and calls[-1][2] is not calls[-2][2]  # one struct a kind
             overflow[0] = 1
             with pytest.raises(RuntimeError, match="overflowed even with exact culling"):
                 s.traverse(3).to_host()

@@ -18,7 +18,13 @@ import pytest
 
 from gpubfs_cli.algorithms.bfs.cpu.sequential import sequential_bfs
 from gpubfs_cli.algorithms.bfs.gpu.merrill import strategies as merrill_strategies
-from gpubfs_cli.algorithms.bfs.gpu.merrill.strategies import CULLING, GATHER, STRATEGY, buffer_caps
+from gpubfs_cli.algorithms.bfs.gpu.merrill.strategies import (
+    CULLING,
+    GATHER,
+    PARAMS,
+    STRATEGY,
+    buffer_caps,
+)
 from gpubfs_cli.graph import samples
 from tests.algorithms.bfs.gpu import merrill_graphs as mg
 from tests.gpu import emulated_cupy as ec
@@ -51,12 +57,21 @@ def asan_driver() -> Path:
     return build_driver("-fsanitize=address", "-fno-omit-frame-pointer", "-g")
 
 
+def test_params_mirror_the_compiled_struct(driver, tmp_path):
+    """PARAMS has the fields of merrill.cuh's MerrillParams, in its order, at its
+    offsets, and its size (as g++ lays it out for the emulator: the same ABI as nvcc's)."""
+    ec.assert_mirrors(ec.driver_layout(driver, tmp_path), PARAMS)
+
+
 def run_emulated(driver: Path, g, sources, tmp_path: Path, *, strategy: str, gather: str,
                  culling: str, pred: bool, grid_threshold: int = 100, switch_factor: float = 1.0,
                  seed: int = 1, yield_permille: int = 100, caps=None,
                  claim_threshold: int = 40, small: int = 0, count: bool = True) -> list[dict]:  # fmt: skip
     caps = caps or buffer_caps(g.n, g.m, grid_threshold if gather == "scan_warp_cta" else 0)
-    switch = int(switch_factor * EMU_BLOCKS * EMU_BLOCK)
+    # The driver's words are 32-bit: contract-expand's threshold is capped, still far
+    # above any frontier here.
+    switch = min(merrill_strategies.switch_threshold(STRATEGY[strategy], EMU_BLOCKS * EMU_BLOCK, switch_factor),
+                 2**31 - 1)
     header = [g.n, g.m, len(sources), STRATEGY[strategy], GATHER[gather], CULLING[culling],
               int(pred), grid_threshold if gather == "scan_warp_cta" else 0, switch, EMU_BLOCKS,
               seed, yield_permille, caps.vq, caps.eq, caps.big, caps.counters,

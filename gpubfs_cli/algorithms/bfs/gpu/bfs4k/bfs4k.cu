@@ -49,11 +49,7 @@ static_assert(LQ > U && U >= 1, "the local queue must hold a round's vertices");
 // Lists longer than this are never scanned with 32-bit sums (edge-discover).
 constexpr long long HUGE_LIST = 1ll << 24;
 
-struct Cfg {
-    int n, K1, dynamic, K4, ext, K7, dedup, binary, K3;
-    int ft, ft_low, coop_limit, hash_multi, hash_single, hash_child;
-    long long dp_degree;
-};
+using Cfg = Bfs4kCfg;
 
 struct Shared {
     Cfg cfg;
@@ -100,26 +96,28 @@ __device__ __forceinline__ LocalQueue local_queue(int* area) {
     return q;
 }
 
-// Everything one level's expansion needs.
-struct Ctx {
-    const Cfg* cfg;
+// Everything one level's expansion needs: the launch's CSR arrays and parameters (a
+// child kernel gets them too) and this block's part.
+struct Ctx : Bfs4kParams {
     const long long* __restrict__ row;
     const int* __restrict__ col;
-    int* dist;
-    int* parent;  // null: no predecessors
-    unsigned int* bitmask;
+    const Cfg* cfg;             // the block's copy of config (shared memory)
     unsigned long long* table;  // duplicate detection table of this block
     int table_entries;          // power of two
     int next_level;
     int* dpflag;  // the next frontier's "needs a child kernel" flag
     int* red;     // the block's tallies (shared)
-    // Child launches (level kernel).
-    const long long* params;
-    int* status;
-    int* counters;
-    int* qnext;
-    int slot_next;
 };
+
+// The one place a kernel's Ctx is made: level next_level's expansion with `table`.
+__device__ __forceinline__ Ctx level_ctx(const long long* __restrict__ row, const int* __restrict__ col,
+                                         const Bfs4kParams p, Shared& sh, unsigned long long* table,
+                                         int table_entries, int next_level, int* dpflag) {
+    return Ctx{p, row, col, &sh.cfg, table, table_entries, next_level, dpflag, sh.red};
+}
+
+// Every kernel's parameters: the CSR arrays, then the rest (bfs4k.cuh).
+#define BFS4K_PARAMS const long long *__restrict__ row, const int *__restrict__ col, const Bfs4kParams p
 
 struct GlobalSrc {
     const int* q;
@@ -159,25 +157,6 @@ __device__ __forceinline__ int log2_pow2(int x) { return 31 - __clz(x); }
 
 // The buffer of level L's parity (a select, not an indexed array: no local memory).
 __device__ __forceinline__ int* by_parity(int L, int* even, int* odd) { return (L & 1) ? odd : even; }
-
-__device__ void load_cfg(Cfg& c, const long long* p) {
-    c.n = (int)p[P_N];
-    c.K1 = (int)p[P_K1];
-    c.dynamic = (int)p[P_DYNAMIC];
-    c.K4 = (int)p[P_K4];
-    c.ext = (int)p[P_EXT];
-    c.K7 = (int)p[P_K7];
-    c.dedup = (int)p[P_DEDUP];
-    c.binary = (int)p[P_BINARY];
-    c.K3 = (int)p[P_K3];
-    c.ft = (int)p[P_FT];
-    c.ft_low = (int)p[P_FT_LOW];
-    c.coop_limit = (int)p[P_COOP_LIMIT];
-    c.hash_multi = (int)p[P_HASH_MULTI];
-    c.hash_single = (int)p[P_HASH_SINGLE];
-    c.hash_child = (int)p[P_HASH_CHILD];
-    c.dp_degree = p[P_DP_DEGREE];
-}
 
 // The kernel that owns a frontier of F vertices (dp: one of them has a child-sized list).
 __device__ __forceinline__ int mode_of(const Cfg& g, int F, int dp) {
@@ -316,12 +295,7 @@ __device__ __forceinline__ void flush_if_full(const Ctx& c, LocalQueue& q, const
 #define BFS4K_FIRE_AND_FORGET ((cudaStream_t)0x4)
 #endif
 }  // namespace bfs4k
-extern "C" __global__ void bfs4k_child(const long long* __restrict__ params,
-                                       const long long* __restrict__ row,
-                                       const int* __restrict__ col, int* dist, int* parent,
-                                       unsigned int* bitmask, int* qnext, int* status,
-                                       int* counters, int u, long long start, long long deg,
-                                       int next_level, int slot_next);
+extern "C" __global__ void bfs4k_child(BFS4K_PARAMS, int u, long long start, long long deg, int next_level);
 namespace bfs4k {
 
 // Section 5.3: a child grid of ceil(deg / (K3 * K6)) blocks of K6 threads (the parent's
@@ -333,10 +307,7 @@ __device__ bool launch_child(const Ctx& c, int u, long long start, long long deg
     const long long per_block = (long long)g.K3 * K6;
     const int blocks = (int)((deg + per_block - 1) / per_block);
     const size_t smem = (size_t)LQ * K6 * sizeof(int) + (size_t)g.hash_child * sizeof(unsigned long long);
-    bfs4k_child<<<blocks, K6, smem,
-                  BFS4K_FIRE_AND_FORGET>>>(c.params, c.row, c.col, c.dist, c.parent, c.bitmask,
-                                           c.qnext, c.status, c.counters, u, start, deg,
-                                           c.next_level, c.slot_next);
+    bfs4k_child<<<blocks, K6, smem, BFS4K_FIRE_AND_FORGET>>>(c.row, c.col, c, u, start, deg, c.next_level);
     if (cudaGetLastError() != cudaSuccess) {
         atomicAdd(c.red + RED_FAILED, 1);
         return false;
@@ -586,9 +557,9 @@ __device__ void add_tallies(Shared& sh, const Tally& t, int* counters) {
     }
 }
 
-__device__ __forceinline__ void begin_block(Shared& sh, const long long* params) {
+__device__ __forceinline__ void begin_block(Shared& sh, const Cfg& config) {
     if (threadIdx.x == 0) {
-        load_cfg(sh.cfg, params);
+        sh.cfg = config;
         for (int k = 0; k < 8; ++k) sh.red[k] = 0;
     }
 }
@@ -597,14 +568,12 @@ __device__ __forceinline__ void begin_block(Shared& sh, const long long* params)
 
 using namespace bfs4k;
 
-#define BFS4K_PARAMS                                                                        \
-    const long long *__restrict__ params, const long long *__restrict__ row,                 \
-        const int *__restrict__ col, int *dist, int *parent, unsigned int *bitmask, int *q0, \
-        int *q1, int *status, int *counters
-
 // Resets the traversal state and puts the source in the frontier of level 0.
 extern "C" __global__ void bfs4k_init(BFS4K_PARAMS, int src) {
-    const int n = (int)params[P_N];
+    const int n = p.config.n;
+    int* const dist = p.dist;
+    int* const parent = p.parent;
+    unsigned int* const bitmask = p.bitmask;
     const long long gtid = (long long)blockIdx.x * blockDim.x + threadIdx.x;
     const long long stride = (long long)gridDim.x * blockDim.x;
     for (long long i = gtid; i < n; i += stride) {
@@ -615,14 +584,15 @@ extern "C" __global__ void bfs4k_init(BFS4K_PARAMS, int src) {
     for (long long w = gtid; w < words; w += stride)
         bitmask[w] = w == (src >> 5) ? 1u << (src & 31) : 0u;
     if (gtid == 0) {
+        int* const status = p.status;
         for (int k = 0; k < ST_WORDS; ++k) status[k] = 0;
-        for (int k = 0; k < CNT_WORDS; ++k) counters[k] = 0;
-        const long long dp_degree = params[P_DP_DEGREE];
-        q0[0] = src;
+        for (int k = 0; k < CNT_WORDS; ++k) p.counters[k] = 0;
+        const long long dp_degree = p.config.dp_degree;
+        p.q0[0] = src;
         status[ST_SLOTS + SLOT_COUNT] = 1;
         status[ST_SLOTS + SLOT_DP] = dp_degree > 0 && row[src + 1] - row[src] >= dp_degree;
     }
-    (void)q1;
+    (void)col;
 }
 
 // Section 5.5: one block runs level after level while the frontier fits its shared
@@ -630,7 +600,11 @@ extern "C" __global__ void bfs4k_init(BFS4K_PARAMS, int src) {
 extern "C" __global__ void __launch_bounds__(BFS4K_SINGLE_BLOCK, 1) bfs4k_single(BFS4K_PARAMS) {
     BFS4K_SHARED(Shared, sh, dyn);
     const int tid = threadIdx.x;
-    begin_block(sh, params);
+    int* const q0 = p.q0;
+    int* const q1 = p.q1;
+    int* const status = p.status;
+    int* const counters = p.counters;
+    begin_block(sh, p.config);
     __syncthreads();
     read_status(sh, status, true);
     const Cfg& g = sh.cfg;
@@ -665,8 +639,7 @@ extern "C" __global__ void __launch_bounds__(BFS4K_SINGLE_BLOCK, 1) bfs4k_single
             sh.dpf[(L + 2) % 3] = 0;
         }
         int* out = by_parity(L + 1, q0, q1);
-        const Ctx c{&g, row, col, dist, parent, bitmask, table, g.hash_single, L + 1,
-                    &sh.dpf[(L + 1) % 3], sh.red, params, status, counters, out, (L + 1) % 3};
+        const Ctx c = level_ctx(row, col, p, sh, table, g.hash_single, L + 1, &sh.dpf[(L + 1) % 3]);
         const SharedSink sink{by_parity(L + 1, fd0, fd1), g.ft, out, &sh.cnt[(L + 1) % 3]};
         const int technique =
             expand_level<false>(c, SharedSrc{by_parity(L, fd0, fd1)}, F, tid, SB, q, sink, t);
@@ -702,7 +675,11 @@ extern "C" __global__ void __launch_bounds__(BFS4K_SINGLE_BLOCK, 1) bfs4k_single
 // vertex for a child kernel.
 extern "C" __global__ void __launch_bounds__(BFS4K_K6, bfs4k::MIN_BLOCKS) bfs4k_coop(BFS4K_PARAMS) {
     BFS4K_SHARED(Shared, sh, dyn);
-    begin_block(sh, params);
+    int* const q0 = p.q0;
+    int* const q1 = p.q1;
+    int* const status = p.status;
+    int* const counters = p.counters;
+    begin_block(sh, p.config);
     __syncthreads();
     const Cfg& g = sh.cfg;
     const long long gtid = grid_thread<K6, long long>();
@@ -730,8 +707,7 @@ extern "C" __global__ void __launch_bounds__(BFS4K_K6, bfs4k::MIN_BLOCKS) bfs4k_
         }
         int* next = slot(status, L + 1);
         int* out = by_parity(L + 1, q0, q1);
-        const Ctx c{&g, row, col, dist, parent, bitmask, table, g.hash_multi, L + 1,
-                    next + SLOT_DP, sh.red, params, status, counters, out, (L + 1) % 3};
+        const Ctx c = level_ctx(row, col, p, sh, table, g.hash_multi, L + 1, next + SLOT_DP);
         const GlobalSink sink{out, next + SLOT_COUNT};
         const int technique =
             expand_level<false>(c, GlobalSrc{by_parity(L, q0, q1)}, F, gtid, T, q, sink, t);
@@ -756,7 +732,11 @@ extern "C" __global__ void __launch_bounds__(BFS4K_K6, bfs4k::MIN_BLOCKS) bfs4k_
 // which is why the next kernel reads the frontier size only when it starts.
 extern "C" __global__ void __launch_bounds__(BFS4K_K6, bfs4k::MIN_BLOCKS) bfs4k_level(BFS4K_PARAMS) {
     BFS4K_SHARED(Shared, sh, dyn);
-    begin_block(sh, params);
+    int* const q0 = p.q0;
+    int* const q1 = p.q1;
+    int* const status = p.status;
+    int* const counters = p.counters;
+    begin_block(sh, p.config);
     __syncthreads();
     read_status(sh, status, true);
     const Cfg& g = sh.cfg;
@@ -773,9 +753,8 @@ extern "C" __global__ void __launch_bounds__(BFS4K_K6, bfs4k::MIN_BLOCKS) bfs4k_
     int* next = slot(status, L + 1);
     int* out = by_parity(L + 1, q0, q1);
     int* const queues = reinterpret_cast<int*>(dyn);
-    const Ctx c{&g, row, col, dist, parent, bitmask,
-                reinterpret_cast<unsigned long long*>(queues + LQ * K6), g.hash_multi, L + 1,
-                next + SLOT_DP, sh.red, params, status, counters, out, (L + 1) % 3};
+    unsigned long long* const table = reinterpret_cast<unsigned long long*>(queues + LQ * K6);
+    const Ctx c = level_ctx(row, col, p, sh, table, g.hash_multi, L + 1, next + SLOT_DP);
     const GlobalSink sink{out, next + SLOT_COUNT};
     Tally t;
     LocalQueue q = local_queue(queues);
@@ -799,40 +778,36 @@ extern "C" __global__ void __launch_bounds__(BFS4K_K6, bfs4k::MIN_BLOCKS) bfs4k_
 #if BFS4K_DP
 // A child kernel (section 5.3): block b expands neighbours [b * K3 * K6, (b + 1) * K3 *
 // K6) of u's list, thread t every K6-th of them from t on (coalesced), K3 in all.
-extern "C" __global__ void __launch_bounds__(BFS4K_K6) bfs4k_child(
-    const long long* __restrict__ params, const long long* __restrict__ row,
-    const int* __restrict__ col, int* dist, int* parent, unsigned int* bitmask, int* qnext,
-    int* status, int* counters, int u, long long start, long long deg, int next_level,
-    int slot_next) {
+extern "C" __global__ void __launch_bounds__(BFS4K_K6) bfs4k_child(BFS4K_PARAMS, int u, long long start,
+                                                                  long long deg, int next_level) {
     BFS4K_SHARED(Shared, sh, dyn);
-    begin_block(sh, params);
+    begin_block(sh, p.config);
     __syncthreads();
     const Cfg& g = sh.cfg;
-    int* next = status + ST_SLOTS + slot_next * SLOT_WORDS;
+    int* next = slot(p.status, next_level);
     int* const queues = reinterpret_cast<int*>(dyn);
-    const Ctx c{&g, row, col, dist, parent, bitmask,
-                reinterpret_cast<unsigned long long*>(queues + LQ * K6), g.hash_child, next_level,
-                next + SLOT_DP, sh.red, params, status, counters, qnext, slot_next};
-    const GlobalSink sink{qnext, next + SLOT_COUNT};
+    unsigned long long* const table = reinterpret_cast<unsigned long long*>(queues + LQ * K6);
+    const Ctx c = level_ctx(row, col, p, sh, table, g.hash_child, next_level, next + SLOT_DP);
+    const GlobalSink sink{by_parity(next_level, p.q0, p.q1), next + SLOT_COUNT};
     const long long per_block = (long long)g.K3 * K6;
     const long long lo = start + blockIdx.x * per_block;
     const long long hi = min(start + deg, lo + per_block);
     Tally t;
     LocalQueue q = local_queue(queues);
     for (long long kb = lo; kb < hi; kb += (long long)U * K6) {
-        int v[U], p[U];
+        int v[U], par[U];
         bool a[U];
 #pragma unroll
         for (int j = 0; j < U; ++j) {
             const long long k = kb + (long long)j * K6 + threadIdx.x;
             a[j] = k < hi;
             v[j] = a[j] ? __ldg(col + k) : 0;
-            p[j] = u;
+            par[j] = u;
         }
-        visit<U>(c, q, t, v, a, p);
+        visit<U>(c, q, t, v, a, par);
         flush_if_full(c, q, sink);
     }
     flush(c, q, sink);
-    add_tallies(sh, t, counters);
+    add_tallies(sh, t, p.counters);
 }
 #endif

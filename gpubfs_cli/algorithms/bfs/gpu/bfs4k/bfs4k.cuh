@@ -1,5 +1,5 @@
 // BFS-4K (Busato, Bombieri): constants both bfs4k.cu and the Python launcher read
-// (header_constants), and the shims (beside persistent.cuh's) that let the CPU emulator
+// (header_constants), the kernels' parameter struct, and the shims (beside persistent.cuh's) that let the CPU emulator
 // (tests/gpu/emu, compiled with g++ and -DGPUBFS_EMULATE) run the kernels without a GPU.
 #pragma once
 
@@ -60,24 +60,44 @@
 #define SLOT_WORDS 2
 #define ST_WORDS 16
 
-// params[] (int64 words), written once per graph by the host.
-#define P_N 0
-#define P_K1 1           // smallest virtual warp
-#define P_DYNAMIC 2      // 1: warp size chosen per level; 0: always K1
-#define P_K4 3           // edge-discover when frontier * K4 < resident threads (0: never)
-#define P_EXT 4          // extended edge-discover
-#define P_K7 5           // induced coalescing from K7 items per lane on average (0: never)
-#define P_DEDUP 6
-#define P_BINARY 7       // ballot/popc prefix sum when every lane holds at most one item
-#define P_DP_DEGREE 8    // a list at least this long goes to a child kernel (0: no DP)
-#define P_K3 9           // neighbours per child thread
-#define P_FT 10          // single-block frontier threshold (shared frontier capacity)
-#define P_FT_LOW 11      // the single-block kernel takes over again below this
-#define P_COOP_LIMIT 12  // largest frontier of the cooperative kernel (0: never)
-#define P_HASH_MULTI 13  // hash entries per block, multi-block kernels (power of two)
-#define P_HASH_SINGLE 14 // hash entries of the single-block kernel
-#define P_HASH_CHILD 15  // hash entries per child block
-#define P_WORDS 16
+// The kernels' configuration: the knobs and the sizes derived from them, the same for
+// every launch of a graph (copied into each block's shared memory).
+struct Bfs4kCfg {
+    long long dp_degree;  // a list at least this long goes to a child kernel (0: no DP)
+    int n;
+    int K1;           // smallest virtual warp
+    int dynamic;      // 1: warp size chosen per level; 0: always K1
+    int K4;           // edge-discover when frontier * K4 < resident threads (0: never)
+    int ext;          // extended edge-discover
+    int K7;           // induced coalescing from K7 items per lane on average (0: never)
+    int dedup;        // DEDUP_*
+    int binary;       // ballot/popc prefix sum when every lane holds at most one item
+    int K3;           // neighbours per child thread
+    int ft;           // single-block frontier threshold (shared frontier capacity)
+    int ft_low;       // the single-block kernel takes over again below this
+    int coop_limit;   // largest frontier of the cooperative kernel (0: never)
+    int hash_multi;   // hash entries per block, multi-block kernels (power of two)
+    int hash_single;  // hash entries of the single-block kernel
+    int hash_child;   // hash entries per child block
+};
+
+// Every kernel's parameters but the CSR arrays (and the init kernel's source): built once
+// per graph and kind of BFS by the host (bfs4k.py's PARAMS, a numpy structured dtype of
+// this layout with `config`'s fields in line, compared with the compiled one by
+// tests/algorithms/bfs/gpu/test_bfs4k_emulated.py) and passed by value; a child kernel
+// gets its parent's. The CSR arrays stay kernel parameters of their own: `const
+// __restrict__` there is what lets nvcc read them through the read-only path
+// (ld.global.nc), which it does not do for a struct member.
+struct Bfs4kParams {
+    int* dist;
+    int* parent;  // null: no predecessors
+    unsigned int* bitmask;
+    int* q0;      // frontiers of even and odd levels
+    int* q1;
+    int* status;
+    int* counters;
+    Bfs4kCfg config;
+};
 
 // counters[] (int32 words), zeroed by the init kernel.
 #define CNT_SINGLE_LEVELS 0     // levels run by the single-block kernel

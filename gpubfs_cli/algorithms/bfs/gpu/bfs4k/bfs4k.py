@@ -2,39 +2,28 @@
 GPU architectures" (IEEE TPDS 2015), sections 4-6, with the knobs K1-K7 of section 7.
 
 Each BFS level (frontier propagation step) expands the frontier Fd into the next one,
-Fdnew (bfs4k.cu), with the techniques of section 5, each behind a knob:
+Fdnew (bfs4k.cu), with the techniques of section 5:
 
 - dynamic virtual warps (5.2): W lanes per frontier vertex, W the power of two below
-  resident threads / |Fd|, kept within [K1, 32] (``dynamic_warps=False``: always K1, the
-  static virtual warps of Hong et al.);
-- dynamic parallelism (5.3): the lists of the K2% highest-degree vertices of the graph
-  (only those of at least K3 * K6 neighbours: "far from the average", and a child grid
-  of at least one full block) are expanded by child kernels launched from the device, of
-  ceil(degree / (K3 * K6)) blocks of K6 threads, K3 neighbours per child thread
-  (``K2=0``: off; ``dp_min_degree`` overrides the K3 * K6 floor);
+  resident threads / |Fd|, kept within [K1, 32];
+- dynamic parallelism (5.3): the lists of the K2% highest-degree vertices (only those
+  of at least K3 * K6 neighbours) are expanded by child kernels launched from the
+  device, of ceil(degree / (K3 * K6)) blocks of K6 threads, K3 neighbours per thread;
 - edge-discover (5.4): when |Fd| * K4 < resident threads, threads are given edges, not
-  vertices: a warp prefix-sums the degrees of 32 frontier vertices and each lane finds its
-  edge's vertex by a binary search through shuffles (``K4=0``: off; ``ext``: the
-  extension that skips the search while one list covers a whole round);
+  vertices: a warp prefix-sums the degrees of 32 frontier vertices and each lane finds
+  its edge's vertex by a binary search through shuffles;
 - single-block vs multi-block (5.5): a frontier of at most FT = 1024 * K5 vertices is
   expanded by one block of 1024 threads holding Fd and Fdnew in shared memory, level
-  after level inside the kernel; the rest of the shared memory is the hash table, sized
-  as the paper sizes it (the power of two below what is left). ``K5=0``: off;
+  after level inside the kernel, the rest of its shared memory the hash table;
 - the two-level exclusive prefix sum (5.1): warp shuffles (common.cuh), the ballot/popc
-  binary variant when each lane holds at most one vertex (``binary_scan``), and the
-  block level through shared-memory atomics (single-block kernel) or one global atomic
-  per warp flush;
-- induced coalescing of frontier writes (5.6, K7): a warp whose local queues hold at
-  least K7 vertices per lane on average writes the first min(queue lengths) of each as
-  full coalesced rows, the rest by prefix sum (``K7=0``: off, and then no coalesced
-  frontier reads either: with W = 32 and more frontier than threads, a warp reads 32
-  frontier vertices at once and shares them through shuffles);
-- duplicate detection (6): ``dedup=hash64`` (the paper's: one table per block in shared
-  memory, vertex and thread id merged in one 64-bit word), ``warp`` (Merrill et al.'s:
-  one table per warp, vertex and lane written apart) or ``off``.
+  binary variant when each lane holds at most one vertex, and the block level through
+  shared-memory atomics (single-block kernel) or one global atomic per warp flush;
+- induced coalescing of frontier writes (5.6): a warp whose local queues hold at least
+  K7 vertices per lane on average writes the first min(queue lengths) of each as full
+  coalesced rows, the rest by prefix sum;
+- duplicate detection (6): a hash table in shared memory.
 
-Adapted to today's GPU (H100/H200: 132 SMs, 228 KB of shared memory per SM, up to
-227 KB per block, 50 MB L2) and why:
+How it adapts the paper to today's GPUs:
 
 - Exact claims. A vertex that looks unvisited in the visited bitmask (read through L1:
   a stale word only lacks bits) and survives the duplicate detection is claimed with
@@ -48,23 +37,20 @@ Adapted to today's GPU (H100/H200: 132 SMs, 228 KB of shared memory per SM, up t
   from a device status word and returns at once unless the frontier is its own, so the
   host launches a fixed sequence of kernels (``SCLLLCS``: single, cooperative, level x3,
   cooperative, single) and reads the status back once per sequence (``host_syncs``),
-  not once per level as the paper's host loop did (some 25 us per level today).
-- A persistent multi-block kernel (``persistent``, on by default): frontiers above FT
-  and up to the cooperative grid's thread count (``coop_blocks_per_sm`` blocks of K6 per
-  SM: 4 x 128 x 132 = 67,584 on an H100) run level after level in one cooperative grid
-  with a grid barrier between levels (about 1.5 us), down to FT / 2 (hysteresis) when
-  the single-block kernel takes over again. Larger frontiers, and every level whose
-  frontier holds a vertex for a child kernel (a grid waits for its children only by
-  ending: CUDA 12's dynamic parallelism has no device-side synchronization), run as the
-  paper's multi-block kernel, one launch per level over every resident thread (64
-  registers per thread: 1024 per SM). ``persistent=False`` runs every multi-block level
-  that way and reads the status back after each (``SL``): the paper's host loop.
+  not once per level as the paper's host loop did.
+- A persistent multi-block kernel: frontiers above FT and up to the cooperative grid's
+  thread count run level after level in one cooperative grid with a grid barrier between
+  levels, down to FT / 2 (hysteresis) when the single-block kernel takes over again.
+  Larger frontiers, and every level whose frontier holds a vertex for a child kernel (a
+  grid waits for its children only by ending: CUDA 12's dynamic parallelism has no
+  device-side synchronization), run as the paper's multi-block kernel, one launch per
+  level over every resident thread (64 registers per thread: 1024 per SM).
 - Thresholds from today's sizes: FT = 1024 * K5 (1024 threads per block, as on Kepler);
-  the multi-block hash table is the paper's share of the SM's shared memory per block,
-  228 KB * K6 / 2048 threads, less the local queues, rounded down to a power of two (512
-  entries, 4 KB, with K6 = 128; the rest of the SM is L1, which caches the visited
-  bitmask); the single-block table is the power of two below what the 227 KB of one
-  block leave (128 KB with K5 = 1); ResThreads is the launched grid's thread count.
+  the multi-block hash table is the paper's share of the SM's shared memory per block
+  (shared memory per SM * K6 / threads per SM, less the local queues, rounded down to a
+  power of two; the rest of the SM is L1, which caches the visited bitmask); the
+  single-block table is the power of two below what one block's shared memory leaves;
+  ResThreads is the launched grid's thread count.
 - Local queues (5.6) live in shared memory, one column per thread (registers cannot be
   indexed at run time), LQ = 16 entries; a warp flushes when a lane could overflow.
 - Dynamic parallelism: which lists go to child kernels is one degree threshold per
@@ -78,10 +64,35 @@ Adapted to today's GPU (H100/H200: 132 SMs, 228 KB of shared memory per SM, up t
   -rdc=true): the level kernel that launches them is a second build (BFS4K_DP=1) of the
   same file, loaded only when the graph has a DP-sized list; the CPU emulator runs the
   BFS4K_DP=0 build.
+- The kernels' buffers and configuration are one struct (bfs4k.cuh's Bfs4kParams),
+  built once in prepare and passed by value to every launch beside the CSR arrays.
 
-Knobs (defaults are the paper's: K1=4 (5.2), K2=0.15%, K3=16, K4 in {1, 2, 4} (2), K5=1,
-K6=128, K7=10 (section 7)): K1, dynamic_warps, K2, K3, dp_min_degree, K4, ext, K5, K6 (64,
-128 or 256: one build each), K7, dedup, binary_scan, persistent, coop_blocks_per_sm.
+Knobs (defaults are the paper's, section 7):
+
+- ``K1`` (4): the smallest virtual warp (1 to 32).
+- ``dynamic_warps`` (on): W chosen per level as above; off, always K1 (the static
+  virtual warps of Hong et al.).
+- ``K2`` (0.15): percent of the vertices whose lists go to child kernels (0: no dynamic
+  parallelism).
+- ``K3`` (16): neighbours per child thread.
+- ``dp_min_degree`` (0): overrides the K3 * K6 floor of a child-kernel list.
+- ``K4`` (2; the paper tries 1, 2, 4): edge-discover when |Fd| * K4 < resident threads
+  (0: off).
+- ``ext`` (on): the edge-discover extension that skips the search while one list covers
+  a whole round.
+- ``K5`` (1): FT = 1024 * K5 (0: no single-block kernel).
+- ``K6`` (128): threads per multi-block and child block (64, 128 or 256: one build each).
+- ``K7`` (10): induced coalescing threshold (0: off, and then no coalesced frontier
+  reads either: with W = 32 and more frontier than threads, a warp reads 32 frontier
+  vertices at once and shares them through shuffles).
+- ``dedup`` (``hash64``): ``hash64`` (the paper's: one table per block, vertex and
+  thread id merged in one 64-bit word), ``warp`` (Merrill et al.'s: one table per warp,
+  vertex and lane written apart) or ``off``.
+- ``binary_scan`` (on): the ballot/popc prefix sum when every lane holds at most one
+  vertex.
+- ``persistent`` (on): the cooperative kernel above; off, every multi-block level is one
+  launch followed by a status read (``SL``: the paper's host loop).
+- ``coop_blocks_per_sm`` (4): blocks of K6 threads per SM in the cooperative grid.
 
 Counters: levels, kernel_launches, host_syncs, single_block_levels, coop_levels,
 level_kernel_levels, child_launches, child_launch_failures, edge_discover_levels,
@@ -101,11 +112,12 @@ from gpubfs_cli.core.answer import Answer, to_host
 from gpubfs_cli.core.strategy import StrategyUnavailable, register
 from gpubfs_cli.gpu.base import GpuStrategy
 from gpubfs_cli.gpu.launch import (
-    SLOT,
-    ArgTemplate,
+    POINTER,
     blocks_for,
     blocks_per_sm,
     i32,
+    kernel_struct,
+    param_struct,
     require_int32_ids,
     sm_count,
 )
@@ -212,27 +224,39 @@ def single_threshold(knobs: Bfs4kKnobs) -> int:
     return SINGLE_BLOCK * int(knobs.K5)
 
 
-def kernel_params(knobs: Bfs4kKnobs, n: int, dp: int, geo: Geometry) -> np.ndarray:
-    """params[] of the kernels (int64 words, see bfs4k.cuh)."""
-    p = np.zeros(C["P_WORDS"], np.int64)
+# bfs4k.cuh's Bfs4kCfg: the knobs and sizes every kernel reads, in its order.
+CONFIG = (("dp_degree", "i8"), ("n", "i4"), ("K1", "i4"), ("dynamic", "i4"), ("K4", "i4"), ("ext", "i4"),
+          ("K7", "i4"), ("dedup", "i4"), ("binary", "i4"), ("K3", "i4"), ("ft", "i4"), ("ft_low", "i4"),
+          ("coop_limit", "i4"), ("hash_multi", "i4"), ("hash_single", "i4"), ("hash_child", "i4"))
+# bfs4k.cuh's Bfs4kParams, its config's fields in line (the same layout: config starts
+# 8-aligned after the pointers; test_bfs4k_emulated.py compares it with the compiled one).
+# The CSR arrays are kernel parameters of their own, before it (the header says why).
+PARAMS = param_struct(
+    ("dist", POINTER), ("parent", POINTER), ("bitmask", POINTER),
+    ("q0", POINTER), ("q1", POINTER), ("status", POINTER), ("counters", POINTER), *CONFIG,
+)
+
+
+def kernel_config(knobs: Bfs4kKnobs, n: int, dp: int, geo: Geometry) -> dict[str, int]:
+    """The kernels' Bfs4kCfg (bfs4k.cuh) by field name."""
     ft = single_threshold(knobs)
-    p[C["P_N"]] = n
-    p[C["P_K1"]] = knobs.K1
-    p[C["P_DYNAMIC"]] = int(bool(knobs.dynamic_warps))
-    p[C["P_K4"]] = knobs.K4
-    p[C["P_EXT"]] = int(bool(knobs.ext))
-    p[C["P_K7"]] = knobs.K7
-    p[C["P_DEDUP"]] = DEDUP[knobs.dedup]
-    p[C["P_BINARY"]] = int(bool(knobs.binary_scan))
-    p[C["P_DP_DEGREE"]] = dp
-    p[C["P_K3"]] = knobs.K3
-    p[C["P_FT"]] = ft
-    p[C["P_FT_LOW"]] = ft // 2
-    p[C["P_COOP_LIMIT"]] = geo.coop_threads if knobs.persistent else 0
-    p[C["P_HASH_MULTI"]] = geo.hash_multi
-    p[C["P_HASH_SINGLE"]] = geo.hash_single
-    p[C["P_HASH_CHILD"]] = geo.hash_multi
-    return p
+    return {
+        "dp_degree": int(dp), "n": int(n), "K1": int(knobs.K1), "dynamic": int(bool(knobs.dynamic_warps)),
+        "K4": int(knobs.K4), "ext": int(bool(knobs.ext)), "K7": int(knobs.K7), "dedup": DEDUP[knobs.dedup],
+        "binary": int(bool(knobs.binary_scan)), "K3": int(knobs.K3), "ft": ft, "ft_low": ft // 2,
+        "coop_limit": geo.coop_threads if knobs.persistent else 0, "hash_multi": geo.hash_multi,
+        "hash_single": geo.hash_single, "hash_child": geo.hash_multi,
+    }
+
+
+def by_address(struct: np.ndarray):
+    """The by-value argument of `struct` (kernel_struct's) as a CuPy CPointer to its bytes,
+    which a launch passes on as it is: a numpy array costs a conversion of about a
+    microsecond at every launch, and a traversal launches about eight kernels per status
+    read. The caller keeps `struct` alive as long as the argument is launched."""
+    from cupy.cuda.function import CPointer
+
+    return CPointer(struct.ctypes.data)
 
 
 def program(knobs: Bfs4kKnobs) -> str:
@@ -339,7 +363,6 @@ class Bfs4k(GpuStrategy):
             child = None
         geo = self._geometry(cp, k6, child)
         self._geo = geo
-        self.keep("params", cp.asarray(kernel_params(k, n, self._dp, geo)))
         self.buffer("dist", max(n, 1), cp.int32)
         self.buffer("parent", max(n, 1), cp.int32)
         self.buffer("bitmask", max((n + 31) // 32, 1), cp.uint32)
@@ -351,14 +374,15 @@ class Bfs4k(GpuStrategy):
         self._program = program(k)
         if not single_threshold(k):  # K5 = 0: no frontier is ever the single block's
             self._program = self._program.replace("S", "")
-        # Arguments and views made once: (kernel arguments, init's with the source a SLOT).
-        args = {}
-        for pred in (False, True):
-            a = (self.params, self.dgraph.row_offsets, self.dgraph.col_indices, self.dist,
-                 self.parent if pred else None, self.bitmask, self.q0, self.q1, self.status,
-                 self.counters)
-            args[pred] = (a, ArgTemplate(*a, SLOT))
-        self.derived("args", args)
+        # Each kind of BFS's arguments, made once: the CSR arrays and the parameter struct,
+        # which holds addresses only (the arrays stay on the strategy). Init takes the
+        # source after them.
+        fixed = dict(dist=self.dist, bitmask=self.bitmask, q0=self.q0, q1=self.q1, status=self.status,
+                     counters=self.counters, **kernel_config(k, n, self._dp, geo))
+        structs = self.derived("structs", {p: kernel_struct(PARAMS, parent=self.parent if p else None, **fixed)
+                                           for p in (False, True)})
+        self.derived("args", {p: (self.dgraph.row_offsets, self.dgraph.col_indices, by_address(structs[p]))
+                              for p in (False, True)})
         self.derived("answer_views", (self.dist[:n], self.parent[:n]))
 
     def _geometry(self, cp, k6: int, child) -> Geometry:
@@ -423,8 +447,8 @@ class Bfs4k(GpuStrategy):
         n = self.graph.n
         if not 0 <= source < n:
             raise ValueError(f"source {source} out of range [0, {n})")
-        args, init = self.args[predecessors]
-        self._init((self._init_grid,), (INIT_BLOCK,), init(i32(source)))
+        args = self.args[predecessors]
+        self._init((self._init_grid,), (INIT_BLOCK,), (*args, i32(source)))
         launches, syncs = 1, 0
         slot = C["ST_SLOTS"]
         while True:

@@ -3,13 +3,14 @@
 // the level's counts (frontier vertices n_f, edges out of the frontier m_f, edges into
 // it) and all take the same decision, so no level costs a launch or a host read-back.
 //
-//   top-down   vertex queue -> load-balanced gathering (gpu/include/expand.cuh) ->
-//              exact test-and-set on the visited bitmap -> next vertex queue; a small
-//              frontier with many out-edges (a hub near the source) spreads its edges
-//              over every warp of the grid instead (top_down_spread); in a larger
-//              frontier a list of hub_edges or more is left to a hub pass after the
-//              level's barrier, which spreads those lists' edges over every warp the same
-//              way (one more grid barrier, only on a level that has such a list)
+//   top-down   vertex queue -> tiles over the CTAs (gpu/include/tiled.cuh), gathered
+//              load-balanced (expand.cuh) -> exact test-and-set on the visited bitmap ->
+//              next vertex queue; a small frontier with many out-edges (a hub near the
+//              source) spreads its edges over every warp of the grid instead
+//              (top_down_spread); in a larger frontier a list of hub_edges or more is
+//              left to a hub pass after the level's barrier, which spreads those lists'
+//              edges over every warp the same way (one more grid barrier, only on a level
+//              that has such a list)
 //   small      while a top-down frontier and its out-edges number at most `small_frontier`,
 //              CTA 0 runs levels alone from shared-memory queues (one block barrier a
 //              level) and the other CTAs park (gpu/include/small_frontier.cuh)
@@ -28,14 +29,15 @@
 // kernel (queue -> bitmap from the distance labels, bitmap -> queue by ballots) at the
 // cost of one more grid barrier.
 //
-// Vertex ids are 32-bit (the host checks n < 2^31). Edge offsets are offset_t: int, or
-// long long in the DO_OFFSET64 build (the host's choice from m >= 2^31 on); one list's
-// length (a degree) stays int, sums over a frontier are 64-bit. Every queue entry is a
-// vertex this kernel labelled (exact atomics), so a queue never holds more than n.
+// Vertex ids are 32-bit (the host checks n < 2^31). Edge offsets are offset_t (do.cuh):
+// int, or long long in the DO_OFFSET64 build (the host's choice from m >= 2^31 on); one
+// list's length (a degree) stays int, sums over a frontier are 64-bit. Every queue entry
+// is a vertex this kernel labelled (exact atomics), so a queue never holds more than n.
 #include "do.cuh"
 #include "bottom_up.cuh"
 #include "expand.cuh"
 #include "spread.cuh"
+#include "tiled.cuh"
 
 namespace dobfs {
 
@@ -43,12 +45,7 @@ constexpr int BLOCK = DO_BLOCK;
 constexpr int WARPS = BLOCK / 32;
 constexpr int SMALL_CAP = DO_SMALL_CAP;
 static_assert(BLOCK % 32 == 0 && WARPS <= 32, "CTAs of 32 to 1024 threads");
-
-#if DO_OFFSET64
-typedef long long offset_t;
-#else
-typedef int offset_t;
-#endif
+static_assert(sizeof(Params) == DO_PARAMS_BYTES, "strategies.py's PARAMS mirrors Params");
 
 struct Shared {
     GatherShared<BLOCK, offset_t> g;
@@ -67,35 +64,15 @@ struct Shared {
     int bcast;                         // sf_park's resume word
 };
 
-struct State {
-    const offset_t* __restrict__ row;
-    const int* __restrict__ col;
-    const offset_t* __restrict__ in_row;
-    const int* __restrict__ in_col;
-    int n;
-    int* dist;
-    int* parent;
-    unsigned int* visited;
-    unsigned int* front0;
-    unsigned int* front1;
-    int* q0;
-    int* q1;
-    unsigned long long* ctl;
-    unsigned long long* counters;  // null unless STATS
-    int counter_cap;
-    unsigned long long* prof;  // null: no profile
-    int prof_cap;
-    int4* mq;    // the mid-frontier mode's two queues of mq_cap entries
-    int mq_cap;
-    int thread_edges;  // bottom-up: in-edges a lane scans before its warp takes the list
-    int hub_edges;     // 0: no hub pass
-
+// The parameters and what the kernel derives from them.
+struct State : Params {
     __device__ unsigned long long* slot(int L) const { return ctl + (L % 3) * SLOT_WORDS; }
     __device__ unsigned int* front(int L) const { return (L & 1) ? front1 : front0; }
     __device__ int* queue(int L) const { return (L & 1) ? q1 : q0; }
     __device__ int4* mid_queue(int L) const { return (L & 1) ? mq + mq_cap : mq; }
     // The hub pass's queue (DO_SPREAD entries): the team's queues, idle during the grid's levels.
     __device__ int* hubs() const { return reinterpret_cast<int*>(mq); }
+    __device__ unsigned long long* hub_slot(int L) const { return slot(L + 1) + SLOT_HUBS; }  // its count
     __device__ int* sf_words() const { return reinterpret_cast<int*>(ctl + CTL_SF); }  // small_frontier.cuh's
     __device__ int out_degree(int v) const { return (int)(row[v + 1] - row[v]); }
     __device__ int in_degree(int v) const { return (int)(in_row[v + 1] - in_row[v]); }
@@ -219,35 +196,12 @@ struct TopDownSink {
     }
 };
 
+// A tiled top-down level (tiled.cuh); lists of hub_edges or more go to the hub pass.
 template <bool PRED, bool STATS>
 __device__ void top_down(const State& S, Shared& sh, int L, int nf) {
     Counts c;
     TopDownSink<PRED, STATS> sink{&S, S.queue(L + 1), S.slot(L + 1) + SLOT_NF, L + 1, &c};
-    const int* in = S.queue(L);
-    // Tiles shrink so that every CTA gets one while the frontier is under BLOCK per CTA:
-    // tiles of BLOCK left a level of 4,519 vertices (uniform-n21-e26) to 18 CTAs of 528.
-    const int tile = (int)max(1LL, min((long long)BLOCK, ((long long)nf + gridDim.x - 1) / gridDim.x));
-    const int ntiles = (nf + tile - 1) / tile;
-    for (int t = blockIdx.x; t < ntiles; t += gridDim.x) {
-        const int i = t * tile + (int)threadIdx.x;
-        int u = -1;
-        offset_t start = 0;
-        int len = 0;
-        if ((int)threadIdx.x < tile && i < nf) {
-            u = __ldcg(in + i);
-            start = S.row[u];
-            len = (int)(S.row[u + 1] - start);
-            if (STATS) ++c.vertices;
-            if (S.hub_edges > 0 && len >= S.hub_edges) {  // left to the hub pass, while it has room
-                const unsigned long long h = atomicAdd(S.slot(L + 1) + SLOT_HUBS, 1ull);
-                if (h < DO_SPREAD) {
-                    S.hubs()[h] = u;
-                    len = 0;
-                }
-            }
-        }
-        gather_lists<BLOCK>(sh.g, S.col, u, start, len, sink);
-    }
+    top_down_tiles<BLOCK, DO_SPREAD, STATS>(sh.g, S, L, S.queue(L), nf, c, sink);
     flush<STATS>(S, sh, L, c, false);
 }
 
@@ -261,10 +215,9 @@ __device__ __forceinline__ offset_t* spread_scratch(Shared& sh) {
 }
 
 // Top-down for `nf` (at most DO_SPREAD) vertices of `in`, their edges spread over every
-// warp of the grid (spread.cuh).
-// Tiling by vertices would leave such a level to one CTA however long its lists are
-// (g500-s20-ef16: 44 vertices and 131,709 edges at level 1, 836 us on one CTA). `in` is
-// the level's queue, or the hub pass's (whose vertices the tiles counted: count_vertices false).
+// warp of the grid (spread.cuh): tiling by vertices would leave such a level to one CTA
+// however long its lists are. `in` is the level's queue, or the hub pass's (whose
+// vertices the tiles counted: count_vertices false).
 template <bool PRED, bool STATS>
 __device__ void top_down_spread(const State& S, Shared& sh, int L, const int* in, int nf, bool count_vertices) {
     Counts c;
@@ -318,8 +271,7 @@ __device__ void bottom_up(const State& S, Shared& sh, int L) {
 
 // Queue -> bitmap for a switch to bottom-up at level L: the frontier is the vertices
 // labelled L (every bitmap word written whole). A warp loads CONVERT_WORDS words' labels
-// before its ballots: with one 128-byte load in flight a warp, the scan of a large graph
-// ran at about half the memory's rate.
+// before its ballots: one 128-byte load in flight a warp does not keep the memory busy.
 constexpr int CONVERT_WORDS = 4;
 __device__ void to_bitmap(const State& S, int L) {
     unsigned int* front = S.front(L);
@@ -343,7 +295,7 @@ __device__ void to_bitmap(const State& S, int L) {
 
 // Bitmap -> queue for a switch to top-down at level L. A warp takes 32 words at a time,
 // one a lane, and reserves room for all their vertices with one atomic: an atomic per
-// nonzero word serialized on the one counter (18 us for 34 K vertices on g500-s20).
+// nonzero word would serialize on the one counter.
 // Each lane writes its word's vertices in order, after the lanes before it.
 __device__ void to_queue(const State& S, int L) {
     const unsigned int* front = S.front(L);
@@ -464,9 +416,7 @@ __device__ int small_levels(const State& S, Shared& sh, int L, int nf, int thres
 // as in the small-frontier mode. A level's dependency chain is shortened: a queue entry
 // carries its vertex's list (start, length), fetched while the claim is in flight
 // (sf_discover), and one atomic per warp both reserves queue positions and sums the
-// entries' out-edges. (Gathering lists of up to 4 or 8 neighbours in their own thread,
-// with no block barrier, measured slower on grid5pt.5000: 6.5 and 7.0 against 5.8 us a
-// level; docs/performance.md, per-level cost.) The control words keep the grid's slot rotation (level D reads slot
+// entries' out-edges. The control words keep the grid's slot rotation (level D reads slot
 // D % 3, fills D + 1, clears D + 2); slot D's SLOT_NF holds entries << MID_EDGE_BITS |
 // out-edges (no carry: see MID_EDGE_BITS), SLOT_INF the entries' in-edges (directed
 // graphs; undirected ones have as many as out-edges). The team hands level D back to the
@@ -531,6 +481,25 @@ struct MidSink {
     }
 };
 
+// Team level D's tile entries (the team's first level L reads the grid's queue: vertices
+// alone; later ones its own entries, which carry their lists).
+struct MidLoad {
+    const State& S;
+    int L, D;
+    __device__ __forceinline__ void operator()(int i, int& u, offset_t& start, int& len) const {
+        if (D == L) {
+            u = __ldcg(S.queue(L) + i);
+            start = S.row[u];
+            len = (int)(S.row[u + 1] - start);
+        } else {
+            const int4 e = __ldcg(S.mid_queue(D) + i);
+            u = e.x;
+            start = mid_start(e);
+            len = e.z;
+        }
+    }
+};
+
 // The team's levels from L (frontier nf vertices with mf out-edges in queue L). `m_u`
 // and `prev_nf` are the grid's at level L; `bar` counts the team barriers passed.
 // Returns the grid's resume word: the level handed back, or ~levels when the search is over.
@@ -577,31 +546,10 @@ __device__ int mid_levels(const State& S, Shared& sh, int L, long long nf, long 
         S.record_top_down<STATS>(D, cnt, edges);
         unsigned long long* next = S.slot(D + 1);
         MidSink<PRED> sink{&S, S.mid_queue(D + 1), next + SLOT_NF, next + SLOT_INF, D + 1, directed};
-        const int* plain = S.queue(L);
-        const int4* in = S.mid_queue(D);
-        // Tiles of at most BLOCK entries spread over every team member: a lattice's few
-        // thousand entries give each CTA one round of gathering, not a few CTAs four.
-        const int tile = (int)min((long long)BLOCK, (cnt + team - 1) / team);
-        const int ntiles = (int)((cnt + tile - 1) / tile);
-        for (int t = blockIdx.x; t < ntiles; t += team) {
-            const int i = t * tile + tid;
-            int u = -1;
-            offset_t start = 0;
-            int len = 0;
-            if (tid < tile && i < cnt) {
-                if (D == L) {  // the grid's queue: vertices alone
-                    u = __ldcg(plain + i);
-                    start = S.row[u];
-                    len = (int)(S.row[u + 1] - start);
-                } else {
-                    const int4 e = __ldcg(in + i);
-                    u = e.x;
-                    start = mid_start(e);
-                    len = e.z;
-                }
-            }
-            gather_lists<BLOCK>(sh.g, S.col, u, start, len, sink);
-        }
+        // Tiles spread over every team member (tiled.cuh): a lattice's few thousand
+        // entries give each CTA one round of gathering, not a few CTAs four.
+        MidLoad load{S, L, D};
+        gather_tiles<BLOCK>(sh.g, S.col, cnt, team, load, sink);
         team_sync(S.ctl + CTL_TEAM_BAR, (unsigned long long)team * ++bar);
     }
     if (blockIdx.x == 0 && tid == 0) {
@@ -630,12 +578,10 @@ __device__ int mid_levels(const State& S, Shared& sh, int L, long long nf, long 
 }
 
 // After top-down level L's barrier: the lists its tiles left to the hub pass (hub_edges
-// or more out-edges each, the first DO_SPREAD of them: the spread's shared arrays; more
-// such lists than that are many CTAs' tiles anyway), which spreads
-// them over every warp of the grid (top_down_spread), so a hub of millions of edges is
-// not one CTA's (g500-s26-ef16: 2,240 vertices and 29.2 M edges at level 2 took 32 ms
-// tiled by vertices). Every thread reads the same count after the barrier, so the whole
-// grid takes the same branch.
+// or more out-edges each, the first DO_SPREAD of them: the spread's shared arrays), which
+// spreads them over every warp of the grid (top_down_spread), so a hub of millions of
+// edges is not one CTA's. Every thread reads the same count after the barrier, so the
+// whole grid takes the same branch.
 __device__ __forceinline__ int hub_count(const State& S, int L) {
     const unsigned long long h = __ldcg(S.slot(L + 1) + SLOT_HUBS);
     const int count = h < DO_SPREAD ? (int)h : DO_SPREAD;
@@ -643,9 +589,10 @@ __device__ __forceinline__ int hub_count(const State& S, int L) {
     return count;
 }
 
+// The knobs come as values the kernel reads from its parameters, not from S in place:
+// that way the capped builds spill no more than with one kernel parameter a knob.
 template <bool PRED, bool STATS>
-__device__ void bfs(const State& S, int src, long long m_in, long long alpha_milli,
-                    long long beta_milli, int rule, long long spread_edges,
+__device__ void bfs(const State& S, int src, long long m_in, long long alpha_milli, long long beta_milli, int rule,
                     int small_frontier, int mid_frontier, int mid_ctas) {
     GPUBFS_SHARED(Shared, sh);
     const int gtid = grid_thread<BLOCK>();
@@ -745,7 +692,7 @@ __device__ void bfs(const State& S, int src, long long m_in, long long alpha_mil
         } else {
             // Spread: the level's queue (a small frontier), or after a tiled level the
             // lists it left to the hub pass; one call site keeps the kernel's registers.
-            const bool spread = spread_edges >= 0 && nf <= DO_SPREAD && mf >= spread_edges;
+            const bool spread = S.spread_edges >= 0 && nf <= DO_SPREAD && mf >= S.spread_edges;
             const int* in = S.queue(L);
             int count = (int)nf;
             if (!spread) {
@@ -769,41 +716,21 @@ __device__ void bfs(const State& S, int src, long long m_in, long long alpha_mil
 
 }  // namespace dobfs
 
-// One BFS from `src`: a persistent kernel (persistent.cuh) of CTAs of DO_BLOCK
-// threads. Buffers are sized by the host (strategies.py); m_in is the
-// number of in-edges (m), alpha and beta are in thousandths (DO_MILLI), rule is a
-// DO_RULE_* (do.cuh); top-down levels of
-// at most DO_SPREAD vertices and at least spread_edges out-edges spread them over the
-// grid (spread_edges < 0: never); top-down frontiers of at most small_frontier vertices and
-// out-edges run in CTA 0 alone (0: never; at most DO_SMALL_CAP); top-down frontiers of at
-// most mid_frontier vertices and out-edges (0: never; at most DO_MID_CAP) run in the first
-// mid_ctas CTAs, from the queues mq (two of mq_cap entries, and at least DO_SPREAD ints:
-// the hub pass's queue between the team's levels). A bottom-up lane scans
-// thread_edges in-edges of its vertex before its warp takes the rest of the list (0: never).
-// A tiled top-down level leaves lists of hub_edges or more (0: none) to the hub pass.
-// src_at, when not null, holds the source instead of src: a CUDA graph's arguments are
-// fixed when it is captured, so a graph launch copies each source into that word.
-#define DO_BFS_PARAMS                                                                            \
-    const dobfs::offset_t *__restrict__ row, const int *__restrict__ col,                        \
-        const dobfs::offset_t *__restrict__ in_row, const int *__restrict__ in_col, int n, int src, \
-        const int *__restrict__ src_at, long long m_in, long long alpha_milli,                   \
-        long long beta_milli, int rule, long long spread_edges, int small_frontier,              \
-        int mid_frontier, int mid_ctas, int *dist, int *parent,                                 \
-        unsigned int *visited, unsigned int *front0, unsigned int *front1, int *q0, int *q1,     \
-        unsigned long long *ctl, unsigned long long *counters, int counter_cap,                  \
-        unsigned long long *prof, int prof_cap, int4 *mq, int mq_cap, int thread_edges, int hub_edges
-
+// One BFS from `src`: a persistent kernel (persistent.cuh) of CTAs of DO_BLOCK threads,
+// its state in `p` (do.cuh). src_at, when not null, holds the source instead: a CUDA
+// graph's arguments are fixed when it is captured, so a graph launch copies each source
+// into that word.
 template <bool PRED, bool STATS>
-__global__ void __launch_bounds__(DO_BLOCK, DO_MIN_BLOCKS) do_bfs(DO_BFS_PARAMS) {
-    dobfs::State S{row,    col, in_row, in_col, n,        dist,        parent, visited, front0,
-                   front1, q0,  q1,     ctl,    counters, counter_cap, prof,   prof_cap, mq, mq_cap,
-                   thread_edges, hub_edges};
-    dobfs::bfs<PRED, STATS>(S, src_at ? *src_at : src, m_in, alpha_milli, beta_milli, rule, spread_edges,
-                            small_frontier, mid_frontier, mid_ctas);
+__global__ void __launch_bounds__(DO_BLOCK, DO_MIN_BLOCKS)
+    do_bfs(const dobfs::Params p, int src, const int* __restrict__ src_at) {
+    const dobfs::State S{p};
+    dobfs::bfs<PRED, STATS>(S, src_at ? *src_at : src, p.m_in, p.alpha_milli, p.beta_milli, p.rule, p.small_frontier,
+                            p.mid_frontier, p.mid_ctas);
 }
 
 // Every instantiation, so that a plain nvcc compile checks them all.
-#define DO_INSTANTIATE(P, C) template __global__ void do_bfs<P, C>(DO_BFS_PARAMS);
+#define DO_INSTANTIATE(P, C) \
+    template __global__ void do_bfs<P, C>(const dobfs::Params, int, const int* __restrict__);
 DO_INSTANTIATE(false, false)
 DO_INSTANTIATE(true, false)
 DO_INSTANTIATE(false, true)

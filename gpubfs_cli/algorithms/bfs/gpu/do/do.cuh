@@ -34,9 +34,7 @@
 #define DO_OFFSET64 0
 #endif
 
-// alpha and beta reach the kernel in thousandths (integer kernel arguments).
-
-// The direction rule (kernel argument `rule`).
+// The direction rule (Params::rule).
 #define DO_RULE_TOP_DOWN 0  // never bottom-up (do.top_down)
 #define DO_RULE_COUNTS 1    // Beamer's thresholds alone: m_f * alpha > m_u, n_f * beta < n
 #define DO_RULE_GROWTH 2    // ... and the frontier growing (to bottom-up) / shrinking (back)
@@ -82,3 +80,53 @@
 
 #define DIR_TOP_DOWN 0
 #define DIR_BOTTOM_UP 1
+
+namespace dobfs {
+
+#if DO_OFFSET64
+typedef long long offset_t;
+#else
+typedef int offset_t;
+#endif
+
+// One traversal's fixed state, do_bfs's by-value parameter: built once by the launcher
+// (strategies.py's PARAMS mirrors it field by field, in this order), so a launch passes
+// three arguments rather than thirty. Pointers are device addresses (8 bytes whatever
+// offset_t is: one layout for every build); buffer sizes are the launcher's.
+struct Params {
+    const offset_t* __restrict__ row;     // out-edges (CSR)
+    const int* __restrict__ col;
+    const offset_t* __restrict__ in_row;  // in-edges (the CSR itself when undirected)
+    const int* __restrict__ in_col;
+    int* dist;
+    int* parent;  // null without predecessors
+    unsigned int* visited;
+    unsigned int* front0;  // the frontier bitmaps of even and odd levels
+    unsigned int* front1;
+    int* q0;  // the frontier queues of even and odd levels
+    int* q1;
+    unsigned long long* ctl;       // CTL_WORDS
+    unsigned long long* counters;  // CNT_KINDS rows of counter_cap levels (STATS), else null
+    unsigned long long* prof;      // PROF_WORDS * (prof_cap + 1) (profile), else null
+    int4* mq;                      // the team's two queues of mq_cap entries; the hub queue (DO_SPREAD ints) between its levels
+    long long m_in;                // in-edges (m)
+    long long alpha_milli;         // the switch thresholds, in thousandths (DO_MILLI)
+    long long beta_milli;
+    long long spread_edges;        // a small top-down frontier with this many out-edges spreads them (< 0: never)
+    int n;
+    int rule;                      // DO_RULE_*
+    int small_frontier;            // CTA 0 alone up to this frontier (0: never; at most DO_SMALL_CAP)
+    int mid_ctas;                  // the team's size
+    int counter_cap;
+    int prof_cap;
+    int mq_cap;
+    int hub_edges;                 // a tiled top-down level's lists this long go to the hub pass (0: never)
+    // Read late only, so last and paired: adjacent ints load as one pair, and one paired
+    // with a field read at entry would be held in a register from there.
+    int mid_frontier;              // the team up to this frontier (0: never; at most DO_MID_CAP)
+    int thread_edges;              // bottom-up: in-edges a lane scans before its warp takes the list (0: never)
+};
+
+}  // namespace dobfs
+
+#define DO_PARAMS_BYTES 192  // sizeof(dobfs::Params), checked by do.cu and strategies.py

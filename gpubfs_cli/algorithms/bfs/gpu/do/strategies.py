@@ -2,158 +2,90 @@
 kernel held to top-down steps, for comparison). Not one of the five papers: the family
 is gpubfs's own (paper key ``beyond``), so the paper tables stay faithful.
 
-What it implements. Beamer, Asanovic, Patterson, "Direction-Optimizing Breadth-First
-Search" (SC'12): a level is expanded either top-down (the frontier's out-edges are
-gathered and unvisited neighbours claimed) or bottom-up (every unvisited vertex looks
-through its in-edges for a parent in the frontier and stops at the first one). When the
-frontier's out-edges outnumber what the unvisited vertices would check, bottom-up does
-far less work: on Kronecker and uniform random graphs the two or three middle levels
-hold most of the edges and almost every unvisited vertex finds a parent at once.
+Method. Beamer, Asanovic, Patterson, "Direction-Optimizing Breadth-First Search" (SC'12):
+a level is expanded top-down (the frontier's out-edges gathered, unvisited neighbours
+claimed) or bottom-up (every unvisited vertex scans its in-edges for a parent in the
+frontier and stops at the first). After every level, from counts the CTAs accumulate
+(n_f frontier vertices, m_f their out-edges, m_u in-edges of the unvisited vertices):
+top-down -> bottom-up when ``m_f * alpha > m_u``, back when ``n_f * beta < n``.
 
-The heuristic (section 4 of the paper), evaluated after every level from counts the CTAs
-accumulate (n_f frontier vertices, m_f edges out of the frontier, m_u in-edges of the
-vertices not yet visited):
+Adapted for a GPU (do.cu):
 
-- top-down -> bottom-up when ``m_f * alpha > m_u``;
-- bottom-up -> top-down when ``n_f * beta < n``.
+- One persistent cooperative kernel per BFS: CTAs meet at a grid barrier after each
+  level and all take the same decision from the same control words, so a level costs
+  no launch and no host round trip; a switch converts the frontier in the kernel
+  (queue -> bitmap from the labels, bitmap -> queue by ballots), one more barrier.
+- Top-down: load-balanced gathering (gpu/include/expand.cuh, Merrill et al.'s CTA, warp
+  and scan stages) over tiles of the frontier (gpu/include/tiled.cuh), claims by an
+  exact atomic test-and-set on the visited bitmap, so a queue never holds more than n.
+- Bottom-up: a warp per 32-bit bitmap word, a lane per vertex, the frontier bitmap read
+  through L1 or L2 (gpu/include/bottom_up.cuh); the warp writes the next frontier and
+  visited words whole from a ballot (no atomics, no clearing pass). Directed graphs get
+  the transpose built in prepare; undirected graphs use the CSR itself.
+- Small, mid-size and hub-heavy frontiers get modes of their own (knobs below).
+- 32-bit edge offsets below 2^31 edges, a 64-bit build (DO_OFFSET64) from there on.
+- No fixed cost beyond one launch: buffers and the kernel's parameter struct (do.cuh's
+  DoParams) are built in prepare, the launch is captured there as a CUDA graph, and
+  nothing is read back during a traversal. Per-level counters are compiled out unless
+  ``counters`` or ``profile`` asks for them.
 
-Beamer's alpha = 14 and beta = 24 were tuned for a CPU's cost of an edge check in each
-direction. Here alpha = 48, beta = 24: ``scripts/device/do_sweep.sh`` on the H100
-(2026-11-23, 16 sources, alpha in {4, 14, 48} x beta in {6, 24, 96}) found alpha = 48
-fastest on g500-s20-ef16 (0.35 ms against 0.38 ms at 14) and kron_g500-logn20-gen
-(0.73 against 1.04 ms) and equal on uniform-n21-e26 (0.75 ms): a GPU's bottom-up step
-is cheap next to a top-down one (no atomics, bitmap in L2), so it pays to switch
-earlier. beta moved every time by under 3%, within the noise: Beamer's 24 is kept.
-
-What was adapted for a GPU, and why:
-
-- One persistent cooperative kernel per BFS (do.cu). CTAs meet at a grid barrier
-  after each level, read the level's counts from one of three rotating control slots
-  and all take the same decision: the switch costs no host round trip. A switch
-  converts the frontier inside the kernel (queue -> bitmap from the distance labels,
-  bitmap -> queue by warp ballots), one extra grid barrier.
-- Top-down steps use gpubfs's load-balanced gathering (gpu/include/expand.cuh: the
-  CTA, warp and scan gathering of Merrill et al.) and claim neighbours with an exact
-  atomic test-and-set on the visited bitmap, so queues never overflow (at most n).
-- Bottom-up steps give one warp to each 32-bit bitmap word: a lane per vertex scans its
-  in-edges with an early exit, probing the frontier bitmap (n/8 bytes, read through L2
-  with ld.global.cg), and hands a list longer than ``thread_edges`` to the whole warp
-  (gpu/include/bottom_up.cuh); the warp writes the next frontier word and the visited word
-  whole from a ballot (no atomics, no clearing pass). Directed graphs get the transpose
-  (CSR of in-edges) built in prepare (DeviceGraph.with_in_edges, vectorised);
-  undirected graphs use the CSR itself.
-- Edge offsets are 32-bit below 2^31 edges (half the bytes per offset read) and 64-bit
-  from there on (a second build, DO_OFFSET64: Graph500 scale 26 sits at about 2^31
-  directed edges, scale 27 passes it); vertex ids stay 32-bit.
-- No fixed cost per traversal beyond one launch: every buffer is allocated in prepare,
-  the launch is captured there as a CUDA graph (``launch``; the kernel reads the source
-  from a device word the graph copies it into), and nothing is read back during the
-  traversal (exact claims: no overflow to check). Per-level counters are compiled out
-  unless ``counters`` or ``profile`` asks for them.
-
-Rates. A bottom-up level does not look at every edge, so its "traversed edges" are not
-the edges it examined. Its GTEPS are reported as equivalent GTEPS (``teps =
-"equivalent"``): the same edge count as the top-down strategies (the out-degrees of
-the reached vertices) over its time; every table says so.
+Rates are equivalent GTEPS (``teps = "equivalent"``): a bottom-up level does not look at
+every edge, so the top-down edge count (out-degrees of the reached vertices) over the
+time is reported; every table says so.
 
 Knobs:
 
-- ``alpha``, ``beta``: the switch thresholds above (>= 0; read in thousandths).
-  ``alpha = 0`` never goes bottom-up; a huge alpha and a huge beta go bottom-up from
-  the first level and stay there.
+- ``alpha``, ``beta``: the switch thresholds (>= 0; read in thousandths). ``alpha = 0``
+  never goes bottom-up; a huge alpha and beta go bottom-up from the first level and
+  stay. Defaults 48 and 24 (Beamer's CPU values are 14 and 24; a GPU's bottom-up step is
+  cheap next to a top-down one, so it switches earlier; docs/performance.md).
 - ``bottom_up``: False holds every level top-down (the ``do.top_down`` variant).
-- ``growth``: the switch as Beamer et al.'s state machine (their Fig. 3) has it: to
-  bottom-up only while the frontier grows, back only while it shrinks. On by default.
-  With the thresholds alone (``growth`` false) a lattice's shrinking tail flips direction every level (m_u falls below alpha * m_f, a
-  bottom-up pass over the whole bitmap finds a small frontier, beta sends it back). On
-  the H100 (2026-11-24, variants taking turns) growth takes 10% off grid5pt.5000 and is
-  within 2% on g500-s20-ef16, uniform-n21-e26 and kron_g500-logn20-gen.
-- ``cta_size``: threads per CTA (128 to 1024; compiled per size).
-- ``blocks_per_sm``: CTAs per SM of the persistent grid (0 = as many as fit).
-- ``spread_edges``: a top-down level whose frontier has at most DO_SPREAD (1024)
-  vertices and at least this many out-edges spreads the edges over every warp of the
-  grid (each CTA scans the frontier's degrees; a warp takes 32 consecutive edges and
-  finds their vertex by binary search), instead of tiling vertices over CTAs, which
-  leaves a hub near the source to one CTA. 0: every small frontier; -1: never.
-- ``small_frontier``: while a top-down frontier has at most this many vertices and
-  out-edges, CTA 0 alone runs the levels from shared-memory queues with one block
-  barrier a level while the rest of the grid parks on a flag
-  (gpu/include/small_frontier.cuh, the mode merrill.* has as a knob); the first level
-  past it goes back to the grid. Those levels stay top-down whatever the heuristic says
-  (a bottom-up step reads the whole bitmap). 0: off; at most DO_SMALL_CAP (512).
-  512 by default: on the H100 it takes levels-path-100k from 4.3 to
-  0.9 us per level and is within 1.5% on the low-diameter target graphs, where it runs
-  only the source's level and hands the next one back (measured with the variants
-  taking turns; an earlier 16-48 us cost was the run-order effect, docs/performance.md).
-- ``mid_frontier``: while a top-down frontier has at most this many vertices and
-  out-edges (and more than ``small_frontier``), a team of ``mid_ctas`` CTAs runs the
-  levels with a barrier of its own while the rest of the grid parks (do.cu's
-  mid-frontier mode): a queue entry carries its vertex's list, one atomic per warp
-  reserves queue positions and sums out-edges, and a level's tiles are spread over
-  every team member. The team hands a level back to the grid
-  past the threshold, when it fits the small-frontier mode, when the heuristic would go
-  bottom-up (the team keeps m_u and the frontier's growth), or when its lists average
-  DO_HUB_DEGREE (32) or more (the grid spreads those). 0: off; at most DO_MID_CAP
-  (32768), the default: on the H100 it takes grid5pt.5000 from 11.9
-  to 5.8 us per level (the grid's barrier over 528 CTAs and a longer chain were most of
-  it), within 5% on the low-diameter graphs (docs/performance.md).
-- ``mid_ctas``: the team's size; 0 (default) = one CTA per SM (132 on the H100; 66 and
-  264 measured 6.8 and 6.0 us per level on grid5pt.5000, 528 6.8).
-- ``thread_edges``: a bottom-up lane scans this many in-edges of its vertex; a list
-  still unfinished then goes to the whole warp, 32 in-edges a step
-  (gpu/include/bottom_up.cuh), so a hub no frontier vertex points to does not hold its
-  warp for its whole degree. Parents and counts are those of a serial scan whatever the
-  value. 0 (the default): never; a lane scans its whole list (measured below).
-- ``probe_batch``: past its first in-edge, a bottom-up lane loads this many in-edges and
-  their bitmap words at once (1, 2, 4 or 8; a build each, BU_BATCH). A level whose
-  lanes scan long lists waits on two dependent loads per batch, so larger batches trade
-  probes past the hit (bytes) for fewer round trips. Parents and counts do not change.
-- ``frontier_cache``: where a bottom-up lane's frontier bitmap words are cached.
-  ``l1`` (the default): in the SM's L1 too (``__ldca``, BU_FRONT_L1); ``l2``: in L2
-  only (``__ldcg``; a build each). The bitmap is written only in earlier levels, before
-  a grid barrier, so both read the same bits. On an H100 (`gpubfs run frontier-cache`)
-  L1 took 16 sources' medians from 0.128 to 0.109 ms on g500-s20-ef16, 0.143 to 0.117
-  on kron_g500-logn20-gen and 0.432 to 0.314 on uniform-n21-e26, bitmaps of 128-256 KB;
-  g500-s24-ef16's 2 MB bitmap gained nothing (1.134 to 1.166).
-- ``in_order``: the order of each in-list a bottom-up lane scans. ``stored`` (the
-  default): the graph's own; ``degree``: its neighbours by out-degree, largest first,
-  ties in stored order (graph/list_order.hubs_first through
-  DeviceGraph.in_indices_by_degree: a second copy of the column ids, sorted on the
-  device in prepare, so its cost is prepare time). A lane stops at
-  its first neighbour in the frontier, and the hubs are the likeliest to be there, so
-  fewer probes a vertex; parents are the first frontier neighbour in that order.
-  Top-down levels read the lists as stored. On an H100 (docs/performance.md) it took
-  g500-s24-ef16's heaviest bottom-up level from 49.3 M probes in 781 us to 23.1 M in
-  485 us and the Kronecker graphs' traversals 4-12% faster, but uniform-n21-e26's
-  10% slower, so ``stored`` stays the default.
-- ``hub_edges``: a top-down level tiled by vertices (more than DO_SPREAD of them, or
-  below ``spread_edges``) leaves every list of at least this many out-edges (the first
-  DO_SPREAD, 1024, of them; more such lists are many CTAs' tiles anyway) to a hub pass
-  after its grid barrier: their edges spread over every warp of the grid as
-  ``spread_edges`` does, at the cost of one more grid barrier on the levels that have
-  such a list. Tiled, a hub is one CTA's: on g500-s26-ef16 a source's level 2 (2,240
-  vertices, 29.2 M out-edges, top-down by Beamer's rule) took 32 ms of the
-  traversal's 35 (an H200, profile: true). 0: never. 4096 by default: on an
-  H100 (`gpubfs run do-hubs`, 8 sources, variants taking turns) it took that graph's two
-  slowest sources from 37.3 and 28.2 ms to 5.8 and 5.3 ms (1024: 19.2 and 4.7, the hub
-  pass's room filled before the largest lists; 16384: 9.4 and 9.6), within -4% to +7%
-  of off on the low-diameter graphs and scale 24, paired by source.
-- ``launch``: how traverse() starts the kernel. ``graph`` (the default): prepare
-  captures, once per predecessors flag, a CUDA graph of a 4-byte copy from a pinned
-  host word to a device word and the cooperative launch with every argument fixed, the
-  kernel reading its source from that word; traverse() writes the source into the
-  pinned word and launches the graph on the current stream. A cooperative launch
-  through CuPy marshals each of the kernel's 31 arguments on every call; a graph launch
-  passes none. ``direct``: the kernel launched with its arguments each time, the source
-  among them. When the capture fails, the direct launch runs and the counters say so.
-- ``counters``: per-level counters (direction, vertices and edges examined) in the
-  answer's counters; off for timings.
-- ``profile``: as ``counters``, plus %globaltimer stamps per level (start, after the
-  frontier conversion) in counters["profile"]: PROF_WORDS words per level (start ns,
-  step ns, direction, frontier size; do.cuh), the end time after the last level; and
-  counters["profile_header"]: the kernel's entry and the end of its set-up (the
-  distances and bitmap reset). ``profile_rows`` turns one into a per-level table,
-  ``profile_span`` the kernel's time into set-up, levels and the rest
+- ``growth``: Beamer et al.'s state machine (their Fig. 3): to bottom-up only while the
+  frontier grows, back only while it shrinks, so a lattice's shrinking tail does not
+  flip direction every level. On by default.
+- ``cta_size``: threads per CTA (128 to 1024; a build each). ``blocks_per_sm``: CTAs per
+  SM of the persistent grid (0 = as many as fit).
+- ``spread_edges``: a top-down frontier of at most DO_SPREAD (1024) vertices and at
+  least this many out-edges spreads its edges over every warp of the grid
+  (gpu/include/spread.cuh) instead of tiling vertices over CTAs, which leaves a hub near
+  the source to one CTA. 0: every small frontier; -1: never.
+- ``hub_edges``: a tiled top-down level leaves every list of at least this many
+  out-edges (the first DO_SPREAD of them) to a hub pass after its barrier, spread as
+  above: one more grid barrier, only on levels with such a list. 0: never; default 4096.
+- ``small_frontier``: while a top-down frontier and its out-edges number at most this,
+  CTA 0 alone runs the levels from shared-memory queues while the rest of the grid
+  parks (gpu/include/small_frontier.cuh); those levels stay top-down. 0: off; at most
+  and by default DO_SMALL_CAP (512).
+- ``mid_frontier``: the same for frontiers up to this size (above ``small_frontier``),
+  run by a team of ``mid_ctas`` CTAs with a barrier of its own; the team hands a level
+  back past the threshold, when the heuristic would go bottom-up, or when its lists
+  average DO_HUB_DEGREE (32) or more. 0: off; at most and by default DO_MID_CAP (32768).
+- ``mid_ctas``: the team's size; 0 (default) = one CTA per SM.
+- ``thread_edges``: a bottom-up lane scans this many in-edges of its vertex, then its
+  warp takes the rest of the list, 32 a step, so one hub does not hold a warp for its
+  whole degree. 0 (default): a lane scans its whole list. Parents and counts are a
+  serial scan's whatever the value.
+- ``probe_batch``: a bottom-up lane loads this many in-edges and their bitmap words at
+  once past its first (1, 2, 4 or 8; a build each, BU_BATCH): fewer dependent round
+  trips for probes past the hit. Parents and counts do not change.
+- ``frontier_cache``: ``l1`` (default: the bottom-up bitmap reads cached in L1 too,
+  BU_FRONT_L1) or ``l2`` (L2 only); a build each. Both read the same bits: the bitmap
+  is written only before a grid barrier.
+- ``in_order``: the order of the in-lists bottom-up lanes scan: ``stored`` (default) or
+  ``degree`` (neighbours by out-degree, largest first: a second copy of the column ids
+  sorted on the device in prepare). Hubs are the likeliest frontier members, so fewer
+  probes; parents are the first frontier neighbour in that order.
+- ``launch``: ``graph`` (default): prepare captures, per predecessors flag, a CUDA graph
+  of a 4-byte copy from a pinned host word to a device word and the cooperative launch,
+  the kernel reading its source from that word; traverse() writes the pinned word and
+  launches the graph, which passes no arguments. ``direct``: the kernel launched each
+  time with the source as an argument. When the capture fails the direct launch runs,
+  and the counters say so.
+- ``counters``: per-level counters (direction, vertices and edges examined); off for
+  timings. ``profile``: the same plus %globaltimer stamps per level in
+  counters["profile"] (PROF_WORDS words a level: start ns, step ns, direction, frontier
+  size; the end time after the last level) and counters["profile_header"] (kernel
+  entry, end of set-up); ``profile_rows`` and ``profile_span`` tabulate them
   (scripts/device/do_profile.py).
 
 Counters (always): ``levels``, ``bottom_up_levels``, ``switches``, ``small_levels``
@@ -187,14 +119,14 @@ from gpubfs_cli.core.knobs import (
 from gpubfs_cli.core.strategy import register
 from gpubfs_cli.gpu.base import GpuStrategy
 from gpubfs_cli.gpu.launch import (
+    POINTER,
     PROBE_BATCH,
-    SLOT,
-    ArgTemplate,
     captured,
     copy_to_device_async,
     i32,
-    i64,
+    kernel_struct,
     level_capacity,
+    param_struct,
     persistent_builds,
     persistent_defines,
     persistent_grid,
@@ -221,6 +153,16 @@ OFFSET64_EDGES = 2**31  # from this many edges on, the 64-bit offset build (int3
 LAUNCHES = ("graph", "direct")  # the launch knob's values
 IN_ORDERS = ("stored", "degree")  # the in_order knob's values: in-lists as stored, or hubs first
 FRONTIER_CACHE = "l1"  # frontier_cache's default: the bitmap through L1 (docs/performance.md)
+# do.cuh's dobfs::Params, field by field in its order (the emulated tests compare offsets)
+PARAMS = param_struct(
+    *((name, POINTER) for name in ("row", "col", "in_row", "in_col", "dist", "parent", "visited", "front0",
+                                   "front1", "q0", "q1", "ctl", "counters", "prof", "mq")),
+    *((name, "i8") for name in ("m_in", "alpha_milli", "beta_milli", "spread_edges")),
+    *((name, "i4") for name in ("n", "rule", "small_frontier", "mid_ctas", "counter_cap", "prof_cap", "mq_cap",
+                                "hub_edges", "mid_frontier", "thread_edges")),
+)
+if PARAMS.itemsize != C["DO_PARAMS_BYTES"]:
+    raise ImportError(f"do.cuh's Params has {C['DO_PARAMS_BYTES']} bytes, PARAMS {PARAMS.itemsize}")
 
 
 def offsets64(m: int) -> bool:
@@ -394,15 +336,20 @@ class DirectionOptimizing(GpuStrategy):
         # the level rows (cap + 1, the end time's included), then the header row
         prof = self.buffer("_prof", PROF_WORDS * (cap + 2), cp.uint64, fill=0) if k.profile else self.keep("_prof", None)
         src_word = self.buffer("_src_word", 1, cp.int32, fill=0)  # the source a graph launch reads
-        head = (row, dg.col_indices, in_row, in_col, i32(n))
-        tail = (
-            i64(graph.m), i64(round(float(k.alpha) * MILLI)), i64(round(float(k.beta) * MILLI)),
-            i32(direction_rule(k)), i64(k.spread_edges), i32(k.small_frontier),
-            i32(k.mid_frontier), i32(team), dist,
-        )
-        rest = (visited, fronts[0], fronts[1], queues[0], queues[1], ctl, counters,
-                i32(cap if stats else 0), prof, i32(cap + 1 if prof is not None else 0),
-                mid_queues, i32(mq_cap), i32(k.thread_edges), i32(k.hub_edges))
+        # The kernel's state, built once: a launch passes it with the source (src, src_at).
+        # The struct holds addresses only: the arrays stay referenced beside it.
+        arrays = self.derived("_param_arrays", dict(
+            row=row, col=dg.col_indices, in_row=in_row, in_col=in_col, dist=dist, visited=visited,
+            front0=fronts[0], front1=fronts[1], q0=queues[0], q1=queues[1], ctl=ctl, counters=counters,
+            prof=prof, mq=mid_queues))
+        fixed = dict(
+            arrays, m_in=int(graph.m), alpha_milli=round(float(k.alpha) * MILLI),
+            beta_milli=round(float(k.beta) * MILLI), spread_edges=k.spread_edges, n=n, rule=direction_rule(k),
+            small_frontier=k.small_frontier, mid_frontier=k.mid_frontier, mid_ctas=team,
+            counter_cap=cap if stats else 0, prof_cap=cap + 1 if prof is not None else 0, mq_cap=mq_cap,
+            thread_edges=k.thread_edges, hub_edges=k.hub_edges)
+        params = {p: kernel_struct(PARAMS, parent=parent if p else None, **fixed) for p in (False, True)}
+        self.derived("_params", params)
         # The counters' views of the buffers, made once (a CuPy view costs microseconds);
         # ctl[k, ...] is a 0-d view (ctl[k] would be a copy under numpy, the emulation's).
         views = {"levels": ctl[CTL_LEVELS, ...], "bottom_up_levels": ctl[CTL_BU_LEVELS, ...],
@@ -415,13 +362,10 @@ class DirectionOptimizing(GpuStrategy):
             rows = PROF_WORDS * (cap + 1)
             views["profile"] = prof[:rows]
             views["profile_header"] = prof[rows:]
-        # Built once: traverse() only puts in the source (src, src_at).
-        args = {p: ArgTemplate(*head, SLOT, SLOT, *tail, parent if p else None, *rest) for p in (False, True)}
-        self.derived("_args", args)
         graphs, failed = None, None
         if k.launch == "graph":
             try:
-                graphs = self._capture(cp, src_word, args)
+                graphs = self._capture(cp, src_word, params)
             except Exception as exc:  # noqa: BLE001 - the direct launch runs instead, said in the counters
                 failed = f"{type(exc).__name__}: {exc}".splitlines()[0]
         self.derived("_graphs", graphs)
@@ -430,7 +374,7 @@ class DirectionOptimizing(GpuStrategy):
             views["launch_error"] = failed
         self.derived("_counter_views", views)
 
-    def _capture(self, cp, src_word, args) -> dict:
+    def _capture(self, cp, src_word, params) -> dict:
         """{predecessors: a CUDA graph of one traversal}: a copy of the pinned source word
         into `src_word`, then the kernel reading its source there. Captured on a stream of
         its own: the legacy stream cannot capture, and a blocking stream would have to
@@ -442,7 +386,7 @@ class DirectionOptimizing(GpuStrategy):
 
         def traversal(p: bool):
             copy_to_device_async(src_word, host, stream)
-            self._kernels[p]((self._grid,), block, args[p](i32(0), src_word))
+            self._kernels[p]((self._grid,), block, (params[p], i32(0), src_word))
 
         graphs = {p: captured(stream, lambda p=p: traversal(p)) for p in (False, True)}
         # Recorded after each graph launch, waited on before the pinned word is written:
@@ -464,7 +408,7 @@ class DirectionOptimizing(GpuStrategy):
             self._graphs[predecessors].launch()
             self._launched.record()
         else:
-            args = self._args[predecessors](i32(source), None)
+            args = (self._params[predecessors], i32(source), None)
             self._kernels[predecessors]((self._grid,), (int(self.knobs.cta_size),), args)
         return DoAnswer(self._dist, self._parent if predecessors else None, dict(self._counter_views))
 

@@ -7,6 +7,9 @@
 //   contract-expand  CE: edge queue -> cull, label, gather -> edge queue
 //   two-phase        C then E: edge queue -> vertex queue -> edge queue
 //   hybrid           CE while the edge frontier fits the resident threads, else C+E
+// EC is an instantiation of its own (VERTEX_FRONTIER); the other three share the
+// edge-frontier one and differ only in switch_threshold, the largest edge frontier run
+// as CE (contract-expand: all of them; two-phase: none).
 // Gathering (section 4.1): serial, warp, scan, or scan+warp+CTA; lists of at least
 // `grid_threshold` neighbours are deferred to a per-iteration "huge list" that the
 // whole grid reads straight from the column indices next phase (today's 132 SMs: one
@@ -54,33 +57,13 @@ struct Shared {
     unsigned long long ctl_big;
 };
 
-// Everything a phase needs. Queue halves alternate by iteration parity.
-struct State {
+// Everything a phase needs: the launch's parameters (the CSR arrays apart: merrill.cuh
+// says why) and the culling, which the exact rerun raises. Queue halves alternate by
+// iteration parity.
+struct State : MerrillParams {
     const int* __restrict__ row;
     const int* __restrict__ col;
-    int n;
-    int* dist;
-    int* parent;
-    unsigned int* bitmask;
-    int* vq0;
-    int* vq1;
-    int* eq0;
-    int* eq1;
-    int* ep0;
-    int* ep1;
-    int4* big0;
-    int4* big1;
-    int vq_cap, eq_cap, big_cap;
-    int* ctl;
-    unsigned long long* big_ctl;
-    int* counters;
-    int counter_cap;
     int culling;
-    int grid_threshold;
-    int claim_threshold;
-    unsigned int* claimed;
-    unsigned long long* prof;  // null: no profile
-    int prof_cap;              // iterations it has room for
 
     __device__ int* vq(int h) const { return h ? vq1 : vq0; }
     __device__ int* eq(int h) const { return h ? eq1 : eq0; }
@@ -746,18 +729,20 @@ __device__ void init_pass(const State& S, Shared& sh, int src, bool vertex_first
     __syncthreads();
 }
 
-// One BFS. The host reads nothing back per traversal (a pinned read is some 18 us of
-// host round trip on the H100): a queue that overflows (duplicates past the slack)
+// One BFS. The host reads nothing back per traversal (a pinned read would add a host
+// round trip to every traversal): a queue that overflows (duplicates past the slack)
 // reruns the traversal with exact culling, whose queues are bounded by n and m, in this
 // launch. The start and the rerun are the loop's L < 0 turns, so that they share its
 // one grid barrier: a rerun branch with barriers of its own spilled registers.
-template <int GATHER, bool PRED, bool COUNT, bool SMALL>
-__device__ void bfs(State& S, int src, int strategy, long long switch_threshold, int small_threshold) {
+template <bool VERTEX_FRONTIER, int GATHER, bool PRED, bool COUNT, bool SMALL>
+__device__ void bfs(State& S, int src) {
     GPUBFS_SHARED(Shared, sh);
     const int gtid = grid_thread<BLOCK>();
     // EC starts from a labelled vertex queue {src}; the others from an edge queue
     // {src} whose contraction labels the source at iteration 0.
-    const bool vertex_first = strategy == STRAT_EXPAND_CONTRACT;
+    const long long switch_threshold = S.switch_threshold;
+    const int small_threshold = S.small_threshold;
+    constexpr bool vertex_first = VERTEX_FRONTIER;
     int L = -1;  // -1: initialise; -2: initialise for the rerun (-3: the barrier before it)
     int epoch = 0;
     int handed_back = -1;  // EC: the level CTA 0 last handed back runs on the grid
@@ -813,9 +798,7 @@ __device__ void bfs(State& S, int src, int strategy, long long switch_threshold,
                     }
                     continue;
                 }
-                const bool contract_expand =
-                    strategy == STRAT_CONTRACT_EXPAND ||
-                    (strategy == STRAT_HYBRID && frontier <= switch_threshold);
+                const bool contract_expand = frontier <= switch_threshold;
                 S.stamp(L, 0, GPUBFS_NOW());
                 S.stamp(L, 2, (unsigned long long)frontier);
                 S.stamp(L, 3, vertex_first ? KIND_EC : contract_expand ? KIND_CE : KIND_TWO_PHASE);
@@ -856,37 +839,32 @@ __device__ void bfs(State& S, int src, int strategy, long long switch_threshold,
 }  // namespace merrill
 
 // One BFS from `src`: a persistent kernel (persistent.cuh) of CTAs of MERRILL_BLOCK
-// threads. Buffers are sized by the host (strategies.py).
-// small_threshold: small-frontier mode while a frontier has at most this many items
-// (0: off; at most MERRILL_SMALL_CAP). COUNT: per-level counters, SMALL: the small-frontier
-// mode (each compiled out when off: builds without them keep the registers of the paper's kernel).
-#define MERRILL_BFS_PARAMS                                                                   \
-    const int *__restrict__ row, const int *__restrict__ col, int n, int src, int strategy,  \
-        int culling, int grid_threshold, int claim_threshold, long long switch_threshold,     \
-        int small_threshold, int *dist, int *parent, unsigned int *bitmask,                   \
-        unsigned int *claimed, int *vq0, int *vq1, int *eq0, int *eq1, int *ep0, int *ep1,    \
-        int4 *big0, int4 *big1, int vq_cap, int eq_cap, int big_cap, int *ctl,              \
-        unsigned long long *big_ctl, int *counters, int counter_cap, unsigned long long *prof,   \
-        int prof_cap
+// threads; `culling` is the CULL_* to start with. Buffers are sized by the host
+// (strategies.py). VERTEX_FRONTIER: expand-contract (else an edge-frontier strategy).
+// COUNT: per-level counters, SMALL: the small-frontier mode (each compiled out when off:
+// builds without them keep the registers of the paper's kernel). Expand-contract's
+// phases and the edge-frontier ones are separate instantiations, so that neither holds
+// registers for the other's.
+#define MERRILL_BFS_PARAMS \
+    const int *__restrict__ row, const int *__restrict__ col, const MerrillParams p, int src, int culling
 
-template <int GATHER, bool PRED, bool COUNT, bool SMALL>
+template <bool VERTEX_FRONTIER, int GATHER, bool PRED, bool COUNT, bool SMALL>
 __global__ void __launch_bounds__(MERRILL_BLOCK, MERRILL_MIN_BLOCKS)
 merrill_bfs(MERRILL_BFS_PARAMS) {
-    merrill::State S{row,     col,     n,       dist,   parent,  bitmask,  vq0,     vq1,
-                     eq0,     eq1,     ep0,     ep1,    big0,    big1,     vq_cap,  eq_cap,
-                     big_cap, ctl,     big_ctl, counters, counter_cap, culling, grid_threshold,
-                     claim_threshold, claimed, prof, prof_cap};
-    merrill::bfs<GATHER, PRED, COUNT, SMALL>(S, src, strategy, switch_threshold, small_threshold);
+    merrill::State S{p, row, col, culling};
+    merrill::bfs<VERTEX_FRONTIER, GATHER, PRED, COUNT, SMALL>(S, src);
 }
 
 // Every instantiation, so that a plain nvcc compile checks them all.
-#define MERRILL_INSTANTIATE(G, P, C, S) \
-    template __global__ void merrill_bfs<G, P, C, S>(MERRILL_BFS_PARAMS);
-#define MERRILL_INSTANTIATE_G(P, C, S) \
-    MERRILL_INSTANTIATE(0, P, C, S) MERRILL_INSTANTIATE(1, P, C, S) \
-    MERRILL_INSTANTIATE(2, P, C, S) MERRILL_INSTANTIATE(3, P, C, S)
-#define MERRILL_INSTANTIATE_PC(S) \
-    MERRILL_INSTANTIATE_G(false, false, S) MERRILL_INSTANTIATE_G(true, false, S) \
-    MERRILL_INSTANTIATE_G(false, true, S) MERRILL_INSTANTIATE_G(true, true, S)
-MERRILL_INSTANTIATE_PC(false)
-MERRILL_INSTANTIATE_PC(true)
+#define MERRILL_INSTANTIATE(V, G, P, C, S) \
+    template __global__ void merrill_bfs<V, G, P, C, S>(MERRILL_BFS_PARAMS);
+#define MERRILL_INSTANTIATE_G(V, P, C, S) \
+    MERRILL_INSTANTIATE(V, 0, P, C, S) MERRILL_INSTANTIATE(V, 1, P, C, S) \
+    MERRILL_INSTANTIATE(V, 2, P, C, S) MERRILL_INSTANTIATE(V, 3, P, C, S)
+#define MERRILL_INSTANTIATE_PC(V, S) \
+    MERRILL_INSTANTIATE_G(V, false, false, S) MERRILL_INSTANTIATE_G(V, true, false, S) \
+    MERRILL_INSTANTIATE_G(V, false, true, S) MERRILL_INSTANTIATE_G(V, true, true, S)
+MERRILL_INSTANTIATE_PC(true, false)
+MERRILL_INSTANTIATE_PC(true, true)
+MERRILL_INSTANTIATE_PC(false, false)
+MERRILL_INSTANTIATE_PC(false, true)

@@ -1,5 +1,5 @@
-// Merrill, Garland, Grimshaw (PPoPP'12): constants shared by merrill.cu, its launcher
-// and the CPU emulation harness (tests/gpu/emu), which compiles merrill.cu with g++ and
+// Merrill, Garland, Grimshaw (PPoPP'12): constants and the kernel's parameter struct
+// shared by merrill.cu, its launcher and the CPU emulation harness (tests/gpu/emu), which compiles merrill.cu with g++ and
 // -DGPUBFS_EMULATE to check the kernel logic on machines without a GPU (the shims for
 // it are persistent.cuh's).
 #pragma once
@@ -78,3 +78,37 @@
 #define BIG_COUNT_SHIFT 40
 #define BIG_COUNT_LIMIT 16777216  // 1 << (64 - BIG_COUNT_SHIFT)
 #define BIG_TOTAL_MASK ((1ull << BIG_COUNT_SHIFT) - 1)
+
+// merrill_bfs's parameters but the CSR arrays, the source and the culling: built once
+// per graph and kind of BFS by the host (strategies.py's PARAMS: a numpy structured dtype
+// of this layout, compared with the compiled one by
+// tests/algorithms/bfs/gpu/test_merrill_emulated.py) and passed by value. Pointers first,
+// then the 64-bit scalar, then the ints: no padding. The CSR arrays stay kernel
+// parameters of their own: `const __restrict__` there is what lets nvcc read them through
+// the read-only path (ld.global.nc), which it does not do for a struct member.
+struct MerrillParams {
+    int* dist;
+    int* parent;             // predecessor BFSs only
+    unsigned int* bitmask;   // visited bits
+    int* vq0;                // vertex queues, halves alternating by iteration parity
+    int* vq1;
+    int* eq0;                // edge queues
+    int* eq1;
+    int* ep0;                // the edge queues' parents (predecessor BFSs)
+    int* ep1;
+    int4* big0;              // huge lists (grid_threshold)
+    int4* big1;
+    int* ctl;                // CTL_WORDS control words
+    unsigned long long* big_ctl;  // huge lists' packed count and edge total, per slot
+    int* counters;           // CNT_KINDS x counter_cap per-level counters (COUNT)
+    unsigned int* claimed;   // claimed lists (claim_threshold)
+    unsigned long long* prof;     // null: no profile
+    long long switch_threshold;   // hybrid: contract-expand while the edge frontier is at most this
+    int n;
+    int vq_cap, eq_cap, big_cap;  // queue capacities (entries)
+    int counter_cap;         // levels the counters have room for
+    int grid_threshold;      // lists at least this long go grid-wide (0: off)
+    int claim_threshold;     // lists at least this long are claimed (0: off)
+    int prof_cap;            // iterations the profile has room for
+    int small_threshold;     // small-frontier mode up to this many items (0: off)
+};

@@ -6,7 +6,7 @@
 #include "common.cuh"
 
 // Set the visited bit of every id in ids[0, count).
-extern "C" __global__ void mgpu_mark(uint32_t* mask, const long long* ids, long long count) {
+extern "C" __global__ void merrill_multi_mark(uint32_t* mask, const long long* ids, long long count) {
     long long i = blockIdx.x * (long long)blockDim.x + threadIdx.x;
     if (i < count) {
         long long v = ids[i];
@@ -18,11 +18,11 @@ extern "C" __global__ void mgpu_mark(uint32_t* mask, const long long* ids, long 
 // whose bit this warp sets first is appended (global id, and the parent's global id)
 // with one atomicAdd per warp round. Every neighbour leaves this rank at most once per
 // traversal, the paper's filter before partitioning by owner.
-extern "C" __global__ void mgpu_expand(const long long* row_offsets, const int* col_indices,
-                                       const long long* owned, const long long* frontier,
-                                       long long count, uint32_t* mask, long long* out_ids,
-                                       int* out_parents, int predecessors,
-                                       unsigned long long* out_count) {
+extern "C" __global__ void merrill_multi_expand(const long long* row_offsets, const int* col_indices,
+                                                const long long* owned, const long long* frontier,
+                                                long long count, uint32_t* mask, long long* out_ids,
+                                                int* out_parents, int predecessors,
+                                                unsigned long long* out_count) {
     long long w = (blockIdx.x * (long long)blockDim.x + threadIdx.x) >> 5;
     int lane = threadIdx.x & 31;
     if (w >= count) return;  // uniform across the warp

@@ -1,7 +1,11 @@
 """Merrill, Garland, Grimshaw, "Scalable GPU Graph Traversal" (PPoPP'12), sections 4-5.
 
 Four strategies, one kernel file (merrill.cu beside this one; merrill.cuh holds the
-constants both sides read):
+constants both sides read and the kernel's parameter struct). The launcher picks the
+kernel's instantiation: expand-contract's vertex frontier has its own; the three
+edge-frontier strategies share one, which runs an iteration as contract-expand while the
+edge frontier is at most the switch threshold and as two-phase above (contract-expand:
+always; two-phase: never; hybrid: ``switch_factor`` x the resident threads):
 
 - ``merrill.expand_contract`` (5.1): out-of-core vertex queue; one phase per iteration
   gathers the queue's adjacency lists and culls each neighbour in-core.
@@ -14,9 +18,8 @@ constants both sides read):
 
 Knobs. The defaults are the paper's best gathering and culling (scan+warp+CTA, history)
 plus two adaptations that are not in the paper (claims on every list, grid-wide
-gathering of lists of 4096 or more; see below): on an H100 they took g500-s20-ef16
-from 21.2 ms to 1.40 ms. ``claim_threshold=0, grid_threshold=0`` is the paper's
-behaviour; the Merrill run configs measure both and the paper tables label them
+gathering of long lists; see below). ``claim_threshold=0, grid_threshold=0`` is the
+paper's behaviour; the Merrill run configs measure both and the paper tables label them
 "(adapted)" and "(paper's knobs)".
 
 - ``gather`` (4.1): ``serial`` (a thread walks its own list), ``warp`` (lanes vie for
@@ -33,10 +36,8 @@ behaviour; the Merrill run configs measure both and the paper tables label them
 - ``claim_threshold``: in contract-expand and expand-contract, a vertex whose list has
   at least this many neighbours is expanded only by the first of its duplicates to
   claim it (one atomicOr on a second bitmask); the two-phase expansion claims every
-  list. 0 turns claiming off everywhere (the paper's behaviour). Default 1: every
-  list is claimed, which keeps the redundant expansion factor at 1.00 on the lattices
-  too (with 32, grid5pt.5000's lists of 4 escaped the claims and contract-expand
-  duplicates compounded to 3.9x) at the same time per iteration.
+  list. 0 turns claiming off everywhere (the paper's behaviour). Default 1: every list
+  is claimed, so short lattice lists cannot escape the claims and compound duplicates.
 - ``blocks_per_sm``: CTAs per SM of the persistent grid (0 = as many as fit).
 - ``cta_size``: threads per CTA (128 to 1024; compiled per size, registers capped so
   that 1024 threads fit an SM). Fewer, larger CTAs make each grid barrier cheaper.
@@ -56,39 +57,35 @@ behaviour; the Merrill run configs measure both and the paper tables label them
   vertex queue the grid expands, as two-phase's second phase does). For
   high-diameter graphs, where the grid barrier is the whole cost of a level.
 
-What changed for today's GPUs (C2050 -> H100/H200):
+How it adapts the paper (C2050 -> today's GPUs):
 
-- Persistent cooperative kernel. A whole BFS is one launch: CTAs loop over tiles and
-  meet at grid barriers (about 1.5 us) between phases; queue lengths stay on the
-  device in three rotating counter slots. The paper launched a kernel and read the
-  queue length back each iteration (some 25 us per level today, which would make a
-  7,500-level lattice cost 190 ms before any work).
-- Warp gathering elects its leader with ``__ballot_sync``/``__ffs`` and broadcasts
-  with shuffles instead of racing writes to a shared word. Warp culling is one
+- Persistent cooperative kernel: a whole BFS is one launch; CTAs loop over tiles and
+  meet at grid barriers between phases, and queue lengths stay on the device in three
+  rotating counter slots. The paper launched a kernel and read the queue length back
+  each iteration, which today costs more than a high-diameter graph's work.
+- Warp gathering elects its leader with ``__ballot_sync``/``__ffs`` and broadcasts with
+  shuffles instead of racing writes to a shared word; warp culling is one
   ``__match_any_sync`` (exact within the warp) instead of a shared hash.
-- The bitmask (n/8 bytes: 3 MB for 25M vertices) lives in the 50 MB L2. Lookups read
-  it with ``ld.global.cg`` (L2, never a stale L1 line); bits are set with a
-  fire-and-forget ``atomicOr``, so no bit is ever clobbered. The paper's non-atomic
-  byte writes could lose bits, which its label check had to repair; here a vertex seen
-  at an earlier level is never relabelled, whatever the culling level. Lookups still
-  race with discoveries of the same level: those duplicates are what label, warp and
-  history culling remove, and what the counters measure.
-- History tables are 4096 entries per CTA (16 KB of the 228 KB shared memory per SM).
-- Huge lists (``grid_threshold``): one CTA strip-mining a 100k-neighbour list of a
-  Kronecker hub would hold up a 132-SM GPU for the whole level.
-- Claims (``claim_threshold``): with 6x the C2050's threads in flight, a hub that
-  appears hundreds of times in one small edge frontier is discovered by hundreds of
-  CTAs at once, whatever the culling; each copy re-expanded its whole list (measured on
-  H200: 1.9x redundant expansion on kron_g500-logn20 with history culling). One L2
-  atomic per long list stops that; duplicates are still labelled and counted
-  (``vertices_enqueued``), only their expansion is skipped. The two-phase expansion
-  claims every list: there the cost is one atomic per vertex-queue entry, and without
-  it duplicates compound level after level on lattices (measured 4x to 9x redundant
-  expansion on grid7pt.300 and grid5pt.5000).
-- No fixed cost per traversal: every buffer, and the launch's argument tuple, is made
-  in prepare (the source and culling are patched per call); the control words come
-  back into page-locked memory after the timer, with the counters (to_host). The
-  parent queues are the exception: allocated on the first predecessor BFS, as only
+- The bitmask lives in L2: lookups read it with ``ld.global.cg`` (never a stale L1
+  line) and bits are set with a fire-and-forget ``atomicOr``, so no bit is ever lost and
+  a vertex seen at an earlier level is never relabelled (the paper's non-atomic byte
+  writes could lose bits, which its label check repaired). Lookups still race with
+  discoveries of the same level: those duplicates are what label, warp and history
+  culling remove, and what the counters measure.
+- History tables are 4096 entries per CTA.
+- Huge lists (``grid_threshold``): one CTA strip-mining a hub's list would hold up the
+  whole grid for the level.
+- Claims (``claim_threshold``): with many more threads in flight than on the C2050, a hub
+  in a small edge frontier is discovered by many CTAs at once whatever the culling, and
+  each copy would re-expand its whole list. One L2 atomic per long list stops that;
+  duplicates are still labelled and counted (``vertices_enqueued``), only their
+  expansion is skipped. The two-phase expansion claims every list (one atomic per
+  vertex-queue entry): without it duplicates compound level after level on lattices.
+- No fixed cost per traversal: every buffer and the kernel's parameter struct are made
+  in prepare (the launch passes the CSR arrays, the struct, the source and the culling);
+  the control words come back into page-locked memory after the timer, with the counters
+  (to_host).
+  The parent queues are the exception: allocated on the first predecessor BFS, as only
   predecessor runs need them (m words each).
 - Control words (queue lengths) are read once per CTA after each grid barrier and
   shared through shared memory, not by every warp.
@@ -100,8 +97,7 @@ What changed for today's GPUs (C2050 -> H100/H200):
 - A queue that would overflow (possible with heavy duplication, as the paper saw on
   kron_g500-logn20 without culling) sets a flag; the kernel then reruns the traversal
   with ``atomic`` culling, whose queues are bounded by n and m (``exact_rerun``
-  counter), in the same launch: traverse() reads nothing back (a host read of the flag
-  after every launch would add a pinned round trip to each traversal's time).
+  counter), in the same launch: traverse() reads nothing back.
 
 Counters (per BFS level d, device-side; computed after timing in ``to_host``):
 ``frontier_vertices``/``frontier_edges`` (logical: unique vertices at distance d and
@@ -127,14 +123,14 @@ from gpubfs_cli.core.strategy import StrategyUnavailable, register
 from gpubfs_cli.gpu.base import GpuStrategy
 from gpubfs_cli.gpu.launch import (
     INT32_MAX,
-    SLOT,
-    ArgTemplate,
+    POINTER,
     i32,
-    i64,
+    kernel_struct,
+    param_struct,
     persistent_grid,
     require_int32_ids,
 )
-from gpubfs_cli.gpu.modules import header_constants, load_module
+from gpubfs_cli.gpu.modules import header_constants, instantiation, load_module
 from gpubfs_cli.graph.csr import CSRGraph
 
 KERNELS = Path(__file__).with_name("merrill.cu")
@@ -174,14 +170,45 @@ def compiled_module(cta_size: int, device: Device | None = None):
                        name_expressions=kernel_names(), device=device)
 
 
-def kernel_name(gather: int, predecessors: bool, counters: bool, small: bool) -> str:
-    b = {False: "false", True: "true"}
-    return f"merrill_bfs<{gather}, {b[predecessors]}, {b[counters]}, {b[small]}>"
+def kernel_name(code: int, gather: int, predecessors: bool, counters: bool, small: bool) -> str:
+    """The kernel of strategy `code` (STRATEGY's): expand-contract's vertex frontier is
+    an instantiation of its own; the edge-frontier strategies share one, told apart by
+    their switch threshold (switch_threshold)."""
+    return instantiation("merrill_bfs", code == STRATEGY["expand_contract"], str(gather), predecessors,
+                         counters, small)
 
 
 def kernel_names() -> tuple[str, ...]:
     tf = (False, True)
-    return tuple(kernel_name(g, p, c, s) for s in tf for c in tf for p in tf for g in range(4))
+    return tuple(dict.fromkeys(kernel_name(x, g, p, c, s) for x in STRATEGY.values() for s in tf for c in tf
+                               for p in tf for g in range(4)))
+
+
+ALWAYS = 2**62  # above any edge frontier (at most 2 x INT32_MAX items)
+
+
+def switch_threshold(code: int, resident_threads: int, switch_factor: float = 1.0) -> int:
+    """The largest edge frontier an iteration runs as contract-expand (a larger one runs
+    as two-phase): every one for contract-expand, none for two-phase, `switch_factor` x
+    the resident threads for the hybrid. Expand-contract never reads it."""
+    if code == STRATEGY["contract_expand"]:
+        return ALWAYS
+    if code == STRATEGY["hybrid"]:
+        return int(float(switch_factor) * resident_threads)
+    return -1
+
+
+# merrill.cuh's MerrillParams: every kernel argument but the CSR arrays (kernel
+# parameters of their own: the header says why), the source and the culling, in its
+# order (test_merrill_emulated.py compares the layout with the compiled one).
+PARAMS = param_struct(
+    ("dist", POINTER), ("parent", POINTER), ("bitmask", POINTER),
+    ("vq0", POINTER), ("vq1", POINTER), ("eq0", POINTER), ("eq1", POINTER), ("ep0", POINTER),
+    ("ep1", POINTER), ("big0", POINTER), ("big1", POINTER), ("ctl", POINTER), ("big_ctl", POINTER),
+    ("counters", POINTER), ("claimed", POINTER), ("prof", POINTER), ("switch_threshold", "i8"),
+    ("n", "i4"), ("vq_cap", "i4"), ("eq_cap", "i4"), ("big_cap", "i4"), ("counter_cap", "i4"),
+    ("grid_threshold", "i4"), ("claim_threshold", "i4"), ("prof_cap", "i4"), ("small_threshold", "i4"),
+)
 
 
 @dataclass(frozen=True)
@@ -353,7 +380,7 @@ class _Merrill(GpuStrategy):
         small = int(k.small_frontier)
         module = compiled_module(self._block, self.device)
         self._kernels = {
-            p: module.get_function(kernel_name(self._gather, p, self._counting, small > 0))
+            p: module.get_function(kernel_name(self.code, self._gather, p, self._counting, small > 0))
             for p in (False, True)
         }
         self._grid = {p: self._grid_size(kern) for p, kern in self._kernels.items()}
@@ -380,49 +407,50 @@ class _Merrill(GpuStrategy):
         self.buffer("_counts", CNT_KINDS * caps.counters if self._counting else 4, cp.int32, fill=0)
         self.buffer("_prof", PROF_WORDS * (caps.counters + 1) if k.profile else 4, cp.uint64, fill=0)
         self.keep("_degrees", cp.diff(self.dgraph.row_offsets32))
-        self.derived("_args", {False: self._launch_args(False)})  # predecessors: on the first such BFS
+        self.derived("_params", {False: self._launch_params(False)})  # predecessors: on the first such BFS
 
     def _grid_size(self, kernel) -> int:
         return persistent_grid(self.name, (kernel,), self._block, self.knobs.blocks_per_sm, self.device)
 
     def _switch_threshold(self, grid: int) -> int:
-        return 0
+        return switch_threshold(self.code, grid * self._block)
 
-    def _launch_args(self, predecessors: bool) -> ArgTemplate:
-        """The kernel's arguments for one kind of BFS; traverse fills in the source and
-        the culling. Predecessor BFSs get the parent queues (m words each) on their
-        first call."""
+    def _launch_params(self, predecessors: bool) -> tuple:
+        """The kernel's arguments but the source and the culling for one kind of BFS: the
+        CSR arrays and the parameter struct. Predecessor BFSs get the parent queues (m
+        words each) on their first call. The struct holds addresses only: the arrays it
+        names are kept on the strategy."""
         caps, dg, n = self._caps, self.dgraph, self.graph.n
+        edge_queues = self.code != STRATEGY["expand_contract"]
         if predecessors:
             cp = self.cupy()
-            edge_queues = self.code != STRATEGY["expand_contract"]
             ep = self.keep("_ep", [cp.empty(caps.eq, cp.int32) if edge_queues else self._dummy
                                    for _ in range(2)])  # fmt: skip
         else:
             ep = [self._dummy, self._dummy]
         profile = bool(self.knobs.profile)
-        return ArgTemplate(
-            dg.row_offsets32, dg.col_indices, i32(n), SLOT, i32(self.code), SLOT,
-            i32(self._grid_threshold), i32(self.knobs.claim_threshold),
-            i64(self._switch_threshold(self._grid[predecessors])), i32(self.knobs.small_frontier),
-            self._dist, self._parent if predecessors else self._dummy, self._bitmask, self._claimed,
-            self._vq[0], self._vq[1], self._eq[0], self._eq[1], ep[0], ep[1],
-            self._big[0], self._big[1], i32(caps.vq), i32(caps.eq), i32(caps.big),
-            self._ctl, self._big_ctl, self._counts, i32(caps.counters),
-            self._prof if profile else np.uint64(0), i32(caps.counters if profile else 0),
+        return dg.row_offsets32, dg.col_indices, kernel_struct(
+            PARAMS, dist=self._dist,
+            parent=self._parent if predecessors else self._dummy, bitmask=self._bitmask,
+            vq0=self._vq[0], vq1=self._vq[1], eq0=self._eq[0], eq1=self._eq[1], ep0=ep[0], ep1=ep[1],
+            big0=self._big[0], big1=self._big[1], ctl=self._ctl, big_ctl=self._big_ctl,
+            counters=self._counts, claimed=self._claimed, prof=self._prof if profile else None,
+            switch_threshold=self._switch_threshold(self._grid[predecessors]), n=n, vq_cap=caps.vq,
+            eq_cap=caps.eq, big_cap=caps.big, counter_cap=caps.counters,
+            grid_threshold=self._grid_threshold, claim_threshold=int(self.knobs.claim_threshold),
+            prof_cap=caps.counters if profile else 0, small_threshold=int(self.knobs.small_frontier),
         )  # fmt: skip
 
     def traverse(self, source: int, predecessors: bool = False) -> Answer:
         n = self.graph.n
         if not 0 <= source < n:
             raise ValueError(f"source {source} out of range [0, {n})")
-        if predecessors not in self._args:
-            self._args[predecessors] = self._launch_args(predecessors)
-        args = self._args[predecessors]
+        if predecessors not in self._params:
+            self._params[predecessors] = self._launch_params(predecessors)
         kernel, grid = self._kernels[predecessors], self._grid[predecessors]
         # One launch, nothing read back: an overflow reruns inside the kernel, and the
         # control words are read in to_host(), after the timer.
-        kernel((grid,), (self._block,), args(i32(source), i32(self._culling)))
+        kernel((grid,), (self._block,), (*self._params[predecessors], i32(source), i32(self._culling)))
         return MerrillResult(
             distances=self._dist,
             parents=self._parent if predecessors else None,
@@ -468,4 +496,4 @@ class Hybrid(_Merrill):
     Knobs = HybridKnobs
 
     def _switch_threshold(self, grid: int) -> int:
-        return int(float(self.knobs.switch_factor) * grid * self._block)
+        return switch_threshold(self.code, grid * self._block, self.knobs.switch_factor)

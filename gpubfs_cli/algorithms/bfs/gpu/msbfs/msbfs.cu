@@ -6,10 +6,11 @@
 //   vis(L)[u]    sources whose level-L frontier holds u (three rotating arrays)
 //   q(L)         the vertices with vis(L) != 0, compacted (three rotating queues)
 //
-//   top-down   the queue's lists gathered load-balanced (gpu/include/expand.cuh); for
-//              an edge f -> u, m = vis(L)[f] & ~seen[u]; the bits an atomicOr on seen[u]
-//              sets first are u's new sources (labelled L + 1, parent f), or-ed into
-//              vis(L+1)[u]; the thread whose or finds vis(L+1)[u] empty queues u.
+//   top-down   the queue's lists gathered load-balanced over tiles (gpu/include/tiled.cuh,
+//              expand.cuh); for an edge f -> u, m = vis(L)[f] & ~seen[u]; the bits an
+//              atomicOr on seen[u] sets first are u's new sources (labelled L + 1, parent
+//              f), or-ed into vis(L+1)[u]; the thread whose or finds vis(L+1)[u] empty
+//              queues u.
 //              Lists of hub_edges or more are left to a hub pass after the level's
 //              barrier, which spreads their edges over every warp of the grid
 //              (gpu/include/spread.cuh; one more barrier, only on a level with such a list)
@@ -39,23 +40,20 @@
 // vertices; m_f: their out-edges; m_u: the in-edges of the vertices that some source of
 // the batch has not reached yet (a vertex leaves m_u once seen[u] holds every source).
 //
-// Vertex ids are 32-bit (the host checks n < 2^31); edge offsets are offset_t: int, or
-// long long in the MSBFS_OFFSET64 build (m >= 2^31); label indices i * n + u are 64-bit.
+// Vertex ids are 32-bit (the host checks n < 2^31); edge offsets are offset_t (msbfs.cuh):
+// int, or long long in the MSBFS_OFFSET64 build (m >= 2^31); label indices i * n + u are
+// 64-bit.
 #include "msbfs.cuh"
 #include "bottom_up.cuh"  // BU_BATCH, the in-edges a bottom-up lane loads at once; frontier_word
 #include "expand.cuh"
 #include "spread.cuh"
+#include "tiled.cuh"
 
 namespace msbfs {
 
 constexpr int BLOCK = MSBFS_BLOCK;
 static_assert(BLOCK % 32 == 0 && BLOCK <= 1024, "CTAs of 32 to 1024 threads");
-
-#if MSBFS_OFFSET64
-typedef long long offset_t;
-#else
-typedef int offset_t;
-#endif
+static_assert(sizeof(Params) == MSBFS_PARAMS_BYTES, "strategies.py's PARAMS mirrors Params");
 typedef unsigned long long word_t;
 
 struct Shared {
@@ -76,30 +74,15 @@ __device__ __forceinline__ word_t warp_or(word_t x) {
     return x;
 }
 
-struct State {
-    const offset_t* __restrict__ row;
-    const int* __restrict__ col;
-    const offset_t* __restrict__ in_row;
-    const int* __restrict__ in_col;
-    int n;
+// The parameters and what the kernel derives from them.
+struct State : Params {
     word_t full;  // every source of the batch
-    int* dist;    // k rows of n
-    int* parent;  // k rows of n, or null
-    word_t* seen;
-    word_t* visit;  // three arrays of n
-    int* queue;     // three queues of n, then the hub queue (MSBFS_SPREAD)
-    word_t* ctl;
-    int* levels;       // per source: its deepest level + 1
-    word_t* counters;  // STATS: MS_CNT_KINDS rows of counter_cap levels
-    int counter_cap;
-    word_t* prof;  // STATS with profile: prof_cap stamps (msbfs.cuh), else null
-    int prof_cap;
-    int hub_edges;  // 0: no hub pass
 
     __device__ word_t* vis(int L) const { return visit + (size_t)(L % 3) * n; }
     __device__ int* q(int L) const { return queue + (size_t)(L % 3) * n; }
     __device__ word_t* slot(int L) const { return ctl + (L % 3) * MS_SLOT_WORDS; }
     __device__ int* hubs() const { return queue + (size_t)3 * n; }
+    __device__ word_t* hub_slot(int L) const { return slot(L + 1) + MS_SLOT_HUBS; }  // its count
     __device__ int out_degree(int v) const { return (int)(row[v + 1] - row[v]); }
     __device__ int in_degree(int v) const { return (int)(in_row[v + 1] - in_row[v]); }
 
@@ -229,35 +212,13 @@ struct TopDownSink {
     }
 };
 
-// Tiles of at most BLOCK queue entries, at least one per CTA while the frontier is
-// small: 64 sources' first level goes to 64 CTAs, not one. A list of hub_edges or more
-// goes to the hub queue instead while it has room (its vertex counted here).
+// A tiled top-down level (tiled.cuh): 64 sources' first level goes to 64 CTAs, not one.
+// A list of hub_edges or more goes to the hub queue instead while it has room (its
+// vertex counted here).
 template <bool PRED, bool STATS>
 __device__ void top_down(const State& S, Shared& sh, int L, int nf, Counts& c) {
     TopDownSink<PRED, STATS> sink{&S, L, &c};
-    const int* in = S.q(L);
-    const int tile = (int)min((long long)BLOCK, ((long long)nf + gridDim.x - 1) / gridDim.x);
-    const int ntiles = (nf + tile - 1) / tile;
-    for (int t = blockIdx.x; t < ntiles; t += gridDim.x) {
-        const int i = t * tile + (int)threadIdx.x;
-        int f = -1;
-        offset_t start = 0;
-        int len = 0;
-        if ((int)threadIdx.x < tile && i < nf) {
-            f = __ldcg(in + i);
-            start = S.row[f];
-            len = (int)(S.row[f + 1] - start);
-            if (STATS) ++c.vertices;
-            if (S.hub_edges > 0 && len >= S.hub_edges) {
-                const word_t h = atomicAdd(S.slot(L + 1) + MS_SLOT_HUBS, 1ull);
-                if (h < MSBFS_SPREAD) {
-                    S.hubs()[h] = f;
-                    len = 0;
-                }
-            }
-        }
-        gather_lists<BLOCK>(sh.g, S.col, f, start, len, sink);
-    }
+    top_down_tiles<BLOCK, MSBFS_SPREAD, STATS>(sh.g, S, L, S.q(L), nf, c, sink);
 }
 
 // After top-down level L's barrier: the lists its tiles left to the hub queue (the first
@@ -271,8 +232,7 @@ __device__ __forceinline__ int hub_count(const State& S, int L) {
 }
 
 // The hub pass of level L: those lists' edges spread over every warp of the grid, so a
-// hub is not one CTA's (kron_g500-logn20-gen's level 1, tiled: 4.38 of the pass's 5.51
-// ms on an H100). Its edges and labels count in level L's counters.
+// hub is not one CTA's. Its edges and labels count in level L's counters.
 template <bool PRED, bool STATS>
 __device__ void hub_pass(const State& S, Shared& sh, int L, int count) {
     Counts c;
@@ -401,9 +361,11 @@ __device__ void seed(const State& S, const int* sources, int k, int src0) {
     slot[MS_SLOT_FOUND] = found;
 }
 
+// The knobs come as values the kernel reads from its parameters, not from S in place:
+// that way the capped builds spill no more than with one kernel parameter a knob.
 template <bool PRED, bool STATS>
-__device__ void bfs(const State& S, const int* sources, int k, int src0, long long m_in,
-                    long long alpha_milli, long long beta_milli, int bottom_up_ok, int thread_edges) {
+__device__ void bfs(const State& S, const int* sources, int k, int src0, long long m_in, long long alpha_milli,
+                    long long beta_milli, int bottom_up_ok, int thread_edges) {
     GPUBFS_SHARED(Shared, sh);
     if (STATS) S.stamp(MS_PROF_KERNEL);
     const long long gtid = grid_thread<BLOCK, long long>(), gstride = grid_threads<BLOCK, long long>();
@@ -484,33 +446,19 @@ __device__ void bfs(const State& S, const int* sources, int k, int src0, long lo
 }  // namespace msbfs
 
 // One pass from k sources (1..64): sources[0..k-1], or src0 alone when sources is null
-// (a batch of one needs no copy). dist and parent hold k rows of n (parent null without
-// predecessors); seen n words, visit 3n words, queue 3n + MSBFS_SPREAD ints, ctl MS_CTL_WORDS words,
-// levels k ints. m_in: in-edges (m); alpha and beta in thousandths (MSBFS_MILLI);
-// bottom_up 0 holds every level top-down; thread_edges (0: no limit): the in-edges a thread scans
-// alone in a bottom-up level before its warp joins in; a top-down level leaves lists of
-// hub_edges or more (0: none) to its hub pass. STATS: counters holds MS_CNT_KINDS
-// rows of counter_cap levels (levels past it are not counted), prof prof_cap stamps
-// (null: no profile); the timed instantiation ignores both.
-#define MSBFS_PARAMS                                                                              \
-    const msbfs::offset_t *__restrict__ row, const int *__restrict__ col,                          \
-        const msbfs::offset_t *__restrict__ in_row, const int *__restrict__ in_col, int n,         \
-        long long m_in, const int *sources, int k, int src0, long long alpha_milli,               \
-        long long beta_milli, int bottom_up, int thread_edges, int hub_edges, int *dist,          \
-        int *parent, unsigned long long *seen, unsigned long long *visit, int *queue,             \
-        unsigned long long *ctl, int *levels, unsigned long long *counters, int counter_cap,      \
-        unsigned long long *prof, int prof_cap
-
+// (a batch of one needs no copy); its state in `p` (msbfs.cuh). The STATS instantiation
+// keeps the per-level counters and profile stamps the timed one compiles out.
 template <bool PRED, bool STATS>
-__global__ void __launch_bounds__(MSBFS_BLOCK, MSBFS_MIN_BLOCKS) msbfs_bfs(MSBFS_PARAMS) {
+__global__ void __launch_bounds__(MSBFS_BLOCK, MSBFS_MIN_BLOCKS)
+    msbfs_bfs(const msbfs::Params p, const int* sources, int k, int src0) {
     const unsigned long long full = k >= MSBFS_WORD ? ~0ull : (1ull << k) - 1;
-    msbfs::State S{row,  col,   in_row, in_col, n,        full,        dist, parent,  seen,
-                   visit, queue, ctl,    levels, counters, counter_cap, prof, prof_cap, hub_edges};
-    msbfs::bfs<PRED, STATS>(S, sources, k, src0, m_in, alpha_milli, beta_milli, bottom_up, thread_edges);
+    const msbfs::State S{p, full};
+    msbfs::bfs<PRED, STATS>(S, sources, k, src0, p.m_in, p.alpha_milli, p.beta_milli, p.bottom_up, p.thread_edges);
 }
 
 // Every instantiation, so that a plain nvcc compile checks them all.
-#define MSBFS_INSTANTIATE(P, C) template __global__ void msbfs_bfs<P, C>(MSBFS_PARAMS);
+#define MSBFS_INSTANTIATE(P, C) \
+    template __global__ void msbfs_bfs<P, C>(const msbfs::Params, const int*, int, int);
 MSBFS_INSTANTIATE(false, false)
 MSBFS_INSTANTIATE(true, false)
 MSBFS_INSTANTIATE(false, true)

@@ -53,3 +53,46 @@
 // prof[1 + levels] the end of the last level.
 #define MS_PROF_KERNEL 0
 #define MS_PROF_LEVEL0 1
+
+namespace msbfs {
+
+#if MSBFS_OFFSET64
+typedef long long offset_t;
+#else
+typedef int offset_t;
+#endif
+
+// One pass's fixed state, msbfs_bfs's by-value parameter: built once by the launcher
+// (strategies.py's PARAMS mirrors it field by field, in this order), so a launch passes
+// the struct and the batch's sources. Pointers are device addresses (8 bytes whatever
+// offset_t is: one layout for every build); buffer sizes are the launcher's.
+struct Params {
+    const offset_t* __restrict__ row;     // out-edges (CSR)
+    const int* __restrict__ col;
+    const offset_t* __restrict__ in_row;  // in-edges (the CSR itself when undirected or top-down only)
+    const int* __restrict__ in_col;
+    int* dist;                     // width rows of n
+    int* parent;                   // width rows of n, or null without predecessors
+    unsigned long long* seen;      // n words
+    unsigned long long* visit;     // three arrays of n words
+    int* queue;                    // three queues of n, then the hub queue (MSBFS_SPREAD)
+    unsigned long long* ctl;       // MS_CTL_WORDS
+    int* levels;                   // per source: its deepest level + 1
+    unsigned long long* counters;  // MS_CNT_KINDS rows of counter_cap levels (STATS), else null
+    unsigned long long* prof;      // prof_cap stamps (profile), else null
+    long long m_in;                // in-edges (m)
+    long long alpha_milli;         // the switch thresholds, in thousandths (MSBFS_MILLI)
+    long long beta_milli;
+    int n;
+    int hub_edges;                 // a top-down level's lists this long go to the hub pass (0: none)
+    int counter_cap;
+    int prof_cap;
+    // Read late only, so last and paired: adjacent ints load as one pair, and one paired
+    // with a field read at entry would be held in a register from there.
+    int bottom_up;                 // 0 holds every level top-down
+    int thread_edges;              // bottom-up: in-edges a thread scans before its warp joins in (0: no limit)
+};
+
+}  // namespace msbfs
+
+#define MSBFS_PARAMS_BYTES 152  // sizeof(msbfs::Params), checked by msbfs.cu and strategies.py

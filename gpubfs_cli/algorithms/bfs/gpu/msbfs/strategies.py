@@ -1,103 +1,69 @@
 """Bit-parallel multi-source BFS on the GPU: ``msbfs.bfs``. Not one of the five papers:
 the family is gpubfs's own (paper key ``beyond``), so the paper tables stay faithful.
 
-What it implements. Then, Kaufmann, Chirigati, Hoang-Vu, Pham, Kemper, Neumann, Vo,
-"The More the Merrier: Efficient Multi-Source Graph Traversal" (PVLDB 8(4), 2014): up to
-64 BFSs share one pass over the graph, bit i of a vertex's 64-bit words belonging to
-source i (``seen``: the sources that reached it; ``visit``: those whose frontier holds
-it; ``next``: the next frontier's). A frontier vertex's list is read once for every
-source it carries, and an edge costs an AND, an OR and, where it finds something, one
-atomic, however many searches cross it. With the paper's direction-optimizing extension
-(Beamer et al., SC'12): a bottom-up level lets every vertex not yet reached by all
-live sources (those whose frontier is not empty) scan its in-edges, or-ing its
-neighbours' frontier bits, until every live source has reached it. cpu.msbfs is the
-same algorithm, top-down only, on one CPU core.
+Method. Then, Kaufmann, Chirigati, Hoang-Vu, Pham, Kemper, Neumann, Vo, "The More the
+Merrier: Efficient Multi-Source Graph Traversal" (PVLDB 8(4), 2014): up to 64 BFSs share
+one pass over the graph, bit i of a vertex's 64-bit words belonging to source i
+(``seen``: the sources that reached it; ``visit``: those whose frontier holds it). A
+frontier vertex's list is read once for every source it carries; an edge costs an AND,
+an OR and, where it finds something, one atomic. With the paper's direction-optimizing
+extension (Beamer et al., SC'12): a bottom-up level lets every vertex not yet reached by
+all live sources (those whose frontier is not empty) scan its in-edges, or-ing its
+neighbours' frontier bits, until every live source has reached it. The switch, from
+counts the warps add up after every level (n_f frontier vertices, m_f their out-edges,
+m_u the in-edges of the vertices some source has not reached): top-down -> bottom-up
+when ``m_f * alpha > m_u``, back when ``n_f * beta < n``. cpu.msbfs is the same
+algorithm, top-down only, on one CPU core.
 
-The switch, evaluated on the device after every level from counts the warps add up
-(n_f frontier vertices, m_f their out-edges, m_u the in-edges of the vertices that some
-source of the batch has not reached: a vertex leaves m_u once ``seen`` holds every
-source, since until then a bottom-up level still scans it):
+Adapted for a GPU (msbfs.cu):
 
-- top-down -> bottom-up when ``m_f * alpha > m_u``;
-- bottom-up -> top-down when ``n_f * beta < n``.
-
-Defaults alpha = 4, beta = 18. A bit-parallel bottom-up level stops scanning a vertex
-only once every live source has reached it, which at the first levels almost never
-happens, so it costs about m_u rather than the small share of it a single BFS's
-bottom-up step examines: with Beamer's alpha = 15 the first level after the sources went
-bottom-up and scanned every edge (the per-level counters). On an H100 (2026-11-26,
-`gpubfs run msbfs-alpha`, 64 sources in batches of 32) alpha 0.5 / 1 / 2 / 4 / 15 took
-0.241 / 0.189 / 0.076 / 0.076 / 0.100 ms a source on g500-s20-ef16 and 0.362 / 0.348 /
-0.138 / 0.134 / 0.317 on kron_g500-logn20-gen.
-
-What was adapted for a GPU, and why:
-
-- One persistent cooperative kernel per batch (msbfs.cu): CTAs meet at one grid barrier
-  per level and all take the same direction decision from the same counts; no level
-  costs a launch or a host read-back.
+- One persistent cooperative kernel per batch: one grid barrier per level, every CTA
+  taking the same direction decision from the same counts; no level costs a launch or a
+  host read-back. Its fixed state is one parameter struct (msbfs.cuh's MsbfsParams)
+  built in prepare.
 - The frontier is a compacted queue of the vertices with a nonzero ``visit`` word,
-  built by both directions as they go (one ballot-aggregated reservation per warp), so a
-  top-down level costs its frontier's edges rather than a scan of n words (a path runs
-  n levels) and a switch converts nothing. Top-down levels gather the queue's lists
-  load-balanced (gpu/include/expand.cuh), tiles shrunk so that a small frontier (the
-  sources' level) spreads over every CTA.
-- Labels are written in the level that wins them, exactly once per source and vertex.
-  Top-down, as bits are won: the bits an atomicOr on ``seen[u]`` sets first (its old
-  value) are u's new sources, labelled and given the frontier vertex as parent at once.
-  Bottom-up, u's own thread takes from each neighbour the frontier bits it still needs
-  and names that neighbour their parent; the distances wait until the warp's scans are
-  done: its lanes hold 32 consecutive vertices, so the warp stores one source's row at a
-  time for all of them (one coalesced store per source found; dist is k rows of n, far
-  past the L2) instead of every lane its own bits, scattered over the rows.
-  ``visit`` and ``next`` are three rotating arrays: level L reads one, fills the next
-  and clears the words of level L - 1's queue in the third, nobody reading them then.
-- Directed graphs get the transpose (in-edges) for bottom-up levels, built in prepare
-  as do.bfs does (DeviceGraph.with_in_edges); undirected graphs use the CSR itself.
-- Edge offsets are 32-bit below 2^31 edges and 64-bit from there on (a second build,
-  MSBFS_OFFSET64); vertex ids stay 32-bit. Distances (and parents) are int32 rows of n,
-  one per source of the batch, on the device, read back after the timer.
-- A batch of one passes its source as a kernel argument; a larger batch copies its
-  sources into a device buffer allocated in prepare (no allocation in a traversal).
+  built by both directions as they go (one reservation a warp), so a top-down level
+  costs its frontier's edges rather than a scan of n words, and a switch converts
+  nothing. Top-down levels gather the queue's lists load-balanced over tiles
+  (gpu/include/tiled.cuh, expand.cuh), shrunk so a small frontier spreads over every CTA.
+- Labels are written in the level that wins them, exactly once per source and vertex:
+  top-down as an atomicOr on ``seen[u]`` wins bits; bottom-up, parents as found and
+  distances once the warp's scans are done, one coalesced row store per source (dist
+  is k rows of n, far past the L2). ``visit`` is three rotating arrays: level L reads
+  one, fills the next and clears level L - 1's words in the third.
+- Directed graphs get the transpose for bottom-up levels (DeviceGraph.with_in_edges);
+  undirected graphs use the CSR itself. 32-bit edge offsets below 2^31 edges, a 64-bit
+  build (MSBFS_OFFSET64) from there on. A batch of one passes its source as a kernel
+  argument; a larger batch copies its sources into a buffer allocated in prepare.
 
-Rates. A bottom-up level does not look at every edge, and a batch's time is shared by
-its sources: rates are equivalent GTEPS (``teps = "equivalent"``: the top-down edge
-count of each source over its share of the batch's time).
+Rates are equivalent GTEPS (``teps = "equivalent"``): each source's top-down edge count
+over its share of the batch's time.
 
 Knobs:
 
 - ``width``: sources per batch (1 to 64: the bits of one word).
-- ``alpha``, ``beta``: the switch thresholds above (>= 0; read in thousandths).
-  ``alpha = 0`` never goes bottom-up; a huge alpha and a huge beta go bottom-up from
-  the first level and stay there.
+- ``alpha``, ``beta``: the switch thresholds (>= 0; read in thousandths). ``alpha = 0``
+  never goes bottom-up; a huge alpha and beta go bottom-up from the first level and
+  stay. Defaults 4 and 18: lower than Beamer's, since a bit-parallel bottom-up level
+  stops scanning a vertex only once every live source has reached it, so early levels
+  cost about m_u (docs/performance.md).
 - ``bottom_up``: False holds every level top-down (the paper's plain MS-BFS).
-- ``cta_size``: threads per CTA (128 to 1024; compiled per size).
-- ``blocks_per_sm``: CTAs per SM of the persistent grid (0 = as many as fit).
+- ``cta_size``: threads per CTA (128 to 1024; a build each). ``blocks_per_sm``: CTAs per
+  SM of the persistent grid (0 = as many as fit).
 - ``thread_edges``: in-edges a vertex's thread scans alone in a bottom-up level; past
-  them its warp scans the rest of the list with it, a lane an edge (a hub's list is not
-  one thread's loop; 0: never).
+  them its warp scans the rest of the list with it, a lane an edge (0: never).
 - ``probe_batch``: a bottom-up lane loads this many in-edges and their frontier words at
   once (1, 2, 4 or 8; a build each, BU_BATCH), then takes them in order, so the edges
-  examined and the parents are a serial scan's; a larger batch waits on fewer dependent
-  loads and may load past the list's last useful edge.
-- ``frontier_cache``: where a bottom-up lane's frontier words are cached: ``l2`` (the
-  default) in L2 only, ``l1`` in the SM's L1 too (a build each, BU_FRONT_L1, as
-  do.bfs's).
+  examined and the parents are a serial scan's.
+- ``frontier_cache``: ``l2`` (default: frontier words cached in L2 only) or ``l1`` (in
+  the SM's L1 too; a build each, BU_FRONT_L1, as do.bfs's).
 - ``hub_edges``: a top-down level leaves every list of at least this many out-edges (the
-  first MSBFS_SPREAD, 1024, of them; more such lists are many CTAs' tiles anyway) to a
-  hub pass after its grid barrier: every CTA scans those lists' degrees into shared
-  memory and each warp of the grid takes 32 consecutive edges of them a round
-  (gpu/include/spread.cuh, as do.bfs's), at the cost of one more grid barrier on the
-  levels that have such a list. Tiled by vertices, a hub is one CTA's: on
-  kron_g500-logn20-gen (H100, 2026-11-26, counting build, scripts/device/msbfs_profile.py)
-  level 1, top-down with 2,226 frontier vertices and 15.4 M out-edges (the largest list
-  413,601), took 4.38 ms of the 5.51-ms pass where its bytes need 70 us; with the hub
-  pass the same 64 sources take 2.30 ms (`gpubfs run msbfs`). Default 4096, do.bfs's;
-  0: no hub pass.
-- ``counters``: per-level counters of the pass (below), from a second instantiation
-  of the kernel that counts; the timed one compiles them out. Off for timings.
-- ``profile``: as ``counters``, plus %globaltimer stamps (CTA 0's thread 0): the
-  kernel's start, each level's start after the barrier that ends the one before, and
-  the end of the last level, so that the set-up and each level have a time.
+  first MSBFS_SPREAD, 1024) to a hub pass after its barrier that spreads their edges
+  over every warp of the grid (gpu/include/spread.cuh): one more grid barrier, only on
+  levels with such a list. Default 4096, do.bfs's; 0: no hub pass.
+- ``counters``: per-level counters of the pass (below), from a second instantiation of
+  the kernel that counts; off for timings. ``profile``: as ``counters``, plus
+  %globaltimer stamps (the kernel's start, each level's start, the end of the last).
 
 Counters, per answer: ``levels`` (that source's depth + 1), ``bottom_up_levels``,
 ``hub_levels`` (top-down levels that ran the hub pass) and ``pass_levels`` (the batch's:
@@ -137,12 +103,12 @@ from gpubfs_cli.core.strategy import register
 from gpubfs_cli.gpu.base import GpuStrategy
 from gpubfs_cli.gpu.launch import (
     FRONTIER_CACHE,
+    POINTER,
     PROBE_BATCH,
-    SLOT,
-    ArgTemplate,
     i32,
-    i64,
+    kernel_struct,
     level_capacity,
+    param_struct,
     persistent_builds,
     persistent_defines,
     persistent_grid,
@@ -169,6 +135,15 @@ PER_LEVEL = {"direction": C["MS_CNT_DIR"], "frontier": C["MS_CNT_FRONTIER"],
 PROF_KERNEL, PROF_LEVEL0 = C["MS_PROF_KERNEL"], C["MS_PROF_LEVEL0"]
 EDGE_BYTES = 4 + 8  # an edge examined reads its column id and the frontier word of its other end
 LABEL_BYTES = 4  # a label writes one int32 distance
+# msbfs.cuh's msbfs::Params, field by field in its order (the emulated tests compare offsets)
+PARAMS = param_struct(
+    *((name, POINTER) for name in ("row", "col", "in_row", "in_col", "dist", "parent", "seen", "visit", "queue",
+                                   "ctl", "levels", "counters", "prof")),
+    *((name, "i8") for name in ("m_in", "alpha_milli", "beta_milli")),
+    *((name, "i4") for name in ("n", "hub_edges", "counter_cap", "prof_cap", "bottom_up", "thread_edges")),
+)
+if PARAMS.itemsize != C["MSBFS_PARAMS_BYTES"]:
+    raise ImportError(f"msbfs.cuh's Params has {C['MSBFS_PARAMS_BYTES']} bytes, PARAMS {PARAMS.itemsize}")
 
 
 def offsets64(m: int) -> bool:
@@ -353,14 +328,17 @@ class GpuMultiSourceBfs(GpuStrategy):
         if prof is not None:
             series["profile"] = prof
         self.derived("_series_views", series)
-        m_in = int(graph.m)
-        head = (row, dg.col_indices, in_row, in_col, i32(n), i64(m_in), SLOT, SLOT, SLOT,
-                i64(round(float(k.alpha) * MILLI)), i64(round(float(k.beta) * MILLI)), i32(1 if k.bottom_up else 0), i32(int(k.thread_edges)),
-                i32(int(k.hub_edges)))
-        tail = (seen, visit, queue, ctl, levels, counters, i32(cap if stats else 0), prof,
-                i32(cap + 2 if prof is not None else 0))
-        # Built once: a traversal only puts in the sources.
-        self.derived("_args", {p: ArgTemplate(*head, dist, parent if p else None, *tail) for p in (False, True)})
+        # The pass's state, built once: a launch passes it with the batch's sources. The
+        # struct holds addresses only: the arrays stay referenced beside it.
+        arrays = self.derived("_param_arrays", dict(
+            row=row, col=dg.col_indices, in_row=in_row, in_col=in_col, dist=dist, seen=seen, visit=visit,
+            queue=queue, ctl=ctl, levels=levels, counters=counters, prof=prof))
+        fixed = dict(
+            arrays, m_in=int(graph.m), alpha_milli=round(float(k.alpha) * MILLI),
+            beta_milli=round(float(k.beta) * MILLI), n=n, bottom_up=1 if k.bottom_up else 0,
+            thread_edges=int(k.thread_edges), hub_edges=int(k.hub_edges), counter_cap=cap if stats else 0,
+            prof_cap=cap + 2 if prof is not None else 0)
+        self.derived("_params", {p: kernel_struct(PARAMS, parent=parent if p else None, **fixed) for p in (False, True)})
 
     def traverse_batch(self, sources: list[int], predecessors: bool = False) -> list[Answer]:
         n, k = self.graph.n, len(sources)
@@ -370,11 +348,11 @@ class GpuMultiSourceBfs(GpuStrategy):
             if not 0 <= int(s) < n:
                 raise ValueError(f"source {s} out of range [0, {n})")
         if k == 1:
-            args = self._args[predecessors](None, i32(1), i32(int(sources[0])))
+            args = (self._params[predecessors], None, i32(1), i32(int(sources[0])))
         else:
             self._sources_host[:k] = [int(s) for s in sources]
             self._sources.set(self._sources_host)
-            args = self._args[predecessors](self._sources, i32(k), i32(-1))
+            args = (self._params[predecessors], self._sources, i32(k), i32(-1))
         self._kernels[predecessors]((self._grid,), (int(self.knobs.cta_size),), args)
         levels, bu_levels, hub_levels = self._pass_views
         series = PassSeries(self._series_views, levels) if self._series_views else None

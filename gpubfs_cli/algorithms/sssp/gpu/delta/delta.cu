@@ -37,11 +37,7 @@ constexpr int WARPS = BLOCK / 32;
 static_assert(BLOCK % 32 == 0 && WARPS <= 32, "CTAs of 32 to 1024 threads");
 
 typedef unsigned long long dist_t;
-#if DELTA_WEIGHT64
-typedef long long weight_t;
-#else
-typedef int weight_t;
-#endif
+typedef delta_weight_t weight_t;
 constexpr dist_t INF = ~0ull;
 
 struct Shared {
@@ -229,20 +225,32 @@ extern "C" __global__ void delta_partition(int n, const int* __restrict__ row,
     }
 }
 
-// One traversal. HEAVY: delta-stepping (light rounds, then a heavy round per bucket);
-// false: near-far. PRED: the parents pass after the distances.
-#define DELTA_PARAMS                                                                             \
+// One traversal from `source`. HEAVY: delta-stepping (light rounds, then a heavy round
+// per bucket); false: near-far. PRED: the parents pass after the distances. split and
+// perm come from delta_partition (each vertex's light edges first).
+#define DELTA_PARAMS                                                                              \
     const int *__restrict__ row, const int *__restrict__ split, const int *__restrict__ perm,      \
-        const int *__restrict__ col, const dsssp::weight_t *__restrict__ w, int n, int source,     \
-        long long delta_arg, unsigned long long *dist, unsigned long long *lstamp,                 \
-        unsigned long long *fstamp, int *rstamp, int *q0, int *q1, int *settled, int *far0,        \
-        int *far1, unsigned long long *ctl, int *parent, int *anchor
+        const int *__restrict__ col, const dsssp::weight_t *__restrict__ w, const DeltaParams args, \
+        int source
 
 template <bool HEAVY, bool PRED>
 __global__ void __launch_bounds__(DELTA_BLOCK, 1) delta_sssp(DELTA_PARAMS) {
     using namespace dsssp;
+    const int n = args.n;
+    unsigned long long* const dist = args.dist;
+    unsigned long long* const lstamp = args.lstamp;
+    unsigned long long* const fstamp = args.fstamp;
+    int* const rstamp = args.rstamp;
+    int* const q0 = args.q0;
+    int* const q1 = args.q1;
+    int* const settled = args.settled;
+    int* const far0 = args.far0;
+    int* const far1 = args.far1;
+    unsigned long long* const ctl = args.ctl;
+    int* const parent = args.parent;
+    int* const anchor = args.anchor;
     GPUBFS_SHARED(Shared, sh);
-    const dist_t delta = (dist_t)delta_arg;
+    const dist_t delta = (dist_t)args.delta;
     const long long gtid = grid_thread<BLOCK, long long>(), gstride = grid_threads<BLOCK, long long>();
     auto queue = [q0, q1](long long i) { return (i & 1) ? q1 : q0; };
     auto far = [far0, far1](int i) { return i ? far1 : far0; };

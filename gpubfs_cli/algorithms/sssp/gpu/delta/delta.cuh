@@ -1,5 +1,5 @@
-// Delta-stepping and near-far SSSP (sssp.delta, sssp.near_far): constants shared by
-// delta.cu, its launcher (strategies.py reads the #defines with header_constants) and
+// Delta-stepping and near-far SSSP (sssp.delta, sssp.near_far): constants and the
+// persistent kernel's parameter struct shared by delta.cu, its launcher (strategies.py reads the #defines with header_constants) and
 // the CPU emulation (tests/gpu/emu/delta_driver.cpp).
 #pragma once
 
@@ -30,3 +30,34 @@
 #define CTL_PARENT_ROUNDS 11 // rounds of the parents pass (predecessors only)
 #define CTL_PSIZE 12         // + (parents round % 3): vertices anchored in that round
 #define CTL_WORDS 16
+
+#if DELTA_WEIGHT64
+typedef long long delta_weight_t;
+#else
+typedef int delta_weight_t;
+#endif
+
+// delta_sssp's parameters but the graph's read-only arrays and the source: built once per
+// graph and kind of traversal by the host (strategies.py's PARAMS, a numpy structured
+// dtype of this layout, compared with the compiled one by
+// tests/algorithms/sssp/gpu/test_delta_emulated.py) and passed by value. Pointers first,
+// then the 64-bit scalar, then the int: no padding inside. The read-only arrays (row,
+// split, perm, col, w) stay kernel parameters of their own: `const __restrict__` there is
+// what lets nvcc read them through the read-only path (ld.global.nc), which it does not
+// do for a struct member.
+struct DeltaParams {
+    unsigned long long* dist;
+    unsigned long long* lstamp;  // per vertex: the last round whose frontier took it
+    unsigned long long* fstamp;  // per vertex: the last far pile that took it
+    int* rstamp;                 // per vertex: the last bucket that settled it (HEAVY)
+    int* q0;                     // frontiers of even and odd rounds
+    int* q1;
+    int* settled;                // the bucket's settled vertices (HEAVY)
+    int* far0;                   // the two far piles
+    int* far1;
+    unsigned long long* ctl;     // CTL_WORDS control words
+    int* parent;                 // PRED
+    int* anchor;                 // PRED
+    long long delta;             // the bucket width
+    int n;
+};

@@ -96,10 +96,11 @@ from gpubfs_cli.core.knobs import check_launch, whole
 from gpubfs_cli.core.strategy import StrategyUnavailable, register
 from gpubfs_cli.gpu.base import GpuStrategy
 from gpubfs_cli.gpu.launch import (
-    SLOT,
-    ArgTemplate,
+    POINTER,
     i32,
     i64,
+    kernel_struct,
+    param_struct,
     persistent_grid,
     require_int32_ids,
 )
@@ -128,6 +129,15 @@ def kernel_name(heavy: bool, predecessors: bool) -> str:
 
 
 KERNEL_NAMES = tuple(kernel_name(h, p) for h in (True, False) for p in (False, True))
+
+# delta.cuh's DeltaParams: every argument of delta_sssp but the read-only graph arrays
+# before it (the header says why) and the source after it, in its order
+# (test_delta_emulated.py compares the layout with the compiled one).
+PARAMS = param_struct(
+    ("dist", POINTER), ("lstamp", POINTER), ("fstamp", POINTER), ("rstamp", POINTER), ("q0", POINTER),
+    ("q1", POINTER), ("settled", POINTER), ("far0", POINTER), ("far1", POINTER), ("ctl", POINTER),
+    ("parent", POINTER), ("anchor", POINTER), ("delta", "i8"), ("n", "i4"),
+)
 
 
 def default_delta(graph: CSRGraph) -> int:
@@ -207,11 +217,15 @@ class DeltaStepping(GpuStrategy):
         ctl = self.buffer("_ctl", C["CTL_WORDS"], cp.int64, fill=0)
         parent = self.buffer("_parent", size, cp.int32)
         anchor = self.buffer("_anchor", size, cp.int32)
-        head = (row, split, perm, dg.col_indices, w, i32(n))
-        tail = (i64(self.delta), dist, lstamp, fstamp, rstamp, queues[0], queues[1], settled,
-                fars[0], fars[1], ctl)
-        self.derived("_args", {p: ArgTemplate(*head, SLOT, *tail, parent if p else None, anchor if p else None)
-                               for p in (False, True)})
+        # Each kind of traversal's arguments but the source, made once: the read-only
+        # graph arrays and the parameter struct, which holds addresses only (the arrays
+        # stay on the strategy).
+        fixed = dict(dist=dist, lstamp=lstamp, fstamp=fstamp, rstamp=rstamp, q0=queues[0], q1=queues[1],
+                     settled=settled, far0=fars[0], far1=fars[1], ctl=ctl, delta=self.delta, n=n)
+        self.derived("_params", {p: (row, split, perm, dg.col_indices, w,
+                                     kernel_struct(PARAMS, parent=parent if p else None,
+                                                   anchor=anchor if p else None, **fixed))
+                                 for p in (False, True)})
         # 0-d views of the control words, made once (ctl[k] would be a copy under numpy)
         views = {key: ctl[word, ...] for key, word in COUNTERS.items()}
         self.derived("_views", (views, {**views, "parent_rounds": ctl[C["CTL_PARENT_ROUNDS"], ...]}))
@@ -222,8 +236,8 @@ class DeltaStepping(GpuStrategy):
         n = self.graph.n
         if not 0 <= source < n:
             raise ValueError(f"source {source} out of range [0, {n})")
-        args = self._args[predecessors](i32(source))
-        self._kernels[predecessors]((self._grid,), (int(self.knobs.cta_size),), args)
+        self._kernels[predecessors]((self._grid,), (int(self.knobs.cta_size),),
+                                    (*self._params[predecessors], i32(source)))
         counters = {**self._views[predecessors], "delta": self.delta}
         return Answer(self._dist_n, self._parent_n if predecessors else None, counters)
 

@@ -56,9 +56,9 @@ class DeviceOps:
         self.ids = cp.empty(max(1, capacity), cp.int64)
         self.parents = cp.empty(max(1, capacity), cp.int32)
         self.count = cp.zeros(1, cp.int64)
-        self._expand = module.get_function("mgpu_expand")
+        self._expand = module.get_function("merrill_multi_expand")
         self.host = lambda a: a.get()  # the rank's communicator replaces it (a guarded wait)
-        self._mark = module.get_function("mgpu_mark")
+        self._mark = module.get_function("merrill_multi_mark")
 
     def nbytes(self) -> int:
         return int(sum(a.nbytes for a in (self.mask, self.scratch, self.ids, self.parents, self.count)))
