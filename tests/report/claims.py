@@ -18,7 +18,8 @@ figure is read (keys of the figure, or of its claim for all its figures):
   the knob sweep's other values, which a report cell (the best one) does not show;
 - `ratio`: two of the above, the first over the second;
 - `match`: a regular expression searched in a printed-table file (`file`, else the
-  claim's only file) whose first group is the figure.
+  claim's only file) whose first group is the figure; `count`: one whose number of
+  matching lines in such a file is the figure.
 
 `scale` multiplies what is read (100: a percentage; 1e-6: a count printed in millions).
 A figure equals its recomputed value rounded to as many decimals as the doc prints
@@ -53,7 +54,7 @@ FOLDER_NAMED = re.compile(rf"(?<![\w-])({FOLDER})/")
 BARE = re.compile(r"`([\w*{},-]+\.(?:json\.gz|txt|log))`")
 KEYS = {"id", "doc", "files", "report", "table", "figures", "cited_as"}
 FIGURE_KEYS = {"figure", "row", "column", "table", "field", "variant", "metric", "teps", "ratio", "scale",
-               "match", "file", "report"}
+               "match", "count", "file", "report"}
 
 
 @dataclass(frozen=True)
@@ -136,6 +137,9 @@ class Reader:
             top, bottom = (self.value(fig, {**{k: v for k, v in how.items() if k in ("report", "table")}, **part})
                            for part in how["ratio"])
             return top / bottom * how.get("scale", 1)
+        if "count" in how:  # how many lines of a printed table match: rules a strategy won, say
+            name = how.get("file") or _only(fig.files, fig)
+            return len(re.findall(how["count"], (RESULTS / name).read_text(), re.M))
         if "match" in how:
             name = how.get("file") or _only(fig.files, fig)
             found = re.search(how["match"], (RESULTS / name).read_text(), re.M)
