@@ -6,8 +6,9 @@ Per cell (results/keys.CellKey): the sources with a sample, with their repeats (
 listed twice needs two samples); the sources with an ok sample; and whether a sample's
 status ended the cell's mode (results/status.ENDS_A_MODE). The two users ask it two
 questions, by the rulebook's two rules:
-  left / complete  a resumed run: what of a turn's sources holds no sample yet (any
-                   status: the run it continues measured them), and whether nothing is
+  left / ended     a resumed run: what of a turn's sources holds no sample yet (any
+                   status: the run it continues measured them), and whether the mode ended
+                   (bench/schedule.remaining asks both, for the turns and for a graph held whole)
   finished         reproduce: the cell ended in a failure that is a result
                    (MEASURED_FAILURES), or is ok with an ok sample of every planned source
 """
@@ -55,10 +56,6 @@ class Done:
     def ended(self, key: CellKey) -> bool:
         """Whether a sample's status ended the cell's mode."""
         return key in self._ended
-
-    def complete(self, key: CellKey, sources: list[int]) -> bool:
-        """Whether the mode ended, or holds a sample of every occurrence of `sources`."""
-        return key in self._ended or not (Counter(sources) - self._sources.get(key, Counter()))
 
     def left(self, key: CellKey, indexed: list[tuple[int, int]]) -> list[tuple[int, int]]:
         """The (index, source) pairs of `indexed` that hold no sample yet. Each sample
