@@ -16,12 +16,13 @@ kernel running a 2-vertex traversal in CTA 0, which its paper configs keep off).
 
 --floor adds what bounds the figures before any BFS work (scripts/launch_floor.cu, same
 launch path and timing): an empty one-argument launch, an empty cooperative launch of
-do.bfs's 24 arguments and grid with one grid barrier, the same with 2 arguments (what
-marshalling the other 22 costs), the 24-argument launch followed by a pinned
-read-back of one word (what a strategy that checks its status per traversal pays), and
-the 24-argument launch captured once as a CUDA graph and launched as one (what do.bfs's
-`launch: graph` starts from: the arguments are fixed in the graph, none marshalled per
-launch; do.bfs's graph also holds a 4-byte copy of the source, not in this probe).
+do_bfs's signature (its 192-byte parameter struct by value, the source, a source pointer)
+and grid with one grid barrier, the same with 2 arguments (what the struct costs), the
+struct launch followed by a pinned read-back of one word (what a strategy that checks its
+status per traversal pays), and the struct launch captured once as a CUDA graph and
+launched as one (what do.bfs's `launch: graph` starts from: the arguments are fixed in the
+graph, none marshalled per launch; do.bfs's graph also holds a 4-byte copy of the source,
+not in this probe).
 
 Prints one row per strategy (median, fastest, slowest sample in microseconds, and
 whether the median meets the target) and a summary line; exit status 1 when a traversal
@@ -46,6 +47,7 @@ if str(ROOT) not in sys.path:
 TARGET_US = 30.0
 WARMUP = 5
 BLOCK = 10  # timed traversals of one case in a row (take_turns)
+STRUCT_BYTES = 192  # do_bfs's parameter struct (DO_PARAMS_BYTES)
 
 
 def gpu_strategies(only: list[str]) -> list[tuple[str, str]]:
@@ -159,27 +161,27 @@ def floor_cases() -> list[Case]:
     """The launch-floor probes (see the module docstring)."""
     import cupy as cp
 
-    from gpubfs_cli.gpu.launch import blocks_per_sm, captured, i32, i64, sm_count
+    from gpubfs_cli.gpu.launch import blocks_per_sm, captured, i32, sm_count
     from gpubfs_cli.gpu.modules import load_module
 
     module = load_module(ROOT / "scripts" / "launch_floor.cu", cooperative=True)
-    one, coop, two = (module.get_function(k) for k in ("empty_1", "empty_24", "sync_2"))
+    one, coop, two = (module.get_function(k) for k in ("empty_1", "empty_struct", "sync_2"))
     grid = min(blocks_per_sm(coop, 256), 4) * sm_count()  # do.bfs: 4 CTAs of 256 per SM
     buf = cp.zeros(64, dtype=cp.uint64)
     host = cp.cuda.alloc_pinned_memory(8)
     pinned = np.frombuffer(host, dtype=np.uint64, count=1)
-    p32 = buf.view(cp.int32)
-    args = (p32, p32, p32, p32, i32(2), i32(0), i64(0), i64(0), i64(0), i32(0), i64(0), i32(0), p32, p32,
-            buf.view(cp.uint32), buf.view(cp.uint32), buf.view(cp.uint32), p32, p32, buf, None, i32(0), None,
-            i32(0))
+    words = np.zeros(STRUCT_BYTES // 8, dtype=np.uint64)
+    words[:2] = buf.data.ptr, 2  # ctl, n
+    args = (words.view(np.dtype((np.void, STRUCT_BYTES))), i32(0), None)  # passed as do_bfs's struct is
     probes = {
-        "empty launch, 1 argument": lambda: one((1,), (32,), (p32,)),
-        f"cooperative launch, 24 arguments, {grid} CTAs, 1 grid barrier": lambda: coop((grid,), (256,), args),
+        "empty launch, 1 argument": lambda: one((1,), (32,), (buf.view(cp.int32),)),
+        f"cooperative launch, do_bfs's 192-byte struct, {grid} CTAs, 1 grid barrier":
+            lambda: coop((grid,), (256,), args),
         f"cooperative launch, 2 arguments, {grid} CTAs, 1 grid barrier": lambda: two((grid,), (256,), (buf, i32(0))),
         "the same + pinned read-back of 1 word": lambda: (coop((grid,), (256,), args), buf[:1].get(out=pinned)),
     }
     cases: list[Case] = [FloorCase(label, fn) for label, fn in probes.items()]
-    label = f"the 24-argument launch captured as a CUDA graph, {grid} CTAs"
+    label = f"the struct launch captured as a CUDA graph, {grid} CTAs"
     try:
         graph = captured(cp.cuda.Stream(non_blocking=True), lambda: coop((grid,), (256,), args))
         cases.append(FloorCase(label, graph.launch))  # on the current stream, the timing events'

@@ -235,6 +235,7 @@ __device__ void top_down_spread(const State& S, Shared& sh, int L, const int* in
 template <bool PRED, bool STATS>
 __device__ void bottom_up(const State& S, Shared& sh, int L) {
     Counts c;
+    unsigned int wanted = 0;  // STATS: vertices searched (fewer than n: 32 bits hold it, one register less)
     const unsigned int* front = S.front(L);
     unsigned int* next = S.front(L + 1);
     const int lane = lane_id();
@@ -253,7 +254,7 @@ __device__ void bottom_up(const State& S, Shared& sh, int L) {
         const bool hit = k < e;
         if (hit && PRED) S.parent[v] = S.in_col[k];
         if (STATS && want) {
-            ++c.vertices;
+            ++wanted;
             c.edges += (unsigned long long)(k - s) + (hit ? 1 : 0);
         }
         const unsigned int got = __ballot_sync(GPUBFS_FULL_MASK, hit);
@@ -266,6 +267,7 @@ __device__ void bottom_up(const State& S, Shared& sh, int L) {
             c.found(S, v);
         }
     }
+    c.vertices = wanted;
     flush<STATS>(S, sh, L, c, true);
 }
 

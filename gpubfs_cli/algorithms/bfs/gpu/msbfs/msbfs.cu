@@ -147,8 +147,11 @@ struct State : Params {
 // next level's slot; vertices, edges and labels (STATS) to level L's counters.
 struct Counts {
     word_t mf = 0, inf = 0, found = 0;
-    word_t edges = 0, labels = 0;
+    word_t labels = 0;
     unsigned int vertices = 0;  // at most n
+    // STATS: edges examined, at most m: the offsets' width holds it (one register less
+    // in the 32-bit build)
+    edge_count_t edges = 0;
 
     // u joined the next frontier with `bits`; `all`: every source has now reached it.
     __device__ void joined(const State& S, int u, word_t bits, bool first, bool all) {
@@ -171,7 +174,7 @@ __device__ void flush(const State& S, Shared& sh, int L, const Counts& c) {
         if (found) atomicOr(next + MS_SLOT_FOUND, found);
     }
     if (STATS) {
-        const word_t v = warp_sum_t((word_t)c.vertices), e = warp_sum_t(c.edges), l = warp_sum_t(c.labels);
+        const word_t v = warp_sum_t((word_t)c.vertices), e = warp_sum_t((word_t)c.edges), l = warp_sum_t(c.labels);
         if (lane_id() == 0) {
             if (v) atomicAdd(sh.stat + MS_CNT_VERTICES, v);
             if (e) atomicAdd(sh.stat + MS_CNT_EDGES, e);
@@ -289,7 +292,7 @@ __device__ void bottom_up(const State& S, int L, word_t live, int thread_edges, 
                 }
                 if (STATS) {
                     ++c.vertices;
-                    c.edges += (word_t)(e - first);
+                    c.edges += (edge_count_t)(e - first);
                 }
             }
         }

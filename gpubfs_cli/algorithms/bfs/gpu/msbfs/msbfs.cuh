@@ -58,8 +58,10 @@ namespace msbfs {
 
 #if MSBFS_OFFSET64
 typedef long long offset_t;
+typedef unsigned long long edge_count_t;
 #else
 typedef int offset_t;
+typedef unsigned int edge_count_t;  // a count of edges, at most m
 #endif
 
 // One pass's fixed state, msbfs_bfs's by-value parameter: built once by the launcher
