@@ -11,14 +11,15 @@ else
 SETUP :=
 endif
 
-# On a machine with an NVIDIA driver, install the CuPy wheel matching its CUDA major.
+# On a machine with an NVIDIA driver, install the CuPy wheel matching its CUDA major. The
+# plots extra (matplotlib) always: the figure tests draw.
 CUDA_MAJOR := $(shell nvidia-smi 2>/dev/null | sed -n 's/.*CUDA Version: *\([0-9]*\)\..*/\1/p' | head -n1)
 ifeq ($(CUDA_MAJOR),12)
-EXTRAS := dev,mpi,cuda12
+EXTRAS := dev,mpi,plots,cuda12
 else ifeq ($(CUDA_MAJOR),13)
-EXTRAS := dev,mpi,cuda13
+EXTRAS := dev,mpi,plots,cuda13
 else
-EXTRAS := dev,mpi
+EXTRAS := dev,mpi,plots
 endif
 
 PYTEST_ARGS ?=
@@ -31,7 +32,7 @@ SMOKE_PCT ?= 200
 # Labels only (not the exit status): whole smoke runs drift by up to ~1.5x on a loaded 2-core host.
 SMOKE_MIN_CHANGE ?= 50
 
-.PHONY: run test test-gpu test-gpu-main test-gpu-paced test-gpu-sanitize smoke lint clean-venv chromium mutants
+.PHONY: run test test-floors wheel test-gpu test-gpu-main test-gpu-paced test-gpu-sanitize smoke lint clean-venv chromium mutants
 
 # The filter drops setuptools' note that an editable install imports the checkout's own
 # gpubfs_cli folder: that is the point of one.
@@ -48,8 +49,25 @@ run: $(SETUP)
 # Two pytest-xdist workers where the plugin is installed (the dev extra has it; a
 # PYTHON=... without it runs in one process), an idle one taking over the other's queue
 # (worksteal); the 15 slowest tests listed at the end. docs/testing.md has the timings.
-test: $(SETUP) chromium
+# test-floors first: the dependencies at their declared floors.
+test: $(SETUP) chromium test-floors
 	$(PYTHON) -m pytest -q $$($(PYTHON) -c 'import xdist; print("-n 2 --dist worksteal")' 2>/dev/null) --durations=15 $(PYTEST_ARGS)
+
+# pyproject.toml's runtime dependencies (and the plots extra) at their floors, `name>=X`
+# installed as `name==X` into a throwaway venv outside the checkout, then the command
+# line's smoke there (scripts/floors.py; pip fetches the pinned wheels): 47 s on the 2-core
+# box, its pip cache empty or not (2026-11-29).
+test-floors: $(SETUP)
+	$(PYTHON) scripts/floors.py check --extra plots
+
+# The wheel and the sdist into dist/, the wheel built from the sdist (`pipx install
+# dist/gpubfs-*.whl`). build fetches setuptools for its isolated build; without the index,
+# WHEEL_ARGS="--no-isolation --skip-dependency-check" uses the interpreter's own (setuptools
+# 70.1 or later, or an earlier one with the wheel package).
+WHEEL_ARGS ?=
+wheel: $(SETUP)
+	rm -f dist/gpubfs-*.whl dist/gpubfs-*.tar.gz
+	$(PYTHON) -m build --outdir dist $(WHEEL_ARGS) .
 
 # The HTML report's browser test (tests/report/test_browser.py) renders the page in
 # headless Chromium: Debian's package, installed where missing when we are root with
