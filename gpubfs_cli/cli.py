@@ -1,13 +1,16 @@
 """The gpubfs command line: arguments in, calls into the layers, rendering out.
 
 No logic lives here. Errors a user can cause (UserError) become one line on stderr
-and exit code 2; see `user_errors`.
+and exit code 2; see `user_errors`. So do usage errors (an unknown option or command, a
+value that does not parse, a missing argument): see `OneLineUsage`.
 """
 
 from __future__ import annotations
 
+import contextlib
 import functools
 import json
+import logging
 import os
 import sys
 
@@ -15,24 +18,71 @@ import typer
 from rich.console import Console
 from rich.table import Table
 from rich.text import Text
+from typer.core import TyperGroup
 
-from gpubfs_cli.errors import UserError
+from gpubfs_cli.errors import UserError, one_line
+
+# click's exceptions, wherever this Typer keeps click (its own copy, or the click package)
+_click_errors = sys.modules[typer.BadParameter.__module__]
+
+
+class OneLineUsage(TyperGroup):
+    """The command group whose usage errors (an unknown option or command, a value that
+    does not parse, a missing argument) are one line on stderr, `error: gpubfs run: no
+    such option: --x (gpubfs run --help)`, with click's exit status (2), instead of
+    click's usage lines and Rich's box. Subcommands' errors pass through here too."""
+
+    def make_context(self, info_name, args, parent=None, **extra):
+        path = " ".join(p for p in (parent.command_path if parent else "", info_name or "") if p)
+        with _one_line_usage(lambda: path):
+            return super().make_context(info_name, args, parent=parent, **extra)
+
+    def invoke(self, ctx):
+        # an error without a context of its own (an option short of its values) is the
+        # subcommand's being parsed
+        with _one_line_usage(lambda: " ".join(p for p in (ctx.command_path, ctx.invoked_subcommand) if p)):
+            return super().invoke(ctx)
+
+
+@contextlib.contextmanager
+def _one_line_usage(where):
+    try:
+        yield
+    except _click_errors.ClickException as exc:
+        if type(exc).__name__ == "NoArgsIsHelpError":  # `gpubfs` alone: the help, as asked for
+            raise
+        ctx = getattr(exc, "ctx", None)
+        err_console.print(f"error: {usage_line(exc, ctx.command_path if ctx is not None else where())}",
+                          markup=False)
+        raise typer.Exit(exc.exit_code) from None
+
+
+def usage_line(exc, command: str) -> str:
+    """A click error as one line: the command, what was wrong, where its help is."""
+    text = " ".join(exc.format_message().split()).rstrip(".")
+    text = text[:1].lower() + text[1:] if text[1:2].islower() else text
+    return one_line(f"{command}: {text} ({command} --help)" if command else text)
+
+
+STDOUT = "-"  # --out -: standard output
 
 # -h as well as --help, on every command (subcommands inherit the context setting).
 HELP = {"help_option_names": ["-h", "--help"]}
 app = typer.Typer(
+    name="gpubfs",  # the program's name where none is detected (a test's CliRunner)
     help="Reproduce the tables of five GPU BFS papers on today's GPUs.",
     no_args_is_help=True,
-    add_completion=False,
     pretty_exceptions_enable=False,
     context_settings=HELP,
+    cls=OneLineUsage,
 )
 list_app = typer.Typer(help="What exists: strategies, datasets, papers.", no_args_is_help=True,
-                       context_settings=HELP)
+                       context_settings=HELP, cls=OneLineUsage)
 app.add_typer(list_app, name="list")
 
 console = Console()
 err_console = Console(stderr=True, soft_wrap=True, highlight=False)
+log = logging.getLogger("gpubfs")  # messages, not results (gpubfs_cli/logs.py)
 for _c in (console, err_console):
     if _c.width < 1:  # COLUMNS=0, which rich takes as a width of 0 and so prints nothing at all
         _c.width = None  # rich's own choice then: the terminal's width, else 80
@@ -48,16 +98,41 @@ def _print_version(value: bool) -> None:
 
 @app.callback()
 def _app_options(
+    ctx: typer.Context,
     version: bool = typer.Option(False, "--version", callback=_print_version, is_eager=True,
                                  help="Print the version and exit."),
+    quiet: bool = typer.Option(False, "--quiet", "-q", help="Say only warnings and errors on stderr "
+                               "(no progress); results and reports still go to stdout."),
+    verbose: bool = typer.Option(False, "--verbose", "-v", help="Say debug messages on stderr too."),
+    log_file: str = typer.Option(None, "--log", metavar="FILE", help="Append every message, debug ones "
+                                 "included, to FILE: one line each, with its time."),
 ) -> None:
+    from gpubfs_cli import __version__, logs
     from gpubfs_cli.core.numba_env import check_numba_threads
 
-    try:  # before any command imports numba, which would fail or warn in many lines
-        check_numba_threads()
+    try:
+        logs.setup(err_console, quiet=quiet, verbose=verbose, log_file=log_file)
+        ctx.call_on_close(logs.close)
+        log.debug(f"gpubfs {__version__}: {' '.join(sys.argv[1:])}")
+        check_numba_threads()  # before any command imports numba, which would fail or warn in many lines
     except UserError as exc:
-        err_console.print(f"error: {exc}", markup=False)
+        _error_line(exc)
         raise typer.Exit(exc.exit_code) from None
+
+
+def _error_line(exc: UserError) -> None:
+    """The one line of a UserError on stderr (and in the --log file)."""
+    from gpubfs_cli import logs
+
+    err_console.print(f"error: {exc}", markup=False)
+    logs.said(logging.ERROR, str(exc))
+
+
+def quiet_mode() -> bool:
+    """--quiet: stderr shows no progress (gpubfs_cli/logs.py)."""
+    from gpubfs_cli import logs
+
+    return not logs.shows(logging.INFO)
 
 
 def user_errors(fn):
@@ -68,7 +143,7 @@ def user_errors(fn):
         try:
             return fn(*args, **kwargs)
         except UserError as exc:
-            err_console.print(f"error: {exc}", markup=False)
+            _error_line(exc)
             raise typer.Exit(exc.exit_code) from None
 
     return wrapper
@@ -129,7 +204,7 @@ def list_strategies(
 
 
 # ---------------------------------------------------------------- datasets
-DIR_OPTION = typer.Option(None, "--dir", help="Dataset cache folder (default: $GPUBFS_DATA_DIR or ./datasets).")
+DIR_OPTION = typer.Option(None, "--dir", help="Dataset cache folder (default: $GPUBFS_DATA_DIR, else ./datasets in a checkout, else the per-user folder: gpubfs info).")
 
 
 def sweep_cache(directory) -> None:
@@ -140,10 +215,8 @@ def sweep_cache(directory) -> None:
     removed = sweep_stale(directory)
     if removed:
         size = sum(b for _, b in removed)
-        err_console.print(
-            f"note: removed {len(removed)} temporary file(s) or folder(s) ({human_bytes(size)}) that an "
-            f"interrupted write left in {data_dir(directory)}", markup=False, soft_wrap=True,
-        )
+        log.info(f"note: removed {len(removed)} temporary file(s) or folder(s) ({human_bytes(size)}) that an "
+                 f"interrupted write left in {data_dir(directory)}")
 
 
 @app.command("fetch-dataset")
@@ -173,6 +246,7 @@ def fetch_dataset(
     from gpubfs_cli.gpu.backend import cupy_if_usable
 
     names = list(names or [])
+    shown = not quiet_mode()  # --quiet: no progress lines, no download bar
     catalogue_file = (file is not None and url is None and len(names) == 1 and not all_ and not paper
                       and load_catalogue().resolve(names[0]) is not None)
     if download_only:
@@ -182,7 +256,8 @@ def fetch_dataset(
             raise UserError(f"--download-only needs the mirror folder to fill: give --mirror DIR or set {MIRROR_ENV}")
         entries = _catalogue_names(names, all_, paper)
         folder = mirror_dir(mirror, create=True)
-        jobs = {n: functools.partial(fill_mirror, n, folder, accept_checksum=accept_checksum) for n in entries}
+        jobs = {n: functools.partial(fill_mirror, n, folder, accept_checksum=accept_checksum, progress=shown)
+                for n in entries}
         _run_fetch_jobs(jobs, _mirror_line, "mirrored")
         return
     if seed is not None and (url is not None or file is not None):
@@ -197,7 +272,7 @@ def fetch_dataset(
                             "the catalogue says how it is read")
         jobs = {entry.name: functools.partial(
             ensure_dataset, entry.name, directory, force=force, keep_download=keep_download, gpu_xp=cupy_if_usable,
-            archive=file, accept_checksum=accept_checksum)}
+            archive=file, accept_checksum=accept_checksum, progress=shown)}
     elif url is not None or file is not None:
         if len(names) != 1 or all_ or paper:
             raise UserError("--url/--file add one graph: give exactly one NAME (and no --all/--paper)")
@@ -205,7 +280,7 @@ def fetch_dataset(
             raise UserError("--url/--file need --format (dimacs9, metis, snap, mtx, gtgraph)")
         jobs = {names[0]: functools.partial(
             add_user_dataset, names[0], fmt, url=url, file=file, undirected=undirected,
-            compact_ids=compact_ids, data_dir=directory, force=force, keep_download=keep_download)}
+            compact_ids=compact_ids, data_dir=directory, force=force, keep_download=keep_download, progress=shown)}
     else:
         if fmt is not None or undirected or compact_ids:
             raise UserError("--format/--undirected/--compact-ids apply only with --url or --file")
@@ -217,7 +292,8 @@ def fetch_dataset(
         if not names:
             raise UserError("name a dataset (gpubfs list datasets), or give --all or --paper KEY")
         jobs = {n: functools.partial(ensure_dataset, n, directory, force=force, seed=seed, keep_download=keep_download,
-                                     gpu_xp=cupy_if_usable, mirror=mirror, accept_checksum=accept_checksum)
+                                     gpu_xp=cupy_if_usable, mirror=mirror, accept_checksum=accept_checksum,
+                                     progress=shown)
                 for n in dict.fromkeys(names)}
     sweep_cache(directory)
     _run_fetch_jobs(jobs, _graph_line, "fetched")
@@ -344,7 +420,8 @@ def export(
 
         graph = ensure_weights(graph, directory)
     refuse_input(path, cached_files(graph.name, directory), "export")
-    lines = export_graph(graph, path, fmt, comment=f"gpubfs export of dataset {graph.name}: n={graph.n} m={graph.m}")
+    lines = export_graph(graph, path, fmt, comment=f"gpubfs export of dataset {graph.name}: n={graph.n} m={graph.m}",
+                         force=force)
     loop = f"; the last, {graph.n - 1} {graph.n - 1}, keeps n for readers that drop self-loops" if (
         fmt == "el" and needs_tail_loop(graph)) else ""
     what = "edges" if fmt == "sg" else "edge lines"
@@ -356,10 +433,11 @@ def export(
 @user_errors
 def report(
     results: list[str] = typer.Argument(None, help="Results files, or a stopped run's journal (*.journal.jsonl) "
-                                        "(default: the newest results file in results/); several are pooled."),
+                                        "(default: the newest results file in the results folder: gpubfs info); several are pooled."),
     metric: str = typer.Option("ms", "--metric", help="ms (median), gteps (harmonic mean), speedup (over the problem's baseline), us_level (per BFS level), us_iteration (per worklist round) or counter.NAME (median of a strategy counter)."),
     fmt: str = typer.Option("table", "--format", help="table, md, csv, json or html."),
-    out: str = typer.Option(None, "--out", help="Write the report to FILE instead of the terminal."),
+    out: str = typer.Option(None, "--out", help="Write the report to FILE instead of the terminal (-: to "
+                            "stdout, as a file would get it)."),
     paper: str = typer.Option(None, "--paper", help="A paper's table layout, published | measured (gpubfs list papers)."),
     compare_files: tuple[str, str] = typer.Option(None, "--compare", help="A B: per-cell time ratio with a bootstrap interval; SAME / FASTER / SLOWER only beyond the noise."),
     plot: str = typer.Option(None, "--plot", help="Also write PNG and SVG figures to this folder."),
@@ -393,21 +471,22 @@ def report(
     from gpubfs_cli.report.command import make_report
     from gpubfs_cli.report.render import print_rich, render, write_output
 
-    if out is not None:
+    to_stdout = out == STDOUT
+    if out is not None and not to_stdout:
         check_output_path(out, "report", force=force)
     doc = make_report(
         [Path(r) for r in results or []], metric=metric, fmt=fmt, paper=paper,
         compare_files=(Path(compare_files[0]), Path(compare_files[1])) if compare_files else None,
         plot_dir=Path(plot) if plot else None, rows=rows, teps=teps, fail_on_regression=fail_on_regression,
-        min_change=min_change, out=out, force=force,
+        min_change=min_change, out=None if to_stdout else out, force=force,
     )
     if out is None and fmt == "table":
         print_rich(doc, console)
-    elif out is None:
+    elif out is None or to_stdout:  # --out -: the text a file would get (a table: plain, unwrapped)
         sys.stdout.write(render(doc, fmt))
     else:
-        write_output(out, render(doc, fmt))
-        err_console.print(f"wrote {out}", markup=False)
+        write_output(out, render(doc, fmt), force=force)
+        log.info(f"wrote {out}")
     regressions = doc.data.get("regressions") if fail_on_regression is not None else None
     if regressions:
         from gpubfs_cli.report.build import regression_label
@@ -467,11 +546,14 @@ def list_configs(
 def run(
     config: str = typer.Argument(None, help="Run config: a shipped one by name (default, smoke, luo, ...) or a YAML file; flags override its keys."),
     datasets: list[str] = typer.Option(None, "--dataset", "-d", help="Dataset name (repeatable, or comma-separated)."),
-    strategies: list[str] = typer.Option(None, "--strategy", "-s", help="Strategy name or pattern (merrill.*), or all (repeatable)."),
+    strategies: list[str] = typer.Option(None, "--strategy", "-s", help="Strategy name or pattern (merrill.*), or all; "
+                                         "NAME[KNOB=VALUE,...] sets knobs, as runs and reports name a variant "
+                                         "(repeatable, or comma-separated)."),
     sources: int = typer.Option(None, "--sources", help="Random sources per graph (default 100)."),
     seed: int = typer.Option(None, "--seed", help="Seed of the source generator (default 0)."),
     fixed: list[int] = typer.Option(None, "--source", help="Run from this vertex instead of random ones (repeatable)."),
-    out: str = typer.Option(None, "--out", help="Results file (default results/NAME-<UTC time>.json)."),
+    out: str = typer.Option(None, "--out", help="Results file (default NAME-<UTC time>.json in the results folder: "
+                            "gpubfs info); not - (stdout): the file is rewritten after each graph."),
     directory: str = DIR_OPTION,
     warmup: int = typer.Option(None, "--warmup", help="Untimed runs per strategy and graph (default 1)."),
     warmup_ms: float = typer.Option(None, "--warmup-ms", help="Untimed runs (if --warmup is not 0) go on until this many ms have passed (default 50)."),
@@ -498,38 +580,60 @@ def run(
                                "is the journal's unless given (then it must be the same)."),
     force: bool = typer.Option(False, "--force", help="Let --out (or the config's out) replace an existing "
                                "results file, and a stopped run's journal beside it."),
+    dry_run: bool = typer.Option(False, "--dry-run", help="Say what would be fetched and run, and how long it "
+                                 "should take here (as gpubfs reproduce --dry-run); run and write nothing."),
 ) -> None:
     """Run strategies x datasets x sources; write the results file; print the summary.
 
     Every turn's samples go to a journal beside the results file as they are measured
     (flushed to disk), so a killed run keeps them: `gpubfs run --resume JOURNAL` goes on.
 
-    Exit status: 0, or 1 when any answer was wrong, a strategy raised an error or a
-    dataset could not be loaded, 2 for a bad config, 128 + the signal when Ctrl-C
+    Exit status: 0, or 1 when any answer was wrong, a strategy raised an error, a
+    dataset could not be loaded or nothing was measured (no strategy could run here:
+    then no results file is written), 2 for a bad config, 128 + the signal when Ctrl-C
     (130), SIGTERM (143) or SIGHUP (129) stopped it (the results file keeps what was
     measured, partial cells marked).
     """
     from gpubfs_cli.bench.config_cli import config_from_cli
-    from gpubfs_cli.bench.progress import NullProgress, RunProgress
+    from gpubfs_cli.bench.progress import for_console
     from gpubfs_cli.bench.resume import journal_config
     from gpubfs_cli.bench.runner import Runner
     from gpubfs_cli.bench.stop import run_exit
+    from gpubfs_cli.folders import results_dir
     from gpubfs_cli.report.build import run_summary
-    from gpubfs_cli.report.load import nothing_ran, results_from_doc
+    from gpubfs_cli.report.load import results_from_doc
     from gpubfs_cli.report.render import print_rich
 
     if resume is not None and out is not None:
         raise UserError("--resume writes the results file beside its journal; give no --out")
+    if resume is not None and dry_run:
+        raise UserError("--dry-run plans a new run; what a stopped run holds: gpubfs report JOURNAL")
     cfg = config_from_cli(
         config, datasets=datasets, strategies=strategies, sources=sources, seed=seed,
         fixed_sources=fixed, out=out, data_dir=directory, warmup=warmup, warmup_ms=warmup_ms, rounds=rounds, time_limit_s=time_limit,
         predecessors=predecessors, validate=validate, require_gpu=require_gpu, problem=problem, l2=l2,
         prime=prime, gpus=gpus, reorder=reorder, base=journal_config(resume) if resume is not None else None, base_where=str(resume),
     )
-    progress = RunProgress(err_console) if err_console.is_terminal else NullProgress(err_console)
+    log.debug(f"run {cfg.name}: {len(cfg.datasets)} dataset(s) x {len(cfg.variants)} variant(s), "
+              f"{len(cfg.fixed_sources) or cfg.sources} sources, results {cfg.out or 'in the results folder'}")
+    if dry_run:
+        from gpubfs_cli.folders import results_folder
+        from gpubfs_cli.workflows.reproduce import dry_run_lines
+
+        where = cfg.out or str(results_folder().path / f"{cfg.name}-<UTC time>.json")
+        for line in dry_run_lines(cfg, where):
+            console.print(line, markup=False, soft_wrap=True, highlight=False)
+        return
+    progress = for_console(err_console, quiet_mode())
+    if resume is None and cfg.out is None:  # the results folder (gpubfs_cli/folders.py): one line when unusable
+        results_dir()
     runner = Runner(cfg, progress=progress, resume=resume, replace=force)
     sweep_cache(cfg.data_dir)
     outcome = runner.run()
+    if outcome.nothing is not None:  # nothing ran: no table, no results file, one line
+        err_console.print(f"error: nothing was measured: {outcome.nothing}; no results file written",
+                          markup=False, soft_wrap=True)
+        raise typer.Exit(run_exit(outcome, 0, 0))
     doc = outcome.doc
     stopped = (f"interrupted by {outcome.stopped_by}"
                + (f" during {doc['interrupted_during']}" if doc.get("interrupted_during") else ""))
@@ -540,10 +644,6 @@ def run(
             err_console.print(f"{name}: not run: {info.get('reason')}", markup=False, soft_wrap=True)
         err_console.print(f"{stopped}: nothing was measured, so no results file" if outcome.interrupted
                           else "nothing ran: no results file written", markup=False, soft_wrap=True)
-    elif nothing_ran(doc):  # an empty table would say nothing
-        why = next(iter(dict.fromkeys(f"{s['strategy']}: {s.get('reason')}" for s in doc["samples"])))
-        err_console.print(f"nothing could run here: every cell is unavailable ({why}); {outcome.path} "
-                          "records that, and a bare `gpubfs report` passes over it", markup=False, soft_wrap=True)
     else:
         summary = run_summary(results_from_doc(doc, str(outcome.path)), cfg.name)
         print_rich(summary, console)
@@ -552,6 +652,7 @@ def run(
         for name, info in not_run.items():
             console.print(f"{name}: not run: {info.get('reason')}", markup=False, soft_wrap=True)
         console.print(f"results: {outcome.path}", markup=False, soft_wrap=True)
+        log.debug(f"results: {outcome.path}")
         if outcome.interrupted:
             err_console.print(f"{stopped}: the results file keeps every sample measured, cells marked "
                               f"(measured/planned) are partial; go on with: gpubfs run --resume {outcome.journal}",
@@ -571,7 +672,7 @@ def reproduce(
     paper: str = typer.Argument(..., help="merrill, luo, bfs4k, raval, lbbfs, or all."),
     dry_run: bool = typer.Option(False, "--dry-run", help="Say what would be fetched and run, and how long it should take here; run nothing."),
     directory: str = DIR_OPTION,
-    results_dir: str = typer.Option(None, "--results", help="Folder of the per-paper results (default results/reproduce, with --quick results/reproduce-quick); KEY/ inside it."),
+    results_dir: str = typer.Option(None, "--results", help="Folder of the per-paper results (default reproduce/ of the results folder, with --quick reproduce-quick/: gpubfs info); KEY/ inside it."),
     quick: bool = typer.Option(False, "--quick", help="Fewer sources a graph (--quick-sources), and the parallel CPU BFS where a paper's CPU column is gpubfs's own (docs/reproduce.md); every answer still checked."),
     quick_sources: int = typer.Option(None, "--quick-sources", help="Sources a graph in quick mode (default 5; a config with fewer keeps its own); implies --quick."),
     graphs: list[str] = typer.Option(None, "--graph", "-g", help="Run only this graph of the paper's tables (repeatable; a catalogue name or alias)."),
@@ -588,7 +689,7 @@ def reproduce(
 
     An interrupted reproduction resumes: finished cells are not run again (quick and full
     cells apart). Without a GPU the CPU rows run and the GPU rows are skipped (each said once)."""
-    from gpubfs_cli.bench.progress import NullProgress, RunProgress
+    from gpubfs_cli.bench.progress import for_console
     from gpubfs_cli.gpu.backend import unavailable_reason
     from gpubfs_cli.report.command import make_report
     from gpubfs_cli.report.render import print_rich, render, write_output
@@ -623,7 +724,7 @@ def reproduce(
         say(rp.total_line(outcomes))
     if dry_run:
         return
-    progress = (lambda: RunProgress(err_console)) if err_console.is_terminal else NullProgress
+    progress = functools.partial(for_console, err_console, quiet_mode())
     failed = 0
     clock = rp.Clock.of(outcomes, say)
     for outcome in outcomes:
@@ -658,30 +759,29 @@ def info(
     directory: str = DIR_OPTION,
 ) -> None:
     """The environment: GPU, driver, CUDA, CuPy, CPU, memory, versions; says why no GPU is
-    usable; where the dataset cache and the results files are."""
-    from pathlib import Path
-
+    usable; where the dataset cache and the results files are, and why there."""
+    from gpubfs_cli import folders
     from gpubfs_cli.bench.environment import collect_environment, describe_lines
-    from gpubfs_cli.datasets.store import DATA_DIR_ENV, data_dir, data_dir_origin
 
     env = collect_environment()
-    # `gpubfs run` writes results/NAME-TIME.json (bench/runner.py), reproduce
-    # results/reproduce/KEY/ (--quick: results/reproduce-quick/KEY/)
-    places = {"data_dir": str(data_dir(directory).resolve()), "data_dir_from": data_dir_origin(directory),
-              "results_dir": str(Path("results").resolve())}
+    data, results = folders.data_folder(directory), folders.results_folder()
+    places = {"data_dir": str(data.path.resolve()), "data_dir_from": data.origin,
+              "results_dir": str(results.path.resolve()), "results_dir_from": results.origin}
     if as_json:
         sys.stdout.write(json.dumps({**env, "paths": places}, indent=1) + "\n")
-        return
-    for line in describe_lines(env):
-        console.print(line, markup=False, soft_wrap=True, highlight=False)
-    for line in (
-        f"datasets: {places['data_dir']} (from {places['data_dir_from']}; set it with --dir DIR "
-        f"on each command or ${DATA_DIR_ENV}; default ./datasets)",
-        f"results: {places['results_dir']} (gpubfs run writes NAME-TIME.json there, --out FILE "
-        "elsewhere; gpubfs reproduce writes reproduce/PAPER/ there, with --quick reproduce-quick/PAPER/, "
-        "--results DIR elsewhere)",
-    ):
-        console.print(line, markup=False, soft_wrap=True, highlight=False)
+    else:
+        for line in describe_lines(env):
+            console.print(line, markup=False, soft_wrap=True, highlight=False)
+        for line in (
+            f"datasets: {places['data_dir']} ({data.why()}; --dir DIR on a command or ${folders.DATA_ENV} "
+            "sets it)",
+            f"results: {places['results_dir']} ({results.why()}; ${folders.RESULTS_ENV} sets it; gpubfs run "
+            "writes NAME-TIME.json there, --out FILE elsewhere; gpubfs reproduce writes reproduce/PAPER/ there, "
+            "with --quick reproduce-quick/PAPER/, --results DIR elsewhere)",
+        ):
+            console.print(line, markup=False, soft_wrap=True, highlight=False)
+    data.checked()  # a folder that cannot be used: one error line after the rest, exit 2
+    results.checked()
 
 
 def main() -> None:

@@ -2,10 +2,13 @@
 
 Output paths a user names (`run --out`, `report --out`, `export PATH`) are checked before
 any work (`check_output_path`): the file is written to a temporary name beside PATH and
-renamed over it, so PATH must be a regular file or a new name. A device (/dev/null), a
-FIFO, a symbolic link or a folder there is refused: the rename would replace it. An
-existing file is replaced only when the user said so (`--force`: `refuse_existing`), and
-never when it is one of the command's own inputs (`refuse_input`).
+published under PATH in one step (`atomic_output`), so PATH must be a regular file or a
+new name. A device (/dev/null), a FIFO, a symbolic link or a folder there is refused: the
+rename would replace it. An existing file is replaced only when the user said so
+(`--force`: `refuse_existing`), and never when it is one of the command's own inputs
+(`refuse_input`). Without --force the check before the work is repeated exactly when the
+file is published: a hard link, which fails when PATH exists, so of two commands racing
+for one PATH one writes it and the other is refused.
 
 Files the user names as input are read through `read_text_file`: a regular file only (a
 FIFO would hang the read, /dev/zero would fill the memory), at most MAX_READ_BYTES on disk
@@ -15,9 +18,12 @@ and, gzip-compressed, at most that many once decompressed. YAML goes through
 
 from __future__ import annotations
 
+import errno
 import os
 import stat
 import tempfile
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 
 from gpubfs_cli.errors import UserError
@@ -78,7 +84,11 @@ def refuse_existing(path: str | Path, option: str = "--out") -> None:
     """The one rule of every output a user names (`run --out`, `report --out`, `export
     PATH`): an existing file is replaced only with --force."""
     if os.path.lexists(path):
-        raise UserError(f"{path}: already exists; give --force to replace it, or another {option}")
+        raise _exists(path, option)
+
+
+def _exists(path: str | Path, option: str) -> UserError:
+    return UserError(f"{path}: already exists; give --force to replace it, or another {option}")
 
 
 def refuse_input(out: str | Path, inputs, what: str = "report") -> None:
@@ -119,36 +129,83 @@ def writable_ancestor(folder: str | Path) -> Path:
     return here
 
 
-def write_text_atomic(path: str | Path, text: str, what: str = "output") -> Path:
-    """Write `text` to a temporary file beside `path`, then rename it into place.
+def write_text_atomic(path: str | Path, text: str, what: str = "output", *, force: bool = True,
+                      option: str = "--out") -> Path:
+    """Write `text` to a temporary file beside `path`, then publish it there whole
+    (`atomic_output`: without `force`, an existing `path` is refused, even one that
+    appeared while the text was written)."""
+    with atomic_output(path, what, force=force, option=option) as f:
+        f.write(text)
+    return Path(path)
+
+
+@contextmanager
+def atomic_output(path: str | Path, what: str = "output", *, force: bool = True, option: str = "--out",
+                  binary: bool = False) -> Iterator:
+    """A file open for writing on a temporary name beside `path`, published under `path`
+    when the block ends without an error: with `force` renamed over it, else hard-linked
+    to it (refused, as `refuse_existing` says, when `path` exists by then). The temporary
+    name is removed whatever happens, so `path` holds a whole file or what it held before.
 
     A folder that cannot be made or written, a full disk, or a path that is not a
-    regular file (see check_output_path) is a UserError naming the path; the temporary
-    file is removed whatever happens.
+    regular file (see check_output_path) is a UserError naming the path.
     """
     path = Path(path)
     _refuse_non_regular(path, what)
+    if not force:
+        refuse_existing(path, option)
     try:
         path.parent.mkdir(parents=True, exist_ok=True)
         fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
     except (FileExistsError, NotADirectoryError):
-        raise UserError(f"{path}: cannot write ({path.parent} is not a folder)") from None
+        raise UserError(f"{path}: cannot write the {what} ({path.parent} is not a folder)") from None
     except OSError as exc:
-        raise UserError(f"{path}: cannot write ({exc.strerror or exc})") from None
+        raise UserError(f"{path}: cannot write the {what} ({exc.strerror or exc})") from None
     try:
-        with os.fdopen(fd, "w", encoding="utf-8") as f:
+        with os.fdopen(fd, "wb" if binary else "w", **({} if binary else {"encoding": "utf-8"})) as f:
             # mkstemp makes the file 0600; a results or report file gets the mode any
             # new file of the user's gets (0666 less the umask).
             os.fchmod(f.fileno(), 0o666 & ~current_umask())
-            f.write(text)
-        os.replace(tmp, path)
+            yield f
+        _publish(tmp, path, force, option)
     except OSError as exc:
         _unlink_quietly(tmp)
-        raise UserError(f"{path}: cannot write ({exc.strerror or exc})") from None
+        raise UserError(f"{path}: cannot write the {what} ({exc.strerror or exc})") from None
     except BaseException:
         _unlink_quietly(tmp)
         raise
-    return path
+
+
+# A file system that has no hard links answers os.link with one of these.
+_NO_HARD_LINKS = {errno.EPERM, errno.EOPNOTSUPP, errno.ENOTSUP, errno.EMLINK, errno.EXDEV, errno.ENOSYS}
+
+
+def _publish(tmp: str, path: Path, force: bool, option: str) -> None:
+    """Put the complete file `tmp` under `path`: renamed over it with `force`; else
+    linked, which fails when `path` exists (the check and the write are one step)."""
+    if force:
+        os.replace(tmp, path)
+        return
+    try:
+        os.link(tmp, path)
+    except FileExistsError:
+        raise _exists(path, option) from None
+    except OSError as exc:
+        if exc.errno not in _NO_HARD_LINKS:
+            raise
+        # No hard links here: claim the name exclusively (an empty file, for an instant),
+        # then rename the whole file over the claim.
+        try:
+            os.close(os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600))
+        except FileExistsError:
+            raise _exists(path, option) from None
+        try:
+            os.replace(tmp, path)
+        except BaseException:
+            _unlink_quietly(str(path))  # the claim, never another's file
+            raise
+        return
+    _unlink_quietly(tmp)
 
 
 def current_umask() -> int:

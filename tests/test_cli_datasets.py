@@ -178,7 +178,7 @@ def test_user_graph_cannot_take_a_generated_graphs_seed_slot(tmp_path):
 def test_unusable_cache_folder(tmp_path):
     blocker = tmp_path / "file"
     blocker.write_text("x")
-    _one_line_error(run("fetch-dataset", "smoke-grid", "--dir", blocker), f"{blocker}: cannot use as the dataset cache (a file, not a folder)")
+    _one_line_error(run("fetch-dataset", "smoke-grid", "--dir", blocker), f"{blocker}: cannot use as the dataset cache (--dir): a file, not a folder")
     _one_line_error(run("fetch-dataset", "smoke-grid", "--dir", blocker / "sub"), f"{blocker / 'sub'}: cannot use as the dataset cache")
     if os.path.isdir("/proc/self"):
         _one_line_error(run("fetch-dataset", "smoke-grid", "--dir", "/proc/data"), "/proc/data: cannot use as the dataset cache")
@@ -210,6 +210,28 @@ def test_export_to_places_it_must_not_replace(tiny_cache, tmp_path):
         _one_line_error(run("export", "tiny", "/proc/x.mtx", "--dir", tiny_cache), "/proc/x.mtx: cannot write the export in /proc")
     assert target.read_text() == "mine" and link.is_symlink() and stat.S_ISFIFO(os.lstat(fifo).st_mode)
     assert not [p for p in tmp_path.iterdir() if p.name.endswith(".tmp")]
+
+
+def test_export_written_meanwhile_by_another_command_is_refused_not_replaced(tiny_cache, tmp_path, monkeypatch):
+    """Two exports racing for one PATH: the file the other wrote after this one's first
+    check is refused at publishing, untouched, and no temporary is left."""
+    from gpubfs_cli.graph.io import export
+
+    target = tmp_path / "t.el"
+    real = export._write_text
+
+    def other_writes_first(graph, f, fmt, comment):
+        target.write_text("the other export")
+        return real(graph, f, fmt, comment)
+
+    monkeypatch.setattr(export, "_write_text", other_writes_first)
+    _one_line_error(run("export", "tiny", target, "--format", "el", "--dir", tiny_cache),
+                    f"{target}: already exists; give --force to replace it, or another PATH")
+    assert target.read_text() == "the other export"
+    assert not [p for p in tmp_path.iterdir() if p.name.endswith(".tmp")]
+    res = run("export", "tiny", target, "--format", "el", "--dir", tiny_cache, "--force")
+    assert res.exit_code == 0, res.output
+    assert target.read_text().startswith("0 1\n")
 
 
 def test_fetch_dataset_hands_the_dataset_layer_the_gpu(monkeypatch, tmp_path):
@@ -425,3 +447,38 @@ def test_download_only_and_mirror_mistakes_are_one_line(tmp_path, monkeypatch):
                     "--download-only fills the mirror from the catalogue's URLs: it takes no --url/--file")
     _nothing_cached(d)
     assert blocker.read_text() == "x"
+
+
+# ---------------------------------------------------------------- broken links in the cache
+@pytest.mark.parametrize("kind", ["loops", "points nowhere"])
+def test_a_graph_folder_that_is_a_broken_link_is_one_line_in_every_command(tmp_path, kind):
+    """run, list datasets, fetch-dataset (--force too) and export each say what the
+    folder is and to remove it, before any graph is built; nothing says 'unknown'."""
+    cache = tmp_path / "cache"
+    cache.mkdir()
+    folder = cache / "smoke-grid"
+    folder.symlink_to("smoke-grid" if kind == "loops" else tmp_path / "unmounted")
+    why = f"dataset 'smoke-grid': {folder} is a symbolic link that {kind}; remove it, then gpubfs fetch-dataset smoke-grid"
+    for args in (("fetch-dataset", "smoke-grid"), ("fetch-dataset", "smoke-grid", "--force"),
+                 ("export", "smoke-grid", tmp_path / "g.mtx")):
+        res = run(*args, "--dir", cache)
+        _one_line_error(res, why)
+        assert "generating" not in res.output  # refused before the work
+    res = run("run", "-d", "smoke-grid", "-s", "cpu.sequential", "--dir", cache, "--out", tmp_path / "r.json")
+    assert why in res.output and "Traceback" not in res.output and "Not a directory" not in res.output
+    res = run("list", "datasets", "--json", "--dir", cache)
+    assert res.exit_code == 0, res.output
+    row = {r["name"]: r for r in json.loads(res.stdout)}["smoke-grid"]
+    assert (row["cached"], row["broken"]) == (False, why)
+    assert folder.is_symlink()
+
+
+def test_an_empty_array_in_the_cache_is_one_line_not_aborted(tiny_cache, tmp_path):
+    (tiny_cache / "tiny" / "row_offsets.npy").write_bytes(b"")
+    why = (f"dataset 'tiny': {tiny_cache / 'tiny' / 'row_offsets.npy'}: unreadable as a cached array: empty "
+           "(0 bytes); add it again with: gpubfs fetch-dataset tiny --file FILE --format FORMAT --force")
+    _one_line_error(run("export", "tiny", tmp_path / "g.mtx", "--dir", tiny_cache), why)
+    res = run("list", "datasets", "--dir", tiny_cache)
+    assert res.exit_code == 0 and "broken: dataset 'tiny'" in res.stdout, res.output
+    rows = {r["name"]: r for r in json.loads(run("list", "datasets", "--json", "--dir", tiny_cache).stdout)}
+    assert (rows["tiny"]["cached"], rows["tiny"]["broken"]) == (False, why)

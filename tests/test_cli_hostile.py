@@ -5,8 +5,9 @@ array missing, a run where nothing could run, names and values that could never 
 and negative weights; then a closed stdout, COLUMNS=0, SIGTERM outside a run, a dataset
 named twice, journal lines no parser takes, a results file or figure that cannot be
 written, --dir '' and --file mistakes, a thread count far over the cores, a results file
-with a number too long, a sample value the journal would refuse, and an unknown counter. Each is one
-line and a non-zero exit, and leaves nothing behind."""
+with a number too long, a sample value the journal would refuse, a journal sample of a variant the run
+never planned, an unknown counter, and click's usage errors. Each is one line and a non-zero exit, and
+leaves nothing behind."""
 
 from __future__ import annotations
 
@@ -21,6 +22,7 @@ from typer.testing import CliRunner
 
 from gpubfs_cli.cli import app
 from tests.report.docs import main_doc, write
+from tests.tools import one_line
 
 ROOT = Path(__file__).resolve().parents[1]
 runner = CliRunner()
@@ -28,15 +30,6 @@ runner = CliRunner()
 
 def cli(*args, **kwargs):
     return runner.invoke(app, [str(a) for a in args], **kwargs)
-
-
-def one_line(r, *parts, code=2):
-    assert r.exit_code == code, r.output
-    lines = r.stderr.strip().splitlines()
-    assert len(lines) == 1 and lines[0].startswith("error: "), r.stderr
-    for p in parts:
-        assert p in lines[0], lines[0]
-    return lines[0]
 
 
 def gpubfs(*args, env=None, timeout=120, limit_bytes=None) -> subprocess.CompletedProcess:
@@ -220,23 +213,36 @@ def test_fixed_sources_from_a_config_are_named_as_its_key(cache, tmp_path):
              "error: --source: vertex 9 is out of range for mine")
 
 
-def test_a_run_where_nothing_can_run_says_so_and_a_bare_report_passes_over_it(tmp_path, monkeypatch):
+def test_a_run_where_nothing_can_run_fails_in_one_line_and_writes_nothing(tmp_path, monkeypatch):
+    """Every strategy unavailable here: exit 1, one line saying why, no table, and no
+    results file or journal for a bare `gpubfs report` to take for the newest run."""
     from gpubfs_cli.gpu import backend
 
     monkeypatch.setattr(backend, "unavailable_reason", lambda: "disabled for this test")
     monkeypatch.chdir(tmp_path)
     good = write(tmp_path / "results", "a-good.json", main_doc())
     os.utime(good, (1_000_000, 1_000_000))
-    r = cli("run", "-d", "smoke-grid", "-s", "merrill.hybrid", "--dir", tmp_path / "d",
+    r = cli("run", "-d", "smoke-grid", "-s", "merrill.hybrid", "--dir", tmp_path / "d", "--no-require-gpu",
             "--out", "results/b-none.json")
-    assert r.exit_code == 0, r.output
-    said = [line for line in r.stderr.splitlines() if line.startswith("nothing could run here")]
-    assert said == ["nothing could run here: every cell is unavailable (merrill.hybrid: disabled for this "
-                    "test); results/b-none.json records that, and a bare `gpubfs report` passes over it"]
-    assert "┏" not in r.stdout  # no empty table
+    assert one_line(r, code=1) == ("error: nothing was measured: no strategy of this run can run here "
+                                   "(merrill.hybrid: disabled for this test); no results file written")
+    assert r.stdout == "" and not (tmp_path / "d").exists()  # no table, no graph made
+    assert sorted(p.name for p in (tmp_path / "results").iterdir()) == ["a-good.json"]
     r = cli("report", "--format", "json")
     assert r.exit_code == 0, r.output
     assert json.loads(r.stdout)["files"] == ["results/a-good.json"]
+
+
+def test_a_run_whose_every_cell_turned_out_unavailable_fails_in_one_line(cache, tmp_path, monkeypatch):
+    """The graph loaded, but no variant could run on it (over cpu.networkx's limit): as
+    above, nothing measured, so exit 1 and no results file."""
+    monkeypatch.chdir(tmp_path)
+    cfg = tmp_path / "nx.yaml"
+    cfg.write_text("datasets: [mine]\nstrategies: [{name: cpu.networkx, knobs: {max_edges: 2}}]\nsources: 2\n")
+    r = cli("--quiet", "run", cfg, "--dir", cache)  # no progress line (its turn's) before the error
+    assert one_line(r, code=1) == ("error: nothing was measured: every cell is unavailable (cpu.networkx: 3 "
+                                   "edges is over the networkx limit max_edges=2); no results file written")
+    assert r.stdout == "" and not (tmp_path / "results").exists()
 
 
 # ---- 5. bad input accepted silently --------------------------------------------------------
@@ -386,6 +392,25 @@ def test_a_journal_sample_of_a_dataset_it_never_recorded_is_refused(tmp_path):
              "no dataset record of the journal names 'nope'")
 
 
+def test_a_journal_sample_of_a_variant_the_run_never_planned_is_refused_by_resume_and_report(tmp_path):
+    """A foreign or hand-edited line: `run --resume` and `report` both refuse the
+    journal in one line naming the file, the line and the variant, and merge nothing."""
+    from tests.results.test_journal import _lines, _stopped_journal, _write_lines
+
+    journal = _stopped_journal(tmp_path)
+    lines = _lines(journal)
+    i = next(i for i, line in enumerate(lines) if json.loads(line)["kind"] == "measured")
+    record = json.loads(lines[i])
+    record["samples"][0]["knobs"] = {"threads": 64}
+    _write_lines(journal, lines[:i] + [json.dumps(record).encode()] + lines[i + 1:])
+    before = journal.read_bytes(), journal.with_name("r.json").read_bytes()
+    strategy = record["samples"][0]["strategy"]
+    for args in (("run", "--resume", journal), ("report", journal)):
+        one_line(cli(*args), f"{journal}:{i + 1}: a sample of {strategy} on g, ",
+                 f"{strategy} with threads=64 is no variant of the run's config")
+    assert (journal.read_bytes(), journal.with_name("r.json").read_bytes()) == before
+
+
 def test_results_file_unwritable_at_the_end_names_the_journal_that_keeps_it(cache, tmp_path, monkeypatch):
     from gpubfs_cli.bench import records as records_module
     from gpubfs_cli.errors import UserError
@@ -396,8 +421,8 @@ def test_results_file_unwritable_at_the_end_names_the_journal_that_keeps_it(cach
     monkeypatch.setattr(records_module, "write_results", full)
     out = tmp_path / "r.json"
     journal = tmp_path / "r.journal.jsonl"
-    one_line(cli("run", "-d", "mine", "-s", "cpu.sequential", "--source", "0", "--dir", cache, "--out", out),
-             f"{out}: cannot write (No space left on device); the journal keeps every sample measured: "
+    one_line(cli("--quiet", "run", "-d", "mine", "-s", "cpu.sequential", "--source", "0", "--dir", cache, "--out",
+                 out), f"{out}: cannot write (No space left on device); the journal keeps every sample measured: "
              f"once the file can be written, gpubfs run --resume {journal}")
     assert journal.exists() and not out.exists()
 
@@ -507,3 +532,39 @@ def test_a_sample_value_the_journal_would_refuse_is_refused_by_report_and_check(
 
 def test_a_counter_no_sample_carries_is_one_line_naming_those_there(results):
     one_line(cli("report", results, "--metric", "counter.nope"), "counter.nope", "they carry:")
+
+
+# ---- usage errors ---------------------------------------------------------------------
+
+USAGE_ERRORS = [
+    (("run", "--no-such-option"), "gpubfs run: no such option: --no-such-option (gpubfs run --help)"),
+    (("run", "--strat", "x"), "gpubfs run: no such option: --strat (Possible options: --strategy) (gpubfs run --help)"),
+    (("run", "--sources", "many"), "gpubfs run: invalid value for '--sources': "),
+    (("export",), "gpubfs export: missing argument 'name' (gpubfs export --help)"),
+    (("report", "--compare", "a.json"), "gpubfs report: option '--compare' requires 2 arguments (gpubfs report --help)"),
+    (("nosuch-command",), "gpubfs: no such command 'nosuch-command' (gpubfs --help)"),
+    (("list", "strategies", "--jsn"), "gpubfs list strategies: no such option: --jsn (Possible options: --json) "
+                                      "(gpubfs list strategies --help)"),
+    (("list", "papers", "extra"), "gpubfs list papers: got unexpected extra argument"),
+]
+
+
+@pytest.mark.parametrize("args, said", USAGE_ERRORS)
+def test_a_usage_error_is_one_line_with_exit_2(args, said):
+    r = cli(*args)
+    assert r.stdout == ""
+    assert one_line(r, said).startswith(f"error: {said}")
+
+
+@pytest.mark.parametrize("args, said", [USAGE_ERRORS[0], USAGE_ERRORS[3], USAGE_ERRORS[4], USAGE_ERRORS[6]])
+def test_a_usage_error_in_a_terminal_is_one_line_too(args, said):
+    """A real process, where click names the program as it was started and Rich could
+    draw its box: still one line, the same information."""
+    done = gpubfs(*args, env={"COLUMNS": "60", "FORCE_COLOR": "1", "TERM": "xterm"})
+    assert done.stdout == ""
+    assert proc_line(done).startswith("error: " + said.replace("gpubfs", "python -m gpubfs_cli"))
+
+
+def test_no_command_still_shows_the_help():
+    r = cli()
+    assert "Usage: gpubfs" in r.output and "error:" not in r.output

@@ -245,14 +245,37 @@ def test_readme_puts_gpubfs_on_the_path_before_using_it():
     assert "pip install --quiet -e" in (ROOT / "Makefile").read_text()
 
 
+def _wants_a_value(argv: list[str]) -> bool:
+    """Whether argv's last word is an option of its command that takes a value."""
+    import typer.main
+
+    command = typer.main.get_command(app)
+    for word in argv:
+        sub = getattr(command, "commands", {}).get(word)
+        if sub is None:
+            break
+        command = sub
+    last = argv[-1] if argv else ""
+    return any(last in p.opts and not getattr(p, "is_flag", False) and p.nargs != 0
+               for p in getattr(command, "params", ()) if p.param_type_name == "option")
+
+
+def test_an_inline_option_without_its_value_is_given_one():
+    assert _wants_a_value(["report", "--plot"])
+    assert not _wants_a_value(["report", "--force"])
+    assert not _wants_a_value(["run", "smoke"])
+
+
 def test_readme_commands_exist_with_their_options():
     from gpubfs_cli.configs import run_config_path
 
     commands = _readme_commands(inline=True)
     assert len(commands) >= 15
     for number, argv in commands:
-        # --help parses every option first: an unknown command or option fails with exit 2
-        result = runner.invoke(app, [*argv, "--help"])
+        # --help parses every option first: an unknown command or option fails with exit 2.
+        # An inline mention may end in an option that takes a value (`report --plot`): give
+        # it one, or --help would be read as that value and the command run.
+        result = runner.invoke(app, [*argv, *(["VALUE"] if _wants_a_value(argv) else []), "--help"])
         assert result.exit_code == 0, f"README.md:{number}: gpubfs {' '.join(argv)}\n{result.output}"
         if argv[0] == "run" and len(argv) > 1 and not argv[1].startswith("-"):  # a config name or path
             assert run_config_path(argv[1]).is_file(), f"README.md:{number}: no run config {argv[1]}"

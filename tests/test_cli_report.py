@@ -322,3 +322,67 @@ def test_min_change_sets_the_smallest_change_named(tmp_path, results):
         verdict[pct] = json.loads(r.stdout)["cells"][0]["verdict"]
     assert verdict == {"10": "SLOWER", "50": "SAME"}
     _one_line_error(runner.invoke(app, ["report", "--compare", a, b, "--min-change", "-1"]), "--min-change")
+
+
+def test_out_written_meanwhile_by_another_command_is_refused_not_replaced(results, tmp_path, monkeypatch):
+    """Two reports racing for one --out: the file the other wrote after this one's first
+    check is refused at publishing (exact), untouched, and nothing half-written is left;
+    with --force the whole report replaces it."""
+    import tempfile
+
+    from gpubfs_cli import files
+
+    out = tmp_path / "r.md"
+    real = tempfile.mkstemp
+
+    def other_writes_first(*args, **kwargs):  # while this one writes its temporary file
+        made = real(*args, **kwargs)
+        if kwargs.get("prefix") == ".r.md.":
+            out.write_text("the other report")
+        return made
+
+    monkeypatch.setattr(files.tempfile, "mkstemp", other_writes_first)
+    r = runner.invoke(app, ["report", results, "--format", "md", "--out", str(out)])
+    _one_line_error(r, f"{out}: already exists; give --force to replace it, or another --out")
+    assert out.read_text() == "the other report" and sorted(p.name for p in tmp_path.iterdir()) == ["main.json", "r.md"]
+    r = runner.invoke(app, ["report", results, "--format", "md", "--out", str(out), "--force"])
+    assert r.exit_code == 0, r.output
+    assert out.read_text().startswith("# gpubfs report")
+
+
+def test_a_figure_written_meanwhile_is_refused_not_replaced(results, tmp_path, monkeypatch):
+    from gpubfs_cli.report import plots
+
+    folder = tmp_path / "plots"
+    real = plots._savefig
+
+    def other_writes_first(fig, target, fmt):
+        (folder / "throughput.png").write_text("the other figure")
+        real(fig, target, fmt)
+
+    monkeypatch.setattr(plots, "_savefig", other_writes_first)
+    r = runner.invoke(app, ["report", results, "--plot", str(folder)])
+    _one_line_error(r, f"{folder / 'throughput.png'}: already exists; give --force to replace it, or another --plot folder")
+    assert (folder / "throughput.png").read_text() == "the other figure"
+    assert not [p for p in folder.iterdir() if p.name.startswith(".")]
+
+
+@pytest.mark.parametrize("kind", ["missing", "file", "empty", "dangling", "loop"])
+@pytest.mark.parametrize("command", [["list", "papers"], ["list", "papers", "--json"], ["report", "R", "--paper", "luo"]])
+def test_a_papers_folder_without_papers_is_one_line_never_an_empty_table(results, tmp_path, monkeypatch, kind, command):
+    folder = tmp_path / "papers"
+    if kind == "file":
+        folder.write_text("key: luo\n")
+    elif kind == "empty":
+        folder.mkdir()
+        (folder / "README.md").write_text("no layouts here")
+    elif kind == "dangling":
+        folder.symlink_to(tmp_path / "gone")
+    elif kind == "loop":
+        folder.symlink_to(folder)
+    monkeypatch.setenv("GPUBFS_PAPERS_DIR", str(folder))
+    what = {"missing": "no such folder", "file": "not a folder", "empty": "holds no paper layout (no KEY.yaml file)",
+            "dangling": "a symbolic link that points nowhere", "loop": "a symbolic link that loops"}[kind]
+    r = runner.invoke(app, [results if a == "R" else a for a in command])
+    _one_line_error(r, f"{folder} ($GPUBFS_PAPERS_DIR): {what}; set $GPUBFS_PAPERS_DIR to a folder of paper layouts")
+    assert r.stdout == ""

@@ -20,6 +20,7 @@ from gpubfs_cli.cli import app
 from gpubfs_cli.configs import shipped
 from gpubfs_cli.datasets import catalogue
 from gpubfs_cli.gpu import backend
+from gpubfs_cli.report.load import shown_path
 from gpubfs_cli.results.schema import load_results
 
 runner = CliRunner()
@@ -250,7 +251,7 @@ def test_quick_run_records_its_mode_and_the_report_says_so(paper, monkeypatch):
     quick = [i for i, line in enumerate(lines) if line.startswith("quick mode:")]
     assert len(quick) == 1, report.output
     assert lines[quick[0]] == "quick mode: 1 source a graph, CPU column from cpu.parallel_do (not cpu.sequential)"
-    assert lines[quick[0] - 1].startswith(f"measured: {path}: ")  # under the header's measured lines
+    assert lines[quick[0] - 1].startswith(f"measured: {shown_path(path)}: ")  # under the header's measured lines
 
     assert invoke(paper).exit_code == 0  # a full run: its own folder (--results), no mode line
     (full,) = sorted((paper / "out" / "tiny").glob("*.json"))
@@ -262,8 +263,8 @@ def test_quick_run_records_its_mode_and_the_report_says_so(paper, monkeypatch):
     both = runner.invoke(app, ["report", "--paper", "tiny", str(full), str(path)])
     assert both.exit_code == 0, both.output
     text = both.output.replace("\n", " ")
-    assert f"quick mode: 1 source a graph, CPU column from cpu.parallel_do (not cpu.sequential): {path}" in text
-    assert f"full mode: {full}" in text
+    assert f"quick mode: 1 source a graph, CPU column from cpu.parallel_do (not cpu.sequential): {shown_path(path)}" in text
+    assert f"full mode: {shown_path(full)}" in text
     assert "mixed modes: a cell may pool samples of quick and full files" in text
 
 

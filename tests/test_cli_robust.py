@@ -171,9 +171,10 @@ def test_a_full_device_for_errors_is_one_line_on_stdout(cache):
         (line,) = res.stdout.splitlines()
         assert line.startswith("error: cannot write to stderr (No space left on device); the last message "
                                f"lost: {UNKNOWN}")
-        usage = _stderr_to(full, "nosuch-command")  # click's own usage error, drawn in a box
+        usage = _stderr_to(full, "nosuch-command")  # click's own usage error, made one line
         assert (usage.returncode, usage.stdout) == (1, "error: cannot write to stderr (No space left on device); "
-                                                       "the last message lost: No such command 'nosuch-command'.\n")
+                                                       "the last message lost: error: python -m gpubfs_cli: no such "
+                                                       "command 'nosuch-command' (python -m gpubfs_cli --help)\n")
         quiet = _stderr_to(full, "--version")  # nothing written there: nothing lost
         assert (quiet.returncode, quiet.stdout) == (0, "gpubfs 0.1.0\n")
 
@@ -263,15 +264,17 @@ def test_fetch_paper_fetches_every_dataset_then_lists_the_failures(tmp_path, mon
 
 def test_info_says_where_the_cache_and_the_results_are(tmp_path, monkeypatch):
     monkeypatch.setenv("GPUBFS_DATA_DIR", str(tmp_path / "env"))
+    monkeypatch.delenv("GPUBFS_RESULTS_DIR", raising=False)
     res = cli("info")
     assert res.exit_code == 0, res.output
     lines = res.stdout.splitlines()
-    assert f"datasets: {tmp_path / 'env'} (from $GPUBFS_DATA_DIR; set it with --dir DIR on each command or " \
-           "$GPUBFS_DATA_DIR; default ./datasets)" in lines
-    assert any(line.startswith(f"results: {Path('results').resolve()} (gpubfs run writes") for line in lines)
+    assert f"datasets: {tmp_path / 'env'} (from $GPUBFS_DATA_DIR; --dir DIR on a command or $GPUBFS_DATA_DIR " \
+           "sets it)" in lines
+    assert any(line.startswith(f"results: {Path('results').resolve()} (a checkout: ./results of the working "
+                               "folder; $GPUBFS_RESULTS_DIR sets it; gpubfs run writes") for line in lines)
     paths = json.loads(cli("info", "--json", "--dir", tmp_path / "flag").stdout)["paths"]
     assert paths == {"data_dir": str(tmp_path / "flag"), "data_dir_from": "--dir",
-                     "results_dir": str(Path("results").resolve())}
+                     "results_dir": str(Path("results").resolve()), "results_dir_from": "checkout"}
 
 
 def test_readme_says_where_the_cache_and_the_results_are():

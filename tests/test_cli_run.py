@@ -9,6 +9,7 @@ from typer.testing import CliRunner
 
 from gpubfs_cli.cli import app
 from gpubfs_cli.gpu import backend
+from gpubfs_cli.results.journal import journal_path
 from gpubfs_cli.results.schema import SCHEMA_VERSION, load_results
 
 runner = CliRunner()
@@ -206,8 +207,9 @@ def test_run_stopped_by_an_error_keeps_what_finished_marked_failed(tmp_path, mon
     grid's samples are written with `failed`, and a bare report passes the file over."""
     monkeypatch.chdir(tmp_path)
     out = tmp_path / "results" / "partial.json"
-    result = runner.invoke(app, ["run", "-d", "smoke-grid,smoke-gnm", "-s", "cpu.sequential", "--source", "10000",
-                                 "--out", str(out), "--dir", str(tmp_path / "data")])
+    # --quiet: no progress lines (each graph's, each turn's) before the error's one line
+    result = runner.invoke(app, ["--quiet", "run", "-d", "smoke-grid,smoke-gnm", "-s", "cpu.sequential", "--source",
+                                 "10000", "--out", str(out), "--dir", str(tmp_path / "data")])
     _one_line(result, "--source: vertex 10000 is out of range for smoke-gnm")
     doc = load_results(out)
     assert doc["failed"].startswith("--source: vertex 10000 is out of range")
@@ -346,7 +348,7 @@ def test_runs_started_in_one_second_never_share_a_results_file(tmp_path, monkeyp
 
 def test_a_config_where_nothing_can_run_loads_no_graph(tmp_path, monkeypatch, no_gpu):
     """merrill.yaml without a GPU: no graph generated, no reference answer computed, one
-    line saying so, every cell unavailable."""
+    line saying so, exit 1 and no results file."""
     from gpubfs_cli.bench import runner as runner_module
 
     def load(*args):
@@ -356,13 +358,10 @@ def test_a_config_where_nothing_can_run_loads_no_graph(tmp_path, monkeypatch, no
     monkeypatch.chdir(tmp_path)  # no configs/ here: the old spelling names the shipped file
     out = tmp_path / "m.json"
     result = runner.invoke(app, ["run", "configs/experiments/merrill.yaml", "--no-require-gpu", "--out", str(out), "--dir", str(tmp_path / "d")])
-    assert result.exit_code == 0, result.output
-    lines = [line for line in result.stderr.splitlines() if line.startswith("note: ")]
-    assert lines == ["note: no strategy of this run can run here (merrill.hybrid: disabled for this test): no "
-                     "graph loaded, no reference answer computed; every cell is unavailable"]
-    assert "not run" not in result.output
-    doc = load_results(out)
-    assert {s["status"] for s in doc["samples"]} == {"unavailable"} and len(doc["samples"]) == 14 * 2
+    assert result.exit_code == 1, result.output
+    assert result.stderr.splitlines() == ["error: nothing was measured: no strategy of this run can run here "
+                                          "(merrill.hybrid: disabled for this test); no results file written"]
+    assert not out.exists() and not journal_path(out).exists()
 
 
 @pytest.fixture(scope="module")

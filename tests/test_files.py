@@ -145,7 +145,7 @@ def test_full_disk_is_a_user_error_and_leaves_no_temporary(tmp_path, monkeypatch
         return Full(real_fdopen(fd, "wb"), encoding="utf-8")
 
     monkeypatch.setattr(os, "fdopen", fdopen)
-    with pytest.raises(UserError, match=r"out\.txt: cannot write \(No space left on device\)"):
+    with pytest.raises(UserError, match=r"out\.txt: cannot write the output \(No space left on device\)"):
         write_text_atomic(tmp_path / "out.txt", "x")
     assert os.listdir(tmp_path) == []
 
@@ -250,3 +250,98 @@ def test_read_text_file_bounds_the_size_on_disk_and_decompressed(tmp_path, monke
     assert bomb.stat().st_size <= 100
     with pytest.raises(UserError, match=r"bomb\.json\.gz: larger than 100 bytes once decompressed"):
         files.read_text_file(bomb, "results file")
+
+
+# ---------------------------------------------------------------- racing writers
+def _racing(monkeypatch, parties: int = 2):
+    """Hold every writer after it made its temporary file (past every check made before
+    writing) until all have: then they publish at the same moment."""
+    import tempfile
+    import threading
+
+    from gpubfs_cli import files
+
+    barrier = threading.Barrier(parties, timeout=10)
+    real = tempfile.mkstemp
+
+    def mkstemp(*args, **kwargs):
+        made = real(*args, **kwargs)
+        barrier.wait()
+        return made
+
+    monkeypatch.setattr(files.tempfile, "mkstemp", mkstemp)
+
+
+def _race(target, texts, **kwargs):
+    """Each text written to `target` by its own thread; -> (texts written, errors)."""
+    import threading
+
+    won, lost = [], []
+
+    def write(text):
+        try:
+            write_text_atomic(target, text, **kwargs)
+            won.append(text)
+        except UserError as exc:
+            lost.append(str(exc))
+
+    threads = [threading.Thread(target=write, args=(t,)) for t in texts]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    return won, lost
+
+
+def test_racing_writers_without_force_one_writes_the_other_is_refused(tmp_path, monkeypatch):
+    """Both pass the check for an existing file before writing; publishing is the check
+    that counts: one file, whole, and one refusal."""
+    _racing(monkeypatch)
+    target = tmp_path / "report.md"
+    won, lost = _race(target, ["A" * 100_000, "B" * 100_000], force=False)
+    assert len(won) == 1, (won, lost)
+    assert lost == [f"{target}: already exists; give --force to replace it, or another --out"]
+    assert target.read_text() == won[0]
+    assert os.listdir(tmp_path) == ["report.md"]  # no temporary left by either
+
+
+def test_racing_writers_with_force_both_write_and_the_file_is_one_of_them(tmp_path, monkeypatch):
+    _racing(monkeypatch)
+    target = tmp_path / "report.md"
+    target.write_text("old")
+    won, lost = _race(target, ["A" * 100_000, "B" * 100_000], force=True)
+    assert sorted(won) == ["A" * 100_000, "B" * 100_000] and lost == []
+    assert target.read_text() in won and os.listdir(tmp_path) == ["report.md"]
+
+
+def test_nothing_half_written_is_visible_while_writing(tmp_path):
+    from gpubfs_cli.files import atomic_output
+
+    target = tmp_path / "out.bin"
+    target.write_bytes(b"old")
+    with atomic_output(target, binary=True) as f:
+        f.write(b"new" * 1000)
+        f.flush()
+        assert target.read_bytes() == b"old"
+    assert target.read_bytes() == b"new" * 1000
+    with atomic_output(tmp_path / "fresh.txt", force=False) as f:
+        f.write("x")
+        assert not (tmp_path / "fresh.txt").exists()
+    assert (tmp_path / "fresh.txt").read_text() == "x"
+
+
+def test_a_file_system_without_hard_links_still_refuses_exactly(tmp_path, monkeypatch):
+    import errno
+
+    def no_links(src, dst):
+        raise OSError(errno.EPERM, "Operation not permitted")
+
+    monkeypatch.setattr(os, "link", no_links)
+    target = tmp_path / "out.txt"
+    write_text_atomic(target, "first", force=False)
+    assert target.read_text() == "first"
+    _racing(monkeypatch)
+    target.unlink()
+    won, lost = _race(target, ["one", "two"], force=False)
+    assert len(won) == 1 and len(lost) == 1 and "already exists; give --force" in lost[0]
+    assert target.read_text() == won[0] and os.listdir(tmp_path) == ["out.txt"]

@@ -16,26 +16,32 @@ ROOT = Path(gpubfs_cli.__file__).resolve().parent
 
 ANYTHING = None
 # room -> the rooms it may import from, besides itself and gpubfs_cli/__init__.py (the
-# version alone, which any room may read); errors and files are the base; configs
-# locates the shipped data files
+# version alone, which any room may read); errors and files are the base; folders says
+# where the dataset cache and the results go; logs sets the command line's logging up;
+# configs locates the shipped data files
 ALLOWED: dict[str, set[str] | None] = {
     "errors": set(),
     "files": {"errors"},
+    "folders": {"errors"},
     "streams": set(),
+    "logs": {"errors"},
     "configs": {"errors"},
     "core": {"errors", "files"},
     "graph": {"core", "errors", "files"},
-    "datasets": {"graph", "core", "configs", "errors", "files"},
+    "datasets": {"graph", "core", "configs", "errors", "files", "folders"},
     "gpu": {"core", "graph", "errors", "files"},
     "algorithms": {"core", "graph", "gpu", "errors", "files"},
     "results": {"core", "errors", "files"},
-    "bench": {"results", "core", "graph", "datasets", "gpu", "configs", "errors", "files"},
-    "report": {"results", "core", "configs", "errors", "files"},
+    "bench": {"results", "core", "graph", "datasets", "gpu", "configs", "errors", "files", "folders"},
+    "report": {"results", "core", "configs", "errors", "files", "folders"},
     "workflows": {"report", "bench", "results", "datasets", "gpu", "algorithms", "core", "graph", "configs", "errors",
-                  "files"},
+                  "files", "folders"},
     "cli": ANYTHING,
     "__main__": ANYTHING,
 }
+# The public Python API, a package of its own beside gpubfs_cli (gpubfs/, docs/api.md): it
+# may import any room of gpubfs_cli; no room imports it.
+FACADE = "gpubfs"
 
 
 def module_files() -> dict[str, Path]:
@@ -103,6 +109,27 @@ def test_every_import_goes_to_a_room_allowed_for_it():
         bad.append(f"{module} -> {target}  (line {line}: {mine} may not import {theirs})")
     bad = sorted(set(bad))
     assert not bad, "imports against the rooms:\n" + "\n".join(bad)
+
+
+def absolute_imports(path: Path) -> list[tuple[str, int]]:
+    """(module, line) of every absolute import statement in the file, at any depth."""
+    found = []
+    for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"), str(path))):
+        if isinstance(node, ast.Import):
+            found += [(alias.name, node.lineno) for alias in node.names]
+        elif isinstance(node, ast.ImportFrom) and not node.level and node.module:
+            found.append((node.module, node.lineno))
+    return found
+
+
+def test_no_room_imports_the_public_api_and_it_imports_only_the_package():
+    facade = ROOT.parent / FACADE
+    assert (facade / "__init__.py").is_file()
+    bad = [f"{module} -> {name}  (line {line})" for module, path in module_files().items()
+           for name, line in absolute_imports(path) if name == FACADE or name.startswith(FACADE + ".")]
+    assert not bad, "rooms importing the public API:\n" + "\n".join(bad)
+    theirs = {name.split(".")[0] for path in facade.glob("*.py") for name, _ in absolute_imports(path)}
+    assert theirs - {FACADE, PACKAGE} <= {"__future__", "functools", "inspect", "os", "pathlib", "typing"}
 
 
 def _cycle_through(start: str, edges: dict[str, set[str]], members: set[str]) -> list[str]:

@@ -28,3 +28,14 @@ def require_tool(name: str) -> str:
     if on_ci():
         pytest.fail(f"{message} (CI=true: the tests that need it must run)", pytrace=False)
     pytest.skip(f"{message}: tests that need it skipped")
+
+
+def one_line(r, *parts, code=2) -> str:
+    """A CLI result that failed with `code` and one stderr line, `error: ...`, holding
+    each of `parts`: that line."""
+    assert r.exit_code == code, r.output
+    lines = r.stderr.strip().splitlines()
+    assert len(lines) == 1 and lines[0].startswith("error: "), r.stderr
+    for p in parts:
+        assert p in lines[0], lines[0]
+    return lines[0]

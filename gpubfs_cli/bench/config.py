@@ -58,6 +58,7 @@ from gpubfs_cli.bench import config_values as values
 from gpubfs_cli.bench.config_values import DatasetSpec
 from gpubfs_cli.bench.variants import Variant, expand_strategies, with_gpus, with_orders
 from gpubfs_cli.bench.variants import config_error as _err
+from gpubfs_cli.core.knobs import Range
 from gpubfs_cli.core.strategy import Registry
 from gpubfs_cli.errors import UserError, unknown_name
 from gpubfs_cli.files import parse_yaml, read_text_file
@@ -70,6 +71,18 @@ KEYS = (
 )
 PREDECESSOR_MODES = ("false", "true", "both")
 VALIDATE_MODES = ("all", "none")
+# Each numeric key's valid values: the one check of a number in a run config (the Range
+# every numeric knob declares too, core/knobs.py).
+RANGES = {
+    "sources": Range(1),
+    "seed": Range(0),
+    "time_limit_s": Range(0, above=True, whole=False, unit="seconds"),
+    "warmup": Range(0, unit="runs"),
+    "warmup_ms": Range(0, whole=False, unit="milliseconds"),
+    "rounds": Range(1),
+    "networkx_max_edges": Range(1),
+    "gpus": Range(1),
+}
 
 
 @dataclass
@@ -177,6 +190,9 @@ def build_config(
     def at(key: str) -> str:
         return "command line" if key in from_flags else where
 
+    def number(key: str, default: Any) -> Any:
+        return values.number(at(key), key, get(key, default), RANGES[key])
+
     if "datasets" not in merged or merged["datasets"] in (None, []):
         raise _err(where, "datasets", "no datasets given (a list of names, or --dataset NAME)")
     get = merged.get
@@ -184,36 +200,29 @@ def build_config(
         datasets=values.datasets(at("datasets"), merged["datasets"]),
         variants=[],
         name=values.run_name(at("name"), get("name", "run")),
-        sources=values.positive(at("sources"), "sources", get("sources", 100)),
-        seed=values.nonnegative(at("seed"), "seed", get("seed", 0)),
+        sources=number("sources", 100),
+        seed=number("seed", 0),
         fixed_sources=values.int_list(at("fixed_sources"), "fixed_sources", get("fixed_sources") or []),
         validate=values.choice(at("validate"), "validate", get("validate", "all"), VALIDATE_MODES),
         predecessors=values.choice(
             at("predecessors"), "predecessors", values.mode_text(get("predecessors", False)), PREDECESSOR_MODES
         ),
-        time_limit_s=float(values.typed(at("time_limit_s"), "time_limit_s", get("time_limit_s", 60.0), (int, float))),
-        warmup=values.typed(at("warmup"), "warmup", get("warmup", 1), int),
-        warmup_ms=float(values.typed(at("warmup_ms"), "warmup_ms", get("warmup_ms", 50.0), (int, float))),
-        rounds=values.positive(at("rounds"), "rounds", get("rounds", 1)),
-        networkx_max_edges=values.positive(at("networkx_max_edges"), "networkx_max_edges",
-                                           get("networkx_max_edges", 2_000_000)),
+        time_limit_s=number("time_limit_s", 60.0),
+        warmup=number("warmup", 1),
+        warmup_ms=number("warmup_ms", 50.0),
+        rounds=number("rounds", 1),
+        networkx_max_edges=number("networkx_max_edges", 2_000_000),
         out=values.optional_path(at("out"), "out", get("out")),
         data_dir=values.optional_path(at("data_dir"), "data_dir", get("data_dir")),
         require_gpu=values.typed(at("require_gpu"), "require_gpu", get("require_gpu", False), bool),
         l2=values.choice(at("l2"), "l2", get("l2", "warm"), L2_MODES),
         prime=values.typed(at("prime"), "prime", get("prime", False), bool),
-        gpus=None if get("gpus") is None else values.positive(at("gpus"), "gpus", get("gpus")),
+        gpus=None if get("gpus") is None else number("gpus", None),
         reorder=values.orders(at("reorder"), get("reorder", NO_REORDER)),
         path=None if where == "command line" else where,
     )
     cfg.require_gpu_from = at("require_gpu") if cfg.require_gpu else None
     cfg.fixed_sources_from = at("fixed_sources") if cfg.fixed_sources else None
-    if not cfg.time_limit_s > 0 or cfg.time_limit_s == float("inf"):
-        raise _err(at("time_limit_s"), "time_limit_s", f"expected a positive number of seconds, got {cfg.time_limit_s}")
-    if cfg.warmup < 0:
-        raise _err(at("warmup"), "warmup", f"expected 0 or more runs, got {cfg.warmup}")
-    if not 0 <= cfg.warmup_ms < float("inf"):
-        raise _err(at("warmup_ms"), "warmup_ms", f"expected 0 or more milliseconds, got {cfg.warmup_ms}")
     problem = values.optional_str(at("problem"), "problem", get("problem"))
     cfg.variants = expand_strategies(at("strategies"), get("strategies", "all"), registry, problem)
     cfg.variants = with_gpus(with_orders(cfg.variants, cfg.reorder), cfg.gpus, registry)

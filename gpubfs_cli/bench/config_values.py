@@ -1,7 +1,8 @@
 """Each run-config key's value read and checked (bench/config.py lists the keys): plain
-numbers, names, paths, choices, vertex ids, vertex orders and the dataset entries. A
-bad value is one UserError naming where it came from (the file, or the command line)
-and the key."""
+numbers (each against its key's Range, bench/config.RANGES, the kind every numeric knob
+declares: core/knobs.py), names, paths, choices, vertex ids, vertex orders and the
+dataset entries. A bad value is one UserError naming where it came from (the file, or
+the command line) and the key."""
 
 from __future__ import annotations
 
@@ -11,8 +12,11 @@ from pathlib import Path
 from typing import Any
 
 from gpubfs_cli.bench.variants import config_error as _err
+from gpubfs_cli.core.knobs import Range
 from gpubfs_cli.errors import unknown_name
 from gpubfs_cli.graph.reorder import ORDERS
+
+SEED = Range(0)  # a generated graph's seed
 
 
 @dataclass(frozen=True)
@@ -44,17 +48,13 @@ def run_name(where: str, value: Any) -> str:
     return name
 
 
-def nonnegative(where: str, key: str, value: Any) -> int:
-    value = typed(where, key, value, int)
-    if value < 0:
-        raise _err(where, key, f"expected a whole number >= 0, got {value}")
-    return value
-
-
-def positive(where: str, key: str, value: Any) -> int:
-    value = typed(where, key, value, int)
-    if value < 1:
-        raise _err(where, key, f"expected a positive whole number, got {value}")
+def number(where: str, key: str, value: Any, valid: Range) -> Any:
+    """A numeric key's value: of its kind (int; int or float, read as a float), then in
+    its Range."""
+    value = typed(where, key, value, int) if valid.whole else float(typed(where, key, value, (int, float)))
+    problem = valid.problem(value)
+    if problem is not None:
+        raise _err(where, key, problem)
     return value
 
 
@@ -111,6 +111,9 @@ def datasets(where: str, value: Any) -> list[DatasetSpec]:
     for i, item in enumerate(items):
         key = f"datasets[{i}]"
         if isinstance(item, str):
+            _, at, seed = item.partition("@seed=")
+            if at and not (seed.isascii() and seed.isdigit()):
+                raise _err(where, key, f"expected NAME or NAME@seed=S with S {SEED.expected()}, got {item!r}")
             out.append(DatasetSpec(item))
         elif isinstance(item, dict):
             for k in item:
@@ -120,7 +123,7 @@ def datasets(where: str, value: Any) -> list[DatasetSpec]:
                 raise _err(where, key, "a mapping needs 'name' (and optionally 'seed')")
             seed = item.get("seed")
             if seed is not None:
-                typed(where, f"{key}.seed", seed, int)
+                number(where, f"{key}.seed", seed, SEED)
             out.append(DatasetSpec(item["name"], seed))
         else:
             raise _err(where, key, f"expected a dataset name or {{name, seed}}, got {item!r}")

@@ -55,16 +55,6 @@ class GraphRun:
                     r.refs_skipped.setdefault(problem, [[], why])[0].append(self.name)
             self.release()
 
-    def skip(self) -> None:
-        """A graph of a run where nothing can run: its unavailable cells, not the graph."""
-        r, cfg, name = self.runner, self.runner.config, self.label
-        r.records.graph(name, name, {"status": "skipped", "reason": "no strategy of this run can run here"})
-        for v, cls, knobs, kd in r.variants:
-            r.records.variant = v.label
-            r.measure.unavailable(name, v.problem, cls, knobs, cfg.modes, cls.unavailable_reason() or "unavailable",
-                                  len(cfg.fixed_sources) or cfg.sources, kd=kd)
-            r.records.flush()
-
     def load(self) -> bool:
         """The graph, its sources and its results entry (journaled with the sources);
         False when it cannot be loaded (recorded, and the run goes on)."""
@@ -109,14 +99,23 @@ class GraphRun:
         if not todo:
             return
         r.records.variant = variant.label
-        reason = cls.unavailable_reason()
-        if reason is not None:  # no reference answers needed for this one
-            modes = [m for m in cfg.modes if any(m in ms for _, ms in todo)]
-            r.measure.unavailable(self.name, variant.problem, cls, knobs, modes, reason, len(work.turn.sources), kd=kd)
-            self.unavailable.setdefault(variant.problem, f"{cls.name}: {reason}")
-            ended |= set(modes)
-            r.records.flush()
-            return
+        with r.progress.turn(self.name, variant.label, len(work.turn.sources)) as said:
+            reason = cls.unavailable_reason()
+            if reason is not None:  # no reference answers needed for this one
+                modes = [m for m in cfg.modes if any(m in ms for _, ms in todo)]
+                r.measure.unavailable(self.name, variant.problem, cls, knobs, modes, reason, len(work.turn.sources),
+                                      kd=kd)
+                self.unavailable.setdefault(variant.problem, f"{cls.name}: {reason}")
+                ended |= set(modes)
+                r.records.flush()
+                said.outcome = f"unavailable ({reason})"
+                return
+            self.measure_turn(work, todo, ended)
+
+    def measure_turn(self, work: Work, todo: list, ended: set[bool]) -> None:
+        """A turn's sources measured, mode list by mode list, each flushed to the journal."""
+        r = self.runner
+        variant, cls, knobs, kd = r.variants[work.turn.variant]
         for sources, modes in todo:
             pi = self.problem(variant.problem)
             r.stage = f"{variant.label} on {self.name}"

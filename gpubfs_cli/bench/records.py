@@ -25,6 +25,7 @@ from gpubfs_cli.errors import UserError
 from gpubfs_cli.files import plain_json
 from gpubfs_cli.results.journal import FLUSH_EVERY_S, Journal, claim, open_named
 from gpubfs_cli.results.schema import Prepare, Sample, write_results
+from gpubfs_cli.results.status import nothing_measured
 
 
 class RunRecords:
@@ -39,10 +40,14 @@ class RunRecords:
         self._journaled = {k: _text(v) for k, v in self.doc["datasets"].items()}  # name -> its info as journaled
 
     @classmethod
-    def new(cls, out: Path, named: bool, config, environment: dict, stop: Stop, replace: bool) -> RunRecords:
-        """A new run's journal: its header (machine, config, problems), under `out` when
-        `named`, else under the first free name of `out` (results/journal.claim)."""
+    def new(cls, out: Path, named: bool, config, environment: dict, stop: Stop, replace: bool,
+            variants: list[tuple]) -> RunRecords:
+        """A new run's journal: its header (machine, config, problems, and the plan: each
+        variant's knobs as its samples record them, so a sample of any other is refused),
+        under `out` when `named`, else under the first free name of `out`
+        (results/journal.claim). `variants`: bench/variants.made_variants of the config."""
         header = {"results": str(out), "created": utc_now(), "environment": environment, "config": config.to_dict(),
+                  "plan": [{"problem": v.problem, "strategy": c.name, "knobs": kd} for v, c, _, kd in variants],
                   "problems": {p: get_problem(p).describe() for p in dict.fromkeys(v.problem for v in config.variants)},
                   "equivalent_teps": equivalent_teps(config.variants)}
         journal = open_named(out, header, replace) if named else claim(out, header)[1]
@@ -129,9 +134,9 @@ class RunRecords:
 
     def write_results(self, path: Path) -> bool:
         """The results file from the journal's replay, written atomically; False (nothing
-        written) while there is no sample."""
+        written) while nothing was measured (no sample, or only unavailable ones)."""
         doc = self.journal.replay.results()
-        if not doc["samples"]:
+        if nothing_measured(doc["samples"]):
             return False
         try:
             write_results(path, doc)

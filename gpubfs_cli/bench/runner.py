@@ -10,13 +10,14 @@ after each graph and at the end, also when Ctrl-C, SIGTERM or SIGHUP (bench/stop
 an error stops the run (`interrupted`, `stopped_by`, `interrupted_during`; `failed:
 REASON`, which a bare `gpubfs report` skips); `gpubfs run --resume JOURNAL` goes on from
 there (bench/resume.py). A complete run's journal is removed once its file is written; a
-run with no sample writes no results file (a failed run must not become the newest one).
+run that measured nothing (no sample, or every cell unavailable: results/status.py)
+writes no results file and keeps no journal (a failed run must not become the newest one).
 Results names are never shared (results/journal.claim); a named results file (`--out`,
 `out:`) that exists is refused unless `replace`.
 
 Availability comes first: a variant that cannot run here (no GPU) is an `unavailable`
 cell without its graph's reference answers, and when no variant of the run can run at
-all, no graph is loaded.
+all, nothing starts: no journal, no graph, and the outcome says why (`nothing`).
 """
 
 from __future__ import annotations
@@ -42,18 +43,20 @@ from gpubfs_cli.core.strategy import Registry
 from gpubfs_cli.core.strategy import registry as all_registered
 from gpubfs_cli.errors import UserError
 from gpubfs_cli.files import check_output_path
+from gpubfs_cli.folders import results_folder
 from gpubfs_cli.gpu.clocks import ClockReader
 from gpubfs_cli.graph.csr import CSRGraph
 from gpubfs_cli.results.done import Done
 from gpubfs_cli.results.journal import Journal, results_path, spec_label
 from gpubfs_cli.results.keys import CellKey
+from gpubfs_cli.results.status import nothing_measured
 
 GraphLoader = Callable[[DatasetSpec, "str | None", bool], "tuple[CSRGraph, dict]"]
 
 
 def default_out_path(config: RunConfig, now: datetime | None = None) -> Path:
     now = now or datetime.now(timezone.utc)
-    return Path("results") / f"{config.name}-{now.strftime('%Y%m%dT%H%M%SZ')}.json"
+    return results_folder().path / f"{config.name}-{now.strftime('%Y%m%dT%H%M%SZ')}.json"
 
 
 @dataclass
@@ -65,6 +68,7 @@ class RunOutcome:
     journal: Path | None = None  # kept when the run did not complete: resume it
     stopped_by: str | None = None  # SIGINT, SIGTERM or SIGHUP
     notes: list[str] | None = None  # one line each: what was skipped and why
+    nothing: str | None = None  # a run that measured nothing (not stopped, no error): why
 
 
 class Runner:
@@ -128,6 +132,11 @@ class Runner:
         also when Ctrl-C, a signal or an error stops the run (then with what finished)."""
         check_output_path(self.out_path, "results file")
         check_gpu_requirement(self.config)
+        why = why_none_runs(self.variants)
+        if why is not None:
+            getattr(self.flush_l2, "release", lambda: None)()
+            return RunOutcome({}, self.out_path, written=False,
+                              nothing=f"no strategy of this run can run here ({why})")
         interrupted, error = False, None
         with self.stop:
             try:
@@ -138,9 +147,8 @@ class Runner:
             try:
                 with self.progress:
                     self.progress.start(self.steps())
-                    runnable = self._runnable()
                     for spec in self.config.datasets:
-                        self._run_dataset(spec, runnable)
+                        self._run_dataset(spec)
                         self.records.flush()
                         self.write()
             except KeyboardInterrupt:
@@ -159,7 +167,8 @@ class Runner:
             raise error
         kept = self.journal.path if self.journal.path.exists() else None
         return RunOutcome(self.doc, path, interrupted, self.written, kept,
-                          (self.stop.signal or "SIGINT") if interrupted else None, self.notes)
+                          (self.stop.signal or "SIGINT") if interrupted else None, self.notes,
+                          None if interrupted or self.written else _why_nothing(self.doc["samples"]))
 
     def _finish(self, interrupted: bool, error: BaseException | None) -> Path:
         """The group in flight and the end record to the journal; the results file; the
@@ -172,14 +181,14 @@ class Runner:
                                  else None, during=self.stage if interrupted else None, error=error,
                                  variants=self.variants, read_clocks=self.measure.read_clocks)
             path = self.write()
-            if self.doc.get("complete") or not self.doc["samples"]:
+            if self.doc.get("complete") or nothing_measured(self.doc["samples"]):
                 self.journal.remove()
         finally:
             self.journal.close()
         return path
 
     def write(self) -> Path:
-        """The results file from the journal's replay (nothing while there is no sample)."""
+        """The results file from the journal's replay (nothing while nothing was measured)."""
         self.written |= self.records.write_results(self.out_path)
         return self.out_path
 
@@ -189,7 +198,7 @@ class Runner:
             self.done = Done(self.doc["samples"])
         else:
             self.records = RunRecords.new(self.out_path, self.named, self.config, self.environment, self.stop,
-                                          self.replace)
+                                          self.replace, self.variants)
             self.out_path = Path(self.journal.replay.header["results"])
         self.measure.records = self.records
 
@@ -198,14 +207,6 @@ class Runner:
         return steps(self.config, sources)
 
     # ------------------------------------------------------------------ availability
-    def _runnable(self) -> bool:
-        """Whether any variant of the run can run here; if none can, says so once."""
-        why = why_none_runs(self.variants)
-        if why is not None:
-            self._note(f"no strategy of this run can run here ({why}): no graph loaded, no reference answer "
-                       "computed; every cell is unavailable")
-        return why is None
-
     def _say_skipped(self) -> None:
         for problem, (graphs, why) in self.refs_skipped.items():
             self._note(f"{problem} reference answers skipped on {len(graphs)} graph(s): no {problem} strategy of "
@@ -224,16 +225,22 @@ class Runner:
                          lambda i, m: CellKey.make(name, self.variants[i][0].problem, self.variants[i][1].name,
                                                    self.variants[i][3], m))
 
-    def _run_dataset(self, spec: DatasetSpec, runnable: bool) -> None:
+    def _run_dataset(self, spec: DatasetSpec) -> None:
         label = spec_label(spec.name, spec.seed)
-        if not runnable:
-            GraphRun(self, spec, label).skip()
-            return
         held = self.journal.replay.names.get(label) if self.done is not None else None
         if held in self.doc["sources"] and not any(w.todo for w in self.work(held, self.doc["sources"][held])):
             self.progress.advance_by(self.steps(len(self.doc["sources"][held])))  # held whole: not even loaded
             return
         GraphRun(self, spec, label).run()
+
+
+def _why_nothing(samples: list[dict]) -> str | None:
+    """Why a run measured nothing although it ran: its first unavailable cell's reason
+    (None: no sample at all, each graph's failure says why)."""
+    first = next((s for s in samples if s.get("status") == "unavailable"), None)
+    if first is None:
+        return None
+    return f"every cell is unavailable ({first['strategy']}: {first.get('reason')})"
 
 
 def _l2_flusher() -> L2Flush:

@@ -74,8 +74,9 @@ def exit_code(name: str | None) -> int:
 
 def run_exit(outcome, failed_cells: int, not_run: int) -> int:
     """`gpubfs run`'s exit status for its outcome (bench/runner.RunOutcome): 128 + the
-    signal that stopped it; else 1 when nothing was written, a cell failed (wrong-answer
-    or error: status.RUN_FAILURES) or a dataset could not be run; else 0."""
+    signal that stopped it; else 1 when nothing was written (nothing measured: no sample,
+    or every cell unavailable), a cell failed (wrong-answer or error:
+    status.RUN_FAILURES) or a dataset could not be run; else 0."""
     if outcome.interrupted:
         return exit_code(outcome.stopped_by)
     return 1 if not outcome.written or failed_cells or not_run else 0

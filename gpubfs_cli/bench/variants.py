@@ -28,6 +28,7 @@ from gpubfs_cli.core.strategy import (
     Registry,
     Strategy,
     canonical_name,
+    knob_problem,
     knobs_dict,
     make_knobs,
     problems_of,
@@ -86,14 +87,16 @@ def config_error(where: str, key: str | None, msg: str) -> UserError:
 
 def default_problem(where: str, spec: Any, reg: Registry, problem: str | None) -> str:
     """The problem of entries that name none: `problem` when given, else the one the
-    plain names imply (cpu.dijkstra is SSSP's alone, so `cpu.dijkstra, cpu.scipy` is an
-    SSSP run), else bfs."""
+    plain names imply, a mapping's name too (cpu.dijkstra is SSSP's alone, so
+    `cpu.dijkstra, cpu.scipy` is an SSSP run), else bfs."""
     if problem is not None:
         if problem not in reg:
             raise config_error(where, "problem", str(unknown_name("problem", problem, reg)))
         return problem
     implied = set()
     for item in spec if isinstance(spec, list) else [spec]:
+        if isinstance(item, dict) and "problem" not in item:  # {name, knobs}: its name implies as well
+            item = item.get("name")
         if isinstance(item, str) and not any(c in item for c in "*?[") and item != "all":
             found = problems_of(item, reg)
             if len(found) == 1:
@@ -153,7 +156,9 @@ def _sweep(where: str, key: str, cls: type[Strategy], knobs: dict[str, Any], pro
     for combo in itertools.product(*swept.values()):
         overrides = dict(zip(swept, combo, strict=True))
         for k, v in overrides.items():
-            _check_knob_type(where, f"{key}.knobs.{k}", cls.name, defaults[k], v)
+            wrong = knob_problem(cls, k, v)
+            if wrong is not None:
+                raise config_error(where, f"{key}.knobs.{k}", f"{cls.name}: {wrong}")
         try:
             make_knobs(cls, overrides)
         except UserError as exc:
@@ -175,24 +180,6 @@ def _match(where: str, key: str, pattern: str, names: dict, problem: str) -> lis
     if pattern not in names:
         raise config_error(where, key, str(unknown_name(f"{problem} strategy", pattern, names)))
     return [pattern]
-
-
-def _check_knob_type(where: str, key: str, strategy: str, default: Any, value: Any) -> None:
-    if default is None or default is dataclasses.MISSING:
-        return
-    if isinstance(default, bool):
-        ok = isinstance(value, bool)
-    elif isinstance(default, int):
-        ok = isinstance(value, int) and not isinstance(value, bool)
-    elif isinstance(default, float):
-        ok = isinstance(value, (int, float)) and not isinstance(value, bool)
-    else:
-        ok = isinstance(value, type(default))
-    if not ok:
-        raise config_error(
-            where, key,
-            f"{strategy}: expected {type(default).__name__} like the default {default!r}, got {value!r}",
-        )
 
 
 def make_variant(config, variant: Variant, registry: Registry | None = None) -> tuple[type[Strategy], object]:

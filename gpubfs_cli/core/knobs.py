@@ -1,18 +1,134 @@
-"""Knob values: their identity as one string, and the checks the GPU families share.
+"""Knob values: their identity as one string, their valid ranges, and the checks the
+GPU families share.
 
 Results groups, reproduce's cells, auto's rules and its counters all match variants by
 their knobs: one spelling here, so that no two of them can disagree on what is equal.
-The checks raise ValueError with one line naming the knob (make_knobs makes it a
-UserError naming the strategy).
+
+Every numeric knob carries its valid range: its field is declared with `knob(default,
+low, high, ...)`, which puts a `Range` in the field's metadata; strategy registration
+refuses a numeric knob without one, and core.strategy.make_knobs checks every given
+value against it before the knobs are made (configs, flags, resumed runs and code
+alike). Run config values are checked against Ranges of the same kind
+(bench/config.py). The family checks below raise ValueError with one line naming the
+knob (make_knobs makes it a UserError naming the strategy): what a range cannot say
+(one knob against another) and the same bounds for knobs made directly.
 """
 
 from __future__ import annotations
 
+import dataclasses
 import functools
 import json
+import math
 from collections.abc import Iterable
+from typing import Any
 
 import numpy as np
+
+RANGE = "gpubfs_range"  # the key of a numeric knob's Range in its field's metadata
+
+
+@dataclasses.dataclass(frozen=True)
+class Range:
+    """The valid values of a numeric knob or config value: whole numbers (`whole`) or
+    any numbers, at least `low` (more than it when `above`) and at most `high` (None: no
+    bound), or only those `among`; never NaN, and infinity only with `infinite`. `unit`
+    names what is counted ("milliseconds"); `means` says what a special value means
+    ("0: all cores"); `optional`: null (None) is valid too."""
+
+    low: float | None = None
+    high: float | None = None
+    whole: bool = True
+    above: bool = False
+    among: tuple = ()
+    unit: str = ""
+    means: str = ""
+    infinite: bool = False
+    optional: bool = False
+
+    def expected(self) -> str:
+        """What a valid value is, in words: `a whole number from 1 to 64`."""
+        kind = "a whole number" if self.whole else "a number"
+        low, high = self.low, self.high
+        if self.among:
+            text = f"one of {', '.join(map(_number, self.among))}"
+        elif low is not None and high is not None:
+            text = f"{kind} from {_number(low)} to {_number(high)}"
+        elif self.unit and low is not None and not self.above:
+            text = f"{_number(low)} or more {self.unit}"
+        elif low == 0 and self.above or low == 1 and self.whole and not self.above:
+            text = f"a positive {kind[2:]}"
+        elif low is not None:
+            text = f"{kind} {'>' if self.above else '>='} {_number(low)}"
+        elif high is not None:
+            text = f"{kind} <= {_number(high)}"
+        else:
+            text = kind
+        if self.unit and not text.endswith(self.unit):
+            text += f" of {self.unit}"
+        if self.means:
+            text += f" ({self.means})"
+        return text + (", or null" if self.optional else "")
+
+    def problem(self, value: Any) -> str | None:
+        """None when `value` is valid, else `expected ..., got VALUE`."""
+        if value is None and self.optional:
+            return None
+        if not self.holds(value):
+            return f"expected {self.expected()}, got {shown(value)}"
+        return None
+
+    def holds(self, value: Any) -> bool:
+        if isinstance(value, bool) or not isinstance(value, (int, float, np.integer, np.floating)):
+            return False
+        if self.whole and not whole(value):
+            return False
+        if isinstance(value, (float, np.floating)) and (
+                math.isnan(value) or math.isinf(value) and not (self.infinite and self.high is None and value > 0)):
+            return False
+        if self.among:
+            return value in self.among
+        if self.low is not None and (value <= self.low if self.above else value < self.low):
+            return False
+        return self.high is None or value <= self.high
+
+
+def knob(default: Any, low: float | None = None, high: float | None = None, *, above: bool = False,
+         among: Iterable = (), unit: str = "", means: str = "", infinite: bool = False) -> Any:
+    """A numeric knob's dataclass field: its default and its valid Range (whole numbers
+    unless the default is a float; a None default makes null valid too)."""
+    rng = Range(low, high, not isinstance(default, float), above, tuple(among), unit, means, infinite,
+                default is None)
+    if not rng.holds(default) and not rng.optional:
+        raise ValueError(f"a knob's default {default!r} is outside its own range ({rng.expected()})")
+    return dataclasses.field(default=default, metadata={RANGE: rng})
+
+
+def knob_range(field: dataclasses.Field) -> Range | None:
+    """The Range a knob's field declares (None: a knob that is not numeric)."""
+    return field.metadata.get(RANGE)
+
+
+def is_numeric(value: Any) -> bool:
+    """A number, not a bool: a knob whose default is one must declare its Range."""
+    return isinstance(value, (int, float)) and not isinstance(value, bool)
+
+
+def shown(value: Any) -> str:
+    """A value as an error line quotes it: null, 3, 2.5, inf, 'text'."""
+    if isinstance(value, np.generic):
+        value = value.item()
+    return "null" if value is None else repr(value)
+
+
+def _number(value: Any) -> str:
+    """2^31 - 1 and 2^62 for the bounds that are such, else the plain number."""
+    if isinstance(value, int) and value >= 1 << 16:
+        if value & (value - 1) == 0:
+            return f"2^{value.bit_length() - 1}"
+        if value & (value + 1) == 0:
+            return f"2^{value.bit_length()} - 1"
+    return f"{value:g}" if isinstance(value, float) else str(value)
 
 
 def knobs_key(knobs: dict) -> str:

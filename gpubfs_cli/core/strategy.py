@@ -18,18 +18,27 @@ every source's answer. Every other strategy answers one source per traverse().
 
 Discovery (core.problem.discover) imports every module under gpubfs_cli.algorithms (all
 of them import without CuPy: GPU work imports cupy inside methods, through
-gpubfs_cli.gpu.backend).
+gpubfs_cli.gpu.backend). Then the registry loads the strategies other installed packages
+declare in the entry point group `gpubfs.strategies` (load_plugins): each entry names a
+module, a Strategy class or a function whose import (a function: its call) registers
+strategies with @register. A plugin that fails to load, or registers a strategy the
+registry refuses, is one line on stderr naming it, and none of its strategies count.
 """
 
 from __future__ import annotations
 
 import dataclasses
+import logging
+import sys
 from typing import Any, ClassVar
+
+import numpy as np
 
 from gpubfs_cli.core.answer import Answer
 from gpubfs_cli.core.device import CPU, Device, gpu
-from gpubfs_cli.core.problem import DEFAULT_PROBLEM, Problem, discover, get_problem
-from gpubfs_cli.errors import UserError, unknown_name
+from gpubfs_cli.core.knobs import is_numeric, knob_range, shown, whole
+from gpubfs_cli.core.problem import DEFAULT_PROBLEM, Problem, all_problems, discover, get_problem
+from gpubfs_cli.errors import UserError, one_line, unknown_name
 
 TIMINGS = ("events", "host", "self")  # how a strategy is timed: see the module docstring
 
@@ -163,6 +172,9 @@ def register(cls: type[Strategy]) -> type[Strategy]:
         raise RuntimeError(f"strategy {cls.name}: a GPU strategy is timed by events or by itself, not the host clock")
     if cls.multi_gpu and GPUS_KNOB not in {f.name for f in dataclasses.fields(cls.Knobs)}:
         raise RuntimeError(f"strategy {cls.name}: a multi-GPU strategy takes its GPU count by a '{GPUS_KNOB}' knob")
+    for f in dataclasses.fields(cls.Knobs):
+        if is_numeric(f.default) and knob_range(f) is None:
+            raise RuntimeError(f"strategy {cls.name}: knob {f.name} declares no valid range (core.knobs.knob)")
     if cls.name in names and names[cls.name] is not cls:
         raise RuntimeError(f"strategy {cls.problem} {cls.name} registered twice")
     names[cls.name] = cls
@@ -172,7 +184,88 @@ def register(cls: type[Strategy]) -> type[Strategy]:
 def registry() -> Registry:
     """Every registered strategy: problem -> name -> class (a copy)."""
     discover()
+    load_plugins()
     return {p: dict(sorted(names.items())) for p, names in sorted(_REGISTRY.items())}
+
+
+PLUGIN_GROUP = "gpubfs.strategies"  # the entry point group of other packages' strategies
+_PLUGINS_LOADED = False
+
+
+def load_plugins() -> None:
+    """Load the entry point group PLUGIN_GROUP once, after the built-in strategies. A
+    plugin that raises, or whose strategies the registry refuses (register's rules, no
+    paper or section, an unknown problem, knobs without defaults), is skipped whole: one
+    line on stderr names it, never a traceback."""
+    global _PLUGINS_LOADED
+    if _PLUGINS_LOADED:
+        return
+    _PLUGINS_LOADED = True  # first: a plugin that asks for the registry as it loads finds it
+    from importlib import metadata
+
+    try:
+        found = list(metadata.entry_points(group=PLUGIN_GROUP))
+    except Exception as exc:  # an installed package's metadata that cannot be read
+        _plugin_warning(f"the entry points of group {PLUGIN_GROUP} could not be read ({_first_line(exc)}); "
+                        "no strategy plugin loaded")
+        return
+    seen = set()
+    for ep in found:
+        if (ep.name, ep.value) in seen:  # one distribution seen twice on sys.path
+            continue
+        seen.add((ep.name, ep.value))
+        before = {p: dict(names) for p, names in _REGISTRY.items()}
+        try:
+            loaded = ep.load()
+            if callable(loaded) and not isinstance(loaded, type):  # a function that registers
+                loaded()
+            for cls in _added(before):
+                why = _plugin_problem(cls)
+                if why is not None:
+                    raise RuntimeError(f"strategy {getattr(cls, 'name', cls.__name__)}: {why}")
+        except (Exception, SystemExit) as exc:
+            for problem, names in list(_REGISTRY.items()):  # in place: holders of these dicts see it too
+                for name in [n for n in names if before.get(problem, {}).get(n) is not names[n]]:
+                    del names[name]
+                if not names and problem not in before:
+                    del _REGISTRY[problem]
+            dist = getattr(getattr(ep, "dist", None), "name", None)
+            _plugin_warning(f"strategy plugin '{ep.name}' ({ep.value}{f', from {dist}' if dist else ''}) "
+                            f"skipped: {_first_line(exc)}")
+
+
+def _added(before: Registry) -> list[type[Strategy]]:
+    return [cls for problem, names in _REGISTRY.items() for name, cls in names.items()
+            if before.get(problem, {}).get(name) is not cls]
+
+
+def _plugin_problem(cls: type[Strategy]) -> str | None:
+    """Why a plugin's strategy cannot be listed or run (what every built-in one has), or None."""
+    for attr in ("paper", "section"):
+        if not isinstance(getattr(cls, attr, None), str):
+            return f"no {attr} (a string)"
+    if cls.problem not in all_problems():
+        return f"unknown problem {cls.problem!r}"
+    try:
+        cls.Knobs()
+    except Exception as exc:
+        return f"its knobs have no defaults ({_first_line(exc)})"
+    return None
+
+
+def _first_line(exc: BaseException) -> str:
+    text = str(exc).strip().splitlines()[0] if str(exc).strip() else ""
+    return f"{type(exc).__name__}: {text}"[:300] if text else type(exc).__name__
+
+
+def _plugin_warning(text: str) -> None:
+    """A warning of the `gpubfs.strategies` logger where the command line set logging up
+    (gpubfs_cli/logs.py), else one line on stderr (the registry used as a library)."""
+    if logging.getLogger("gpubfs").handlers:
+        logging.getLogger("gpubfs.strategies").warning(one_line(text))
+    else:
+        sys.stderr.write(f"warning: {one_line(text)}\n")
+        sys.stderr.flush()
 
 
 def all_strategies(problem: str = DEFAULT_PROBLEM) -> dict[str, type[Strategy]]:
@@ -196,16 +289,42 @@ def problems_of(name: str, reg: Registry | None = None) -> list[str]:
 
 
 def make_knobs(cls: type[Strategy], overrides: dict[str, Any] | None) -> Any:
-    """The strategy's knobs with `overrides` applied; unknown keys are a UserError."""
+    """The strategy's knobs with `overrides` applied; an unknown key, or a value of the
+    wrong kind or outside its knob's range (knob_problem), is a UserError."""
     overrides = dict(overrides or {})
     fields = {f.name: f for f in dataclasses.fields(cls.Knobs)}
-    for key in overrides:
+    for key, value in overrides.items():
         if key not in fields:
             raise unknown_name(f"knob of {cls.name}", key, fields)
+        problem = knob_problem(cls, key, value)
+        if problem is not None:
+            raise UserError(f"knobs of {cls.name}: {key}: {problem}")
     try:
         return cls.Knobs(**overrides)
     except (TypeError, ValueError) as exc:
         raise UserError(f"knobs of {cls.name}: {exc}") from exc
+
+
+def knob_problem(cls: type[Strategy], key: str, value: Any) -> str | None:
+    """What is wrong with `value` for the knob `key` of `cls`: not of its default's kind
+    (an int knob takes whole numbers, a float knob any number, a switch true or false),
+    or outside the Range it declares (core.knobs.knob); None when it is valid. The one
+    check of a knob's value, whoever gives it."""
+    field = next(f for f in dataclasses.fields(cls.Knobs) if f.name == key)
+    default, rng = field.default, knob_range(field)
+    if value is None and rng is not None and rng.optional:
+        return None
+    if isinstance(default, bool):
+        ok = isinstance(value, bool)
+    elif isinstance(default, int):
+        ok = whole(value)
+    elif isinstance(default, float):
+        ok = is_numeric(value) or isinstance(value, (np.integer, np.floating))
+    else:
+        ok = default is None or default is dataclasses.MISSING or isinstance(value, type(default))
+    if not ok:
+        return f"expected {type(default).__name__} like the default {default!r}, got {shown(value)}"
+    return rng.problem(value) if rng is not None else None
 
 
 def knobs_dict(knobs: Any) -> dict[str, Any]:

@@ -11,15 +11,23 @@ The sizes and sha256 that store.py recorded in meta.json when it wrote the files
 (datasets/checksum.py) are checked too: the sizes on every load (a stat), the sha256
 only when the files changed since they last passed (a full read from a cold disk:
 a scale-27 graph's columns are 17 GB). A graph that passed every check leaves a stamp:
-each file's size, mtime and ctime as they were when the check began, and the digests
-they matched. A file rewritten with its size and mtime kept (`cp -p`, bit rot repaired
-by a tool) still has a new ctime, so it is hashed again; a failed check removes the
-stamp, so a refused file is refused again. A failure names the dataset, the file and
-the repair.
+each file's size, mtime and ctime as they were when the check began, the digests they
+matched, and meta.json's own sha256. A file rewritten with its size and mtime kept
+(`cp -p`, bit rot repaired by a tool) still has a new ctime, so it is hashed again; a
+failed check removes the stamp, so a refused file is refused again. A failure names the
+dataset, the file and the repair.
+
+meta.json describes the arrays, and what the loader believes of the graph comes from
+it: n and m are compared with the arrays on every load, and `directed` with the policy
+it was built under (a symmetrized graph is undirected). A meta.json changed since the
+graph last passed (its sha256 is not the stamp's) is checked again whole: an undirected
+graph must hold each edge both ways, as often (a sum over the edges, chunk by chunk, no
+copy of the graph), so a `directed` flipped to false on a directed graph is refused.
 """
 
 from __future__ import annotations
 
+import hashlib
 import json
 import os
 from dataclasses import dataclass
@@ -32,6 +40,7 @@ from gpubfs_cli.errors import UserError
 
 CHUNK = 1 << 24
 STAMP = "checked.json"
+META = "meta.json"
 CHECKED_FILES = ("row_offsets.npy", "col_indices.npy", "weights.npy")
 
 
@@ -46,8 +55,13 @@ def _fingerprint(folder: Path) -> dict:
     return out
 
 
-def _stamp_of(files: dict, written: Written | None) -> dict:
-    return {"files": files, "sha256": dict(written.digests) if written is not None else None}
+def _stamp_of(folder: Path, written: Written | None) -> dict:
+    try:
+        meta = hashlib.sha256((folder / META).read_bytes()).hexdigest()
+    except OSError:
+        meta = None
+    return {"files": _fingerprint(folder), "sha256": dict(written.digests) if written is not None else None,
+            "meta": meta}
 
 
 def _stamped(folder: Path, stamp: dict) -> bool:
@@ -60,7 +74,7 @@ def _stamped(folder: Path, stamp: dict) -> bool:
 def _stamp(folder: Path, stamp: dict) -> None:
     """Best effort: a read-only cache is checked again next time. Not when a file changed
     while it was checked: what passed may not be what is there now."""
-    if stamp["files"] != _fingerprint(folder):
+    if stamp != _stamp_of(folder, None) | {"sha256": stamp["sha256"]}:
         return
     tmp = folder / f".{STAMP}.{os.getpid()}"
     try:
@@ -90,23 +104,83 @@ class Written:
 
 
 def check_csr(folder: Path, row_offsets, col_indices, weights, hint: str, written: Written | None = None,
-              shape: tuple[int, int] | None = None) -> None:
+              meta: dict | None = None) -> None:
     """UserError naming the file unless row_offsets is [0, ..., m] non-decreasing,
     every column id is in [0, n) and the weights (if any) give one per edge, (with
-    `shape`) n and m are meta.json's, and (with `written`) each file has the size and
-    sha256 it was written with. The sha256 is read only when the files changed since
-    they last passed; the rest on every load."""
-    stamp = _stamp_of(_fingerprint(folder), written)  # before any read: a later change is not stamped
+    `meta`, meta.json as read) n, m and directed are what the arrays and the build say,
+    and (with `written`) each file has the size and sha256 it was written with. The
+    sha256, and whether an undirected graph holds each edge both ways, are read only
+    when the files or meta.json changed since they last passed; the rest on every load."""
+    stamp = _stamp_of(folder, written)  # before any read: a later change is not stamped
     try:
         _check_arrays(folder, row_offsets, col_indices, weights, hint, written)
-        if shape is not None and (len(row_offsets) - 1, len(col_indices)) != tuple(shape):
-            raise UserError(f"{folder}: arrays do not match meta.json (n, m); {hint}")
-        if written is not None and not _stamped(folder, stamp):
-            _check_digests(folder, written)  # after the checks above, which say more about a damaged array
+        if meta is not None:
+            _check_meta(folder, meta, row_offsets, col_indices, hint, written)
+        if not _stamped(folder, stamp):  # after the checks above, which say more about a damaged array
+            if written is not None:
+                _check_digests(folder, written)
+            if meta is not None and meta.get("directed") is False and not _symmetric(row_offsets, col_indices):
+                raise _bad(folder / META, "directed is false, but the graph does not hold each of its edges both "
+                                          f"ways: {CHANGED}", hint, written)
     except UserError:
         _unstamp(folder)
         raise
     _stamp(folder, stamp)
+
+
+CHANGED = "meta.json was changed since the graph was cached"
+
+
+def _bad(path: Path, problem: str, repair: str, written: Written | None) -> UserError:
+    """One line: the dataset (when known), the file, what is wrong, the repair."""
+    if written is None:
+        return UserError(f"{path}: {problem}; {repair}")
+    return UserError(f"dataset '{written.dataset}': {path}: {problem}; {repair}")
+
+
+def _check_meta(folder: Path, meta: dict, row_offsets, col_indices, hint: str, written: Written | None) -> None:
+    """meta.json's n, m and directed against the arrays and the policy it records."""
+    n, m = len(row_offsets) - 1, len(col_indices)
+    for key, value, held in (("n", n, f"row_offsets.npy holds {n:,} vertices (n + 1 offsets)"),
+                             ("m", m, f"col_indices.npy holds {m:,} edges")):
+        if meta.get(key) != value:
+            raise _bad(folder / META, f"{key} is {json.dumps(meta.get(key))}, but {held}: {CHANGED}", hint, written)
+    symmetrized = (meta.get("policy") or {}).get("symmetrize")
+    if isinstance(symmetrized, bool) and bool(meta.get("directed")) == symmetrized:
+        raise _bad(folder / META, f"directed is {json.dumps(meta.get('directed'))}, but the graph was built "
+                                  f"{'symmetrized (undirected)' if symmetrized else 'as directed'} "
+                                  f"(policy.symmetrize: {json.dumps(symmetrized)}): {CHANGED}", hint, written)
+
+
+_MIX = (np.uint64(0xBF58476D1CE4E5B9), np.uint64(0x94D049BB133111EB))
+
+
+def _mixed_sum(x: np.ndarray) -> int:
+    """The sum (mod 2^64) of splitmix64's finalizer over a uint64 array (changed in place)."""
+    x ^= x >> np.uint64(30)
+    x *= _MIX[0]
+    x ^= x >> np.uint64(27)
+    x *= _MIX[1]
+    x ^= x >> np.uint64(31)
+    return int(x.sum(dtype=np.uint64))
+
+
+def _symmetric(row_offsets, col_indices) -> bool:
+    """Whether every edge (u, v) comes with (v, u), as often: the sums of a 64-bit mix
+    of (u, v) and of (v, u) over all edges agree (always for a symmetric graph; for any
+    other, by chance once in about 2^64), chunk by chunk, without sorting or copying."""
+    n, m = len(row_offsets) - 1, len(col_indices)
+    there = back = 0
+    for lo in range(0, m, CHUNK):
+        cols = np.asarray(col_indices[lo: lo + CHUNK]).astype(np.uint64)
+        hi = lo + len(cols)
+        first = int(np.searchsorted(row_offsets, lo, side="right")) - 1
+        last = int(np.searchsorted(row_offsets, hi, side="left"))
+        bounds = np.clip(np.asarray(row_offsets[first: last + 1], dtype=np.int64), lo, hi)
+        rows = np.repeat(np.arange(first, last, dtype=np.uint64), np.diff(bounds))
+        there += _mixed_sum(rows * np.uint64(n) + cols)
+        back += _mixed_sum(cols * np.uint64(n) + rows)
+    return there % 2**64 == back % 2**64
 
 
 def _check_arrays(folder: Path, row_offsets, col_indices, weights, hint: str, written: Written | None) -> None:
@@ -114,9 +188,7 @@ def _check_arrays(folder: Path, row_offsets, col_indices, weights, hint: str, wr
     cols_file = folder / "col_indices.npy"
 
     def bad(path: Path, problem: str) -> UserError:
-        if written is None:
-            return UserError(f"{path}: {problem}; {hint}")
-        return UserError(f"dataset '{written.dataset}': {path}: {problem}; {written.repair}")
+        return _bad(path, problem, hint if written is None else written.repair, written)
 
     for path, a in ((offsets_file, row_offsets), (cols_file, col_indices)):
         if a.ndim != 1 or a.dtype.kind not in "iu":

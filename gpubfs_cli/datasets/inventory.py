@@ -14,7 +14,9 @@ def dataset_rows(data_dir: str | Path | None = None) -> list[dict]:
     (user graphs, generated graphs with another seed).
 
     Keys: name, aliases, papers, kind, description, expected {n, m, note}, cached,
-    broken (why a cached entry cannot be read, else None), n and m (the cached graph's
+    broken (why a cached entry cannot be loaded, by store.open_cached's checks: a file
+    missing or a link to none, meta.json unreadable, an array empty, cut or foreign;
+    else None), n and m (the cached graph's
     when cached, else the expected ones), size_bytes, stats (cached only),
     expected_diff {n, m} (cached only), source (cached only).
     """
@@ -68,11 +70,8 @@ def _row(name, kind, papers, aliases, description, en, em, note, data_dir, cache
         "broken": None,
     }
     if row["cached"]:
-        try:
-            reason = store.broken_reason(name, data_dir)
-            if reason is not None:
-                raise store.broken_error(name, reason, data_dir)
-            meta = store.read_meta(name, data_dir)
+        try:  # the loader's checks that read no array through: a broken cache says why here
+            meta = store.open_cached(name, data_dir)[0]
         except UserError as exc:
             row.update(cached=False, broken=str(exc), size_bytes=store.cache_size_bytes(name, data_dir))
             return row

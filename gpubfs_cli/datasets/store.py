@@ -1,9 +1,9 @@
 """The graph cache: DATA_DIR/NAME/ with the CSR arrays as .npy and meta.json.
 
-DATA_DIR is `--dir`, else $GPUBFS_DATA_DIR, else ./datasets. A graph is written into
-a hidden temporary folder beside its final one and renamed when every file is
-complete, so an interrupted fetch never leaves a half graph under NAME/. Temporary
-names carry the writer's host and process id (`.tmp-KEY-HOST-PID-RANDOM`): a failure
+DATA_DIR is `--dir`, else $GPUBFS_DATA_DIR, else the default (gpubfs_cli/folders.py).
+A graph is written into a hidden temporary folder beside its final one and renamed
+when every file is complete, so an interrupted fetch never leaves a half graph under
+NAME/. Temporary names carry the writer's host and process id (`.tmp-KEY-HOST-PID-RANDOM`): a failure
 removes its own, and `sweep_stale` (run by every command that uses the cache, and
 before each write) removes those whose process is gone (killed, e.g. out of memory). Arrays are
 loaded memory-mapped: a 100M-edge graph opens in well under a second and pages in
@@ -21,6 +21,7 @@ checked on load by datasets/integrity.py), created (ISO-8601 UTC), tool_version.
 
 from __future__ import annotations
 
+import errno
 import json
 import os
 import shutil
@@ -34,6 +35,7 @@ from pathlib import Path
 
 import numpy as np
 
+from gpubfs_cli import folders
 from gpubfs_cli.datasets import checksum
 from gpubfs_cli.datasets.integrity import Written, check_csr
 from gpubfs_cli.errors import UserError, unknown_name
@@ -47,20 +49,12 @@ _TMP_PREFIX = ".tmp-"
 
 
 def data_dir(directory: str | Path | None = None) -> Path:
-    """`directory` if given, else $GPUBFS_DATA_DIR, else ./datasets."""
+    """`directory` if given, else $GPUBFS_DATA_DIR, else the default (gpubfs_cli/folders.py)."""
     if directory is not None:
         if str(directory) == "":  # Path("") would be ".", the current folder
             raise UserError("--dir: an empty value; expected a path")
-        return Path(directory)
-    env = os.environ.get(DATA_DIR_ENV)
-    return Path(env) if env else Path("datasets")
-
-
-def data_dir_origin(directory: str | Path | None = None) -> str:
-    """What chose `data_dir(directory)`: '--dir', '$GPUBFS_DATA_DIR' or 'the default'."""
-    if directory is not None:
-        return "--dir"
-    return f"${DATA_DIR_ENV}" if os.environ.get(DATA_DIR_ENV) else "the default"
+        return folders.data_dir(directory)
+    return folders.data_dir()  # $GPUBFS_DATA_DIR, else the checkout's or the per-user default
 
 
 def cache_key(name: str, seed: int | None = None, default_seed: int | None = None) -> str:
@@ -79,12 +73,45 @@ def valid_key(key: str) -> bool:
 
 
 def graph_dir(key: str, directory: str | Path | None = None) -> Path:
+    """DATA_DIR/KEY, once KEY is usable as a folder name and that path is no symbolic
+    link that cannot be followed (which no write could replace: one line saying so)."""
     if not valid_key(key):
         raise UserError(
             f"{key!r} cannot be a dataset name (no '/', '\\', leading '.' or control characters; "
             "at most 200 characters)"
         )
-    return data_dir(directory) / key
+    d = data_dir(directory) / key
+    bad = link_problem(d)
+    if bad is not None:
+        raise folder_link_error(key, d, bad)
+    return d
+
+
+LOOPS = "a symbolic link that loops"
+POINTS_NOWHERE = "a symbolic link that points nowhere"
+FOLDER = "its folder"  # broken_reason's word for the graph's folder itself
+
+
+def link_problem(path: Path) -> str | None:
+    """LOOPS or POINTS_NOWHERE when `path` is a symbolic link that cannot be followed;
+    None when it is anything else (absent, a file, a folder, a link that resolves)."""
+    if not os.path.islink(path):
+        return None
+    try:
+        os.stat(path)
+    except OSError as exc:
+        if exc.errno == errno.ELOOP:
+            return LOOPS
+        if exc.errno in (errno.ENOENT, errno.ENOTDIR):
+            return POINTS_NOWHERE
+    return None
+
+
+def folder_link_error(key: str, folder: Path, problem: str) -> UserError:
+    """A graph's folder that is a broken symbolic link: no fetch can write through it."""
+    fetch = (f"gpubfs fetch-dataset {key}" if _resolve_alias(key.split("@seed=")[0]) is not None
+             else f"gpubfs fetch-dataset {key} --file FILE --format FORMAT")
+    return UserError(f"dataset '{key}': {folder} is {problem}; remove it, then {fetch}")
 
 
 ARRAYS = ("row_offsets.npy", "col_indices.npy")
@@ -99,23 +126,31 @@ def is_cached(key: str, directory: str | Path | None = None) -> bool:
 
 
 def broken_reason(key: str, directory: str | Path | None = None) -> str | None:
-    """Why the cache's folder KEY/ is not a whole graph ('row_offsets.npy is missing'),
-    or None when there is no such folder or it holds meta.json and the arrays."""
+    """Why the cache's folder KEY/ is not a whole graph ('row_offsets.npy is missing',
+    'meta.json is a symbolic link that loops', or the folder itself such a link), or None
+    when there is no such folder or it holds meta.json and the arrays."""
     if not valid_key(key):
         return None
     d = data_dir(directory) / key
+    bad = link_problem(d)
+    if bad is not None:
+        return f"{FOLDER} is {bad}"
     if not d.is_dir():
         return None
-    missing = [f for f in (META, *ARRAYS) if not (d / f).is_file()]
-    if not missing:
-        return None
-    return f"{', '.join(missing)} {'is' if len(missing) == 1 else 'are'} missing"
+    links = [f"{f} is {bad}" for f in (META, *ARRAYS) if (bad := link_problem(d / f)) is not None]
+    missing = [f for f in (META, *ARRAYS) if not (d / f).is_file() and link_problem(d / f) is None]
+    if missing:
+        links.append(f"{', '.join(missing)} {'is' if len(missing) == 1 else 'are'} missing")
+    return "; ".join(links) or None
 
 
 def broken_error(key: str, reason: str, directory: str | Path | None = None) -> UserError:
-    """One line for a cached graph with a file missing, and its repair: fetched again,
-    or rebuilt from the source its meta.json records (a user graph's file or URL)."""
+    """One line for a cached graph with a file missing (or a link to none), and its
+    repair: fetched again, or rebuilt from the source its meta.json records (a user
+    graph's file or URL); a folder that is a broken link is removed first."""
     d = data_dir(directory) / key
+    if reason.startswith(f"{FOLDER} is "):
+        return folder_link_error(key, d, reason[len(f"{FOLDER} is "):])
     hint = repair_hint(key)
     if _resolve_alias(key.split("@seed=")[0]) is None and (d / META).is_file():
         try:
@@ -156,11 +191,16 @@ def read_meta(key: str, directory: str | Path | None = None) -> dict:
     path = data_dir(directory) / key / META
     try:
         meta = json.loads(path.read_text(encoding="utf-8"))
-    except FileNotFoundError:
+    except OSError as exc:
+        reason = broken_reason(key, directory)
+        if reason is not None and "symbolic link" in reason:  # the folder or meta.json one to nowhere
+            raise broken_error(key, reason, directory) from None
+        if not isinstance(exc, FileNotFoundError):
+            raise UserError(f"{path}: unreadable ({exc.strerror or exc}); {repair_hint(key)}") from None
         raise UserError(
             f"dataset '{key}' is not cached in {data_dir(directory)} (run: gpubfs fetch-dataset {key})"
         ) from None
-    except (OSError, ValueError) as exc:
+    except ValueError as exc:  # not UTF-8, not JSON
         raise UserError(f"{path}: unreadable ({exc}); {repair_hint(key)}") from None
     problem = _meta_problem(meta)
     if problem:
@@ -234,7 +274,8 @@ def cached_keys(directory: str | Path | None = None) -> list[str]:
 
 
 def load_graph(name: str, data_dir: str | Path | None = None) -> CSRGraph:
-    """The cached CSR graph NAME (or NAME@seed=S), arrays memory-mapped read-only.
+    """The cached CSR graph NAME (or NAME@seed=S), arrays memory-mapped read-only, after
+    `open_cached`'s checks and the arrays' own (datasets/integrity.py).
 
     A catalogue alias (e.g. 'road-FLA') finds its entry's cache too.
     """
@@ -244,6 +285,20 @@ def load_graph(name: str, data_dir: str | Path | None = None) -> CSRGraph:
         key = _resolve_alias(name)
         if key is None:
             raise unknown_name("dataset", name, _catalogue_names() + cached_keys(directory))
+    meta, d, row_offsets, col_indices, weights = open_cached(key, directory)
+    written = Written(key, meta.get("files") or {}, meta.get("sha256") or {}, rebuild_hint(key))
+    check_csr(d, row_offsets, col_indices, weights, repair_hint(key), written, meta=meta)
+    return CSRGraph(row_offsets, col_indices, directed=bool(meta.get("directed")), weights=weights, name=key)
+
+
+def open_cached(key: str, directory: str | Path | None = None) -> tuple[dict, Path, np.ndarray, np.ndarray,
+                                                                       np.ndarray | None]:
+    """(meta, folder, row_offsets, col_indices, weights or None) of the cache's KEY/, after
+    the checks that cost no pass over the arrays: every file there (`broken_reason`),
+    meta.json readable and of a format this version reads, and each array's header and
+    length (memory-mapped: an empty, cut or foreign file fails here). What `gpubfs list
+    datasets` calls cached passed these; a load then reads the arrays through
+    (integrity.check_csr). Each failure is one UserError naming the file and the repair."""
     reason = broken_reason(key, directory)
     if reason is not None:  # a file deleted by hand, or a copy cut short
         raise broken_error(key, reason, directory)
@@ -255,19 +310,38 @@ def load_graph(name: str, data_dir: str | Path | None = None) -> CSRGraph:
             f"(expects {FORMAT_VERSION}); {repair_hint(key)}"
         )
     d = _data_dir_path(directory) / key
+    row_offsets = _open_array(d / "row_offsets.npy", key)
+    col_indices = _open_array(d / "col_indices.npy", key)
+    # Weights made by a rule (datasets/weights.py) are loaded by ensure_weights,
+    # which first checks that they follow the catalogue's current rule.
+    derived = (meta.get("weights") or {}).get("rule") == "hash"
+    has_weights = (d / "weights.npy").is_file() and not derived
+    weights = _open_array(d / "weights.npy", key) if has_weights else None
+    return meta, d, row_offsets, col_indices, weights
+
+
+def _open_array(path: Path, key: str) -> np.ndarray:
+    """One cached .npy, memory-mapped (its header read, its length checked by the map)."""
     try:
-        row_offsets = np.load(d / "row_offsets.npy", mmap_mode="r")
-        col_indices = np.load(d / "col_indices.npy", mmap_mode="r")
-        # Weights made by a rule (datasets/weights.py) are loaded by ensure_weights,
-        # which first checks that they follow the catalogue's current rule.
-        derived = (meta.get("weights") or {}).get("rule") == "hash"
-        has_weights = (d / "weights.npy").is_file() and not derived
-        weights = np.load(d / "weights.npy", mmap_mode="r") if has_weights else None
+        return np.load(path, mmap_mode="r")
+    except EOFError:
+        problem = "empty (0 bytes)"
     except (OSError, ValueError) as exc:
-        raise UserError(f"{d}: cached arrays unreadable ({exc}); {repair_hint(key)}") from None
-    written = Written(key, meta.get("files") or {}, meta.get("sha256") or {}, rebuild_hint(key))
-    check_csr(d, row_offsets, col_indices, weights, repair_hint(key), written, shape=(meta["n"], meta["m"]))
-    return CSRGraph(row_offsets, col_indices, directed=bool(meta.get("directed")), weights=weights, name=key)
+        text = str(exc)
+        if "pickled" in text:  # what numpy makes of a file with no .npy header
+            problem = "not a .npy array"
+        elif "mmap length is greater than file size" in text:
+            problem = f"cut short ({_bytes(path):,} bytes, fewer than its header's shape needs)"
+        else:
+            problem = getattr(exc, "strerror", None) or text
+    raise UserError(f"dataset '{key}': {path}: unreadable as a cached array: {problem}; {repair_hint(key)}")
+
+
+def _bytes(path: Path) -> int:
+    try:
+        return path.stat().st_size
+    except OSError:
+        return 0
 
 
 def _data_dir_path(directory: str | Path | None) -> Path:

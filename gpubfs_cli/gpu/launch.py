@@ -202,3 +202,14 @@ def kernel_struct(dtype: np.dtype, **values) -> np.ndarray:
         else:
             raise TypeError(f"field {name}: an integer, not {type(value).__name__}")
     return out.view(np.dtype((np.void, dtype.itemsize)))
+
+
+def by_address(struct: np.ndarray):
+    """The by-value argument of `struct` (kernel_struct's) as a CuPy CPointer to its bytes,
+    which a launch passes on as it is: a numpy array costs a conversion of about a
+    microsecond at every launch. Worth it where a traversal launches many kernels
+    (bfs4k: about eight per status read); a persistent kernel launches once. The caller
+    keeps `struct` alive as long as the argument is launched."""
+    from cupy.cuda.function import CPointer
+
+    return CPointer(struct.ctypes.data)

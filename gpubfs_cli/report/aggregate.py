@@ -24,7 +24,10 @@ order, a reordered column's speedup divides into it (the shared-knob rule below)
 
 GTEPS follow one TEPS convention per report (`teps`): `edges`, the out-degrees of the
 reached vertices (directed edges, the samples' `edges`), or `graph500`, the undirected
-input edges in the reached component (the samples' `edges_graph500`).
+input edges in the reached component (the samples' `edges_graph500`). A table that shows a
+median time beside a rate (`gpubfs run`'s end-of-run table) shows that median's rate
+(RATE_OF_MEDIAN: the median edge count over the median time), never the harmonic mean,
+which one slow source can drag far below the median's.
 """
 
 from __future__ import annotations
@@ -37,6 +40,7 @@ from typing import Any, NamedTuple
 import numpy as np
 
 from gpubfs_cli.core.problem import DEFAULT_PROBLEM
+from gpubfs_cli.report.copies import copies, copy_reason
 from gpubfs_cli.report.load import Results
 from gpubfs_cli.report.table import Cell, fmt_number
 from gpubfs_cli.results.groups import Group, group_samples, status_of
@@ -45,6 +49,10 @@ from gpubfs_cli.results.statistics import ALL_LOW_REACH, median_iqr, paired_rati
 from gpubfs_cli.results.status import FAILURES, PARTIAL, partial_mark, partial_reason, severity
 
 METRICS = ("ms", "gteps", "speedup", "us_level", "us_iteration")
+# The rate of the median time: the median edges over the median time of the sources
+# that count in rates; what a cell beside its median time shows. Not a --metric.
+RATE_OF_MEDIAN = "gteps_of_median"
+HIGHER_BETTER = ("gteps", RATE_OF_MEDIAN, "speedup")
 # `counter.NAME`: the median over sources of a scalar counter the samples carry (e.g. the
 # kernel/overhead split of raval's phase_timing variants, lbbfs's per-phase profile);
 # variants without that counter have no value. Lower is better, as for times.
@@ -159,6 +167,7 @@ def metric_title(metric: str, baseline: str, problem: str = "bfs", teps: str = "
     return {
         "ms": f"median time per {problem.upper()} (ms)",
         "gteps": f"GTEPS (harmonic mean over sources; {TEPS_TITLE[teps]})",
+        RATE_OF_MEDIAN: f"GTEPS of the median time (median edges / median time; {TEPS_TITLE[teps]})",
         "speedup": f"speedup over {baseline}: median of per-source ratios [interquartile range]",
         "us_level": "median microseconds per BFS level (time / (depth + 1))",
         "us_iteration": "median microseconds per iteration (time / the strategy's iterations counter)",
@@ -223,11 +232,16 @@ def _lookup(entry: dict, names: tuple[str, ...], nested: tuple[str, ...], inner:
     return None
 
 
+def per_level_costs(group: Group) -> list[float]:
+    """Each ok sample's time / levels (us), where it records its BFS depth."""
+    return [1000.0 * float(s.time_ms) / (s.depth + 1) for s in group.ok_samples()
+            if s.depth is not None and s.depth >= 0]
+
+
 def per_level_us(group: Group) -> float | None:
     """Median over sources of time / levels, the per-level cost that bounds
     high-diameter graphs (None where the samples record no BFS depth)."""
-    costs = [1000.0 * float(s.time_ms) / (s.depth + 1) for s in group.ok_samples()
-             if s.depth is not None and s.depth >= 0]
+    costs = per_level_costs(group)
     return float(np.median(costs)) if costs else None
 
 
@@ -267,9 +281,11 @@ class Aggregate:
         self._by_cell: dict[tuple, list[Group]] = defaultdict(list)
         for g in self.groups:
             self._by_cell[(g.dataset, g.strategy, g.predecessors)].append(g)
+        # variants whose samples copy another's (report/copies.py): shown as n/a, never as numbers
+        self._copies = copies(every)
         self._baselines: dict[tuple, list[Group]] = defaultdict(list)
         for g in every:
-            if g.strategy == self.baseline_name:
+            if g.strategy == self.baseline_name and id(g) not in self._copies:
                 self._baselines[(g.dataset, g.predecessors)].append(g)
 
     # ------------------------------------------------------------------ lookups
@@ -339,6 +355,11 @@ class Aggregate:
             return min(ok, key=lambda g: g.summary.get("median_ms") or float("inf"))
         return None
 
+    def copy_of(self, group: Group) -> str | None:
+        """Why `group` holds no measurement (its samples copy another variant's), else None."""
+        twin = self._copies.get(id(group))
+        return None if twin is None else copy_reason(group, twin, self.option_label)
+
     # ------------------------------------------------------------------ values
     def speedup_stats(self, group: Group) -> tuple[float, float, float, int] | None:
         """(median, q25, q75, sources) of baseline time / strategy time over the sources
@@ -376,18 +397,52 @@ class Aggregate:
             return {"gteps_hmean": None, "rates_note": NO_GRAPH500_COUNT}
         return summarize([s.time_ms for s in ok], edges, [s.low_reach for s in ok])
 
+    def rate_of_median(self, group: Group) -> tuple[float | None, str | None]:
+        """(GTEPS, None) of the median time: the median edge count (this report's TEPS
+        convention) over the median time of the sources that count in rates (low-reach
+        ones left out, as in every rate); (None, why) without one."""
+        rated = [s for s in group.ok_samples() if not s.low_reach]
+        if not rated:
+            return None, ALL_LOW_REACH
+        edges = [s.edges if self.teps == "edges" else s.measures.get("edges_graph500") for s in rated]
+        if any(not isinstance(e, (int, float)) for e in edges):
+            return None, NO_GRAPH500_COUNT
+        median_ms = float(np.median([float(s.time_ms) for s in rated]))
+        if median_ms <= 0:
+            return None, "a median time of 0 ms has no rate"
+        return float(np.median(edges)) / median_ms / 1e6, None
+
+    def spread(self, group: Group, metric: str) -> tuple[float, float] | None:
+        """(q25, q75) behind a cell's median: the interquartile range of the sources' times
+        (ms) or per-level costs (us_level), of the paired ratios (speedup); None for other
+        metrics and for a single source (no spread to show)."""
+        if metric == "ms" and group.summary.get("count", 0) > 1 and group.q25_ms is not None:
+            return group.q25_ms, group.q75_ms
+        if metric == "us_level":
+            costs = per_level_costs(group)
+            return tuple(float(q) for q in np.percentile(costs, [25, 75])) if len(costs) > 1 else None
+        if metric == "speedup":
+            stats = self.speedup_stats(group)
+            return (stats[1], stats[2]) if stats is not None and stats[3] > 1 else None
+        return None
+
     def value(self, group: Group, metric: str) -> float | None:
         return self.value_and_reason(group, metric)[0]
 
     def value_and_reason(self, group: Group, metric: str) -> tuple[float | None, str | None]:
-        """The cell's number, or None and why (no baseline, no rate, no counter)."""
+        """The cell's number, or None and why (no baseline, no rate, no counter, a copy)."""
         if group.status != "ok":
             return None, None
+        copied = self.copy_of(group)
+        if copied is not None:
+            return None, copied
         if metric == "ms":
             return group.summary.get("median_ms"), None
         if metric == "gteps":
             rates = self.rates(group)
             return rates.get("gteps_hmean"), rates.get("rates_note")
+        if metric == RATE_OF_MEDIAN:
+            return self.rate_of_median(group)
         if metric == "speedup":
             v = self.speedup(group)
             return v, None if v is not None else f"no {self.baseline_name} samples on the same sources"
@@ -419,7 +474,7 @@ class Aggregate:
         scored = [(self.value(g, metric), g) for g in groups]
         scored_ok = [(v, g) for v, g in scored if v is not None]
         if scored_ok:
-            lower_better = metric != "gteps" and metric != "speedup"
+            lower_better = metric not in HIGHER_BETTER
             v, g = (min if lower_better else max)(scored_ok, key=lambda vg: vg[0])
         else:
             g = min(groups, key=lambda x: severity(x.status))
@@ -440,15 +495,14 @@ class Aggregate:
                         knob=label, reason=group.reason)
         v, why = self.value_and_reason(group, metric)
         if v is None:  # no baseline to divide by, no rate, or no counter/depth to read
-            if metric == "speedup":
+            if metric == "speedup" and self.copy_of(group) is None:
                 return Cell("no baseline", status="n/a", knob=label, reason=why)
             return Cell(status_text("n/a", why), status="n/a", knob=label, reason=why)
-        low = high = None
-        if metric == "speedup":
-            _, q25, q75, n = self.speedup_stats(group)
-            if n > 1:
-                low, high = q25, q75
-        text = (fmt_number(v) + fmt_spread(low, high) + (f" ({label})" if label else "")
+        # the spread behind a median (figures draw it as error bars); only a speedup's
+        # is printed in the cell
+        low, high = self.spread(group, metric) or (None, None)
+        shown = fmt_spread(low, high) if metric == "speedup" else ""
+        text = (fmt_number(v) + shown + (f" ({label})" if label else "")
                 + ("!" if group.low_reach else ""))
         if group.partial:  # fewer sources than planned: never shown as if complete
             return Cell(f"{text} {partial_mark(group.measured, group.planned)}", value=v, status=PARTIAL,

@@ -11,6 +11,7 @@ from gpubfs_cli.report.aggregate import (
     EQUIVALENT_NOTE,
     LOW_REACH_NOTE,
     METRICS,
+    RATE_OF_MEDIAN,
     TEPS,
     TEPS_TITLE,
     Aggregate,
@@ -165,6 +166,13 @@ def batch_label(agg: Aggregate, col: ColumnKey) -> str:
     return f" (batches of {size})"
 
 
+def _batch_sizes(col: ColumnKey, agg_a: Aggregate, agg_b: Aggregate) -> str:
+    """` (batches of 64)`, or ` (batches of 32 | 64)` where A's and B's largest differ."""
+    sizes = [max((g.batch for g in agg.groups if ColumnKey.of(g) == col), default=None) for agg in (agg_a, agg_b)]
+    shown = list(dict.fromkeys(str(n) for n in sizes if n is not None))
+    return f" (batches of {' | '.join(shown)})" if shown else ""
+
+
 def batch_aggregate(results: Results, problem: str, teps: str = "edges") -> Aggregate | None:
     """The problem's batch strategies, or None where the pool has none (the usual case,
     found without grouping the pool a second time)."""
@@ -195,6 +203,8 @@ def overview(results: Results, metric: str, teps: str = "edges") -> Document:
             d["speedup"], d["speedup_q25"], d["speedup_q75"], d["speedup_sources"] = (
                 stats if stats is not None else (None, None, None, 0))
             d["speedup_partial"] = g.partial or of.speedup_partial(g) is not None
+            if (copied := of.copy_of(g)) is not None:
+                d["suspect"] = copied
             if teps != "edges":
                 d["gteps_hmean_" + teps] = of.rates(g).get("gteps_hmean")
             groups.append(d)
@@ -209,8 +219,10 @@ def overview(results: Results, metric: str, teps: str = "edges") -> Document:
 def run_summary(results: Results, name: str) -> Document:
     """The end-of-run table of `gpubfs run`: median time and GTEPS in each cell, built
     from the same groups and cells as `gpubfs report`. Both lines of a cell come from one
-    variant: the fastest (median time) of its column, whose GTEPS the second line shows."""
-    doc = Document(title=f"{name}: median time per traversal and GTEPS (harmonic mean; "
+    variant: the fastest (median time) of its column, whose median's rate (the median edge
+    count over the median time, not the harmonic mean one slow source drags down) the
+    second line shows."""
+    doc = Document(title=f"{name}: median time per traversal and its GTEPS (median edges / median time; "
                          f"{TEPS_TITLE['edges']})")
     failed = []
     for problem, batched in [(p, b) for p in results.problem_keys() for b in (False, True)]:
@@ -218,7 +230,7 @@ def run_summary(results: Results, name: str) -> Document:
         if agg is None:
             continue
         ms, _ = overview_table(results, problem, "ms", agg)
-        rates, _ = overview_table(results, problem, "gteps", agg, by="ms")
+        rates, _ = overview_table(results, problem, RATE_OF_MEDIAN, agg, by="ms")
         no_rate: dict[str, list[str]] = {}
         cols = agg.columns()
         for row_ms, row_rate in zip(ms.rows, rates.rows, strict=True):
@@ -266,6 +278,9 @@ def compare(a: Results, b: Results, fail_pct: float | None = None, min_change: f
     tables, cells_data = [], []
     for problem in problems or ["bfs"]:
         tables.append(_compare_table(a, b, problem, len(problems) > 1, cells_data, fail_pct, min_change))
+        if _has_batches(a, problem) or _has_batches(b, problem):  # their own table, as in overview
+            tables.append(_compare_table(a, b, problem, len(problems) > 1, cells_data, fail_pct, min_change,
+                                         batched=True))
     if not any(c["ratio"] is not None for c in cells_data):
         raise UserError(f"{a.files[0]} and {b.files[0]}: no (dataset, strategy) measured in both, "
                         "nothing to compare")
@@ -293,18 +308,34 @@ def regression_label(c: dict) -> str:
             f"on {c['dataset']} ({c['text']})")
 
 
+def _copied(agg_a: Aggregate, ga, agg_b: Aggregate, gb) -> str | None:
+    """`A: why` / `B: why` where a side's group copies another variant's samples."""
+    found = [f"{side}: {why}" for side, agg, g in (("A", agg_a, ga), ("B", agg_b, gb))
+             if g is not None and (why := agg.copy_of(g)) is not None]
+    return "; ".join(found) or None
+
+
+def _has_batches(results: Results, problem: str) -> bool:
+    return any(s.batch is not None for s in results.samples if s.problem == problem)
+
+
 def _compare_table(a: Results, b: Results, problem: str, several: bool, cells_data: list,
-                   fail_pct: float | None, min_change: float) -> Table:
-    agg_a, agg_b = Aggregate(a, problem), Aggregate(b, problem)
+                   fail_pct: float | None, min_change: float, batched: bool = False) -> Table:
+    """B vs A per cell of one problem: its one-source strategies, or (`batched`) its batch
+    strategies, each cell the time per source of one side's calls against the other's."""
+    agg_a, agg_b = Aggregate(a, problem, batched=batched), Aggregate(b, problem, batched=batched)
     cols = sorted(set(agg_a.columns()) | set(agg_b.columns()),
                   key=lambda c: c.sort_key(agg_a.baseline_name))
     datasets = list(dict.fromkeys(agg_a.datasets() + agg_b.datasets()))
     table = Table(
-        id="compare" if problem == "bfs" else f"compare-{problem}",
-        title=(f"{problem.upper()}: " if several else "")
+        id=("compare" if problem == "bfs" else f"compare-{problem}") + ("-batch" if batched else ""),
+        title=(f"{problem.upper()}: " if several else "") + ("batch strategies, time per source: " if batched else "")
         + "B vs A: time of A / time of B (> 1: B is faster) [95% bootstrap interval]",
-        columns=["dataset"] + [column_title(c, agg_a.option_label) for c in cols],
+        columns=["dataset"] + [column_title(c, agg_a.option_label)
+                               + (_batch_sizes(c, agg_a, agg_b) if batched else "") for c in cols],
     )
+    if batched:
+        table.footnotes.append(BATCH_NOTE + "; a ratio's samples are whole calls, unpaired")
     for ds in datasets:
         row = [label(ds)]
         for col in cols:
@@ -312,10 +343,10 @@ def _compare_table(a: Results, b: Results, problem: str, several: bool, cells_da
             if ga is None:
                 ga = next(iter(agg_a.variants(ds, col.strategy, col.predecessors, col.knobs)), None)
                 gb = next(iter(agg_b.variants(ds, col.strategy, col.predecessors, col.knobs)), None)
-            cell, data = compare_cell(ga, gb, knob, fail_pct, min_change)
+            cell, data = compare_cell(ga, gb, knob, fail_pct, min_change, _copied(agg_a, ga, agg_b, gb))
             row.append(cell)
             cells_data.append({"dataset": ds, "problem": problem, "strategy": col.strategy,
-                               "predecessors": col.predecessors,
+                               "predecessors": col.predecessors, **({"batch": True} if batched else {}),
                                **({"gpus": col.gpus} if col.gpus is not None else {}),
                                **({"reorder": col.reorder} if col.reorder is not None else {}), **data})
         table.rows.append(row)

@@ -18,6 +18,10 @@ A file passes when every rule holds; each broken rule is one line naming what br
             of a run that did not complete (interrupted, failed, unfinished); none holds
             more. Every group is one of the config's variants, and a complete run
             records every dataset its config lists.
+  copies    no two variants of one cell set (dataset, problem, strategy, L2 mode, prime)
+            took the same time on every source, sample for sample: one of them holds
+            the other's samples, not a measurement (report/copies.py; the report shows
+            it as n/a)
 """
 
 from __future__ import annotations
@@ -28,8 +32,9 @@ from pathlib import Path
 from gpubfs_cli.core.strategy import canonical_name
 from gpubfs_cli.errors import UserError
 from gpubfs_cli.files import check_input_file
+from gpubfs_cli.report.copies import identical_pairs, variant_text
 from gpubfs_cli.report.load import Results, _merge_dataset, _sample, add_doc
-from gpubfs_cli.results.groups import summaries
+from gpubfs_cli.results.groups import group_samples, summaries
 from gpubfs_cli.results.keys import GPUS_KNOB, NO_REORDER, REORDER_KNOB, CellKey
 from gpubfs_cli.results.replay import load_run
 from gpubfs_cli.results.schema import run_prime, run_state
@@ -54,6 +59,7 @@ def check_file(path: str | Path) -> list[str]:
     problems += _sources(doc, good, sources)
     problems += _summaries(doc, good, sources)
     problems += _plan(doc, good, sources)
+    problems += _copies(doc, good)
     return problems
 
 
@@ -185,6 +191,23 @@ def _summaries(doc: dict, samples: list[dict], sources: dict[str, list[int]]) ->
                 problems.append(f"summaries[{i}] ({_label(entry)}): {k} {entry[k]!r}, its samples make it "
                                 f"{now[k]!r}")
     problems += [f"{_label(e)}: samples without a summary" for k, e in again.items() if k not in seen]
+    return problems
+
+
+# ---------------------------------------------------------------- copies
+def _copies(doc: dict, samples: list[dict]) -> list[str]:
+    """One line per pair of variants with the same samples; the one with the option (the
+    costlier run) is named first as the copy where the other has none."""
+    from gpubfs_cli.results.schema import Sample
+
+    prime = run_prime(doc)
+    groups = group_samples([Sample.from_dict({"prime": prime, **s}) for s in samples])
+    problems = []
+    for a, b in identical_pairs(groups):
+        copy, twin = (a, b) if a.predecessors and not b.predecessors else (b, a)
+        problems.append(f"{_label(copy.to_dict())}: suspect: the same times as {variant_text(twin, copy)}, "
+                        f"source for source ({len(copy.ok_samples())} samples): a copy of its samples, "
+                        "not a measurement")
     return problems
 
 

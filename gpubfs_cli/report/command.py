@@ -93,11 +93,12 @@ def make_report(
     if plot_dir is not None:
         if results is None:
             results = load_many(list(compare_files))
-        from gpubfs_cli.report.plots import paper_plots, result_plots, save_plots
+        from gpubfs_cli.report.plots import Palette, paper_plots, result_plots, save_plots
 
-        plots, notes = result_plots(results)
+        palette = Palette.of(results)  # one colour per strategy on every figure
+        plots, notes = result_plots(results, palette)
         if paper is not None:
-            more, more_notes = paper_plots(load_paper(paper), doc.tables)
+            more, more_notes = paper_plots(load_paper(paper), doc.tables, palette)
             plots, notes = plots + more, notes + more_notes
         written = save_plots(plots, plot_dir, force=force)
         doc.notes.append(f"plots: {len(written)} files written to {plot_dir}")

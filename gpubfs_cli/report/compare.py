@@ -67,12 +67,20 @@ def times_of(a: Group, b: Group) -> tuple[list[float], list[float], bool]:
     return ([float(s.time_ms) for s in a.ok_samples()], [float(s.time_ms) for s in b.ok_samples()], False)
 
 
+_NO_RATIO: dict[str, Any] = {"ratio": None, "low": None, "high": None, "noise": None, "paired": None,
+                             "samples": None, "verdict": None, "significant": False, "regression": False}
+
+
 def compare_cell(a: Group | None, b: Group | None, knob: str | None,
-                 fail_pct: float | None = None, min_change: float = MIN_CHANGE) -> tuple[Cell, dict[str, Any]]:
-    """The cell and its JSON entry (ratio, interval, pairing, verdict, regression)."""
-    data: dict[str, Any] = {"ratio": None, "low": None, "high": None, "noise": None, "paired": None, "samples": None,
-                            "verdict": None, "significant": False, "regression": False}
+                 fail_pct: float | None = None, min_change: float = MIN_CHANGE,
+                 copied: str | None = None) -> tuple[Cell, dict[str, Any]]:
+    """The cell and its JSON entry (ratio, interval, pairing, verdict, regression);
+    `copied` says why a side holds no measurement (report/copies.py): no ratio then."""
+    data: dict[str, Any] = dict(_NO_RATIO)
     cell = _cell(a, b, knob, fail_pct, min_change, data)
+    if copied is not None and cell.status in ("ok", PARTIAL):
+        data.update(_NO_RATIO)
+        cell = Cell(f"n/a: {copied}", status="n/a", reason=copied)
     partial = [(side, g) for side, g in (("A", a), ("B", b)) if g is not None and g.partial]
     if partial and cell.status == "ok":  # a side of a stopped run: never read as a whole one
         cell.text += " (" + ", ".join(f"{side}: {g.measured}/{g.planned}" for side, g in partial) + ")"

@@ -1,10 +1,10 @@
 """The HTML report: one self-contained page (no network needed to view it).
 
 The tables come from the Document like every other format; the rest of the page
-(figures as inline PNG, each results file's environment, the report's command line,
-each strategy's adaptations and caveats) is gathered by `attach_page` into
-doc.data["page"] when the format is html, and drawn by `html_text`. No external CSS,
-JavaScript or fonts.
+(figures as inline PNG, the machines the results files were measured on, each once with
+the files it covers, the report's command line, each strategy's adaptations and caveats)
+is gathered by `attach_page` into doc.data["page"] when the format is html, and drawn by
+`html_text`. No external CSS, JavaScript or fonts.
 """
 
 from __future__ import annotations
@@ -12,11 +12,12 @@ from __future__ import annotations
 import base64
 import html
 import json
+import os
 import shlex
 import sys
 from typing import Any
 
-from gpubfs_cli.report.load import Results
+from gpubfs_cli.report.load import Results, code_text, describe_environment, shown_path
 from gpubfs_cli.report.table import Document, Table
 
 PAGE_KEY = "page"
@@ -56,8 +57,18 @@ def _html_table(t: Table) -> str:
 
 # ---------------------------------------------------------------------- page data
 def command_line(argv: list[str] | None = None) -> str:
+    """The report's own command, its absolute paths shown as the header shows files
+    (load.shown_path): the page may be shared."""
     argv = list(sys.argv if argv is None else argv)
-    return shlex.join(["gpubfs", *argv[1:]])
+    return shlex.join(["gpubfs", *(_shown_arg(a) for a in argv[1:])])
+
+
+def _shown_arg(arg: str) -> str:
+    """An absolute path (alone or as `--out=PATH`) through shown_path; any other as it is."""
+    option, eq, value = arg.partition("=") if arg.startswith("--") else ("", "", arg)
+    if option and not eq:
+        return arg
+    return option + eq + shown_path(value) if os.path.isabs(value) else arg
 
 
 def _cuda_version(v: Any) -> str:
@@ -76,11 +87,43 @@ _GPU_SHOWN = {"available", "name", "reason", "memory_bytes", "sm_count", "comput
               "driver_version", "runtime_version"}
 _ENV_SHOWN = {"gpu", "gpus", "cpu", "memory_bytes", "os", "python", "versions", "git_commit",
               "command_line", "tool_version"}
+# What differs from run to run on one machine: the code and the command, not the machine.
+RUN_KEYS = ("tool_version", "git_commit", "source_tree", "code", "command_line")
 
 
-def environment_rows(env: Any) -> list[tuple[str, str]]:
-    """(label, text) rows of one results file's environment. Keys this version does not
-    know (clocks, L2 mode, ... added by later runners) are shown as recorded."""
+def run_text(env: Any) -> str:
+    """One run's code and command: `gpubfs 0.1.0, commit abc123; gpubfs run x.yaml`."""
+    if not isinstance(env, dict):
+        return "not recorded"
+    text = f"gpubfs {env.get('tool_version') or '?'}, commit {env.get('git_commit') or 'not recorded'}"
+    if env.get("source_tree"):
+        text += f", tree {str(env['source_tree'])[:12]}"
+    if isinstance(env.get("code"), dict):
+        text += f", {code_text(env['code'])}"
+    if env.get("command_line"):
+        text += f"; {_compact(env['command_line'])}"
+    return text
+
+
+def machines(results: Results) -> list[dict[str, Any]]:
+    """The distinct machines of the pool, in the order their first file comes: each one's
+    caption, environment rows (RUN_KEYS left out) and its files with their run_text.
+    Files whose environments agree but for RUN_KEYS share one machine."""
+    found: dict[str, dict[str, Any]] = {}
+    for path, env in zip(results.files, results.environments, strict=True):
+        machine = {k: v for k, v in env.items() if k not in RUN_KEYS} if isinstance(env, dict) else env
+        key = json.dumps(machine, sort_keys=True, default=str)
+        if key not in found:
+            found[key] = {"caption": describe_environment(machine) if machine else "environment not recorded",
+                          "rows": environment_rows(machine, run=False), "files": []}
+        found[key]["files"].append((path, run_text(env)))
+    return list(found.values())
+
+
+def environment_rows(env: Any, run: bool = True) -> list[tuple[str, str]]:
+    """(label, text) rows of one results file's environment (`run`: with its code and
+    command too). Keys this version does not know (clocks, L2 mode, ... added by later
+    runners) are shown as recorded."""
     if not isinstance(env, dict) or not env:
         return [("environment", "not recorded")]
     rows: list[tuple[str, str]] = []
@@ -118,10 +161,11 @@ def environment_rows(env: Any) -> list[tuple[str, str]]:
     versions = env.get("versions")
     if isinstance(versions, dict):
         rows.append(("packages", ", ".join(f"{k} {v}" for k, v in versions.items() if v)))
-    rows.append(("gpubfs", f"{env.get('tool_version') or '?'}, commit {env.get('git_commit') or 'not recorded'}"))
-    if env.get("command_line"):
-        rows.append(("run command", _compact(env["command_line"])))
-    rows += [(k, _compact(v)) for k, v in env.items() if k not in _ENV_SHOWN]
+    if run:
+        rows.append(("gpubfs", f"{env.get('tool_version') or '?'}, commit {env.get('git_commit') or 'not recorded'}"))
+        if env.get("command_line"):
+            rows.append(("run command", _compact(env["command_line"])))
+    rows += [(k, _compact(v)) for k, v in env.items() if k not in _ENV_SHOWN and (run or k not in RUN_KEYS)]
     return rows
 
 
@@ -166,18 +210,18 @@ def strategy_notes(results: Results) -> list[dict[str, Any]]:
 def attach_page(doc: Document, results: Results, paper=None, argv: list[str] | None = None) -> None:
     """Gather the page-only sections into doc.data[PAGE_KEY]; `paper` (a Paper) adds the
     figures of its tables, drawn from doc.tables."""
-    from gpubfs_cli.report.plots import paper_plots, png_bytes, result_plots
+    from gpubfs_cli.report.plots import Palette, paper_plots, png_bytes, result_plots
 
-    plots, skipped = result_plots(results)
+    palette = Palette.of(results)  # one colour per strategy on every figure of the page
+    plots, skipped = result_plots(results, palette)
     if paper is not None:
-        more, more_skipped = paper_plots(paper, doc.tables)
+        more, more_skipped = paper_plots(paper, doc.tables, palette)
         plots, skipped = plots + more, skipped + more_skipped
     doc.data[PAGE_KEY] = {
         "figures": [{"id": p.stem, "title": p.title,
                      "png": base64.b64encode(png_bytes(p)).decode("ascii")} for p in plots],
         "skipped": skipped,
-        "environments": [{"file": f, "rows": environment_rows(env)}
-                         for f, env in zip(results.files, results.environments, strict=True)],
+        "machines": machines(results),
         "per_group": per_group_records(results),
         "command": command_line(argv),
         "strategies": strategy_notes(results),
@@ -200,9 +244,12 @@ def _figures(page: dict) -> list[str]:
 def _environment(page: dict) -> list[str]:
     e = html.escape
     out = ['<section id="environment"><h2>Environment</h2>']
-    for env in page["environments"]:
-        out.append(f'<table class="env"><caption>{e(env["file"])}</caption><tbody>')
-        out += [f"<tr><th>{e(k)}</th><td>{e(v)}</td></tr>" for k, v in env["rows"]]
+    for m in page["machines"]:  # each machine once, then the files measured on it
+        n = len(m["files"])
+        out.append(f'<table class="env machine"><caption>{e(m["caption"])} ({n} file{"" if n == 1 else "s"})'
+                   "</caption><tbody>")
+        out += [f"<tr><th>{e(k)}</th><td>{e(v)}</td></tr>" for k, v in m["rows"]]
+        out += [f'<tr class="file"><th>{e(f)}</th><td>{e(run)}</td></tr>' for f, run in m["files"]]
         out.append("</tbody></table>")
     if page["per_group"]:
         out.append('<table class="env"><caption>recorded per strategy</caption><thead><tr>'

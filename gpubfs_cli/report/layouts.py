@@ -99,6 +99,7 @@ def rank_cells(cells: list[Cell]) -> None:
         if c.value is not None:
             mark = split_mark(c)[1]  # a partial cell stays marked
             c.value = float(times.index(c.value) + 1)
+            c.low = c.high = None  # the time's spread means nothing for a rank
             c.text = f"{c.value:.0f}" + (f" ({c.knob})" if c.knob else "") + mark
 
 
@@ -106,8 +107,8 @@ def paper_table(paper: Paper, pt: PaperTable, aggs: dict[str, Aggregate]) -> Tab
     title = pt.title + (" (published: figure only)" if pt.figure_only else "")
     columns, split = split_by_gpus(paper, pt, aggs)
     rated = [aggs[c.problem].teps for c in columns if c.metric == "gteps"]
-    if rated:  # the measured rates' convention (the paper's own is in its notes)
-        title += f" [measured {TEPS_TITLE[rated[0]]}]"
+    if rated:  # the measured rates' average and convention (the paper's own is in its notes)
+        title += f" [measured GTEPS: harmonic mean over sources; {TEPS_TITLE[rated[0]]}]"
     table = Table(id=f"{paper.key}.{pt.id}", title=title,
                   columns=["Graph"] + [c.header for c in columns],
                   side_by_side=not pt.figure_only)

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import math
 import numbers
+import os
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -23,6 +24,7 @@ import numpy as np
 from gpubfs_cli.core.strategy import canonical_name
 from gpubfs_cli.errors import UserError, unknown_name
 from gpubfs_cli.files import check_input_file
+from gpubfs_cli.folders import results_dir
 from gpubfs_cli.report.conditions import conditions_text, file_conditions, mixed_conditions_note
 from gpubfs_cli.results.keys import L2_MODES
 from gpubfs_cli.results.replay import load_run
@@ -390,9 +392,24 @@ def results_from_doc(doc: dict, path: str = "this run") -> Results:
     return add_doc(Results(), doc, path)
 
 
+def shown_path(path: str | Path) -> str:
+    """A results file as reports print it: relative to the working directory when under
+    it, else its name alone (a shared report must not show the sharer's folders)."""
+    text = str(path)
+    try:
+        here = os.getcwd()
+        absolute = os.path.abspath(text)
+        if os.path.commonpath([absolute, here]) == here and absolute != here:
+            return os.path.relpath(absolute, here)
+    except (OSError, ValueError):  # a working directory gone, another drive
+        pass
+    return os.path.basename(text.rstrip("/")) or text
+
+
 def add_doc(results: Results, doc: dict, path: str) -> Results:
-    """Pool one results document into `results`."""
-    results.files.append(path)
+    """Pool one results document into `results` (listed as shown_path(path); errors name
+    the path as given)."""
+    results.files.append(shown_path(path))
     results.environments.append(doc.get("environment") or {})
     results.conditions.append(file_conditions(path, doc))
     results.states.append(run_state(doc))
@@ -447,11 +464,11 @@ def _check_sample_problems(results: Results, path: str, first: int, datasets: di
             raise UserError(f"{path}: samples[{i}].dataset: {s.dataset!r} is not among the file's datasets")
 
 
-def latest_results(folder: str | Path = "results") -> Path:
-    """The newest usable results file in `folder` (what `gpubfs report` uses with no
-    arguments): files of failed or empty runs, of runs where every cell was unavailable,
-    and unreadable ones, are passed over."""
-    folder = Path(folder)
+def latest_results(folder: str | Path | None = None) -> Path:
+    """The newest usable results file in `folder` (default: the results folder,
+    gpubfs_cli/folders.py; what `gpubfs report` uses with no arguments): files of failed or
+    empty runs, of runs where every cell was unavailable, and unreadable ones, are passed over."""
+    folder = results_dir() if folder is None else Path(folder)
     files = []
     if folder.is_dir():
         for p in folder.glob("*.json"):

@@ -27,6 +27,7 @@ Schema (unknown keys are errors; a bad file is a one-line UserError naming file 
 
 from __future__ import annotations
 
+import errno
 import os
 import re
 from dataclasses import dataclass, field
@@ -126,15 +127,46 @@ class Paper:
     path: str
 
 
+PAPERS_DIR_ENV = "GPUBFS_PAPERS_DIR"
+
+
 def papers_dir() -> Path:
-    """The shipped configs/papers (GPUBFS_PAPERS_DIR overrides, for tests)."""
-    env = os.environ.get("GPUBFS_PAPERS_DIR")
+    """The shipped configs/papers ($GPUBFS_PAPERS_DIR overrides, for tests)."""
+    env = os.environ.get(PAPERS_DIR_ENV)
     return Path(env) if env else shipped_papers()
 
 
 def paper_keys(folder: Path | None = None) -> list[str]:
+    """The KEY of every KEY.yaml in the papers' folder. A folder that is missing, is not
+    a folder, cannot be read or holds no KEY.yaml is one UserError: every command that
+    reads the papers would otherwise show an empty table or call each key unknown."""
     folder = folder or papers_dir()
-    return sorted(p.stem for p in folder.glob("*.yaml")) if folder.is_dir() else []
+    try:
+        with os.scandir(folder) as entries:
+            keys = sorted(e.name[: -len(".yaml")] for e in entries if e.name.endswith(".yaml") and e.name != ".yaml")
+    except FileNotFoundError:
+        raise _folder_error(folder, "a symbolic link that points nowhere" if folder.is_symlink()
+                            else "no such folder") from None
+    except NotADirectoryError:
+        raise _folder_error(folder, "not a folder") from None
+    except OSError as exc:
+        what = ("a symbolic link that loops" if exc.errno == errno.ELOOP
+                else f"cannot read the papers' folder ({exc.strerror or exc})")
+        raise _folder_error(folder, what) from None
+    if not keys:
+        raise _folder_error(folder, "holds no paper layout (no KEY.yaml file)")
+    return keys
+
+
+def _folder_error(folder: Path, what: str) -> UserError:
+    """One line naming the folder, where it came from and what to do."""
+    env = os.environ.get(PAPERS_DIR_ENV)
+    if env and Path(env) == folder:
+        return UserError(f"{folder} (${PAPERS_DIR_ENV}): {what}; set ${PAPERS_DIR_ENV} to a folder of paper "
+                         "layouts (KEY.yaml), or unset it for the shipped ones")
+    if folder == shipped_papers():
+        return UserError(f"{folder}: {what}; the installed gpubfs lacks its paper layouts: reinstall it")
+    return UserError(f"{folder}: {what}; expected a folder of paper layouts (KEY.yaml)")
 
 
 class _Checker:

@@ -231,6 +231,7 @@ def render(doc: Document, fmt: str) -> str:
     return html_text(doc)
 
 
-def write_output(path: str | Path, text: str) -> Path:
-    """Write atomically: a partial report never sits under the final name."""
-    return write_text_atomic(path, text)
+def write_output(path: str | Path, text: str, *, force: bool = True) -> Path:
+    """Write atomically: a partial report never sits under the final name; without
+    `force` an existing file is refused, one another command wrote meanwhile too."""
+    return write_text_atomic(path, text, "report", force=force)

@@ -21,8 +21,8 @@ class Cell:
     knob: str | None = None  # winning knob label of a sweep, e.g. "W4"
     low_reach: bool = False
     reason: str | None = None  # full reason behind a failure or n/a text (footnotes)
-    low: float | None = None  # the spread behind `value`: a speedup's interquartile range,
-    high: float | None = None  # a --compare ratio's bootstrap interval
+    low: float | None = None  # the spread behind `value`: a median time's, per-level cost's or
+    high: float | None = None  # speedup's interquartile range, a --compare ratio's bootstrap interval
 
     def to_dict(self) -> dict[str, Any]:
         out: dict[str, Any] = {"text": self.text, "value": self.value, "status": self.status}

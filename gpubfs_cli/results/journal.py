@@ -6,7 +6,8 @@ One JSON object per line, beside the results file (results/NAME-TIME.journal.jso
 results/NAME-TIME.json). Each line is written whole, then flushed and fsync'ed before the
 run goes on. Records, by `kind`:
   header    the first line: journal (format version), results (the results file),
-            created, environment, config, problems, equivalent_teps
+            created, environment, config, plan (each variant's problem, strategy and
+            knobs as its samples record them), problems, equivalent_teps
   dataset   name, spec (the config's name, `NAME@seed=S` with a seed), info (the results
             file's datasets entry), sources (once chosen); a later record of the same
             name replaces the entry (its depths, upload time...)
@@ -22,7 +23,8 @@ each record as it writes it, so the document it writes and the journal never dif
 last line cut short (the disk filled, the machine died mid-write) is passed over when
 read, and cut off before a resume appends; a damaged line anywhere else, a negative time
 or a sample recorded more often than its source was planned is one error naming the
-line (a crash explains only the last line; the rest was edited or rotted). A journal
+line (a crash explains only the last line; the rest was edited or rotted), and so is a
+sample of a variant the header's plan does not hold (results/replay.py). A journal
 without its header (the disk was full when the run began) holds nothing to resume: the
 same command run again replaces it.
 """

@@ -1,6 +1,12 @@
 """Reading a run's journal (results/journal.py writes it): its records replayed, by
 `kind`, into the results document they make, and every damaged or impossible line one
-error naming it. The record kinds are listed in results/journal.py."""
+error naming it. The record kinds are listed in results/journal.py.
+
+A sample belongs to a variant the run planned: the header's `plan` lists each variant's
+problem, strategy and knobs as its samples record them, and a sample of any other (a
+hand-edited line, one of another run) is refused, never merged into the results. A
+journal written before the header had a plan is held to its config's variants: the
+strategy, and every knob the config sets."""
 
 from __future__ import annotations
 
@@ -8,6 +14,8 @@ import json
 from collections import Counter
 from pathlib import Path
 
+from gpubfs_cli.core.knobs import knobs_key
+from gpubfs_cli.core.problem import DEFAULT_PROBLEM
 from gpubfs_cli.errors import UserError
 from gpubfs_cli.files import read_file_bytes
 from gpubfs_cli.results.groups import label_key, summaries
@@ -42,6 +50,10 @@ class Replay:
                                header["equivalent_teps"], header["created"])
         self.labels: dict[tuple, str] = {}
         self.names: dict[str, str] = {}  # spec label -> the dataset's name in the document
+        self.plan, self._exact = _plan(header)
+        self._planned_keys = {(p, s, knobs_key(k)) for (p, s), ks in self.plan.items() for k in ks} \
+            if self._exact else set()
+        self._of_plan: set[tuple] = set()  # (problem, strategy, knobs key) found planned
         self._held: Counter = Counter()  # (group, source) -> samples replayed
         self._planned: dict[str, Counter] = {}  # dataset -> its sources, counted
 
@@ -92,6 +104,9 @@ class Replay:
             if s["dataset"] not in self.doc["datasets"]:
                 raise BadRecord(f"{what}: no dataset record of the journal names {s['dataset']!r} "
                                 "(a sample of another run?)")
+            unplanned = self._unplanned(s)
+            if unplanned is not None:
+                raise BadRecord(f"{what}: {unplanned} (a sample of another run?)")
             if s["source"] < 0:  # a whole variant's failure, not a source's sample
                 continue
             planned = self._planned.get(s["dataset"])
@@ -106,10 +121,67 @@ class Replay:
                                 f"sources {listed} (a sample recorded twice?)")
         return new
 
+    def _unplanned(self, sample: dict) -> str | None:
+        """None when the sample is of a variant the run plans, else which variant it is."""
+        problem, strategy = sample.get("problem", DEFAULT_PROBLEM), sample["strategy"]
+        knobs = sample.get("knobs") or {}
+        key = (problem, strategy, knobs_key(knobs))
+        if key in self._of_plan:
+            return None
+        mine = self.plan.get((problem, strategy), [])
+        if self._exact:
+            found = key in self._planned_keys
+        else:
+            found = any(all(k in knobs and knobs[k] == v for k, v in want.items()) for want in mine)
+        if found:
+            self._of_plan.add(key)
+            return None
+        if not mine:
+            planned = sorted({s for p, s in self.plan if p == problem})
+            return (f"{strategy} ({problem}) is no variant of the run's config (it plans "
+                    f"{', '.join(planned) or f'no {problem} strategy'})")
+        closest = min(mine, key=lambda want: len(_differing(knobs, want, self._exact)))
+        keys = _differing(knobs, closest, self._exact)
+        return (f"{strategy} with {_knobs_text(knobs, keys)} is no variant of the run's config (it plans "
+                f"{strategy} with {_knobs_text(closest, keys)})")
+
     def results(self) -> dict:
         """The document with its summaries (each group's planned and measured sources)."""
         self.doc["summaries"] = summaries(self.doc["samples"], self.labels, self.doc["sources"])
         return self.doc
+
+
+def _plan(header: dict) -> tuple[dict[tuple[str, str], list[dict]], bool]:
+    """(problem, strategy) -> the knobs of each of its variants the run plans, and whether
+    they are whole (the header's `plan`) or only those the config sets (a journal written
+    before the header had a plan). BadRecord when neither is a list of variants."""
+    exact = "plan" in header
+    if not exact and not isinstance(header["config"], dict):
+        raise BadRecord("config: expected an object")
+    variants = header["plan"] if exact else header["config"].get("variants", [])
+    if not isinstance(variants, list) or not all(
+            isinstance(v, dict) and isinstance(v.get("strategy"), str) and isinstance(v.get("knobs", {}), dict)
+            for v in variants):
+        raise BadRecord(f"{'plan' if exact else 'config.variants'}: expected a list of variants "
+                        "(each a strategy and its knobs)")
+    plan: dict[tuple[str, str], list[dict]] = {}
+    for v in variants:
+        plan.setdefault((v.get("problem", DEFAULT_PROBLEM), v["strategy"]), []).append(v.get("knobs") or {})
+    return plan, exact
+
+
+_ABSENT = object()
+
+
+def _differing(knobs: dict, want: dict, whole: bool) -> list[str]:
+    """The knobs whose values differ from a planned variant's (`whole`: its every knob;
+    else only those it sets)."""
+    keys = sorted(set(want) | set(knobs)) if whole else sorted(want)
+    return [k for k in keys if knobs.get(k, _ABSENT) != want.get(k, _ABSENT)]
+
+
+def _knobs_text(knobs: dict, keys: list[str]) -> str:
+    return ", ".join(f"{k}={json.dumps(knobs[k])}" if k in knobs else f"no {k}" for k in keys) or "its knobs"
 
 
 def _parse(data: bytes, path: Path) -> tuple[Replay, int]:
@@ -135,6 +207,8 @@ def _parse(data: bytes, path: Path) -> tuple[Replay, int]:
                 replay = Replay(record)
             except KeyError as exc:
                 raise UserError(f"{path}:1: the header lacks {exc}") from None
+            except BadRecord as exc:
+                raise UserError(f"{path}:1: the header's {exc}") from None
             continue
         try:
             replay.apply(record)

@@ -21,6 +21,9 @@ A cell is `partial` when its group is `ok` but holds fewer sources than its run 
 (a run stopped by Ctrl-C, a signal or a kill): it shows its numbers with the count it
 holds, `282.9 (3/50)`, never as if it were complete. Failures are never partial: the
 failure is the cell.
+
+A run whose samples are all `unavailable` measured nothing (`nothing_measured`): it
+writes no results file and exits non-zero, like a run with no sample at all.
 """
 
 from __future__ import annotations
@@ -37,6 +40,11 @@ ENDS_A_MODE = ("error", "out-of-memory", "out-of-time", "unavailable")
 MEASURED_FAILURES = ("out-of-time", "out-of-memory", "wrong-answer")
 # A cell's status (never a sample's): an ok group with fewer sources than planned.
 PARTIAL = "partial"
+
+
+def nothing_measured(samples: list[dict]) -> bool:
+    """No sample, or only `unavailable` ones: nothing ran, so there is no run to record."""
+    return all(s.get("status") == "unavailable" for s in samples)
 
 
 def sample_status(status: str, valid: bool | None, time_ms: float | None) -> str:

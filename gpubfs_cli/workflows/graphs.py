@@ -115,8 +115,8 @@ class GraphPlan:
     def missing_line(self, paper: str, why: str) -> str:
         """What a user reads when the graph's cells stay missing, and how to fill them."""
         size = f" ({self.costs.download.size()} to download)" if self.entry.kind == "download" else ""
-        return (f"{self.name}: its cells stay missing: {why}; to fill them: {self.fetch_command()}{size}, "
-                f"then gpubfs reproduce {paper}")
+        then = f", then gpubfs reproduce {paper}" if paper else ""  # no paper: a plain run's graph
+        return f"{self.name}: its cells stay missing: {why}; to fill them: {self.fetch_command()}{size}{then}"
 
 
 def plan_graph(name: str, seed: int | None, data_dir: str | None, here: Here, quick: bool = False) -> GraphPlan:

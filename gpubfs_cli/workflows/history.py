@@ -1,10 +1,11 @@
 """Where the time estimate's figures come from: results files, this machine's and shipped.
 
 A traversal's time comes from the first of these sources that measured the strategy:
-  local history   results files here (results/ and the paper's folder) made on this GPU
-                  (GPU strategies) or on this CPU model (CPU strategies)
-  shipped MODEL   docs/results/*/*.json.gz made on this GPU model (the same name): a
-                  shipped file stands for the machine that made it, its CPU rows included
+  local history   results files here (the results folder and the paper's folder) made on
+                  this GPU (GPU strategies) or on this CPU model (CPU strategies)
+  shipped MODEL   the shipped results files (docs/results/*/*.json.gz) made on this GPU
+                  model (the same name): a shipped file stands for the machine that made
+                  it, its CPU rows included
   shipped OTHER scaled F   the shipped GPU model nearest in memory bandwidth; its GPU
                   times are multiplied by F, the median ratio of this model's time to
                   that one's on the cells both measured (the H100 and H200 files share
@@ -18,10 +19,18 @@ A traversal's time comes from the first of these sources that measured the strat
 Within a source: the median time per source on the same graph (same option and knobs
 first; the newest file first among equals), else on the graph nearest in edges, times
 m / m_there. Graph load, build and upload times: medians over every file read.
+
+The shipped files reach the estimate through the package's table
+(gpubfs_cli/configs/estimates.yaml: `Shipped`), which scripts/build_estimate_table.py
+builds from docs/results, so an installed wheel, which carries no docs/, estimates as a
+checkout does. The table keeps what the choice above can use: each model's cells less
+those a newer identical cell always wins over, the ratios F between the shipped models,
+and every file's graph times.
 """
 
 from __future__ import annotations
 
+import functools
 import math
 import os
 import re
@@ -30,9 +39,13 @@ from collections import defaultdict
 from dataclasses import dataclass, field
 from pathlib import Path
 
+import yaml
+
+from gpubfs_cli.configs import shipped as shipped_file
 from gpubfs_cli.core.knobs import knobs_key
 from gpubfs_cli.core.strategy import canonical_name, registry
 from gpubfs_cli.errors import UserError
+from gpubfs_cli.files import read_text_file
 from gpubfs_cli.results.keys import CellKey
 from gpubfs_cli.results.schema import Sample, load_results
 
@@ -48,9 +61,8 @@ BANDWIDTH_GBS = {
 
 
 def shipped_dir() -> Path:
-    """docs/results of this checkout, else of the working directory."""
-    repo = Path(__file__).resolve().parents[2] / "docs" / "results"
-    return repo if repo.is_dir() else Path.cwd() / "docs" / "results"
+    """docs/results of this checkout: the shipped results files the table is built from."""
+    return Path(__file__).resolve().parents[2] / "docs" / "results"
 
 
 def short_name(gpu: str) -> str:
@@ -213,30 +225,31 @@ class Machine:
         return None, 0.0, UNKNOWN
 
 
-def this_machine(gpu: str | None, cpu: str, local: list[Path], shipped: Path | None = None,
+def this_machine(gpu: str | None, cpu: str, local: list[Path], shipped: Shipped | None = None,
                  cores: int | None = None) -> Machine:
-    """The sources of the module docstring for this GPU (None: no GPU) and CPU model."""
+    """The sources of the module docstring for this GPU (None: no GPU) and CPU model;
+    `shipped`: the shipped figures (default: the package's table)."""
     cores = cores or os.cpu_count() or 1  # what the baseline's thread pool takes (core/solve.py)
     local_docs = read_docs(sorted({p for f in local for p in results_files(f)}))
     mine = Source(LOCAL)
     for doc in local_docs:
         mine.add([c for c in measured_cells(doc) if made_here(doc, c, gpu, cpu)])
     machine = Machine(gpu, cpu, cores, [mine])
-    shipped_docs = [] if gpu is None else read_docs(results_files_below(shipped or shipped_dir()))
-    graph_times(machine, [*local_docs, *shipped_docs])
+    times = GraphTimes.of(local_docs)
     if gpu is None:
+        times.set(machine)
         return machine
-    by_model: dict[str, list[Measured]] = defaultdict(list)
-    for doc in shipped_docs:
-        if doc_gpu(doc):
-            by_model[doc_gpu(doc)].extend(measured_cells(doc))
+    shipped = shipped if shipped is not None else load_shipped()
+    times.extend(shipped.times)
+    times.set(machine)
+    by_model = shipped.by_model
     if gpu in by_model:
         same = Source(f"shipped {short_name(gpu)}")
         same.add(by_model[gpu])
         machine.sources.append(same)
     near = nearest_model(gpu, [g for g in by_model if g != gpu])
     if near is not None:
-        ratio = model_ratio(by_model[gpu], by_model[near]) if gpu in by_model else None
+        ratio = shipped.ratios.get((gpu, near))
         if ratio is None:
             ratio = bandwidth(near) / bandwidth(gpu)
         other = Source(f"shipped {short_name(near)} scaled {ratio:.2f}x", gpu_scale=ratio)
@@ -245,23 +258,159 @@ def this_machine(gpu: str | None, cpu: str, local: list[Path], shipped: Path | N
     return machine
 
 
-def graph_times(machine: Machine, docs: list[dict]) -> None:
-    """Each graph's median load, build and upload times over the documents that loaded it."""
-    load, build, upload = defaultdict(list), defaultdict(list), defaultdict(list)
-    for doc in docs:
-        for name, info in doc["datasets"].items():
-            if info.get("status") != "ok":
-                continue
-            if info.get("load_s") is not None:
-                load[name].append(float(info["load_s"]))
-            if info.get("upload_ms") is not None:
-                upload[name].append(info["upload_ms"] / 1000.0)
-            times = (info.get("meta") or {}).get("times") or {}
-            if times:
-                build[name].append(float(sum(times.values())))
-    machine.load_s = {k: statistics.median(v) for k, v in load.items()}
-    machine.build_s = {k: statistics.median(v) for k, v in build.items()}
-    machine.upload_s = {k: statistics.median(v) for k, v in upload.items()}
+@dataclass
+class GraphTimes:
+    """Each graph's load, build and upload seconds, one value per results file that loaded it."""
+
+    load_s: dict[str, list[float]] = field(default_factory=lambda: defaultdict(list))
+    build_s: dict[str, list[float]] = field(default_factory=lambda: defaultdict(list))
+    upload_s: dict[str, list[float]] = field(default_factory=lambda: defaultdict(list))
+
+    KINDS = ("load_s", "build_s", "upload_s")
+
+    @classmethod
+    def of(cls, docs: list[dict]) -> GraphTimes:
+        out = cls()
+        for doc in docs:
+            for name, info in doc["datasets"].items():
+                if info.get("status") != "ok":
+                    continue
+                if info.get("load_s") is not None:
+                    out.load_s[name].append(float(info["load_s"]))
+                if info.get("upload_ms") is not None:
+                    out.upload_s[name].append(info["upload_ms"] / 1000.0)
+                times = (info.get("meta") or {}).get("times") or {}
+                if times:
+                    out.build_s[name].append(float(sum(times.values())))
+        return out
+
+    def extend(self, other: GraphTimes) -> None:
+        for kind in self.KINDS:
+            mine = getattr(self, kind)
+            for name, values in getattr(other, kind).items():
+                mine[name].extend(values)
+
+    def set(self, machine: Machine) -> None:
+        """The machine's graph times: the median of each graph's values."""
+        for kind in self.KINDS:
+            setattr(machine, kind, {k: statistics.median(v) for k, v in getattr(self, kind).items() if v})
+
+
+# ------------------------------------------------------------------ the shipped table
+TABLE = "estimates.yaml"
+TABLE_FORMAT = 1
+TABLE_HEADER = """\
+# The shipped results files as `gpubfs reproduce` estimates from them
+# (gpubfs_cli/workflows/history.py). Built from docs/results by
+# scripts/build_estimate_table.py; never edit by hand: tests/workflows/test_estimate_table.py
+# rebuilds it and fails when it differs.
+#   variants  [problem, strategy, knobs]; graphs  [dataset, m]
+#   models    per GPU model, in the order the files first name it: ratios (this model's
+#             GPU time over the other's, the median on the cells both measured) and runs,
+#             newest first, each cell [variant, predecessors, graph, ms per source
+#             (median), prepare ms (median)]
+#   times     per graph, one value per file that loaded it: load_s, build_s, upload_s
+"""
+
+
+@dataclass
+class Shipped:
+    """The shipped figures: each GPU model's cells (in the order a Source adds them), the
+    ratios F between models ((here, other) -> F, where they share cells), graph times."""
+
+    by_model: dict[str, list[Measured]]
+    ratios: dict[tuple[str, str], float]
+    times: GraphTimes
+    files: int = 0
+
+    @classmethod
+    def of_docs(cls, docs: list[dict]) -> Shipped:
+        """From the results documents themselves (what the table is built from)."""
+        by_model: dict[str, list[Measured]] = defaultdict(list)
+        for doc in docs:
+            if doc_gpu(doc):
+                by_model[doc_gpu(doc)].extend(measured_cells(doc))
+        ratios = {}
+        for here in by_model:
+            for other in by_model:
+                if other != here and (r := model_ratio(by_model[here], by_model[other])) is not None:
+                    ratios[(here, other)] = r
+        return cls(dict(by_model), ratios, GraphTimes.of(docs), len(docs))
+
+    def table(self) -> dict:
+        """The table (TABLE_HEADER says its fields). Of identical cells (variant, option,
+        graph, m) only the first in `traversal`'s order (newest file first) is kept: the
+        others can never be chosen."""
+        variants: dict[tuple, int] = {}
+        graphs: dict[tuple, int] = {}
+        models = {}
+        for model, cells in self.by_model.items():
+            seen = set()
+            runs: dict[str, list] = {}
+            for c in sorted(cells, key=lambda c: c.when, reverse=True):  # stable: as traversal sorts
+                v = variants.setdefault((c.problem, c.strategy, c.knobs), len(variants))
+                g = graphs.setdefault((c.dataset, c.m), len(graphs))
+                if (v, c.predecessors, g) in seen:
+                    continue
+                seen.add((v, c.predecessors, g))
+                runs.setdefault(c.when, []).append([v, c.predecessors, g, c.ms, c.prepare_ms])
+            models[model] = {
+                "ratios": {other: r for (here, other), r in self.ratios.items() if here == model},
+                "runs": [{"created": when, "cells": rows} for when, rows in runs.items()],
+            }
+        return {
+            "format": TABLE_FORMAT,
+            "files": self.files,
+            "variants": [[p, s, dict(k)] for p, s, k in variants],
+            "graphs": [[d, m] for d, m in graphs],
+            "models": models,
+            "times": {name: {kind: sorted(getattr(self.times, kind).get(name, [])) for kind in GraphTimes.KINDS}
+                      for name in sorted({n for kind in GraphTimes.KINDS for n in getattr(self.times, kind)})},
+        }
+
+    @classmethod
+    def of_table(cls, doc: dict, where: str) -> Shipped:
+        """From the table; a table this code cannot read is one UserError line."""
+        if not isinstance(doc, dict) or doc.get("format") != TABLE_FORMAT:
+            raise UserError(f"{where}: not an estimate table of format {TABLE_FORMAT}; rebuild it with "
+                            "scripts/build_estimate_table.py")
+        try:
+            variants = [(p, s, tuple(sorted(k.items()))) for p, s, k in doc["variants"]]
+            graphs = [(d, int(m)) for d, m in doc["graphs"]]
+            by_model, ratios = {}, {}
+            for model, entry in doc["models"].items():
+                by_model[model] = [
+                    Measured(*variants[v], bool(pred), *graphs[g], ms, prepare, run["created"])
+                    for run in entry["runs"] for v, pred, g, ms, prepare in run["cells"]]
+                ratios.update({(model, other): r for other, r in entry["ratios"].items()})
+            times = GraphTimes()
+            for name, kinds in doc["times"].items():
+                for kind in GraphTimes.KINDS:
+                    getattr(times, kind)[name].extend(kinds[kind])
+        except (KeyError, TypeError, ValueError, IndexError, AttributeError) as exc:
+            raise UserError(f"{where}: not a readable estimate table ({type(exc).__name__}: {exc}); rebuild it "
+                            "with scripts/build_estimate_table.py") from None
+        return cls(by_model, ratios, times, int(doc.get("files") or 0))
+
+
+def table_text(doc: dict) -> str:
+    return TABLE_HEADER + yaml.safe_dump(doc, sort_keys=False, default_flow_style=None, width=100)
+
+
+def table_path() -> Path:
+    return shipped_file(TABLE)
+
+
+@functools.lru_cache(maxsize=4)
+def load_shipped(path: Path | None = None) -> Shipped:
+    """The shipped figures from the table (default: the package's)."""
+    path = path or table_path()
+    text = read_text_file(path, "estimate table")
+    try:
+        doc = yaml.load(text, Loader=getattr(yaml, "CSafeLoader", yaml.SafeLoader))
+    except yaml.YAMLError as exc:
+        raise UserError(f"{path}: not an estimate table ({exc.__class__.__name__})") from None
+    return Shipped.of_table(doc, str(path))
 
 
 def results_files_below(root: Path) -> list[Path]:

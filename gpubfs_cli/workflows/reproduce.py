@@ -37,6 +37,7 @@ from gpubfs_cli.bench.variants import Variant, make_variant, recorded_knobs
 from gpubfs_cli.core.strategy import registry
 from gpubfs_cli.errors import UserError, unknown_name
 from gpubfs_cli.files import NotWritable, parse_yaml, read_text_file, writable_ancestor
+from gpubfs_cli.folders import results_dir, results_folder
 from gpubfs_cli.results.done import Done
 from gpubfs_cli.results.keys import CellKey
 from gpubfs_cli.results.schema import doc_samples, load_results
@@ -45,8 +46,6 @@ from gpubfs_cli.workflows.estimate import Estimate, download_estimate, graph_est
 from gpubfs_cli.workflows.graphs import GraphPlan, Here, plan_graph
 from gpubfs_cli.workflows.history import Machine
 
-RESULTS_ROOT = Path("results") / "reproduce"
-QUICK_ROOT = Path("results") / "reproduce-quick"
 QUICK_SOURCES = 5  # most paper configs run 10 sources: 5 halves them, a median still stands
 
 # Per paper: the CPU strategies quick mode times otherwise (replacement, or None: not
@@ -78,7 +77,7 @@ class Mode:
         """--results DIR for either mode (cells carry the mode); else the mode's own folder."""
         if results_dir:
             return Path(results_dir)
-        return QUICK_ROOT if self.quick else RESULTS_ROOT
+        return results_root(self.quick, checked=True)
 
     def swaps(self, key: str) -> dict[str, str | None]:
         return QUICK_CPU.get(key, {}) if self.quick else {}
@@ -111,10 +110,19 @@ class Mode:
         return f"{key}: quick mode: at most {sources_text(self.sources)} a graph; {cpu_text(self.swaps(key))}"
 
 
+def results_root(quick: bool, checked: bool = False) -> Path:
+    """The results folder's reproduce/ (--quick: reproduce-quick/), the results folder
+    being gpubfs_cli/folders.py's; `checked`: one UserError line when it cannot be used."""
+    base = results_dir() if checked else results_folder().path
+    return base / ("reproduce-quick" if quick else "reproduce")
+
+
 def history_folders(keys: list[str], root: Path) -> list[Path]:
-    """Where this machine's own results are (workflows/history.py): results/ and each
-    paper's folder of either mode, since a quick run's times per source hold for a full one."""
-    folders = [Path("results"), *(r / k for r in (root, RESULTS_ROOT, QUICK_ROOT) for k in keys)]
+    """Where this machine's own results are (workflows/history.py): the results folder and
+    each paper's folder of either mode, since a quick run's times per source hold for a
+    full one."""
+    roots = (root, results_root(False), results_root(True))
+    folders = [results_folder().path, *(r / k for r in roots for k in keys)]
     return list(dict.fromkeys(folders))
 
 
@@ -310,12 +318,20 @@ def plan_config(path: Path, done: dict[tuple, int | None], machine: Machine, dat
     `mode` and the paper `key`: how the config runs (Mode.apply); `here`: this machine's
     limits; `graphs`: the graphs planned so far by the command (added to); `only`: the
     catalogue names of the graphs to run (--graph), None for all."""
-    building = set() if building is None else building
-    graphs = {} if graphs is None else graphs
-    here = here or Here(None, None, None, None)
     cfg = mode.apply(load_config(path, {"data_dir": data_dir}), key)
     if only is not None:
         cfg = dataclasses.replace(cfg, datasets=[s for s in cfg.datasets if entry_name(s.name, cfg.data_dir) in only])
+    return plan_of(cfg, path, done, machine, building, mode, key, here, graphs)
+
+
+def plan_of(cfg: RunConfig, path: Path, done: dict[tuple, int | None], machine: Machine,
+            building: set[tuple] | None = None, mode: Mode = Mode(), key: str = "", here: Here | None = None,
+            graphs: dict[tuple, GraphPlan] | None = None) -> ConfigPlan:
+    """The plan of a run config as made (plan_config's arguments; `gpubfs run --dry-run`
+    plans its config, flags applied, with nothing done and no paper `key`)."""
+    building = set() if building is None else building
+    graphs = {} if graphs is None else graphs
+    here = here or Here(None, None, None, None)
     reg = registry()
     plan = ConfigPlan(path, cfg, [])
     runnable = []
@@ -386,20 +402,58 @@ def plan_lines(outcome: PaperOutcome) -> list[str]:
     """The dry run of one paper: what cannot run, what must be fetched, each config's cells
     and estimate, the paper's total."""
     lines = [outcome.mode.describe(outcome.key)] if outcome.mode.quick else []
-    graphs = list({id(dp.graph): dp.graph for plan in outcome.plans for dp in plan.datasets}.values())
-    if outcome.here is not None and graphs:
+    graphs = graph_lines(outcome.plans, outcome.here)
+    if graphs:
         lines.append(f"{outcome.key}: {len(graphs)} graph(s) in its tables:")
-        lines += [f"  {g.line(outcome.here)}" for g in graphs]
+        lines += graphs
     for plan in outcome.plans:
-        lines += plan.skipped
-        lines += [f"{plan.name}: {dp.spec.name}: {dp.action} first" for dp in plan.datasets
-                  if dp.spec.name in plan.todo and dp.builds]
+        lines += before_lines(plan)
         quick = f" ({sources_text(plan.config.sources)} a graph)" if outcome.mode.quick else ""
         lines.append(f"{outcome.key} · {plan.name}{quick}: {plan.cells_to_run()} cell(s) to run, {plan.finished} finished, "
                      f"{plan.estimate.summary()}")
     lines.append(f"{outcome.key}: {outcome.cells_to_run()} cell(s) to run, {outcome.estimate.summary(' in all')}; "
                  f"results in {outcome.folder}")
     return lines
+
+
+def graph_lines(plans: list[ConfigPlan], here: Here | None) -> list[str]:
+    """Each graph of the plans once: where it comes from, its costs, whether it fits `here`."""
+    graphs = list({id(dp.graph): dp.graph for plan in plans for dp in plan.datasets}.values())
+    return [f"  {g.line(here)}" for g in graphs] if here is not None else []
+
+
+def before_lines(plan: ConfigPlan) -> list[str]:
+    """What of a config cannot run here, and the graphs it fetches or builds first."""
+    return plan.skipped + [f"{plan.name}: {dp.spec.name}: {dp.action} first" for dp in plan.datasets
+                           if dp.spec.name in plan.todo and dp.builds]
+
+
+def run_plan_lines(plan: ConfigPlan, here: Here | None, out: str) -> list[str]:
+    """`gpubfs run --dry-run`: the graphs, what cannot run here, what is fetched or built
+    first, the cells and their estimate, where the results would go."""
+    cfg = plan.config
+    graphs = graph_lines([plan], here)
+    lines = [f"{plan.name}: {len(graphs)} graph(s):", *graphs] if graphs else []
+    lines += before_lines(plan)
+    lines.append(f"{plan.name}: {len(cfg.datasets)} graph(s) x {len(cfg.variants)} variant(s), "
+                 f"{plan.cells_to_run()} cell(s) to run, {plan.estimate.summary()}")
+    lines.append(f"{plan.name}: results would go to {out}; nothing was run or written (--dry-run)")
+    return lines
+
+
+def dry_run_lines(cfg: RunConfig, out: str) -> list[str]:
+    """`gpubfs run --dry-run`: reproduce's plan and estimate of one run config (its flags
+    applied) on this machine, nothing counted as done; nothing is fetched, run or written."""
+    from gpubfs_cli.bench.availability import check_gpu_requirement
+    from gpubfs_cli.workflows import history
+    from gpubfs_cli.workflows.graphs import this_host
+
+    check_gpu_requirement(cfg)  # as the run would: one line
+    gpu, cpu = history.device_label()
+    machine = history.this_machine(gpu, cpu, history_folders([], results_root(False)))
+    here = this_host(cfg.data_dir, None)
+    plan = plan_of(cfg, Path(cfg.path or "command line"), {}, machine, here=here)
+    return [machine.describe(), *run_plan_lines(plan, here, out)]
 
 
 def total_line(outcomes: list[PaperOutcome]) -> str:

@@ -222,3 +222,48 @@ def test_problem_mistakes_are_one_line():
         expand_strategies("x.yaml", ["cpu.dijkstra"], None, "ssp")
     with pytest.raises(UserError, match=r"x.yaml: strategies\[0\]: unknown sssp strategy 'merrill.hybrid'"):
         expand_strategies("x.yaml", ["merrill.hybrid"], None, "sssp")
+
+
+@pytest.mark.parametrize("text, message", [
+    ("strategies: [{name: cpu.networkx, knobs: {max_edges: -5}}]",
+     "exp.yaml: strategies[0].knobs.max_edges: cpu.networkx: expected a positive whole number, got -5"),
+    ("strategies: [{name: cpu.parallel_td, knobs: {threads: -2}}]",
+     "exp.yaml: strategies[0].knobs.threads: cpu.parallel_td: expected a whole number >= 0 (0: all of numba's "
+     "threads), got -2"),
+    ("strategies: [cpu.sequential, {name: merrill.multi_gpu_do, knobs: {alpha: [1.5, 0]}}]",
+     "exp.yaml: strategies[1].knobs.alpha: merrill.multi_gpu_do: expected a positive number, got 0"),
+    ("strategies: [{name: do.bfs, knobs: {hub_edges: -1}}]",
+     "exp.yaml: strategies[0].knobs.hub_edges: do.bfs: expected a whole number from 0 to 2^31 - 1 (0: no hub "
+     "pass), got -1"),
+    ("strategies: [{name: do.bfs, knobs: {cta_size: 100}}]",
+     "exp.yaml: strategies[0].knobs.cta_size: do.bfs: expected one of 128, 256, 512, 1024, got 100"),
+    ("strategies: [{name: bfs4k.bfs4k, knobs: {K2: 101}}]",
+     "exp.yaml: strategies[0].knobs.K2: bfs4k.bfs4k: expected a number from 0 to 100, got 101"),
+    ("strategies: [{name: merrill.multi_gpu, knobs: {timeout_s: .nan}}]",
+     "exp.yaml: strategies[0].knobs.timeout_s: merrill.multi_gpu: expected a positive number of seconds, got nan"),
+    ("problem: sssp\nstrategies: [{name: raval.hp, knobs: {wd_threshold: -1}}]",
+     "exp.yaml: strategies[0].knobs.wd_threshold: raval.hp: expected a whole number from 0 to 2^31 - 1 (0: "
+     "never), got -1"),
+    ("networkx_max_edges: -5", "exp.yaml: networkx_max_edges: expected a positive whole number, got -5"),
+    ("gpus: 0", "exp.yaml: gpus: expected a positive whole number, got 0"),
+    ("time_limit_s: .nan", "exp.yaml: time_limit_s: expected a positive number of seconds, got nan"),
+    ("warmup: -1", "exp.yaml: warmup: expected 0 or more runs, got -1"),
+    ("seed: -3", "exp.yaml: seed: expected a whole number >= 0, got -3"),
+    ("datasets: [{name: smoke-gnm, seed: -1}]", "exp.yaml: datasets[0].seed: expected a whole number >= 0, got -1"),
+    ("datasets: [smoke-gnm@seed=-1]",
+     "exp.yaml: datasets[0]: expected NAME or NAME@seed=S with S a whole number >= 0, got 'smoke-gnm@seed=-1'"),
+])
+def test_each_numeric_knob_and_key_is_checked_against_its_range(tmp_path, text, message):
+    """Real strategies' knobs and the config's numeric keys: a value out of range is one
+    line naming the file, the key and what was expected, before anything runs."""
+    if not text.startswith("datasets"):
+        text = "datasets: [smoke-gnm]\n" + text
+    path = write(tmp_path, text)
+    with pytest.raises(UserError) as err:
+        load_config(path, dataset_check=check)
+    assert str(err.value) == message.replace("exp.yaml", str(path), 1)
+
+
+def test_a_flag_out_of_range_names_the_command_line():
+    with pytest.raises(UserError, match=r"^command line: gpus: expected a positive whole number, got -2$"):
+        config_from_cli(None, datasets=["smoke-gnm"], strategies=["cpu.sequential"], gpus=-2, dataset_check=check)

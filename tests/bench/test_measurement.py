@@ -25,7 +25,7 @@ from gpubfs_cli.gpu import backend, clocks
 from gpubfs_cli.gpu.l2 import L2Flusher
 from gpubfs_cli.graph.samples import grid
 from gpubfs_cli.report.build import overview
-from gpubfs_cli.report.load import load_many
+from gpubfs_cli.report.load import load_many, shown_path
 from gpubfs_cli.report.render import render
 from gpubfs_cli.results.groups import group_samples
 from gpubfs_cli.results.schema import doc_samples, load_results
@@ -170,8 +170,8 @@ def test_the_report_says_which_files_were_primed(tmp_path, host_timer, synced):
     pool = load_many([tmp_path / "primed.json", tmp_path / "plain.json"])
     assert [(g.prime, len(g.samples)) for g in group_samples(pool.samples)] == [(True, 3), (False, 3)]
     both = overview(pool, "ms")
-    assert both.header[0].startswith(f"{tmp_path / 'primed.json'}: environment not recorded; L2 warm, primed; ")
-    assert both.header[1].startswith(f"{tmp_path / 'plain.json'}: environment not recorded; L2 warm; ")
+    assert both.header[0].startswith(f"{shown_path(tmp_path / 'primed.json')}: environment not recorded; L2 warm, primed; ")
+    assert both.header[1].startswith(f"{shown_path(tmp_path / 'plain.json')}: environment not recorded; L2 warm; ")
     assert both.header[2].startswith("these files mix primed and unprimed runs")
     alone = overview(load_many([tmp_path / "primed.json"]), "ms")
     assert not any("mix primed" in h for h in alone.header)
@@ -218,13 +218,13 @@ def test_results_round_trip_and_the_report_says_which_mode(tmp_path, host_timer)
     _, cold = run(tmp_path, ["fake.gpu"], l2="cold", out="cold.json")
     assert [(e["before"]["temperature_c"], e["after"]["temperature_c"]) for e in cold["clocks"]] == [(42, 43)]
     pool = load_many([tmp_path / "warm.json", tmp_path / "cold.json"])
-    assert pool.l2_modes() == {str(tmp_path / "warm.json"): "warm", str(tmp_path / "cold.json"): "cold"}
+    assert pool.l2_modes() == {shown_path(tmp_path / "warm.json"): "warm", shown_path(tmp_path / "cold.json"): "cold"}
     groups = group_samples(pool.samples)
     assert [(g.strategy, g.l2, len(g.samples)) for g in groups] == [("fake.gpu", "warm", 3), ("fake.gpu", "cold", 3)]
     doc = overview(pool, "ms")
-    assert doc.header[0] == (f"{tmp_path / 'warm.json'}: environment not recorded; L2 warm; "
+    assert doc.header[0] == (f"{shown_path(tmp_path / 'warm.json')}: environment not recorded; L2 warm; "
                              "clocks SM 1979-1980 MHz, memory 2619 MHz, 40-41 C (2 readings)")
-    assert doc.header[1].startswith(f"{tmp_path / 'cold.json'}: environment not recorded; L2 cold; clocks SM ")
+    assert doc.header[1].startswith(f"{shown_path(tmp_path / 'cold.json')}: environment not recorded; L2 cold; clocks SM ")
     assert doc.header[2].startswith("these files mix warm- and cold-L2 runs")
     data = json.loads(render(doc, "json"))
     assert data["l2"] == pool.l2_modes()
@@ -245,7 +245,7 @@ def test_files_from_before_the_l2_mode_read_as_warm(tmp_path, host_timer):
     old.write_text(json.dumps(doc))
     pool = load_many([old])
     assert {s.l2 for s in pool.samples} == {"warm"}
-    assert overview(pool, "ms").header[0] == f"{old}: environment not recorded; L2 warm"
+    assert overview(pool, "ms").header[0] == f"{shown_path(old)}: environment not recorded; L2 warm"
 
 
 @pytest.mark.parametrize("where, value, expected", [
@@ -349,7 +349,7 @@ def test_cold_cli_run_of_cpu_strategies(tmp_path, monkeypatch):
     assert doc["config"]["l2"] == "cold" and doc["clocks"] == []
     assert [(s["status"], s["l2"]) for s in doc["samples"]] == [("ok", "cold")] * 2
     report = CliRunner().invoke(app, ["report", str(out), "--format", "md"])
-    assert report.exit_code == 0 and f"- {out}: no GPU (disabled for this test), CPU " in report.stdout
+    assert report.exit_code == 0 and f"- {shown_path(out)}: no GPU (disabled for this test), CPU " in report.stdout
     assert "; L2 cold\n" in report.stdout
 
 

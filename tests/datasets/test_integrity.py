@@ -193,7 +193,7 @@ def test_the_stamp_is_written_only_after_every_check_passed(tmp_path, monkeypatc
     d, folder = _cache(tmp_path)
     meta = json.loads((folder / "meta.json").read_text())
     (folder / "meta.json").write_text(json.dumps(dict(meta, n=4)))
-    with pytest.raises(UserError, match=r"arrays do not match meta.json \(n, m\)"):
+    with pytest.raises(UserError, match=r"meta.json: n is 4, but row_offsets.npy holds 3 vertices"):
         store.load_graph("mine", d)
     assert not (folder / integrity.STAMP).exists()
     (folder / "meta.json").write_text(json.dumps(meta))
@@ -225,3 +225,83 @@ def test_a_folder_checked_without_its_record_names_the_file_and_the_hint(tmp_pat
         integrity.check_csr(tmp_path, *load, None, "the hint")
     assert str(info.value) == (f"{tmp_path / 'col_indices.npy'}: vertex id 5 at entry 1 is outside [0, 2) "
                                "(n from row_offsets.npy); the hint")
+
+
+# ---- meta.json changed after the graph was cached ---------------------------------
+
+def _undirected_cache(tmp_path) -> tuple:
+    """A symmetrized (undirected) triangle and a pendant: 0-1, 1-2, 2-0, 2-3."""
+    g = CSRGraph(np.array([0, 2, 4, 7, 8], np.int64), np.array([1, 2, 0, 2, 0, 1, 3, 2], np.int32),
+                 directed=False, name="mine")
+    d = tmp_path / "cache"
+    store.write_graph("mine", g, {"kind": "user", "policy": {"symmetrize": True}}, d)
+    return d, d / "mine"
+
+
+def _edit_meta(folder, **changes) -> None:
+    meta = json.loads((folder / "meta.json").read_text())
+    meta.update(changes)
+    (folder / "meta.json").write_text(json.dumps(meta))
+
+
+def _meta_refusal(d, folder, said: str) -> None:
+    for _ in range(2):  # refused again: no stamp lets it through
+        msg = _refusal(d)
+        assert msg.startswith(f"dataset 'mine': {folder / 'meta.json'}: {said}"), msg
+        assert "meta.json was changed since the graph was cached" in msg and "\n" not in msg
+        assert msg.endswith("; add it again with: gpubfs fetch-dataset mine --file FILE --format FORMAT --force")
+        assert not (folder / integrity.STAMP).exists()
+
+
+@pytest.mark.parametrize(("change", "said"), [
+    ({"n": 5}, "n is 5, but row_offsets.npy holds 4 vertices (n + 1 offsets)"),
+    ({"m": 7}, "m is 7, but col_indices.npy holds 8 edges"),
+    ({"directed": True}, "directed is true, but the graph was built symmetrized (undirected) "
+                         "(policy.symmetrize: true)"),
+])
+def test_a_meta_json_edited_after_the_check_is_refused_naming_the_field(tmp_path, change, said):
+    d, folder = _undirected_cache(tmp_path)
+    assert store.load_graph("mine", d).directed is False  # passed: stamped as checked
+    assert (folder / integrity.STAMP).is_file()
+    _edit_meta(folder, **change)
+    _meta_refusal(d, folder, said)
+
+
+def test_directed_flipped_to_false_on_a_directed_graph_is_refused(tmp_path):
+    """Even with the build's policy edited to agree: the graph does not hold its edges
+    both ways, and the changed meta.json is checked again whole."""
+    d, folder = _cache(tmp_path)
+    assert store.load_graph("mine", d).directed is True
+    _edit_meta(folder, directed=False, policy={"symmetrize": True})
+    _meta_refusal(d, folder, "directed is false, but the graph does not hold each of its edges both ways")
+
+
+def test_the_stamp_covers_meta_json(tmp_path, monkeypatch):
+    """A changed meta.json, even one that still passes, is checked again whole (the
+    arrays' sha256 and an undirected graph's edges both ways); an unchanged one is not."""
+    d, folder = _undirected_cache(tmp_path)
+    store.load_graph("mine", d)
+    hashed, walked = [], []
+    real_sha, real_symmetric = integrity.file_sha256, integrity._symmetric
+    monkeypatch.setattr(integrity, "file_sha256", lambda path: hashed.append(path.name) or real_sha(path))
+    monkeypatch.setattr(integrity, "_symmetric", lambda *a: walked.append(1) or real_symmetric(*a))
+    store.load_graph("mine", d)
+    assert hashed == walked == []
+    _edit_meta(folder, note="an edit")
+    assert store.load_graph("mine", d).directed is False
+    assert hashed == ["row_offsets.npy", "col_indices.npy"] and walked == [1]
+    store.load_graph("mine", d)
+    assert len(hashed) == 2 and walked == [1]  # stamped again
+
+
+def test_edges_both_ways_are_counted_across_chunks(monkeypatch):
+    monkeypatch.setattr(integrity, "CHUNK", 3)
+    rng = np.random.default_rng(5)
+    from gpubfs_cli.graph import EdgeList, build_csr
+
+    src, dst = rng.integers(0, 40, 200), rng.integers(0, 40, 200)
+    for directed in (True, False):
+        g = build_csr(EdgeList(src, dst, 40, directed))
+        assert integrity._symmetric(g.row_offsets, g.col_indices) is (not directed)
+    empty = np.zeros(4, np.int64)
+    assert integrity._symmetric(empty, np.zeros(0, np.int32))

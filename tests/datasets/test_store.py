@@ -196,9 +196,10 @@ def test_check_cache_dir(tmp_path):
     assert (tmp_path / "new" / "cache").is_dir() and list((tmp_path / "new" / "cache").iterdir()) == []
     blocker = tmp_path / "file"
     blocker.write_text("x")
-    with pytest.raises(UserError, match=r"file: cannot use as the dataset cache \(a file, not a folder\)"):
+    with pytest.raises(UserError, match=r"file: cannot use as the dataset cache \(--dir\): a file, not a folder$"):
         store.check_cache_dir(blocker)
-    with pytest.raises(UserError, match=r"file/sub: cannot use as the dataset cache \(Not a directory\)"):
+    with pytest.raises(UserError, match=r"file/sub: cannot use as the dataset cache \(--dir\): cannot be created: "
+                                        r".*/file is not a folder$"):
         store.check_cache_dir(blocker / "sub")
 
 
@@ -261,3 +262,90 @@ def test_terminated_write_cleans_up(tmp_path):
     assert proc.returncode != 0
     assert "Traceback" not in err
     assert list(tmp_path.iterdir()) == []
+
+
+# ---------------------------------------------------------------- broken caches
+def _loop(path):
+    path.symlink_to(path.name)  # a link to itself
+
+
+def _dangling(path):
+    path.symlink_to(path.parent / "gone")
+
+
+@pytest.mark.parametrize(("make", "what"), [(_loop, "a symbolic link that loops"),
+                                            (_dangling, "a symbolic link that points nowhere")])
+def test_a_graph_folder_that_is_a_broken_link_is_one_line_naming_it(tmp_path, make, what):
+    """No write can replace such a link: the line says to remove it, before any work."""
+    make(tmp_path / "tiny")
+    why = f"dataset 'tiny': {tmp_path / 'tiny'} is {what}; remove it, then gpubfs fetch-dataset tiny --file FILE --format FORMAT"
+    assert store.broken_reason("tiny", tmp_path) == f"its folder is {what}"
+    for call in (lambda: store.load_graph("tiny", tmp_path), lambda: store.graph_dir("tiny", tmp_path),
+                 lambda: store.read_meta("tiny", tmp_path), lambda: store.open_cached("tiny", tmp_path),
+                 lambda: store.write_graph("tiny", _graph(), {"kind": "user"}, tmp_path)):
+        with pytest.raises(UserError) as info:
+            call()
+        assert str(info.value) == why
+    assert store.broken_keys(tmp_path) == ["tiny"] and store.cached_keys(tmp_path) == []
+    assert (tmp_path / "tiny").is_symlink()  # left for the user to remove
+
+
+@pytest.mark.parametrize("name", ["row_offsets.npy", "col_indices.npy", "meta.json"])
+@pytest.mark.parametrize(("make", "what"), [(_loop, "a symbolic link that loops"),
+                                            (_dangling, "a symbolic link that points nowhere")])
+def test_a_cached_file_that_is_a_broken_link_is_named_not_missing(tmp_path, name, make, what):
+    store.write_graph("tiny", _graph(), {"kind": "user"}, tmp_path)
+    (tmp_path / "tiny" / name).unlink()
+    make(tmp_path / "tiny" / name)
+    assert store.broken_reason("tiny", tmp_path) == f"{name} is {what}"
+    with pytest.raises(UserError) as info:
+        store.load_graph("tiny", tmp_path)
+    assert str(info.value).startswith(f"dataset 'tiny': the cached graph in {tmp_path / 'tiny'} is broken "
+                                      f"({name} is {what}); ")
+    assert "missing" not in str(info.value) and "unknown dataset" not in str(info.value)
+
+
+@pytest.mark.parametrize(("damage", "problem"), [
+    (lambda p: p.write_bytes(b""), "empty (0 bytes)"),
+    (lambda p: p.write_bytes(p.read_bytes()[:-8]), "cut short ("),
+    (lambda p: p.write_bytes(p.read_bytes()[:20]), "EOF: reading array header"),
+    (lambda p: p.write_text("0 1\n1 2\n"), "not a .npy array"),
+])
+@pytest.mark.parametrize("name", ["row_offsets.npy", "col_indices.npy"])
+def test_an_empty_cut_or_foreign_array_is_one_line_naming_it(tmp_path, damage, problem, name):
+    store.write_graph("tiny", _graph(), {"kind": "user"}, tmp_path)
+    damage(tmp_path / "tiny" / name)
+    for call in (store.open_cached, store.load_graph):
+        with pytest.raises(UserError) as info:
+            call("tiny", tmp_path)
+        text = str(info.value)
+        assert text.startswith(f"dataset 'tiny': {tmp_path / 'tiny' / name}: unreadable as a cached array: {problem}")
+        assert text.endswith("; add it again with: gpubfs fetch-dataset tiny --file FILE --format FORMAT --force")
+
+
+def test_list_datasets_calls_broken_what_the_loader_refuses(tmp_path, monkeypatch):
+    """Each row is cached only when the loader's cheap checks pass (store.open_cached),
+    and a broken one says why: the same line a load would print."""
+    from gpubfs_cli.datasets.inventory import dataset_rows
+
+    damage = {
+        "no-offsets": lambda d: (d / "row_offsets.npy").unlink(),
+        "empty": lambda d: (d / "col_indices.npy").write_bytes(b""),
+        "cut": lambda d: (d / "row_offsets.npy").write_bytes((d / "row_offsets.npy").read_bytes()[:-8]),
+        "meta-text": lambda d: (d / "meta.json").write_text("not json"),
+        "whole": lambda d: None,
+    }
+    for key, fn in damage.items():
+        store.write_graph(key, _graph(), {"kind": "user"}, tmp_path)
+        fn(tmp_path / key)
+    rows = {r["name"]: r for r in dataset_rows(tmp_path) if r["name"] in damage}
+    assert rows["whole"]["cached"] is True and rows["whole"]["broken"] is None
+    for key in set(damage) - {"whole"}:
+        assert rows[key]["cached"] is False and rows[key]["broken"], key
+        with pytest.raises(UserError) as info:
+            store.load_graph(key, tmp_path)
+        assert rows[key]["broken"] == str(info.value)
+        assert "unknown dataset" not in rows[key]["broken"]
+    assert "row_offsets.npy is missing" in rows["no-offsets"]["broken"]
+    assert "empty (0 bytes)" in rows["empty"]["broken"] and "cut short" in rows["cut"]["broken"]
+    assert "meta.json: unreadable" in rows["meta-text"]["broken"]

@@ -360,3 +360,47 @@ def test_a_batch_of_one_source_is_one_call():
         one.batch = size
     (group,) = group_samples(s)
     assert group.call_times() == [1.0, 2.0, 3.0, 4.0]
+
+
+def _gapbs_doc(copied: bool) -> dict:
+    """peer.gapbs at 1 and 16 threads, distances only and +pred, as an old file holds them
+    (`copied`: the +pred rows copy the distance rows' times) or as measured apart."""
+    s = [sample("g", "cpu.sequential", src, 160.0 + src, predecessors=p) for src in SOURCES for p in (False, True)]
+    for th, base in ((1, 40.0), (0, 4.0)):
+        for src in SOURCES:
+            for pred in (False, True):
+                t = base + src / 10 + (0 if copied or not pred else 0.5)
+                x = sample("g", "peer.gapbs", src, t, knobs={"threads": th}, valid=None, predecessors=pred)
+                x.timed_by = "peer.gapbs"
+                s.append(x)
+    return document(s, {"g": dataset_entry(100, 400)})
+
+
+def test_a_variant_that_copies_another_is_marked_never_shown_as_a_measurement(tmp_path):
+    results = load_many([write(tmp_path, "t.json", _gapbs_doc(copied=True))])
+    agg = Aggregate(results)
+    why = ("the same times as peer.gapbs without +pred, source for source: a copy of its samples, not a "
+           "measurement")
+    for metric in ("ms", "gteps", "speedup"):
+        cell = agg.cell("g", "peer.gapbs", metric, predecessors=True)
+        assert (cell.status, cell.value, cell.text, cell.reason) == ("n/a", None, f"n/a: {why}", why), metric
+        assert agg.cell("g", "peer.gapbs", metric).status == "ok"  # the row that was measured
+    # a speedup over the peer with predecessors divides into its measured distance row
+    vs = Aggregate(results, baseline="peer.gapbs")
+    base = vs.baseline("g", True, like=next(g for g in vs.groups if g.strategy == "cpu.sequential" and g.predecessors))
+    assert base is not None and not base.predecessors
+    groups = [g for g in overview(results, "ms").data["groups"] if g["strategy"] == "peer.gapbs"]
+    assert [g.get("suspect") for g in groups] == [None, why, None, why]
+    # measured apart, nothing is marked
+    agg = Aggregate(load_many([write(tmp_path, "u.json", _gapbs_doc(copied=False))]))
+    assert agg.cell("g", "peer.gapbs", "ms", predecessors=True).status == "ok"
+
+
+def test_a_compare_side_that_is_a_copy_has_no_ratio(tmp_path):
+    from gpubfs_cli.report.build import compare
+
+    a = load_many([write(tmp_path, "a.json", _gapbs_doc(copied=True))])
+    b = load_many([write(tmp_path, "b.json", _gapbs_doc(copied=False))])
+    d = compare(a, b)
+    cell = next(c for c in d.data["cells"] if c["strategy"] == "peer.gapbs" and c["predecessors"])
+    assert cell["ratio"] is None and cell["text"].startswith("n/a: A: the same times as peer.gapbs without +pred")

@@ -76,3 +76,41 @@ def test_screenshot_shows_the_plots(page, tmp_path):
     assert int(orange.sum()) + int(green.sum()) > 2000, (int(orange.sum()), int(green.sum()))
     rgb = (image * 255).astype(np.uint32)
     assert np.unique((rgb[..., 0] << 16) | (rgb[..., 1] << 8) | rgb[..., 2]).size > 50
+
+
+SHIPPED = Path(__file__).parents[2] / "docs" / "results" / "h200-2026-11-22" / "merrill-fig10.json.gz"
+FIGURES = ("fig-throughput", "fig-per-level", "fig-merrill-fig10", "fig-frontier-grid7pt.300")
+
+
+@pytest.fixture(scope="module")
+def paper_page(tmp_path_factory) -> Path:
+    """`gpubfs report --paper merrill --format html` of a shipped results file."""
+    chromium()
+    out = tmp_path_factory.mktemp("paper") / "merrill.html"
+    r = CliRunner().invoke(app, ["report", str(SHIPPED), "--paper", "merrill", "--format", "html", "--out", str(out)])
+    assert r.exit_code == 0, r.output
+    return out
+
+
+def test_paper_page_screenshot_shows_its_figures(paper_page, tmp_path):
+    import matplotlib.image
+
+    r = browse(paper_page, tmp_path / "profile", "--dump-dom")
+    assert r.returncode == 0, r.stderr[-2000:]
+    dom = Page(r.stdout)
+    assert all(f'id="{f}"' in r.stdout for f in FIGURES)  # Fig. 10 among them
+    assert len(dom.images) >= len(FIGURES) and all(non_blank(png_of(src)) for src in dom.images)
+    # the whole page in one shot (the figures stand below the paper's tables)
+    shot = tmp_path / "shot.png"
+    r = browse(paper_page, tmp_path / "profile", f"--screenshot={shot}", "--window-size=1280,12000")
+    assert r.returncode == 0 and shot.is_file(), r.stderr[-2000:]
+    image = matplotlib.image.imread(shot)[..., :3]
+    assert non_blank(image)
+    drawn = np.flatnonzero((image < 0.99).any(axis=(1, 2)))
+    assert drawn.max() < image.shape[0] - 100  # the page ended inside the shot: nothing cut off
+    # the bars of the three strategies measured, in their colours (tab blue, orange, green)
+    r_, g_, b_ = image[..., 0], image[..., 1], image[..., 2]
+    orange = (r_ > 0.9) & (g_ > 0.4) & (g_ < 0.75) & (b_ < 0.3)
+    green = (g_ > 0.5) & (r_ < 0.35) & (b_ < 0.35)
+    blue = (b_ > 0.6) & (r_ < 0.25) & (g_ > 0.35) & (g_ < 0.6)
+    assert min(int(orange.sum()), int(green.sum()), int(blue.sum())) > 5000, (orange.sum(), green.sum(), blue.sum())

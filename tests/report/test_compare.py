@@ -152,3 +152,48 @@ def test_a_zero_time_in_b_is_not_a_ratio():
     c, data, _ = cell(doc_of(FOUR | {"cpu.sequential": SLOW["merrill.hybrid"]}),
                       doc_of({"merrill.hybrid": [0.0, 1.0, 1.0, 1.0], "cpu.sequential": SLOW["merrill.hybrid"]}))
     assert (c.text, c.status, c.reason, data["ratio"]) == ("n/a: a zero time", "n/a", "a zero time", None)
+
+
+def batch_doc(call_ms: list[float], one_ms: float = 10.0) -> dict:
+    """cpu.sequential one source a call, and msbfs.bfs answering two sources a call (each
+    call's time per source given), over eight sources."""
+    samples = [sample("g", "cpu.sequential", s, one_ms + s / 10) for s in range(8)]
+    for i, t in enumerate(call_ms):
+        for s in (2 * i, 2 * i + 1):
+            x = sample("g", "msbfs.bfs", s, t)
+            x.batch = 2
+            samples.append(x)
+    doc = document(samples, DS)
+    doc["sources"] = {"g": list(range(8))}
+    return doc
+
+
+def test_batch_strategies_are_compared_in_a_table_of_their_own(tmp_path):
+    """Both files hold a batch strategy's samples: it is compared (its calls, unpaired),
+    in its own table beside the one-source strategies', never left out."""
+    a, b = batch_doc([2.0, 2.1, 1.9, 2.0]), batch_doc([1.0, 1.05, 0.95, 1.0])
+    d = compare(results_from_doc(a, "a.json"), results_from_doc(b, "b.json"))
+    assert [t.id for t in d.tables] == ["compare", "compare-batch"]
+    one, batch = d.tables
+    assert one.columns == ["dataset", "cpu.sequential"]
+    assert batch.columns == ["dataset", "msbfs.bfs (batches of 2)"]
+    assert batch.title.startswith("batch strategies, time per source: B vs A")
+    cell = batch.rows[0][1]
+    assert cell.text.startswith("2.000x FASTER"), cell.text
+    data = next(c for c in d.data["cells"] if c["strategy"] == "msbfs.bfs")
+    assert data["batch"] is True and data["samples"] == [4, 4] and data["paired"] is False  # calls, not sources
+    assert d.data["verdicts"] == {"SAME": 1, "FASTER": 1, "SLOWER": 0}
+    paths = [tmp_path / "a.json", tmp_path / "b.json"]
+    for p, doc in zip(paths, (a, b), strict=True):
+        p.write_text(json.dumps(doc))
+    r = CliRunner().invoke(app, ["report", "--compare", *map(str, paths), "--format", "md"])
+    assert r.exit_code == 0, r.output
+    assert "| dataset | msbfs.bfs (batches of 2) |" in r.stdout and "| g | 2.000x FASTER" in r.stdout
+
+
+def test_a_batch_strategy_on_one_side_only_is_missing_not_dropped():
+    a = batch_doc([2.0, 2.1, 1.9, 2.0])
+    b = dict(a, samples=[s for s in a["samples"] if s["strategy"] != "msbfs.bfs"])
+    d = compare(results_from_doc(a, "a.json"), results_from_doc(b, "b.json"))
+    batch = next(t for t in d.tables if t.id == "compare-batch")
+    assert batch.rows[0][1].text == "missing"

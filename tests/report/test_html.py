@@ -176,7 +176,7 @@ def test_compare_renders_a_page(tmp_path):
     a = write(tmp_path, "a.json", results_doc())
     b = write(tmp_path, "b.json", results_doc())
     page = Page(render(make_report(None, fmt="html", compare_files=(a, b)), "html"))
-    assert page.tags["table"] == 1 + 2  # the comparison, then both files' environments
+    assert page.tags["table"] == 1 + 1  # the comparison, then the one machine of both files
     assert len(page.images) == 4
 
 
@@ -190,9 +190,47 @@ def test_shipped_results_render_as_pages(paper, folder, figure):
     files = sorted((RESULTS / folder).glob(f"{paper}*.json.gz"))
     doc = make_report(files, fmt="html", paper=paper)
     page = Page(render(doc, "html"))
-    assert page.tags["table"] == len(doc.tables) + len(files)
+    assert page.tags["table"] == len(doc.tables) + 1  # one machine measured every file
     assert '<span class="pub">' in render(doc, "html")  # published | measured
     assert page.images and all(src.startswith("data:image/png;base64,") for src in page.images)
     ids = {f["id"] for f in doc.data[PAGE_KEY]["figures"]}
     assert any(i.startswith(figure) for i in ids), ids
     assert "throughput" in ids
+
+
+def test_each_machine_is_shown_once_with_the_files_it_measured(tmp_path):
+    """Three files, two of one machine (their runs' commands and code differ): two
+    environment tables, the shared one listing both files with their own commands."""
+    a, b, c = results_doc(), results_doc(), results_doc()
+    b["environment"].update(command_line="gpubfs run other.yaml", git_commit="abc123")
+    c["environment"]["gpu"] = {"available": True, "name": "NVIDIA H200"}
+    files = [write(tmp_path, f"{name}.json", d) for name, d in (("a", a), ("b", b), ("c", c))]
+    page = Page(render(make_report(files, fmt="html"), "html"))
+    assert page.tags["table"] == 1 + 2  # the overview, then one table per machine
+    text = page.sections["environment"]
+    assert text.count("GPU NVIDIA H100 80GB HBM3, CPU Test CPU") == 1  # the captions
+    assert text.count("GPU NVIDIA H200, CPU Test CPU") == 1
+    assert "(2 files)" in text and "(1 file)" in text
+    assert "gpubfs run test" in text and "gpubfs run other.yaml" in text and "commit abc123" in text
+    assert all(f"{name}.json" in text for name in "abc")
+
+
+def test_the_command_line_shows_no_absolute_folder(tmp_path):
+    outside = tmp_path / "mine" / "r.json"
+    assert command_line(["gpubfs", "report", str(outside), f"--out={outside}.html", "--paper", "merrill"]) == (
+        "gpubfs report r.json --out=r.json.html --paper merrill")
+
+
+@pytest.mark.parametrize("fmt", ["table", "md", "html", "json", "csv"])
+def test_reports_name_files_relative_to_the_working_directory(tmp_path, monkeypatch, fmt):
+    """A file under the working directory by its relative path, one outside by its name:
+    a shared report shows none of the sharer's folders."""
+    work = tmp_path / "work"
+    (work / "runs").mkdir(parents=True)
+    inside = write(work / "runs", "in.json", results_doc())
+    outside = write(tmp_path, "out.json", results_doc())
+    monkeypatch.chdir(work)
+    text = render(make_report([inside, outside], fmt=fmt), fmt)
+    assert str(tmp_path) not in text
+    if fmt != "csv":  # CSV holds the cells only
+        assert "runs/in.json" in text and "out.json" in text

@@ -267,3 +267,12 @@ def write_yaml(tmp_path, doc):
     path = tmp_path / "raval.yaml"
     path.write_text(yaml.safe_dump(doc))
     return path
+
+
+def test_a_folder_without_layouts_is_an_error_not_an_empty_list(tmp_path):
+    with pytest.raises(UserError, match=r"^.*/empty: holds no paper layout \(no KEY\.yaml file\); expected a folder of "
+                                        r"paper layouts \(KEY\.yaml\)$"):
+        (tmp_path / "empty").mkdir()
+        load_all(tmp_path / "empty")
+    with pytest.raises(UserError, match=r"/nope: no such folder; "):
+        load_paper("luo", tmp_path / "nope")

@@ -43,9 +43,9 @@ def test_a_partial_cell_keeps_its_number_and_says_how_many_sources():
 
 def test_every_format_carries_the_partial_status():
     doc = overview(results_from_doc(stopped_doc(), "stopped.json"), "ms")
-    assert ",2.000 (3/4),2.0,,,partial," in render(doc, "csv")
+    assert ",2.000 (3/4),2.0,1.5,2.5,partial," in render(doc, "csv")  # low, high: its times' IQR
     cells = [c for t in json.loads(render(doc, "json"))["tables"] for row in t["rows"] for c in row]
-    assert {"text": "2.000 (3/4)", "value": 2.0, "status": "partial",
+    assert {"text": "2.000 (3/4)", "value": 2.0, "status": "partial", "low": 1.5, "high": 2.5,
             "reason": "3 of 4 sources measured: the run stopped before the rest"} in cells
     groups = json.loads(render(doc, "json"))["groups"]
     hybrid = next(g for g in groups if g["strategy"] == "merrill.hybrid")

@@ -10,7 +10,7 @@ from pathlib import Path
 from typer.testing import CliRunner
 
 from gpubfs_cli.cli import app
-from gpubfs_cli.report.load import describe_environment, load_many
+from gpubfs_cli.report.load import describe_environment, load_many, shown_path
 
 RESULTS = Path(__file__).parents[2] / "docs" / "results"
 
@@ -49,7 +49,7 @@ def test_files_without_provenance_read_as_before():
     assert describe_environment(old) == "GPU NVIDIA H200, CPU Intel(R) Xeon(R) Processor"
     shipped = RESULTS / "h200x2-2026-11-26" / "mgpu-levels.json.gz"
     line = load_many([shipped]).machine_lines()[0]
-    assert line.startswith(f"{shipped}: GPU NVIDIA H200, CPU Intel(R) Xeon(R) Processor; L2 warm")
+    assert line.startswith(f"{shown_path(shipped)}: GPU NVIDIA H200, CPU Intel(R) Xeon(R) Processor; L2 warm")
 
 
 def test_the_report_prints_one_line_per_file(tmp_path):
@@ -60,7 +60,7 @@ def test_the_report_prints_one_line_per_file(tmp_path):
     new.write_text(json.dumps(raw))
     r = CliRunner().invoke(app, ["report", "--format", "md", str(new)])
     assert r.exit_code == 0, r.output
-    lines = [line for line in r.stdout.splitlines() if line.startswith(f"- {new}:")]
-    assert lines == [f"- {new}: GPU NVIDIA H200 (GPU-5f1c2a9e, GPU-0b4d77aa), driver 580.65.06, CUDA 13.2, "
+    lines = [line for line in r.stdout.splitlines() if line.startswith(f"- {shown_path(new)}:")]
+    assert lines == [f"- {shown_path(new)}: GPU NVIDIA H200 (GPU-5f1c2a9e, GPU-0b4d77aa), driver 580.65.06, CUDA 13.2, "
                      f"CPU Intel(R) Xeon(R) Processor, code 285e4779+dirty (tree 1016b037); "
                      + lines[0].split("; ", 1)[1]]

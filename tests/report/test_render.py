@@ -10,7 +10,7 @@ from html.parser import HTMLParser
 import pytest
 
 from gpubfs_cli.report.build import compare, overview
-from gpubfs_cli.report.load import load_many
+from gpubfs_cli.report.load import load_many, shown_path
 from gpubfs_cli.report.render import render
 from tests.report.docs import SOURCES, dataset_entry, document, main_doc, sample, write
 
@@ -96,8 +96,8 @@ def test_two_files_combined(tmp_path):
     assert d.tables[0].columns == ["dataset", "cpu.sequential", "classic.harish"]
     assert rows["g"][2].value == pytest.approx(2.0)
     assert rows["h"][2].text == "no baseline" and rows["h"][1].text == "missing"
-    assert d.header == [f"{a}: no GPU (CuPy is not installed), CPU Test CPU; L2 warm",
-                        f"{b}: GPU NVIDIA H100 80GB HBM3, CPU Test CPU; L2 warm",
+    assert d.header == [f"{shown_path(a)}: no GPU (CuPy is not installed), CPU Test CPU; L2 warm",
+                        f"{shown_path(b)}: GPU NVIDIA H100 80GB HBM3, CPU Test CPU; L2 warm",
                         "TEPS: directed edges of the reached vertices (--teps graph500: Graph500's undirected count)"]
 
 

@@ -1,5 +1,6 @@
 """The run's journal: written as the run goes, replayed into the results file, resumed
-after a stop; partial cells, unique names, and what a run skips when nothing can run."""
+after a stop; partial cells, unique names, samples of no planned variant refused, and a
+run that measured nothing leaving no file."""
 
 from __future__ import annotations
 
@@ -16,6 +17,7 @@ from gpubfs_cli.bench import records as records_module
 from gpubfs_cli.bench import runner as runner_module
 from gpubfs_cli.bench.config import build_config
 from gpubfs_cli.bench.runner import Runner
+from gpubfs_cli.core.strategy import StrategyUnavailable
 from gpubfs_cli.errors import UserError
 from gpubfs_cli.graph.samples import grid
 from gpubfs_cli.report.build import overview, run_summary
@@ -308,16 +310,40 @@ def test_ctrl_c_during_the_reference_answers_keeps_what_was_measured(tmp_path, m
     assert {s["dataset"] for s in doc["samples"]} == {"g"} and len(counts(doc)) == 10
 
 
-def test_nothing_runnable_loads_no_graph_and_computes_no_reference(tmp_path):
+def test_nothing_runnable_loads_no_graph_and_leaves_no_file(tmp_path):
+    """Nothing could be measured: no graph, no reference answer, no journal, no results
+    file (one that looks like a run), and the outcome says why."""
     loads = []
     outcome = runner(config(["fake.gpu"]), tmp_path / "r.json", loads=loads).run()
-    assert loads == [] and not outcome.interrupted
-    assert outcome.notes == ["no strategy of this run can run here (fake.gpu: no GPU here): no graph loaded, "
-                             "no reference answer computed; every cell is unavailable"]
-    doc = load_results(tmp_path / "r.json")
-    assert {(s["dataset"], s["status"], s["reason"]) for s in doc["samples"]} == {
-        ("g", "unavailable", "no GPU here"), ("h", "unavailable", "no GPU here")}
-    assert doc["datasets"]["g"]["status"] == "skipped"
+    assert loads == [] and not outcome.interrupted and not outcome.written
+    assert outcome.nothing == "no strategy of this run can run here (fake.gpu: no GPU here)"
+    assert list(tmp_path.iterdir()) == []
+
+
+class TooBig(Base):
+    name = "fake.too_big"
+
+    def prepare(self, graph):
+        raise StrategyUnavailable(f"{graph.m} edges is over its limit")
+
+
+def test_a_run_whose_every_cell_is_unavailable_measured_nothing(tmp_path):
+    """Every variant ran into `unavailable` on every graph (not this machine, the
+    graphs): nothing was measured, so no results file and no journal either."""
+    reg = {"bfs": {**REGISTRY["bfs"], TooBig.name: TooBig}}
+    cfg = build_config({"name": "t", "datasets": ["g", "h"], "strategies": ["fake.too_big"], "sources": 2},
+                       dataset_check=lambda name: None, registry=reg)
+    outcome = Runner(cfg, load_graph=lambda spec, d, p: (GRAPHS[spec.name], {}), out_path=tmp_path / "r.json",
+                     environment=dict(ENV), registry=reg).run()
+    assert not outcome.written and not outcome.interrupted
+    assert outcome.nothing == "every cell is unavailable (fake.too_big: 120 edges is over its limit)"
+    assert list(tmp_path.iterdir()) == []
+    cfg = build_config({"name": "t", "datasets": ["g", "h"], "strategies": ["fake.too_big", "cpu.sequential"],
+                        "sources": 2}, dataset_check=lambda name: None, registry=reg)
+    outcome = Runner(cfg, load_graph=lambda spec, d, p: (GRAPHS[spec.name], {}), out_path=tmp_path / "r.json",
+                     environment=dict(ENV), registry=reg).run()
+    assert outcome.written and outcome.nothing is None  # one cell measured: a run, its unavailable cells kept
+    assert {s["status"] for s in load_results(tmp_path / "r.json")["samples"]} == {"ok", "unavailable"}
 
 
 def test_a_problem_whose_strategies_cannot_run_skips_its_references_in_one_line(tmp_path, monkeypatch):
@@ -513,6 +539,45 @@ def test_a_second_header_is_refused_naming_its_line(tmp_path):
         with pytest.raises(UserError) as info:
             read()
         assert str(info.value) == f"{journal}:{len(lines) + 1}: a second header (a journal of another run appended?)"
+
+
+@pytest.mark.parametrize("edit, said", [
+    (lambda s: s.update(strategy="fake.gpu"),
+     "fake.gpu (bfs) is no variant of the run's config (it plans cpu.sequential, fake.stops)"),
+    (lambda s: s.update(problem="sssp"), "(sssp) is no variant of the run's config (it plans no sssp strategy)"),
+    (lambda s: s.update(knobs={"alpha": 3}),
+     "with alpha=3 is no variant of the run's config (it plans cpu.sequential with no alpha)"),
+])
+def test_a_sample_of_a_variant_the_run_does_not_plan_is_refused_naming_its_line(tmp_path, edit, said):
+    """A hand-edited line, or one of another run's journal: resume, replay and report
+    all refuse it in one line, never merging it into the results."""
+    journal = _stopped_journal(tmp_path, after=7)
+    number, record = _edit_record(journal, b'"variant":"cpu.sequential"', lambda r: edit(r["samples"][0]))
+    first = record["samples"][0]
+    for read in _readers(journal):
+        with pytest.raises(UserError) as info:
+            read()
+        msg = str(info.value)
+        assert msg.startswith(f"{journal}:{number}: a sample of {first['strategy']} on g, source "
+                              f"{first['source']}: ") and said in msg and "\n" not in msg, msg
+        assert msg.endswith("(a sample of another run?)")
+
+
+def test_a_journal_without_a_plan_is_held_to_its_config(tmp_path):
+    """A journal written before the header held the plan: a sample of a strategy its
+    config does not list is still refused."""
+    journal = _stopped_journal(tmp_path, after=7)
+    lines = _lines(journal)
+    header = json.loads(lines[0])
+    del header["plan"]
+    lines[0] = json.dumps(header).encode()
+    _write_lines(journal, lines)
+    assert read_journal(journal).results()["samples"]
+    number, _ = _edit_record(journal, b'"variant":"fake.stops"',
+                             lambda r: r["samples"][0].update(strategy="fake.gpu"))
+    with pytest.raises(UserError, match=rf"^{journal}:{number}: a sample of fake.gpu on g, .*fake.gpu \(bfs\) is no "
+                                        r"variant of the run's config \(it plans cpu.sequential, fake.stops\)"):
+        read_journal(journal)
 
 
 def test_one_source_twice_in_a_record_is_refused(tmp_path):

@@ -2,8 +2,9 @@
 
 Text is produced by a numba routine that formats blocks of (u, v) or (u, v, w) lines straight into
 a byte buffer (np.savetxt formats one number at a time in Python). The file is written
-to a temporary name beside PATH and renamed when complete; PATH must be a regular file
-or a new name (files.check_output_path), and a failed write leaves nothing behind.
+to a temporary name beside PATH and published when complete (files.atomic_output); PATH
+must be a regular file or a new name (files.check_output_path), and a failed write leaves
+nothing behind.
 
 Each format is written for the peer that reads it, and tests load it with that peer's
 rules (tests/graph/test_export_peers.py):
@@ -30,15 +31,13 @@ Only wel writes weights.
 
 from __future__ import annotations
 
-import os
-import uuid
 from pathlib import Path
 
 import numpy as np
 from numba import njit
 
 from gpubfs_cli.errors import UserError
-from gpubfs_cli.files import check_output_path
+from gpubfs_cli.files import atomic_output, check_output_path
 from gpubfs_cli.graph.build import reverse_csr
 from gpubfs_cli.graph.csr import CSRGraph
 
@@ -169,12 +168,14 @@ def _write_sg(graph: CSRGraph, f) -> None:
         f.write(memoryview(np.ascontiguousarray(csr.col_indices, dtype=np.int32)))
 
 
-def export_graph(graph: CSRGraph, path: str | Path, fmt: str = "mtx", *, comment: str = "") -> int:
+def export_graph(graph: CSRGraph, path: str | Path, fmt: str = "mtx", *, comment: str = "",
+                 force: bool = True) -> int:
     """Write `graph` to `path` in `fmt` (mtx | el | sg | wel); returns the number of edges
     written (lines for mtx, el and wel: for el and wel the appended self-loop of the last
     vertex included, when there is one; m for sg).
 
-    `comment` goes into the Matrix Market file as `%` lines; el, sg and wel have none."""
+    `comment` goes into the Matrix Market file as `%` lines; el, sg and wel have none.
+    Without `force` an existing PATH is refused, one written meanwhile too."""
     if fmt not in EXPORT_FORMATS:
         from gpubfs_cli.errors import unknown_name
 
@@ -185,19 +186,10 @@ def export_graph(graph: CSRGraph, path: str | Path, fmt: str = "mtx", *, comment
     check_output_path(path, "export")
     if fmt in ("el", "sg", "wel") and graph.n - 1 > GAPBS_MAX_ID:
         raise UserError(f"{path}: {graph.n:,} vertices: gapbs holds ids below 2^31; use --format mtx")
-    tmp = path.with_name(f".{path.name}.{uuid.uuid4().hex[:8]}.tmp")
-    try:
-        with open(tmp, "wb") as f:
-            if fmt == "sg":
-                _write_sg(graph, f)
-                count = graph.m
-            else:
-                count = _write_text(graph, f, fmt, comment)
-        os.replace(tmp, path)
-    except OSError as exc:
-        tmp.unlink(missing_ok=True)
-        raise UserError(f"{path}: cannot write the export ({exc.strerror or exc})") from None
-    except BaseException:
-        tmp.unlink(missing_ok=True)
-        raise
+    with atomic_output(path, "export", force=force, option="PATH", binary=True) as f:
+        if fmt == "sg":
+            _write_sg(graph, f)
+            count = graph.m
+        else:
+            count = _write_text(graph, f, fmt, comment)
     return int(count)

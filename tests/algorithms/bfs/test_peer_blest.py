@@ -136,8 +136,8 @@ def test_unavailable_with_the_reason(tmp_path, monkeypatch):
     assert s["status"] == "unavailable"
     assert s["reason"] == "no BLEST run.sh: set GPUBFS_BLEST=PATH or peer.blest's knob binary (docs/peers.md)"
     for where in (tmp_path / "nope", tmp_path):  # a missing file; a folder without run.sh
-        doc = run(tmp_path, {"GPUBFS_BLEST": str(where)}, monkeypatch)
-        (s,) = doc["samples"]
+        doc = run(tmp_path, {"GPUBFS_BLEST": str(where)}, monkeypatch, strategies=("cpu.sequential", "peer.blest"))
+        (s,) = blest(doc)
         assert s["status"] == "unavailable" and "not an executable file" in s["reason"]
 
 
@@ -157,7 +157,7 @@ def test_a_failing_run_sh_is_an_error_cell(tmp_path, monkeypatch):
 
 
 @pytest.mark.parametrize("knobs, why", [
-    ({"window": 0}, "window: expected a positive whole number"),
+    ({"window": 0}, "window: peer.blest: expected a positive whole number, got 0"),
     ({"window": "big"}, "window: peer.blest: expected int"),  # the config's type check
     ({"jaccard": 1}, "jaccard: peer.blest: expected bool"),
     ({"reorder": True}, "reorder"),

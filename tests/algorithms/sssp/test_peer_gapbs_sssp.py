@@ -101,9 +101,9 @@ def test_a_failed_verification_is_a_wrong_answer_and_fails_the_run(tmp_path, mon
 
 
 def test_missing_binary_is_unavailable_with_the_reason(tmp_path, monkeypatch):
-    doc = run(tmp_path, monkeypatch, {"GPUBFS_GAPBS_SSSP": str(tmp_path / "nope")}, ["peer.gapbs"])
-    assert {s["status"] for s in doc["samples"]} == {"unavailable"}
-    assert "not an executable file" in doc["samples"][0]["reason"]
+    doc = run(tmp_path, monkeypatch, {"GPUBFS_GAPBS_SSSP": str(tmp_path / "nope")}, ["cpu.dijkstra", "peer.gapbs"])
+    assert {s["status"] for s in peer_samples(doc)} == {"unavailable"}
+    assert "not an executable file" in peer_samples(doc)[0]["reason"]
     monkeypatch.delenv("GPUBFS_GAPBS_SSSP")  # and no knob: nothing else is looked at
     doc = run(tmp_path, monkeypatch, {}, ["cpu.dijkstra", "peer.gapbs"])
     for s in peer_samples(doc):
@@ -113,10 +113,10 @@ def test_missing_binary_is_unavailable_with_the_reason(tmp_path, monkeypatch):
 
 
 @pytest.mark.parametrize("knobs, said", [
-    ("{delta: 0}", "delta: expected a whole number from 1"),
-    ("{delta: -3}", "delta: expected a whole number from 1"),
-    ("{threads: -1}", "threads: expected 0 (all cores) or a positive count"),
-    ("{trials: 0}", "trials: expected 1 or more"),
+    ("{delta: 0}", "delta: peer.gapbs: expected a whole number from 1 to 2^31 - 1, or null, got 0"),
+    ("{delta: -3}", "delta: peer.gapbs: expected a whole number from 1 to 2^31 - 1, or null, got -3"),
+    ("{threads: -1}", "threads: peer.gapbs: expected a whole number >= 0 (0: all cores), got -1"),
+    ("{trials: 0}", "trials: peer.gapbs: expected a positive whole number, got 0"),
 ])
 def test_bad_knobs_are_one_error_line(tmp_path, knobs, said):
     cfg = tmp_path / "c.yaml"
@@ -124,7 +124,7 @@ def test_bad_knobs_are_one_error_line(tmp_path, knobs, said):
     r = cli.invoke(app, ["run", str(cfg), "-d", "smoke-gnm", "--dir", str(tmp_path / "data"),
                          "--out", str(tmp_path / "r.json")])
     assert r.exit_code == 2, r.output
-    assert said in flat(r.output) and "knobs of peer.gapbs" in flat(r.output)
+    assert f"c.yaml: strategies[0].knobs.{said}" in flat(r.output)
     assert r.output.strip().startswith("error:") and "Traceback" not in r.output
 
 

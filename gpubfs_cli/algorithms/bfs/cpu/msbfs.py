@@ -25,6 +25,7 @@ import numpy as np
 from numba import njit
 
 from gpubfs_cli.core.answer import Answer
+from gpubfs_cli.core.knobs import knob
 from gpubfs_cli.core.strategy import Strategy, register
 from gpubfs_cli.graph.csr import CSRGraph
 
@@ -39,7 +40,7 @@ for _i in range(WORD):
 
 @dataclass(frozen=True)
 class MsbfsKnobs:
-    width: int = WORD  # sources per batch: the bits of one 64-bit word at most
+    width: int = knob(WORD, 1, WORD)  # sources per batch: the bits of one 64-bit word at most
 
     def __post_init__(self):
         if not 1 <= int(self.width) <= WORD:

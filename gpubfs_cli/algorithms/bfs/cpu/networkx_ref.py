@@ -16,6 +16,7 @@ import numpy as np
 
 from gpubfs_cli.algorithms.bfs.bfs_order import distances_from_order
 from gpubfs_cli.core.answer import Answer
+from gpubfs_cli.core.knobs import knob
 from gpubfs_cli.core.strategy import Strategy, StrategyUnavailable, register
 from gpubfs_cli.graph.csr import CSRGraph
 
@@ -32,7 +33,7 @@ class NetworkxBfs(Strategy):
 
     @dataclass(frozen=True)
     class Knobs:
-        max_edges: int = 2_000_000
+        max_edges: int = knob(2_000_000, 1)
 
     def prepare(self, graph: CSRGraph) -> None:
         import networkx as nx

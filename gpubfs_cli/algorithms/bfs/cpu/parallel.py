@@ -26,6 +26,7 @@ import numpy as np
 
 from gpubfs_cli.algorithms.bfs.cpu import parallel_kernels as kernels
 from gpubfs_cli.core.answer import Answer
+from gpubfs_cli.core.knobs import knob
 from gpubfs_cli.core.strategy import Strategy, StrategyUnavailable, register
 from gpubfs_cli.graph.build import reverse_csr
 from gpubfs_cli.graph.csr import unsigned_views
@@ -38,7 +39,7 @@ def check_threads(threads: int) -> None:
 
 @dataclass(frozen=True)
 class TopDownKnobs:
-    threads: int = 0  # 0: all of numba's threads
+    threads: int = knob(0, 0, means="0: all of numba's threads")
 
     def __post_init__(self):
         check_threads(self.threads)
@@ -46,9 +47,9 @@ class TopDownKnobs:
 
 @dataclass(frozen=True)
 class DirectionKnobs:
-    threads: int = 0  # 0: all of numba's threads
-    alpha: float = 15.0  # bottom-up when scout > unchecked edges / alpha; 0: never
-    beta: float = 18.0  # back to top-down when a level finds fewer and <= n / beta
+    threads: int = knob(0, 0, means="0: all of numba's threads")
+    alpha: float = knob(15.0, 0, means="0: top-down only")  # bottom-up when scout > unchecked edges / alpha
+    beta: float = knob(18.0, 0, above=True)  # back to top-down when a level finds fewer and <= n / beta
 
     def __post_init__(self):
         check_threads(self.threads)

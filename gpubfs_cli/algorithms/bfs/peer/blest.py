@@ -34,7 +34,7 @@ from pathlib import Path
 
 from gpubfs_cli.algorithms.bfs.peer import binaries
 from gpubfs_cli.core.answer import Answer
-from gpubfs_cli.core.knobs import whole
+from gpubfs_cli.core.knobs import knob, whole
 from gpubfs_cli.core.strategy import StrategyUnavailable, register
 
 ENV = "GPUBFS_BLEST"
@@ -46,7 +46,7 @@ MAX_EDGES = 2**32 - 1  # BLEST counts directed edges in 32 bits
 class BlestKnobs:
     binary: str = ""  # run.sh or its folder; empty: $GPUBFS_BLEST
     jaccard: bool = False
-    window: int = 65536
+    window: int = knob(65536, 1)
 
     def __post_init__(self):
         if not isinstance(self.jaccard, bool):

@@ -20,7 +20,7 @@ from typing import ClassVar
 
 from gpubfs_cli.algorithms.bfs.peer import binaries
 from gpubfs_cli.core.answer import Answer
-from gpubfs_cli.core.knobs import whole
+from gpubfs_cli.core.knobs import knob, whole
 from gpubfs_cli.core.strategy import StrategyUnavailable
 
 GRAPH = re.compile(r"Graph has (\d+) nodes and (\d+) (un)?directed edges")
@@ -42,8 +42,8 @@ def host_binary(kernel: str, places: tuple[Path, ...]) -> tuple[Path | None, str
 @dataclass(frozen=True)
 class GapbsKnobs:
     binary: str = ""  # empty: the peer's environment variable
-    threads: int = 0  # OMP_NUM_THREADS; 0: numba's thread count (all cores)
-    trials: int = 2  # runs per source; the last one is the sample
+    threads: int = knob(0, 0, means="0: all cores")  # OMP_NUM_THREADS; 0: numba's thread count
+    trials: int = knob(2, 1)  # runs per source; the last one is the sample
 
     def __post_init__(self):
         if not whole(self.threads) or self.threads < 0:

@@ -37,7 +37,7 @@ import numpy as np
 
 from gpubfs_cli.algorithms.bfs.peer.gapbs_common import GapbsKnobs, GapbsPeer, GapbsRun
 from gpubfs_cli.core.answer import Answer
-from gpubfs_cli.core.knobs import whole
+from gpubfs_cli.core.knobs import knob, whole
 from gpubfs_cli.core.strategy import StrategyUnavailable, register
 
 ENV = "GPUBFS_GAPBS_SSSP"
@@ -47,7 +47,7 @@ DIST_INF = INT32_MAX // 2  # gapbs sssp's kDistInf: a distance there reads as un
 
 @dataclass(frozen=True)
 class GapbsSsspKnobs(GapbsKnobs):
-    delta: int | None = None  # gapbs's -d; None: the mean edge weight (delta_for)
+    delta: int | None = knob(None, 1, INT32_MAX)  # gapbs's -d; None: the mean edge weight (delta_for)
 
     def __post_init__(self):
         super().__post_init__()

@@ -301,6 +301,6 @@ def test_small_frontier_knob_range(bad):
     from gpubfs_cli.errors import UserError
 
     cls = get_strategy("merrill.hybrid")
-    with pytest.raises(UserError, match="small_frontier must be between 0"):
+    with pytest.raises(UserError, match=rf"small_frontier: expected a whole number from 0 to {merrill.SMALL_CAP} "):
         make_knobs(cls, {"small_frontier": bad})
     assert make_knobs(cls, {"small_frontier": merrill.SMALL_CAP}).small_frontier == merrill.SMALL_CAP

@@ -109,12 +109,14 @@ from typing import Any
 import numpy as np
 
 from gpubfs_cli.core.answer import Answer, to_host
+from gpubfs_cli.core.knobs import knob
 from gpubfs_cli.core.strategy import StrategyUnavailable, register
 from gpubfs_cli.gpu.base import GpuStrategy
 from gpubfs_cli.gpu.launch import (
     POINTER,
     blocks_for,
     blocks_per_sm,
+    by_address,
     i32,
     kernel_struct,
     param_struct,
@@ -152,20 +154,20 @@ KERNEL_DEFINES = [kernel_defines(k6, dp) for k6 in K6_SIZES for dp in (False, Tr
 
 @dataclass(frozen=True)
 class Bfs4kKnobs:
-    K1: int = 4
+    K1: int = knob(4, among=WARP_SIZES)
     dynamic_warps: bool = True
-    K2: float = 0.15
-    K3: int = 16
-    dp_min_degree: int = 0
-    K4: int = 2
+    K2: float = knob(0.15, 0, 100)
+    K3: int = knob(16, 1)
+    dp_min_degree: int = knob(0, 0, means="0: K3 * K6")
+    K4: int = knob(2, 0, means="0: no edge-discover")
     ext: bool = True
-    K5: int = 1
-    K6: int = 128
-    K7: int = 10
+    K5: int = knob(1, 0, 20, means="0: no single-block kernel")
+    K6: int = knob(128, among=K6_SIZES)
+    K7: int = knob(10, 0, means="0: no induced coalescing")
     dedup: str = "hash64"
     binary_scan: bool = True
     persistent: bool = True
-    coop_blocks_per_sm: int = 4
+    coop_blocks_per_sm: int = knob(4, 1)
 
     def __post_init__(self) -> None:
         if self.K1 not in WARP_SIZES:
@@ -247,16 +249,6 @@ def kernel_config(knobs: Bfs4kKnobs, n: int, dp: int, geo: Geometry) -> dict[str
         "coop_limit": geo.coop_threads if knobs.persistent else 0, "hash_multi": geo.hash_multi,
         "hash_single": geo.hash_single, "hash_child": geo.hash_multi,
     }
-
-
-def by_address(struct: np.ndarray):
-    """The by-value argument of `struct` (kernel_struct's) as a CuPy CPointer to its bytes,
-    which a launch passes on as it is: a numpy array costs a conversion of about a
-    microsecond at every launch, and a traversal launches about eight kernels per status
-    read. The caller keeps `struct` alive as long as the argument is launched."""
-    from cupy.cuda.function import CPointer
-
-    return CPointer(struct.ctypes.data)
 
 
 def program(knobs: Bfs4kKnobs) -> str:

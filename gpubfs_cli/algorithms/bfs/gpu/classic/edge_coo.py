@@ -27,6 +27,7 @@ import numpy as np
 
 from gpubfs_cli.algorithms.bfs.gpu.classic.levels import classic_module, run_batched_levels
 from gpubfs_cli.core.answer import Answer
+from gpubfs_cli.core.knobs import knob
 from gpubfs_cli.core.strategy import register
 from gpubfs_cli.gpu.base import GpuStrategy
 from gpubfs_cli.gpu.launch import SLOT, ArgTemplate, blocks_for, i32, i64, require_int32_ids
@@ -35,8 +36,8 @@ from gpubfs_cli.graph.csr import CSRGraph
 
 @dataclasses.dataclass(frozen=True)
 class EdgeParallelKnobs:
-    block_size: int = 256
-    levels_per_check: int = 8
+    block_size: int = knob(256, 32, 1024)
+    levels_per_check: int = knob(8, 1)
 
     def __post_init__(self):
         if self.block_size % 32 or not 32 <= self.block_size <= 1024:

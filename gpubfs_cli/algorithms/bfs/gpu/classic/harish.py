@@ -24,6 +24,7 @@ import numpy as np
 
 from gpubfs_cli.algorithms.bfs.gpu.classic.levels import classic_module
 from gpubfs_cli.core.answer import Answer
+from gpubfs_cli.core.knobs import knob
 from gpubfs_cli.core.strategy import register
 from gpubfs_cli.gpu.base import GpuStrategy
 from gpubfs_cli.gpu.launch import SLOT, ArgTemplate, i32, require_int32_ids
@@ -32,7 +33,7 @@ from gpubfs_cli.graph.csr import CSRGraph
 
 @dataclasses.dataclass(frozen=True)
 class HarishKnobs:
-    block_size: int = 512
+    block_size: int = knob(512, 32, 1024)
 
     def __post_init__(self):
         if self.block_size % 32 or not 32 <= self.block_size <= 1024:

@@ -39,6 +39,7 @@ from gpubfs_cli.algorithms.bfs.gpu.classic.levels import (
     run_batched_levels,
 )
 from gpubfs_cli.core.answer import Answer
+from gpubfs_cli.core.knobs import knob
 from gpubfs_cli.core.strategy import register
 from gpubfs_cli.gpu.base import GpuStrategy
 from gpubfs_cli.gpu.launch import SLOT, ArgTemplate, blocks_for, i32, require_int32_ids
@@ -47,9 +48,9 @@ from gpubfs_cli.graph.csr import CSRGraph
 
 @dataclasses.dataclass(frozen=True)
 class VirtualWarpKnobs:
-    W: int = 4
-    block_size: int = 256
-    levels_per_check: int = 8
+    W: int = knob(4, among=VWARP_WIDTHS)
+    block_size: int = knob(256, 32, 1024)
+    levels_per_check: int = knob(8, 1)
 
     def __post_init__(self):
         if self.W not in VWARP_WIDTHS:

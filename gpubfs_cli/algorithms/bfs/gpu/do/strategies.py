@@ -107,6 +107,7 @@ import numpy as np
 from gpubfs_cli.core.answer import Answer
 from gpubfs_cli.core.device import Device
 from gpubfs_cli.core.knobs import (
+    PROBE_BATCHES,
     check_edge_count,
     check_flags,
     check_frontier_cache,
@@ -114,6 +115,7 @@ from gpubfs_cli.core.knobs import (
     check_probe_batch,
     check_thread_edges,
     check_thresholds,
+    knob,
     whole,
 )
 from gpubfs_cli.core.strategy import register
@@ -190,19 +192,19 @@ KERNEL_NAMES = tuple(kernel_name(p, s) for s in (False, True) for p in (False, T
 
 @dataclass(frozen=True)
 class DoKnobs:
-    alpha: float = 48.0
-    beta: float = 24.0
+    alpha: float = knob(48.0, 0)
+    beta: float = knob(24.0, 0)
     bottom_up: bool = True
-    cta_size: int = 256
-    blocks_per_sm: int = 0
-    spread_edges: int = 1024
-    small_frontier: int = SMALL_CAP
-    mid_frontier: int = MID_CAP
-    mid_ctas: int = 0
-    thread_edges: int = 0
-    probe_batch: int = PROBE_BATCH
+    cta_size: int = knob(256, among=CTA_SIZES)
+    blocks_per_sm: int = knob(0, 0, means="0: as many as fit")
+    spread_edges: int = knob(1024, -1, means="-1: never spread")
+    small_frontier: int = knob(SMALL_CAP, 0, SMALL_CAP, means="0: off")
+    mid_frontier: int = knob(MID_CAP, 0, MID_CAP, means="0: off")
+    mid_ctas: int = knob(0, 0, means="0: one per SM")
+    thread_edges: int = knob(0, 0, 2**31 - 1, means="0: the warp at once")
+    probe_batch: int = knob(PROBE_BATCH, among=PROBE_BATCHES)
     frontier_cache: str = FRONTIER_CACHE
-    hub_edges: int = HUB_EDGES
+    hub_edges: int = knob(HUB_EDGES, 0, 2**31 - 1, means="0: no hub pass")
     in_order: str = "stored"
     growth: bool = True
     launch: str = "graph"

@@ -95,6 +95,7 @@ import numpy as np
 
 from gpubfs_cli.core.answer import Answer, to_host
 from gpubfs_cli.core.device import Device
+from gpubfs_cli.core.knobs import knob
 from gpubfs_cli.core.strategy import StrategyUnavailable, register
 from gpubfs_cli.gpu.base import GpuStrategy
 from gpubfs_cli.gpu.launch import (
@@ -160,9 +161,9 @@ def packing_shift(n: int, m: int) -> int:
 
 @dataclass(frozen=True)
 class LbbfsKnobs:
-    tile_size: int = 1024
-    cta_size: int = 256
-    blocks_per_sm: int = 0
+    tile_size: int = knob(1024, among=TILE_SIZES)
+    cta_size: int = knob(256, among=CTA_SIZES)
+    blocks_per_sm: int = knob(0, 0, means="0: as many as fit")
     profile: bool = False
 
     def __post_init__(self) -> None:
@@ -178,7 +179,7 @@ class LbbfsKnobs:
 
 @dataclass(frozen=True)
 class HybridKnobs(LbbfsKnobs):
-    f0: float = 10.0
+    f0: float = knob(10.0, 0, infinite=True, means="0: always balanced redistribution")
 
     def __post_init__(self) -> None:
         super().__post_init__()

@@ -74,6 +74,7 @@ from pathlib import Path
 import numpy as np
 
 from gpubfs_cli.core.answer import Answer
+from gpubfs_cli.core.knobs import knob
 from gpubfs_cli.core.strategy import StrategyUnavailable, register
 from gpubfs_cli.gpu.base import GpuStrategy
 from gpubfs_cli.gpu.launch import (
@@ -103,12 +104,12 @@ _COOP_NAMES = ("luo_grid<false>", "luo_grid<true>")
 @dataclasses.dataclass(frozen=True)
 class LuoKnobs:
     mode: str = "auto"
-    block_threshold: int = 1024
-    grid_threshold: int = 0
-    grid_blocks_per_sm: int = 1
-    grid_block_size: int = 256
-    levels_per_check: int = 8
-    split_degree: int = 0
+    block_threshold: int = knob(1024, 1)
+    grid_threshold: int = knob(0, 0)
+    grid_blocks_per_sm: int = knob(1, 1)
+    grid_block_size: int = knob(256, 32, GRID_THREADS)
+    levels_per_check: int = knob(8, 1)
+    split_degree: int = knob(0, 0, means="0: no splitting")
 
     def __post_init__(self):
         if self.mode not in MODES:

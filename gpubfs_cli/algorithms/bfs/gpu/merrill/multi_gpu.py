@@ -47,15 +47,16 @@ import numpy as np
 from gpubfs_cli.algorithms.bfs.gpu.merrill.multi import partition as pt
 from gpubfs_cli.algorithms.bfs.gpu.merrill.multi.level import Direction, merge_counters
 from gpubfs_cli.core.answer import Answer
+from gpubfs_cli.core.knobs import knob
 from gpubfs_cli.core.strategy import register
 from gpubfs_cli.gpu.ranks.strategy import GatheredAnswer, RankedStrategy
 
 
 @dataclass(frozen=True)
 class MultiGpuKnobs:
-    gpus: int = 1
+    gpus: int = knob(1, 1)
     partition: str = "stripe"
-    timeout_s: float = 300.0
+    timeout_s: float = knob(300.0, 0, above=True, unit="seconds")
 
     def __post_init__(self):
         if int(self.gpus) < 1:
@@ -68,8 +69,8 @@ class MultiGpuKnobs:
 
 @dataclass(frozen=True)
 class MultiGpuDoKnobs(MultiGpuKnobs):
-    alpha: float = 15.0
-    beta: float = 18.0
+    alpha: float = knob(15.0, 0, above=True)  # both divide (multi/level.py)
+    beta: float = knob(18.0, 0, above=True)
 
 
 class _MultiGpu(RankedStrategy):

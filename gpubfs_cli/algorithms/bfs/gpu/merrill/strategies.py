@@ -119,6 +119,7 @@ import numpy as np
 
 from gpubfs_cli.core.answer import Answer
 from gpubfs_cli.core.device import Device
+from gpubfs_cli.core.knobs import knob
 from gpubfs_cli.core.strategy import StrategyUnavailable, register
 from gpubfs_cli.gpu.base import GpuStrategy
 from gpubfs_cli.gpu.launch import (
@@ -253,13 +254,13 @@ def graph_caps(graph, name: str, grid_threshold: int) -> Caps:
 class MerrillKnobs:
     gather: str = "scan_warp_cta"
     culling: str = "history"
-    grid_threshold: int = 4096
-    claim_threshold: int = 1
-    blocks_per_sm: int = 0
-    cta_size: int = BLOCK
+    grid_threshold: int = knob(4096, 0, means="0: no grid gathering")
+    claim_threshold: int = knob(1, 0, means="0: no claiming")
+    blocks_per_sm: int = knob(0, 0, means="0: as many as fit")
+    cta_size: int = knob(BLOCK, among=CTA_SIZES)
     profile: bool = False
     counters: bool = False
-    small_frontier: int = 0
+    small_frontier: int = knob(0, 0, SMALL_CAP, means="0: off")
 
     def __post_init__(self) -> None:
         if self.gather not in GATHER:
@@ -280,7 +281,7 @@ class MerrillKnobs:
 
 @dataclass(frozen=True)
 class HybridKnobs(MerrillKnobs):
-    switch_factor: float = 1.0
+    switch_factor: float = knob(1.0, 0)
 
     def __post_init__(self) -> None:
         super().__post_init__()

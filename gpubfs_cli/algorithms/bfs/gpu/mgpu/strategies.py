@@ -65,7 +65,7 @@ import numpy as np
 from gpubfs_cli.algorithms.bfs.gpu.mgpu import partition as pt
 from gpubfs_cli.algorithms.bfs.gpu.mgpu.rank import CHUNKS, LOOPS, C, Plan, field_bits
 from gpubfs_cli.core.answer import Answer
-from gpubfs_cli.core.knobs import check_flags, check_thread_edges, check_thresholds, whole
+from gpubfs_cli.core.knobs import check_flags, check_thread_edges, check_thresholds, knob, whole
 from gpubfs_cli.core.strategy import register
 from gpubfs_cli.gpu.ranks.strategy import GatheredAnswer, RankedStrategy
 
@@ -76,21 +76,21 @@ RING = C["PUB_RING"]
 
 @dataclass(frozen=True)
 class MgpuKnobs:
-    gpus: int = 1
-    alpha: float = 48.0
-    beta: float = 24.0
+    gpus: int = knob(1, 1, 255)
+    alpha: float = knob(48.0, 0)
+    beta: float = knob(24.0, 0)
     growth: bool = True
     bottom_up: bool = True
-    chunk: int = 256
-    thread_edges: int = 32
-    cta_size: int = 256
-    blocks_per_sm: int = 4
+    chunk: int = knob(256, among=CHUNKS)
+    thread_edges: int = knob(32, 0, 2**31 - 1)
+    cta_size: int = knob(256, among=CTA_SIZES)
+    blocks_per_sm: int = knob(4, 1, 32)
     graph: bool = True
     exchange: str = "auto"
-    ahead: int = 1
+    ahead: int = knob(1, 1, RING - 1)
     loop: str = "auto"
     profile: bool = False
-    timeout_s: float = 300.0
+    timeout_s: float = knob(300.0, 0, above=True, unit="seconds")
 
     def __post_init__(self) -> None:
         if not whole(self.gpus) or self.gpus < 1:

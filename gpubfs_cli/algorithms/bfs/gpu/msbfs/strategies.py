@@ -90,6 +90,7 @@ import numpy as np
 
 from gpubfs_cli.core.answer import Answer, to_host
 from gpubfs_cli.core.knobs import (
+    PROBE_BATCHES,
     check_edge_count,
     check_flags,
     check_frontier_cache,
@@ -97,6 +98,7 @@ from gpubfs_cli.core.knobs import (
     check_probe_batch,
     check_thread_edges,
     check_thresholds,
+    knob,
     whole,
 )
 from gpubfs_cli.core.strategy import register
@@ -201,16 +203,16 @@ def setup_us(counters: dict) -> float | None:
 
 @dataclass(frozen=True)
 class MsbfsKnobs:
-    width: int = WORD
-    alpha: float = 4.0
-    beta: float = 18.0
+    width: int = knob(WORD, 1, WORD)
+    alpha: float = knob(4.0, 0)
+    beta: float = knob(18.0, 0)
     bottom_up: bool = True
-    cta_size: int = 256
-    blocks_per_sm: int = 0
-    thread_edges: int = 32
-    probe_batch: int = PROBE_BATCH
+    cta_size: int = knob(256, among=CTA_SIZES)
+    blocks_per_sm: int = knob(0, 0, means="0: as many as fit")
+    thread_edges: int = knob(32, 0, 2**31 - 1, means="0: the warp at once")
+    probe_batch: int = knob(PROBE_BATCH, among=PROBE_BATCHES)
     frontier_cache: str = FRONTIER_CACHE
-    hub_edges: int = HUB_EDGES
+    hub_edges: int = knob(HUB_EDGES, 0, 2**31 - 1, means="0: no hub pass")
     counters: bool = False
     profile: bool = False
 

@@ -92,7 +92,7 @@ from typing import ClassVar
 import numpy as np
 
 from gpubfs_cli.core.answer import Answer
-from gpubfs_cli.core.knobs import check_launch, whole
+from gpubfs_cli.core.knobs import check_launch, knob, whole
 from gpubfs_cli.core.strategy import StrategyUnavailable, register
 from gpubfs_cli.gpu.base import GpuStrategy
 from gpubfs_cli.gpu.launch import (
@@ -151,9 +151,9 @@ def default_delta(graph: CSRGraph) -> int:
 
 @dataclass(frozen=True)
 class DeltaKnobs:
-    delta: int = 0
-    cta_size: int = 256
-    blocks_per_sm: int = 0
+    delta: int = knob(0, 0, MAX_DELTA, means="0: the default rule")
+    cta_size: int = knob(256, among=CTA_SIZES)
+    blocks_per_sm: int = knob(0, 0, means="0: as many as fit")
 
     def __post_init__(self) -> None:
         if not whole(self.delta) or not 0 <= self.delta <= MAX_DELTA:

@@ -57,6 +57,7 @@ from typing import Any, ClassVar
 import numpy as np
 
 from gpubfs_cli.core.answer import Answer
+from gpubfs_cli.core.knobs import knob
 from gpubfs_cli.gpu.base import GpuStrategy
 from gpubfs_cli.gpu.launch import i32, require_int32_ids, resident_blocks, sm_count
 from gpubfs_cli.gpu.modules import header_constants, load_module
@@ -95,7 +96,7 @@ class RavalKnobs:
     """block_size: threads per block of the relaxation kernels (the paper's 1024).
     phase_timing: record kernel vs overhead time (counters kernel_ms, overhead_ms)."""
 
-    block_size: int = 1024
+    block_size: int = knob(1024, 32, MAX_BLOCK)
     phase_timing: bool = False
 
     def __post_init__(self):

@@ -61,6 +61,7 @@ from gpubfs_cli.algorithms.sssp.gpu.raval.base import (
     WorkloadDecomposition,
 )
 from gpubfs_cli.algorithms.sssp.gpu.raval.splitting import children_of, histogram_mdt, split_graph
+from gpubfs_cli.core.knobs import knob
 from gpubfs_cli.core.strategy import StrategyUnavailable, register
 from gpubfs_cli.gpu.launch import INT32_MAX, i32, i64
 
@@ -75,7 +76,7 @@ def _check_count(name: str, value: int, low: int) -> None:
 
 @dataclasses.dataclass(frozen=True)
 class EpKnobs(RavalKnobs):
-    chunk_edges: int = 0
+    chunk_edges: int = knob(0, 0, INT32_MAX, means="0: all of a node's edges with one atomic")
 
     def __post_init__(self):
         super().__post_init__()
@@ -84,7 +85,7 @@ class EpKnobs(RavalKnobs):
 
 @dataclasses.dataclass(frozen=True)
 class WdKnobs(RavalKnobs):
-    threads: int = 0
+    threads: int = knob(0, 0, INT32_MAX, means="0: as many as can be active")
 
     def __post_init__(self):
         super().__post_init__()
@@ -93,8 +94,8 @@ class WdKnobs(RavalKnobs):
 
 @dataclasses.dataclass(frozen=True)
 class NsKnobs(RavalKnobs):
-    histogram_bins: int = 10
-    mdt: int = 0
+    histogram_bins: int = knob(10, 1, INT32_MAX)
+    mdt: int = knob(0, 0, INT32_MAX, means="0: from the histogram")
     propagation: str = "atomic"
 
     def __post_init__(self):
@@ -107,10 +108,10 @@ class NsKnobs(RavalKnobs):
 
 @dataclasses.dataclass(frozen=True)
 class HpKnobs(RavalKnobs):
-    histogram_bins: int = 10
-    mdt: int = 0
-    wd_threshold: int = 1024
-    threads: int = 0
+    histogram_bins: int = knob(10, 1, INT32_MAX)
+    mdt: int = knob(0, 0, INT32_MAX, means="0: from the histogram")
+    wd_threshold: int = knob(1024, 0, INT32_MAX, means="0: never")
+    threads: int = knob(0, 0, INT32_MAX, means="0: as many as can be active")
 
     def __post_init__(self):
         super().__post_init__()
