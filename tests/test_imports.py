@@ -216,3 +216,16 @@ def test_the_checker_sees_lazy_relative_and_from_package_imports(tmp_path):
     edges = {"a": {"b"}, "b": {"c"}, "c": {"a"}, "d": {"a"}}
     (members,) = strongly_connected(edges)
     assert members == {"a", "b", "c"} and _cycle_through("a", edges, members) == ["a", "b", "c", "a"]
+
+
+def test_the_harness_stays_small():
+    """The runner only runs: every module of bench/ at most 250 lines, and one graph's
+    part of a run (Runner._run_dataset) under 50; what grows past them has a room of its
+    own (results/, streams.py, bench's smaller modules)."""
+    bench = Path(__file__).resolve().parents[1] / "gpubfs_cli" / "bench"
+    long = {p.name: n for p in bench.glob("*.py") if (n := len(p.read_text().splitlines())) > 250}
+    assert not long, f"bench/ modules over 250 lines: {long}"
+    tree = ast.parse((bench / "runner.py").read_text())
+    (method,) = [f for c in tree.body if isinstance(c, ast.ClassDef) and c.name == "Runner"
+                 for f in c.body if isinstance(f, ast.FunctionDef) and f.name == "_run_dataset"]
+    assert method.end_lineno - method.lineno + 1 < 50

@@ -49,7 +49,7 @@ from gpubfs_cli.graph.csr import CSRGraph
 from gpubfs_cli.results.done import Done
 from gpubfs_cli.results.journal import Journal, results_path, spec_label
 from gpubfs_cli.results.keys import CellKey
-from gpubfs_cli.results.status import nothing_measured
+from gpubfs_cli.results.status import nothing_measured, why_nothing
 
 GraphLoader = Callable[[DatasetSpec, "str | None", bool], "tuple[CSRGraph, dict]"]
 
@@ -168,7 +168,7 @@ class Runner:
         kept = self.journal.path if self.journal.path.exists() else None
         return RunOutcome(self.doc, path, interrupted, self.written, kept,
                           (self.stop.signal or "SIGINT") if interrupted else None, self.notes,
-                          None if interrupted or self.written else _why_nothing(self.doc["samples"]))
+                          None if interrupted or self.written else why_nothing(self.doc["samples"]))
 
     def _finish(self, interrupted: bool, error: BaseException | None) -> Path:
         """The group in flight and the end record to the journal; the results file; the
@@ -234,15 +234,6 @@ class Runner:
         GraphRun(self, spec, label).run()
 
 
-def _why_nothing(samples: list[dict]) -> str | None:
-    """Why a run measured nothing although it ran: its first unavailable cell's reason
-    (None: no sample at all, each graph's failure says why)."""
-    first = next((s for s in samples if s.get("status") == "unavailable"), None)
-    if first is None:
-        return None
-    return f"every cell is unavailable ({first['strategy']}: {first.get('reason')})"
-
-
 def _l2_flusher() -> L2Flush:
     from gpubfs_cli.gpu.l2 import L2Flusher  # CuPy only when a cold run needs it
 
@@ -250,8 +241,7 @@ def _l2_flusher() -> L2Flush:
 
 
 def _environment() -> dict:
-    from gpubfs_cli.bench.environment import (
-        collect_environment,  # the GPU probe: only when not given
-    )
+    # the GPU probe: only when not given
+    from gpubfs_cli.bench.environment import collect_environment
 
     return collect_environment()

@@ -47,6 +47,15 @@ def nothing_measured(samples: list[dict]) -> bool:
     return all(s.get("status") == "unavailable" for s in samples)
 
 
+def why_nothing(samples: list[dict]) -> str | None:
+    """Why a run measured nothing although it ran: its first unavailable cell's reason
+    (None: no sample at all, each graph's failure says why)."""
+    first = next((s for s in samples if s.get("status") == "unavailable"), None)
+    if first is None:
+        return None
+    return f"every cell is unavailable ({first['strategy']}: {first.get('reason')})"
+
+
 def sample_status(status: str, valid: bool | None, time_ms: float | None) -> str:
     """A sample's status, with an `ok` sample that failed validation made wrong-answer
     and one without a time an error (a hand-edited or truncated file)."""
