@@ -396,7 +396,7 @@ def list_datasets(
 @user_errors
 def export(
     name: str = typer.Argument(..., help="A cached dataset."),
-    path: str = typer.Argument(..., help="File to write."),
+    path: str = typer.Argument(..., help="File to write (-: standard output)."),
     fmt: str = typer.Option("mtx", "--format", help="mtx (Matrix Market pattern), el (0-based edge list), wel (0-based u v w lines, gapbs's sssp input) or sg (gapbs's binary graph)."),
     directory: str = DIR_OPTION,
     force: bool = typer.Option(False, "--force", help="Replace PATH if it exists (never a file of the cached graph itself)."),
@@ -412,20 +412,25 @@ def export(
 
     if fmt not in EXPORT_FORMATS:
         raise unknown_name("export format", fmt, EXPORT_FORMATS)
-    check_output_path(path, "export", force=force, option="PATH")
+    to_stdout = path == "-"
+    if not to_stdout:
+        check_output_path(path, "export", force=force, option="PATH")
     sweep_cache(directory)
     graph = load_graph(name, directory)
     if fmt == "wel":  # a graph without weights of its own has them by its rule, as a SSSP run does
         from gpubfs_cli.datasets.weights import ensure_weights
 
         graph = ensure_weights(graph, directory)
-    refuse_input(path, cached_files(graph.name, directory), "export")
+    if not to_stdout:
+        refuse_input(path, cached_files(graph.name, directory), "export")
     lines = export_graph(graph, path, fmt, comment=f"gpubfs export of dataset {graph.name}: n={graph.n} m={graph.m}",
                          force=force)
     loop = f"; the last, {graph.n - 1} {graph.n - 1}, keeps n for readers that drop self-loops" if (
         fmt == "el" and needs_tail_loop(graph)) else ""
     what = "edges" if fmt == "sg" else "edge lines"
-    console.print(f"wrote {path}: {lines:,} {what} ({fmt}{loop})", markup=False, soft_wrap=True)
+    # on stderr when the graph went to stdout
+    (err_console if to_stdout else console).print(f"wrote {'standard output' if to_stdout else path}: {lines:,} "
+                                                  f"{what} ({fmt}{loop})", markup=False, soft_wrap=True)
 
 
 # ---------------------------------------------------------------- report

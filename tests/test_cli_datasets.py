@@ -482,3 +482,16 @@ def test_an_empty_array_in_the_cache_is_one_line_not_aborted(tiny_cache, tmp_pat
     assert res.exit_code == 0 and "broken: dataset 'tiny'" in res.stdout, res.output
     rows = {r["name"]: r for r in json.loads(run("list", "datasets", "--json", "--dir", tiny_cache).stdout)}
     assert (rows["tiny"]["cached"], rows["tiny"]["broken"]) == (False, why)
+
+
+@pytest.mark.parametrize("fmt", ["mtx", "sg"])
+def test_export_to_dash_writes_standard_output_the_files_bytes(tiny_cache, tmp_path, fmt):
+    import subprocess
+    import sys
+
+    assert run("export", "tiny", tmp_path / f"tiny.{fmt}", "--format", fmt, "--dir", tiny_cache).exit_code == 0
+    done = subprocess.run([sys.executable, "-m", "gpubfs_cli", "export", "tiny", "-", "--format", fmt,
+                           "--dir", tiny_cache], cwd=tmp_path, capture_output=True, timeout=120)
+    assert done.returncode == 0, done.stderr
+    assert done.stdout == (tmp_path / f"tiny.{fmt}").read_bytes()
+    assert b"wrote standard output" in done.stderr and not (tmp_path / "-").exists()

@@ -31,6 +31,7 @@ Only wel writes weights.
 
 from __future__ import annotations
 
+import sys
 from pathlib import Path
 
 import numpy as np
@@ -180,16 +181,21 @@ def export_graph(graph: CSRGraph, path: str | Path, fmt: str = "mtx", *, comment
         from gpubfs_cli.errors import unknown_name
 
         raise unknown_name("export format", fmt, EXPORT_FORMATS)
+    if fmt in ("el", "sg", "wel") and graph.n - 1 > GAPBS_MAX_ID:
+        raise UserError(f"{path}: {graph.n:,} vertices: gapbs holds ids below 2^31; use --format mtx")
+    if str(path) == "-":  # standard output
+        return _write(graph, sys.stdout.buffer, fmt, comment)
     path = Path(path)
     if not path.parent.is_dir():
         raise UserError(f"{path.parent}: no such folder")
     check_output_path(path, "export")
-    if fmt in ("el", "sg", "wel") and graph.n - 1 > GAPBS_MAX_ID:
-        raise UserError(f"{path}: {graph.n:,} vertices: gapbs holds ids below 2^31; use --format mtx")
     with atomic_output(path, "export", force=force, option="PATH", binary=True) as f:
-        if fmt == "sg":
-            _write_sg(graph, f)
-            count = graph.m
-        else:
-            count = _write_text(graph, f, fmt, comment)
-    return int(count)
+        return _write(graph, f, fmt, comment)
+
+
+def _write(graph: CSRGraph, f, fmt: str, comment: str) -> int:
+    """The graph in `fmt` to the binary file `f`; the count export_graph returns."""
+    if fmt == "sg":
+        _write_sg(graph, f)
+        return int(graph.m)
+    return int(_write_text(graph, f, fmt, comment))
