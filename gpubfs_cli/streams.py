@@ -51,9 +51,6 @@ class GuardedOutput:
         return getattr(self._stream, name)
 
 
-_FRAME = " \t│┃╭╮╰╯─━"  # the box click's usage errors are drawn in
-
-
 class GuardedErrors:
     """sys.stderr that outlives its own failure (a full disk, a closed pipe, `2>&-`):
     the command goes on without it, the last message it lost kept for main() to say on
@@ -71,7 +68,7 @@ class GuardedErrors:
             except OSError as exc:
                 self.failure = exc.strerror or str(exc)
                 _to_devnull(self._stream)
-        words = [t for t in (line.strip(_FRAME) for line in str(text).splitlines()) if any(map(str.isalnum, t))]
+        words = [t for t in (line.strip() for line in str(text).splitlines()) if t]
         self.lost = words[-1] if words else self.lost
         return len(text)
 

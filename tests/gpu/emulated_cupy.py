@@ -49,16 +49,10 @@ POINTER_DTYPES = {
     "Q": (np.int64, np.uint64),
     "B": (np.uint8, np.bool_),
     "V": (np.int32,),  # int4*: four int32 an entry
+    # a by-value parameter struct (gpu/launch.kernel_struct's one-element array), handed
+    # over as a pointer to its bytes, which the driver's entries read the struct through
+    "S": (np.void,),
 }
-
-
-def by_value_structs(monkeypatch) -> None:
-    """A kernel's by-value parameter struct under the emulator: the emulated CuPy hands the
-    one-element structured array over as a pointer to its bytes (kind 'S', which the
-    driver's entries read the struct through), and a pointer field holds a numpy array's
-    address where CuPy's holds a device one."""
-    monkeypatch.setitem(POINTER_DTYPES, "S", (np.void,))
-    monkeypatch.setattr(launch, "device_address", lambda a: 0 if a is None else a.ctypes.data)
 
 
 def struct_layout(lib) -> tuple[list[str], list[int], int]:
@@ -410,6 +404,8 @@ def emulated(monkeypatch, emulation: Emulation, *, sms: int = 1, resident: int =
     monkeypatch.setattr(_Stream, "current", [])
     monkeypatch.setattr(device_graph, "_CACHE", weakref.WeakKeyDictionary())
     monkeypatch.setattr(launch, "sm_count", lambda device=None: sms)
+    # a parameter struct's pointer field holds a numpy array's address where CuPy's holds a device one
+    monkeypatch.setattr(launch, "device_address", lambda a: 0 if a is None else a.ctypes.data)
     for name, module in fake_cupyx().items():
         monkeypatch.setitem(sys.modules, name, module)
     replaced = {"load_module": emulation.load_module, "sm_count": lambda device=None: sms,

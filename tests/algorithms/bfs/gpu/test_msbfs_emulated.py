@@ -57,11 +57,6 @@ def emulation() -> ec.Emulation:
     return ec.Emulation(MS, ec.build_libraries(MS))
 
 
-@pytest.fixture(autouse=True)
-def by_value_params(monkeypatch):
-    ec.by_value_structs(monkeypatch)
-
-
 def test_params_mirror_the_compiled_struct(emulation):
     """PARAMS has the fields of msbfs.cuh's Params, in its order, at its offsets, and its size."""
     for lib in emulation.libs.values():

@@ -45,11 +45,6 @@ def emulation() -> ec.Emulation:
     return ec.Emulation(DELTA, ec.build_libraries(DELTA))
 
 
-@pytest.fixture(autouse=True)
-def by_value_params(monkeypatch):
-    ec.by_value_structs(monkeypatch)
-
-
 def test_params_mirror_the_compiled_struct(emulation):
     """PARAMS has the fields of delta.cuh's DeltaParams, in its order, at its offsets, and
     its size (each weight width's build)."""
