@@ -17,6 +17,8 @@ the end into the document with apply_end):
                without a GPU
   topology     (two GPUs or more) `nvidia-smi topo -m` as text, else NVML's P2P status
   nccl_version (where a multi-GPU strategy ran and CuPy's NCCL imports)
+  nccl_env     (where a multi-GPU strategy ran) every NCCL_* environment variable set, which
+               can change NCCL's transport (NCCL_P2P_DISABLE, NCCL_SHM_DISABLE, ...)
   peers        [{strategy, problem, path, size, sha256}] of each peer binary the run
                prepared (a strategy's peer_binaries(knobs); bench/code.file_facts); none
                has a version query cheap and safe to run, so the hash is their identity
@@ -188,6 +190,7 @@ def run_end(environment: dict, *, read_clocks=None, read_state=None, multi_gpu: 
         version = nccl_version()
         if version is not None:
             end["nccl_version"] = version
+        end["nccl_env"] = {k: v for k, v in sorted(os.environ.items()) if k.startswith("NCCL_")}
     seen = set()
     for strategy, problem, paths in peers:
         for path in paths:
@@ -202,7 +205,7 @@ def apply_end(environment: dict, end: dict) -> None:
     if "gpu_clocks_end" in end:
         clocks = environment.get("gpu_clocks")
         environment["gpu_clocks"] = {**(clocks if isinstance(clocks, dict) else {}), "end": end["gpu_clocks_end"]}
-    for key in ("nccl_version", "peers"):
+    for key in ("nccl_version", "nccl_env", "peers"):
         if key in end:
             environment[key] = end[key]
     if end.get("reason"):  # the end could not be read

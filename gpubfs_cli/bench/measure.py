@@ -119,7 +119,7 @@ class Measure:
                          reorder_ms=view.ms if view else None)
                 whole(status, step + why)
                 return graph if went else None, stopped
-            prepared("ok", ms=ms, bytes=int(strategy.prepared_bytes()),
+            prepared("ok", ms=ms, bytes=int(strategy.prepared_bytes()), setup=strategy.prepare_details() or None,
                      upload_ms=(info["upload_ms"] if view is None else upload_ms) if uploaded else None,
                      reorder_ms=view.ms if view else None)
             new_id = (lambda v: v) if view is None else view.source

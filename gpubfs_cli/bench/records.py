@@ -127,8 +127,11 @@ class RunRecords:
             ran = {(p.get("problem", "bfs"), p.get("strategy"), knobs_key(p.get("knobs") or {})) for p in prepared}
             peers = [(cls.name, v.problem, list(cls.peer_binaries(knobs))) for v, cls, knobs, kd in variants
                      if callable(getattr(cls, "peer_binaries", None)) and (v.problem, cls.name, knobs_key(kd)) in ran]
-            return run_end(self.doc["environment"], read_clocks=read_clocks, peers=peers,
-                           multi_gpu=any(len(p.get("devices") or []) > 1 for p in prepared))
+            # several devices in one process, or ranks that formed an NCCL communicator
+            # (under mpiexec each process names its own GPU alone)
+            multi = any(len(p.get("devices") or []) > 1 or "nccl_form_ms" in (p.get("setup") or {})
+                        for p in prepared)
+            return run_end(self.doc["environment"], read_clocks=read_clocks, peers=peers, multi_gpu=multi)
         except Exception as exc:
             return {"reason": f"{type(exc).__name__}: {exc}"[:300]}
 

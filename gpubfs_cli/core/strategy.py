@@ -152,6 +152,11 @@ class Strategy:
         """Extra memory prepare() allocated (reported beside the prepare time)."""
         return 0
 
+    def prepare_details(self) -> dict[str, float]:
+        """Named parts of prepare()'s time worth keeping apart (the prepare record's
+        `setup`), in milliseconds; none by default."""
+        return {}
+
     def release(self) -> None:
         """Free per-graph state (device memory) before the next graph."""
         self.graph = None

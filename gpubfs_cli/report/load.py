@@ -310,6 +310,7 @@ _PREPARE_SPEC = {
     "dataset": _STRING, "strategy": _STRING, "problem": _STRING, "status": _STRING, "reason": _OPT_STRING,
     "knobs": (_knobs_ok, "an object of plain values"), "time_ms": _OPT_NUMBER, "upload_ms": _OPT_NUMBER,
     "bytes": _OPT_NUMBER, "devices": (lambda v: isinstance(v, list) and all(isinstance(x, str) for x in v), "a list of strings"),
+    "setup": (lambda v: isinstance(v, dict) and all(_number(x) for x in v.values()), "an object of numbers (ms)"),
 }
 
 

@@ -97,6 +97,8 @@ class Replay:
         for p in record["prepares"]:
             for key in ("time_ms", "upload_ms", "reorder_ms"):
                 _check_time(p.get(key), f"a prepare of {p['strategy']} on {p['dataset']}: {key}")
+            for key, value in (p.get("setup") or {}).items():
+                _check_time(value, f"a prepare of {p['strategy']} on {p['dataset']}: setup.{key}")
         new: Counter = Counter()
         for s in record["samples"]:
             what = f"a sample of {s['strategy']} on {s['dataset']}, source {s['source']}"

@@ -24,7 +24,9 @@ Layout (schema_version 1):
   problems {KEY: Problem.describe()},         # title, option, baseline, rate of each problem run
   prepares [Prepare...],                      # prepare() time and memory, per graph+strategy
                                               # (reorder_ms: a reordered variant's cost of its vertex
-                                              #  order and relabelled graph, apart from time_ms)
+                                              #  order and relabelled graph, apart from time_ms;
+                                              #  setup: what prepare() timed inside its time_ms,
+                                              #  e.g. a multi-GPU strategy's NCCL forming)
   samples [Sample...],                        # one per (dataset, problem, strategy, knobs, source, mode)
                                               # (batch: only a batch strategy's samples: the size of the
                                               #  batch a source was answered in; time_ms is the call's / batch)
@@ -168,11 +170,13 @@ class Prepare:
     problem: str = DEFAULT_PROBLEM
     devices: list[str] = field(default_factory=list)
     reorder_ms: float | None = None  # the vertex order and relabelled graph, before upload
+    setup: dict[str, float] | None = None  # Strategy.prepare_details(): parts of time_ms, named
 
     def to_dict(self) -> dict:
         d = asdict(self)
-        if d["reorder_ms"] is None:  # only a reordered variant's prepares carry the key
-            del d["reorder_ms"]
+        for key in ("reorder_ms", "setup"):  # only the prepares that have one carry the key
+            if d[key] is None:
+                del d[key]
         return d
 
 

@@ -270,12 +270,18 @@ def test_nccl_version_where_cupy_has_it(monkeypatch):
     cupy.cuda = cuda
     monkeypatch.setitem(sys.modules, "cupy", cupy)
     monkeypatch.setitem(sys.modules, "cupy.cuda", cuda)
+    for key in [k for k in os.environ if k.startswith("NCCL_")]:
+        monkeypatch.delenv(key)
     assert clocks.nccl_version() == "2.21.5"
-    assert env.run_end({}, multi_gpu=True) == {"nccl_version": "2.21.5"}
+    assert env.run_end({}, multi_gpu=True) == {"nccl_version": "2.21.5", "nccl_env": {}}
+    # the variables that move NCCL off NVLink (the emulated two hosts) are part of the record
+    monkeypatch.setenv("NCCL_SHM_DISABLE", "1")
+    monkeypatch.setenv("NCCL_P2P_DISABLE", "1")
+    assert env.run_end({}, multi_gpu=True)["nccl_env"] == {"NCCL_P2P_DISABLE": "1", "NCCL_SHM_DISABLE": "1"}
     assert env.run_end({}, multi_gpu=False) == {}
     monkeypatch.setitem(sys.modules, "cupy", None)  # not importable: absent
     monkeypatch.setitem(sys.modules, "cupy.cuda", None)
-    assert clocks.nccl_version() is None and env.run_end({}, multi_gpu=True) == {}
+    assert clocks.nccl_version() is None and "nccl_version" not in env.run_end({}, multi_gpu=True)
 
 
 # ------------------------------------------------------------------ peers
@@ -350,6 +356,9 @@ class TwoDevices(Peer):
     def peer_binaries(cls, knobs):
         return []
 
+    def prepare_details(self):
+        return {"ranks_start_ms": 812.5, "nccl_form_ms": 3012.0, "nccl_first_call_ms": 701.25}
+
 
 class NeverPrepared(Peer):
     name = "fake.unprepared"
@@ -400,6 +409,29 @@ def test_the_runner_records_the_peers_it_prepared_and_nccl_where_several_devices
     assert "nccl_version" not in doc["environment"]  # every prepare on one device
     doc = _run(tmp_path, ["cpu.sequential", "fake.two"], {})
     assert doc["environment"]["nccl_version"] == "2.27.3" and "peers" not in doc["environment"]
+    # what starting the ranks cost rides with the prepare, never in a sample
+    prepares = {p["strategy"]: p for p in doc["prepares"]}
+    assert prepares["fake.two"]["setup"] == {"ranks_start_ms": 812.5, "nccl_form_ms": 3012.0,
+                                             "nccl_first_call_ms": 701.25}
+    assert "setup" not in prepares["cpu.sequential"]
+
+
+
+class OneDeviceRank(TwoDevices):
+    """A rank of an MPI world: it names its own GPU alone, but formed an NCCL communicator."""
+
+    name = "fake.mpi"
+
+    @classmethod
+    def devices_for(cls, knobs):
+        return (CPU,)
+
+
+def test_a_rank_under_mpi_records_nccl_though_it_names_one_device(tmp_path, monkeypatch):
+    monkeypatch.setattr(clocks, "nccl_version", lambda: "2.28.9")
+    monkeypatch.setitem(REGISTRY["bfs"], "fake.mpi", OneDeviceRank)
+    doc = _run(tmp_path, ["cpu.sequential", "fake.mpi"], {})
+    assert doc["environment"]["nccl_version"] == "2.28.9" and "nccl_env" in doc["environment"]
 
 
 def test_an_end_that_cannot_be_read_never_fails_the_run(tmp_path, monkeypatch):

@@ -201,3 +201,41 @@ def test_alltoallv_keeps_its_own_part_and_talks_only_to_peers_with_counts(fake_c
     assert out.tolist() == [10, 11, 200, 201, 300, 301, 302]
     assert sent == {2: [12, 13]} and groups == ["start", "end"]
     assert comm._connected == {("p2p", (2, 3))}
+
+
+def test_making_the_communicator_times_forming_and_the_first_all_reduce(fake_cuda, monkeypatch):
+    """Every rank forms the communicator and then makes one all-reduce of one word, both
+    timed into `setup`, so NCCL's connection is never inside a timed sample."""
+    calls = []
+
+    class Communicator:
+        def __init__(self, size, uid, rank):
+            time.sleep(0.05)
+            calls.append(("form", size, rank))
+
+        def allReduce(self, send, recv, count, kind, op, stream):
+            time.sleep(0.03)
+            calls.append(("allreduce", count, kind, op))
+
+    class Recorded:
+        def __init__(self, disable_timing=False):
+            self.done = False
+
+        def record(self, on):
+            calls.append(("wait",))
+            self.done = True
+
+    class Stream(contextlib.nullcontext):
+        ptr = 0
+
+    nccl = types.SimpleNamespace(NcclCommunicator=Communicator, NCCL_INT64=1, NCCL_INT32=2, NCCL_UINT8=3,
+                                 NCCL_UINT32=4, NCCL_SUM=9)
+    fake_cuda.nccl, fake_cuda.Event, fake_cuda.get_current_stream = nccl, Recorded, Stream
+    monkeypatch.setitem(sys.modules, "cupy.cuda.nccl", nccl)
+    sys.modules["cupy"].zeros = lambda size, dtype: np.zeros(size, dtype).view(DeviceArray)
+    sys.modules["cupy"].int32 = np.int32
+    comm = nc.NcclComm(2, b"uid", 1)
+    assert calls == [("form", 2, 1), ("allreduce", 1, 2, 9), ("wait",)]
+    assert set(comm.setup) == {"form_ms", "first_call_ms"}
+    assert comm.setup["form_ms"] >= 50 and comm.setup["first_call_ms"] >= 30
+    assert comm._connected == {"allreduce"}

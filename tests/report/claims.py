@@ -17,6 +17,9 @@ figure is read (keys of the figure, or of its claim for all its figures):
   report computes it (report/aggregate.py), or summary.NAME (the group's max_ms, min_ms):
   the knob sweep's other values, which a report cell (the best one) does not show;
 - `ratio`: two of the above, the first over the second;
+- `paired`: two variants (as above, without `metric`): the median over their common
+  sources of the first's time over the second's, with its 95 % bootstrap interval
+  (results/statistics.bootstrap_ratio, paired); `field` reads `low` or `high` of it;
 - `match`: a regular expression searched in a printed-table file (`file`, else the
   claim's only file) whose first group is the figure; `count`: one whose number of
   matching lines in such a file is the figure.
@@ -54,7 +57,7 @@ FOLDER_NAMED = re.compile(rf"(?<![\w-])({FOLDER})/")
 BARE = re.compile(r"`([\w*{},-]+\.(?:json\.gz|txt|log))`")
 KEYS = {"id", "doc", "files", "report", "table", "figures", "cited_as"}
 FIGURE_KEYS = {"figure", "row", "column", "table", "field", "variant", "metric", "teps", "ratio", "scale",
-               "match", "count", "file", "report"}
+               "match", "count", "file", "report", "paired"}
 
 
 @dataclass(frozen=True)
@@ -147,22 +150,36 @@ class Reader:
             if "scale" in how:  # e.g. 1e-6: edges printed in millions
                 return float(found.group(1).replace(",", "")) * how["scale"]
             return found.group(1)
+        if "paired" in how:
+            from gpubfs_cli.results.statistics import bootstrap_ratio
+
+            (agg, top), (_, bottom) = (self.group(fig, files, how, part) for part in how["paired"])
+            common = sorted(set(top.times) & set(bottom.times))
+            estimate, low, high = bootstrap_ratio([top.times[s] for s in common], [bottom.times[s] for s in common],
+                                                  paired=True)
+            picked = {"value": estimate, "low": low, "high": high}[how.get("field", "value")]
+            return picked * how.get("scale", 1)
         if "variant" in how:
-            v = dict(how["variant"])
-            agg = self.aggregate(files, v.pop("problem", "bfs"), how.get("teps", "edges"), v.pop("batched", False),
-                                 v.pop("baseline", None))
-            groups = agg.variants(v.pop("dataset"), v.pop("strategy"), v.pop("predecessors", False), v.pop("knobs", {}))
-            assert not v, f"{fig.name}: unknown variant keys {sorted(v)}"
-            assert len(groups) == 1, f"{fig.name}: {len(groups)} groups match {how['variant']}"
+            agg, group = self.group(fig, files, how, how["variant"])
             metric = how.get("metric", "ms")
             if metric.startswith("summary."):  # a group's summary: its max_ms, min_ms, q25_ms...
-                return groups[0].summary[metric.removeprefix("summary.")] * how.get("scale", 1)
-            return agg.value(groups[0], metric) * how.get("scale", 1)
+                return group.summary[metric.removeprefix("summary.")] * how.get("scale", 1)
+            return agg.value(group, metric) * how.get("scale", 1)
         doc = self.report(files, tuple(str(a) for a in how.get("report", ())))
         cell = pick_cell(doc, how.get("table"), str(how["row"]), str(how["column"]), fig.name)
         value = cell.get(how.get("field", "value"))
         assert value is not None, f"{fig.name}: the cell reads {cell['text']!r}"
         return value * how.get("scale", 1)
+
+    def group(self, fig: Figure, files: tuple[str, ...], how: dict[str, Any], variant: dict[str, Any]):
+        """(the aggregate, the one group of its samples) that `variant` names."""
+        v = dict(variant)
+        agg = self.aggregate(files, v.pop("problem", "bfs"), how.get("teps", "edges"), v.pop("batched", False),
+                             v.pop("baseline", None))
+        groups = agg.variants(v.pop("dataset"), v.pop("strategy"), v.pop("predecessors", False), v.pop("knobs", {}))
+        assert not v, f"{fig.name}: unknown variant keys {sorted(v)}"
+        assert len(groups) == 1, f"{fig.name}: {len(groups)} groups match {variant}"
+        return agg, groups[0]
 
     def recompute(self, fig: Figure) -> str:
         """The figure as recomputed, printed as the doc prints it."""

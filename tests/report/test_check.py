@@ -142,6 +142,13 @@ def test_a_status_misspelled(tmp_path, fresh):
                                        "unavailable, wrong-answer, error, got 'fine'"]
 
 
+def test_a_prepare_setup_that_is_not_times(tmp_path, fresh):
+    doc = copy.deepcopy(fresh)
+    doc["prepares"][0]["setup"] = {"nccl_form_ms": "3 s"}
+    assert problems(tmp_path, doc) == ["prepares[0].setup: expected an object of numbers (ms), "
+                                       "got {'nccl_form_ms': '3 s'}"]
+
+
 def test_a_source_not_in_the_list(tmp_path, fresh):
     doc = copy.deepcopy(fresh)
     i = index(doc, dataset="g4")

@@ -4,6 +4,7 @@ docs/results/ holding exactly the files the index names, each named by its doc."
 
 from __future__ import annotations
 
+import dataclasses
 import fnmatch
 
 import pytest
@@ -27,6 +28,7 @@ from tests.report.claims import (
 
 CLAIMS = load_index()
 FIGURES = figures(CLAIMS)
+PAIRED = [f for f in FIGURES if "paired" in f.how and f.how.get("field", "value") == "value"]
 
 
 @pytest.fixture(scope="module")
@@ -41,6 +43,29 @@ def _figure_id(fig) -> str:
 @pytest.mark.parametrize("fig", FIGURES, ids=[f"{_figure_id(f)}#{i}" for i, f in enumerate(FIGURES)])
 def test_each_figure_is_what_its_files_give(reader, fig):
     assert reader.recompute(fig) == fig.figure, f"{fig.doc}, {fig.claim}: the files give another figure"
+
+
+def test_the_index_holds_paired_figures():
+    assert PAIRED, "no claim reads a paired ratio: the shuffle test below would check nothing"
+
+
+@pytest.mark.parametrize("fig", PAIRED, ids=[_figure_id(f) for f in PAIRED])
+def test_a_paired_figure_is_not_what_its_files_give_once_one_side_is_shuffled(fig):
+    """The first side's times moved one source along (each source gets another's time):
+    a paired ratio read from the files must change, or it was not paired by source."""
+    reader = Reader()
+    real = reader.group
+
+    def shuffled(f, files, how, variant):
+        agg, group = real(f, files, how, variant)
+        if variant is how["paired"][0]:
+            keys = sorted(group.times)
+            values = [group.times[k] for k in keys]
+            group = dataclasses.replace(group, times=dict(zip(keys, values[1:] + values[:1], strict=True)))
+        return agg, group
+
+    reader.group = shuffled
+    assert reader.recompute(fig) != fig.figure
 
 
 @pytest.mark.parametrize("claim", CLAIMS, ids=[c["id"] for c in CLAIMS])

@@ -510,6 +510,15 @@ def test_a_prepare_time_below_zero_is_refused_naming_its_line(tmp_path):
         read_journal(journal)
 
 
+def test_a_prepare_setup_time_below_zero_is_refused_naming_its_line(tmp_path):
+    journal = _stopped_journal(tmp_path)
+    number, _ = _edit_record(journal, b'"prepares":[{',
+                             lambda r: r["prepares"][0].update(setup={"nccl_form_ms": 3.5, "nccl_first_call_ms": -1}))
+    with pytest.raises(UserError, match=rf"^{journal}:{number}: a prepare of .* on g: setup.nccl_first_call_ms: "
+                                        r"expected a time >= 0 \(ms\), found -1$"):
+        read_journal(journal)
+
+
 def test_a_sample_recorded_twice_is_refused_naming_its_line(tmp_path):
     journal = _stopped_journal(tmp_path, after=7)  # g whole, h part-way
     lines = _lines(journal)

@@ -6,9 +6,15 @@ the NCCL communicator forms, rank 0 builds its own with `rank0_kwargs` and the s
 ranks report are summed. Each rank times its GPU with events (timing `self`: no clock
 in this process can see the others; the slowest rank counts), and answers come back to
 rank 0 afterwards through a GatheredAnswer.
+
+What starting the ranks cost is kept apart from the samples and recorded with the
+prepare (prepare_details): ranks_start_ms (from starting ranks 1..N-1 until every rank
+has built its object), and rank 0's nccl_form_ms and nccl_first_call_ms (gpu/ranks/nccl.py).
 """
 
 from __future__ import annotations
+
+import time
 
 from gpubfs_cli.core.answer import Answer
 from gpubfs_cli.core.device import gpu
@@ -67,6 +73,7 @@ class RankedStrategy(GpuStrategy):
 
         self.group = RankGroup(size, timeout_s)
         uid = nccl.get_unique_id()
+        t0 = time.perf_counter()
         self.group.start(self.RANK_CLASS, kwargs_of, uid)
         try:
             comm = NcclComm(size, uid, 0, alive=self.group.alive, timeout_s=timeout_s)
@@ -74,6 +81,8 @@ class RankedStrategy(GpuStrategy):
         except Exception as exc:
             raise self.group.explain(exc) from None
         self._bytes = self.rank0.nbytes() + sum(int(a[1]) for a in self.group.ready())
+        self._setup = {"ranks_start_ms": round((time.perf_counter() - t0) * 1000.0, 3),
+                       **{f"nccl_{k}": v for k, v in comm.setup.items()}}
 
     def run_everywhere(self, method: str, *args):
         """(rank 0's result, the other ranks' results) of method(*args) on every rank."""
@@ -86,6 +95,9 @@ class RankedStrategy(GpuStrategy):
 
     def prepared_bytes(self) -> int:
         return int(getattr(self, "_bytes", 0))
+
+    def prepare_details(self) -> dict[str, float]:
+        return dict(getattr(self, "_setup", {}))
 
     def release(self) -> None:
         group = getattr(self, "group", None)

@@ -1,6 +1,7 @@
 """auto.bfs without a GPU: its features, the decision table (lookup, bad tables), the
 builder and --check on results files written by the real writer, auto delegating to a
-CPU strategy (alone and through the runner), the shipped table and the catalogue config."""
+CPU strategy (alone and through the runner), the shipped table and the catalogue config;
+on several GPUs, the size rule that runs mgpu.bfs, its knobs and too few GPUs."""
 
 from __future__ import annotations
 
@@ -513,3 +514,164 @@ def test_auto_on_the_gpu_runs_the_shipped_tables_choice():
     assert got.counters["auto.l2_ratio"] > 0  # this GPU's L2, not the table's
     auto.release()
     assert auto.delegate is None
+
+
+# ------------------------------------------------------------------ several GPUs
+def test_the_size_rule_chooses_mgpu_from_its_threshold_on_several_gpus():
+    from gpubfs_cli.algorithms.bfs.gpu.auto.strategy import MGPU_MIN_EDGES, multi_gpu_choice
+
+    assert multi_gpu_choice(999, 2, 1000) is None
+    assert multi_gpu_choice(1000, 2, 1000) == {"gpus": 2}
+    assert multi_gpu_choice(10**12, 8, 1000) == {"gpus": 8}
+    assert multi_gpu_choice(np.int64(5), np.int64(3), 0) == {"gpus": 3}
+    assert type(multi_gpu_choice(5, np.int64(3), 0)["gpus"]) is int  # auto.knobs is JSON
+    for m in (0, 999, 1000, 10**12):
+        assert multi_gpu_choice(m, 1, 0) is None  # one GPU never runs mgpu.bfs
+    assert AutoKnobs().mgpu_edges == MGPU_MIN_EDGES and AutoKnobs().gpus == 1
+
+
+BAD_AUTO_KNOBS = [("gpus", 0, "expected a whole number from 1 to 255, got 0"),
+                  ("gpus", 256, "expected a whole number from 1 to 255, got 256"),
+                  ("gpus", True, "got True"), ("gpus", 2.5, "got 2.5"),
+                  ("mgpu_edges", -1, "expected a whole number >= 0, got -1"), ("mgpu_edges", 1.5, "got 1.5")]
+
+
+@pytest.mark.parametrize("key, value, expected", BAD_AUTO_KNOBS, ids=[f"{k}={v!r}" for k, v, _ in BAD_AUTO_KNOBS])
+def test_bad_gpus_knobs_are_one_clear_line(key, value, expected):
+    from gpubfs_cli.core.strategy import make_knobs
+
+    with pytest.raises(UserError) as err:
+        make_knobs(AutoBfs, {key: value})
+    text = str(err.value)
+    assert text.startswith(f"knobs of auto.bfs: {key}: ") and expected in text and "\n" not in text
+    with pytest.raises(ValueError, match=f"^{key}: expected an integer"):  # made directly, as mgpu's
+        AutoKnobs(**{key: value})
+
+
+def test_gpus_knobs_take_numpy_integers_and_a_runs_gpus():
+    from gpubfs_cli.bench.variants import Variant, with_gpus
+    from gpubfs_cli.core.strategy import make_knobs
+
+    knobs = make_knobs(AutoBfs, {"gpus": np.int64(2), "mgpu_edges": np.uint32(7)})
+    assert (knobs.gpus, knobs.mgpu_edges) == (2, 7)
+    (v,) = with_gpus([Variant("auto.bfs")], 2)  # `gpus: 2` in a run config, or --gpus 2
+    assert v.gpus == 2
+
+
+def test_auto_names_every_gpu_its_choice_may_use_and_starts_on_one(monkeypatch):
+    from gpubfs_cli.core.device import gpu
+    from gpubfs_cli.gpu.ranks import channels
+
+    for var in channels.MPI_SIZE_VARS:
+        monkeypatch.delenv(var, raising=False)
+    assert AutoBfs.devices_for(AutoKnobs()) == (gpu(0),)
+    assert AutoBfs.devices_for(AutoKnobs(gpus=3)) == (gpu(0), gpu(1), gpu(2))
+    auto = AutoBfs(AutoKnobs(gpus=3))
+    assert auto.devices == (gpu(0),)  # uploads and times the choice on GPU 0 until it has chosen
+    monkeypatch.setenv(channels.MPI_SIZE_VARS[0], "3")
+    assert AutoBfs.devices_for(AutoKnobs(gpus=3)) == (gpu(0),)  # as mgpu.bfs under mpirun
+
+
+def few_gpus(monkeypatch, have: int, mpi_world: int | None = None) -> None:
+    from gpubfs_cli.gpu import backend
+    from gpubfs_cli.gpu.ranks import channels
+
+    monkeypatch.setattr(backend, "unavailable_reason", lambda: None)
+    monkeypatch.setattr(backend, "device_count", lambda: have)
+    for var in channels.MPI_SIZE_VARS:
+        monkeypatch.delenv(var, raising=False)
+    if mpi_world is not None:
+        monkeypatch.setenv(channels.MPI_SIZE_VARS[0], str(mpi_world))
+
+
+@pytest.mark.parametrize("mgpu_edges", [0, 10**12], ids=["above", "below"])
+def test_more_gpus_than_the_machine_has_is_unavailable_whatever_the_size(monkeypatch, tmp_path, mgpu_edges):
+    from gpubfs_cli.algorithms.bfs.gpu.auto import features
+    from gpubfs_cli.core.strategy import StrategyUnavailable
+    from gpubfs_cli.results.status import classify
+
+    few_gpus(monkeypatch, 1)
+    monkeypatch.setattr(features, "graph_features", lambda *a: pytest.fail("the probe ran"))
+    table = write_table(tmp_path / "t.yaml", DEEP_SHALLOW)
+    auto = AutoBfs(AutoKnobs(table=str(table), gpus=2, mgpu_edges=mgpu_edges), devices=(CPU,))
+    with pytest.raises(StrategyUnavailable) as err:
+        auto.prepare(sample_graphs.path(50))
+    assert classify(err.value) == ("unavailable", "auto.bfs: needs 2 GPUs, this machine has 1")
+    assert auto.delegate is None and auto.graph is None  # nothing built
+
+
+def test_under_mpi_the_gpu_count_is_left_to_mgpu(monkeypatch, tmp_path):
+    few_gpus(monkeypatch, 1, mpi_world=2)
+    table = write_table(tmp_path / "t.yaml", DEEP_SHALLOW)
+    auto = AutoBfs(AutoKnobs(table=str(table), gpus=2), devices=(CPU,))
+    auto.prepare(sample_graphs.path(50))  # below the threshold: the table's choice
+    assert isinstance(auto.delegate, SequentialBfs) and auto.traverse(0).counters["auto.rule"] == "deep"
+
+
+def test_a_large_enough_graph_on_several_gpus_runs_mgpu_without_the_probe(monkeypatch, tmp_path):
+    """The size rule, with a host stand-in for mgpu.bfs: its default knobs but gpus, its
+    devices, no table read and no probe; a graph one edge smaller gets the table's choice."""
+    from dataclasses import dataclass
+
+    from gpubfs_cli.algorithms.bfs.gpu.auto import features
+    from gpubfs_cli.algorithms.bfs.gpu.auto import strategy as auto_strategy
+    from gpubfs_cli.core.knobs import knob
+
+    @dataclass(frozen=True)
+    class FakeKnobs:
+        gpus: int = knob(1, 1, 255)
+        chunk: int = knob(256, 1)
+
+    class FakeMgpu(SequentialBfs):
+        name = "mgpu.bfs"
+        timing = "self"
+        Knobs = FakeKnobs
+
+    registry = {"mgpu.bfs": FakeMgpu, "cpu.sequential": SequentialBfs, "cpu.scipy": ScipyBfs}
+    monkeypatch.setattr(auto_strategy, "all_strategies", lambda problem: registry)
+    few_gpus(monkeypatch, 2)
+    probed = []
+    real = features.graph_features
+    monkeypatch.setattr(features, "graph_features", lambda *a: (probed.append(1), real(*a))[1])
+    graph = sample_graphs.path(300)  # 598 directed edges
+    table = write_table(tmp_path / "t.yaml", DEEP_SHALLOW)
+    auto = AutoBfs(AutoKnobs(table=str(table), gpus=2, mgpu_edges=graph.m), devices=(CPU,))
+    auto.upload(graph)
+    auto.prepare(graph)
+    assert isinstance(auto.delegate, FakeMgpu) and auto.delegate.knobs == FakeKnobs(gpus=2)
+    assert auto.timing == "self" and not probed
+    got = auto.traverse(3)
+    assert np.array_equal(got.distances, sequential_bfs(graph, 3).distances)
+    assert {k: v for k, v in got.counters.items() if k.startswith("auto.") and k != "auto.decide_ms"} == {
+        "auto.choice": "mgpu.bfs", "auto.knobs": '{"gpus": 2}', "auto.rule": "multi-GPU: m >= 598",
+        "auto.probe_ms": 0.0}
+    auto.release()
+    assert auto.delegate is None and auto.timing == "events"
+
+    auto = AutoBfs(AutoKnobs(table=str(table), gpus=2, mgpu_edges=graph.m + 1), devices=(CPU,))
+    auto.prepare(graph)
+    assert isinstance(auto.delegate, SequentialBfs) and probed
+    assert auto.traverse(3).counters["auto.rule"] == "deep"
+
+
+@pytest.mark.gpu
+def test_auto_on_two_gpus_runs_mgpu_bfs():
+    from gpubfs_cli.core.device import gpu
+    from gpubfs_cli.gpu import backend
+
+    why = backend.gpus_unavailable_reason(2)
+    if why is not None:
+        pytest.skip(why)
+    graph = sample_graphs.rmat(12, 16, 3, permute=True, name="rmat12")
+    auto = AutoBfs(AutoKnobs(gpus=2, mgpu_edges=0))
+    auto.upload(graph)
+    auto.prepare(graph)
+    try:
+        assert auto.delegate.name == "mgpu.bfs" and auto.devices == (gpu(0), gpu(1))
+        for source in sample_graphs.pick_sources(graph, k=2):
+            got = auto.traverse(source).to_host()
+            assert np.array_equal(got.distances, sequential_bfs(graph, source).distances), source
+            assert got.counters["auto.choice"] == "mgpu.bfs" and got.counters["ranks"] == 2
+    finally:
+        auto.release()
+    assert auto.delegate is None and auto.devices == (gpu(0),)

@@ -10,11 +10,21 @@ sequential BFS from the first 10 random sources a run picks (seed 0), run at onc
 threads: about one CPU traversal on a multicore host (~1 s on 100 M edges), inside the
 prepare time.
 
-Every answer's counters say what auto chose: auto.choice, auto.knobs (JSON), auto.rule
-(the measured graph whose winner it took), auto.distance (how far that graph was),
-auto.probe_ms and the features (auto.depth, auto.degree_skew, auto.top1_share, ...).
+With `gpus` above 1, a graph of at least `mgpu_edges` directed edges (graph.m) runs
+mgpu.bfs on that many GPUs at its default knobs instead (multi_gpu_choice): a size rule,
+measured on two GPUs (docs/auto.md, "Several GPUs"). It needs no table and no features,
+so the probe is skipped (auto.probe_ms 0): ten CPU BFSes take seconds on such graphs. A
+smaller graph, or gpus 1, gets the table's choice on one GPU as above. A machine with
+fewer than `gpus` GPUs makes auto.bfs unavailable whatever the graph's size.
 
-Knobs: table, the decision table's path ("" = the shipped one).
+Every answer's counters say what auto chose: auto.choice, auto.knobs (JSON), auto.rule
+(the measured graph whose winner it took, or the size rule), auto.distance (how far that
+graph was), auto.probe_ms and the features (auto.depth, auto.degree_skew,
+auto.top1_share, ...; the size rule has neither distance nor features).
+
+Knobs: table, the decision table's path ("" = the shipped one); gpus, the GPUs auto may
+use (1: one, the table's choice always); mgpu_edges, the directed edges from which it
+runs mgpu.bfs when gpus > 1 (default MGPU_MIN_EDGES).
 """
 
 from __future__ import annotations
@@ -23,7 +33,7 @@ import time
 from dataclasses import dataclass
 
 from gpubfs_cli.core.answer import Answer
-from gpubfs_cli.core.knobs import knobs_key
+from gpubfs_cli.core.knobs import knob, knobs_key, whole
 from gpubfs_cli.core.strategy import (
     Strategy,
     StrategyUnavailable,
@@ -32,11 +42,31 @@ from gpubfs_cli.core.strategy import (
     register,
 )
 from gpubfs_cli.gpu import backend
+from gpubfs_cli.gpu.ranks.channels import mpi_world_size
+
+MGPU = "mgpu.bfs"
+MGPU_MIN_EDGES = 400_000_000  # the measured multi-GPU crossover (docs/auto.md, "Several GPUs")
 
 
 @dataclass(frozen=True)
 class AutoKnobs:
     table: str = ""  # a decision table (YAML); "" = gpubfs_cli/algorithms/bfs/auto_table.yaml
+    gpus: int = knob(1, 1, 255)
+    mgpu_edges: int = knob(MGPU_MIN_EDGES, 0)
+
+    def __post_init__(self) -> None:
+        if not whole(self.gpus) or not 1 <= self.gpus <= 255:
+            raise ValueError(f"gpus: expected an integer from 1 to 255, got {self.gpus!r}")
+        if not whole(self.mgpu_edges) or self.mgpu_edges < 0:
+            raise ValueError(f"mgpu_edges: expected an integer >= 0, got {self.mgpu_edges!r}")
+
+
+def multi_gpu_choice(m: int, gpus: int, min_edges: int) -> dict | None:
+    """mgpu.bfs's knobs (its defaults but `gpus`) for a graph of `m` directed edges when
+    auto runs it on `gpus` GPUs, else None (one GPU, the table's choice)."""
+    if gpus > 1 and m >= min_edges:
+        return {"gpus": int(gpus)}
+    return None
 
 
 @register
@@ -48,25 +78,42 @@ class AutoBfs(Strategy):
     caveats = (
         "not an algorithm: it runs another registered strategy (counters auto.choice, auto.knobs); "
         "its prepare time includes 10 sequential CPU BFSes run at once (the depth probe)",
+        "with gpus > 1, graphs of mgpu_edges directed edges or more run mgpu.bfs on that many GPUs, "
+        "without the probe",
     )
     device_kind = "gpu"
+    multi_gpu = True  # a run's `gpus` reaches its gpus knob, as mgpu.bfs's
     timing = "events"  # until prepare(): then as the strategy it runs
     Knobs = AutoKnobs
 
     def __init__(self, knobs=None, devices=None):
         super().__init__(knobs, devices)
-        self._own_devices = self.devices
+        # Until prepare() chooses, auto uploads and is timed on its first device alone:
+        # devices_for names every GPU the choice may take, which need not all exist.
+        self.devices = self._own_devices = self.devices[:1]
         self.delegate: Strategy | None = None
         self._counters: dict = {}
+
+    @classmethod
+    def devices_for(cls, knobs) -> tuple:
+        """One GPU; with gpus > 1, those mgpu.bfs would run on (the results record every
+        GPU the variant may use)."""
+        if int(knobs.gpus) > 1:
+            mgpu = all_strategies("bfs")[MGPU]
+            return mgpu.devices_for(make_knobs(mgpu, {"gpus": int(knobs.gpus)}))
+        return super().devices_for(knobs)
 
     @classmethod
     def unavailable_reason(cls) -> str | None:
         return backend.gpus_unavailable_reason(1)
 
+    def _multi_gpu_knobs(self, graph) -> dict | None:
+        return multi_gpu_choice(int(graph.m), int(self.knobs.gpus), int(self.knobs.mgpu_edges))
+
     def upload(self, graph) -> None:
         # Before the choice: GPU strategies share this copy (DeviceGraph.of), so the one
-        # chosen in prepare() finds the graph there.
-        if self.device.is_gpu:
+        # chosen in prepare() finds the graph there. mgpu.bfs's ranks read their own rows.
+        if self.device.is_gpu and self._multi_gpu_knobs(graph) is None:
             from gpubfs_cli.gpu.device_graph import DeviceGraph
 
             DeviceGraph.of(graph, self.device)
@@ -75,8 +122,25 @@ class AutoBfs(Strategy):
         from gpubfs_cli.algorithms.bfs.gpu.auto.features import graph_features
         from gpubfs_cli.algorithms.bfs.gpu.auto.table import load_table
 
+        gpus = int(self.knobs.gpus)
+        world = mpi_world_size()
+        if gpus > 1 and (world is None or world <= 1):  # under MPI mgpu.bfs checks its world
+            why = backend.gpus_unavailable_reason(gpus)
+            if why is not None:
+                raise StrategyUnavailable(f"{self.name}: {why}")
         super().prepare(graph)
         t0 = time.perf_counter()
+        multi = self._multi_gpu_knobs(graph)
+        if multi is not None:
+            self._delegate_to(all_strategies("bfs")[MGPU], multi, None, graph)
+            self._counters = {
+                "auto.choice": MGPU,
+                "auto.knobs": knobs_key(multi),
+                "auto.rule": f"multi-GPU: m >= {int(self.knobs.mgpu_edges):,}",
+                "auto.probe_ms": 0.0,
+                "auto.decide_ms": round((time.perf_counter() - t0) * 1000.0, 3),
+            }
+            return
         table = load_table(self.knobs.table or None)
         l2 = backend.l2_bytes(self.device) if self.device.is_gpu else table.l2_bytes
         features, probe_ms = graph_features(graph, l2)
@@ -86,12 +150,7 @@ class AutoBfs(Strategy):
         if reason is not None:
             raise StrategyUnavailable(f"auto chose {rule.strategy} (as on {rule.graph}): {reason}")
         same_kind = cls.device_kind == self.device.kind and len(cls.devices_for(cls.Knobs())) == len(self._own_devices)
-        self.delegate = cls(make_knobs(cls, rule.knobs), self._own_devices if same_kind else None)
-        self.delegate.upload(graph)
-        self.delegate.prepare(graph)
-        # Timed as the strategy that runs is, on its devices.
-        self.devices = self.delegate.devices
-        self.timing = self.delegate.timing
+        self._delegate_to(cls, rule.knobs, self._own_devices if same_kind else None, graph)
         self._counters = {
             "auto.choice": rule.strategy,
             "auto.knobs": knobs_key(rule.knobs),
@@ -101,6 +160,15 @@ class AutoBfs(Strategy):
             "auto.decide_ms": round((time.perf_counter() - t0) * 1000.0, 3),
             **{f"auto.{k}": v for k, v in features.to_dict().items() if k not in ("n", "m")},
         }
+
+    def _delegate_to(self, cls: type[Strategy], knobs: dict, devices, graph) -> None:
+        """`cls` with `knobs` (overrides) on `devices` (None: its own) made, uploaded and
+        prepared; auto is timed from then on as it is, on its devices."""
+        self.delegate = cls(make_knobs(cls, knobs), devices)
+        self.delegate.upload(graph)
+        self.delegate.prepare(graph)
+        self.devices = self.delegate.devices
+        self.timing = self.delegate.timing
 
     def traverse(self, source: int, predecessors: bool = False) -> Answer:
         if self.delegate is None:
@@ -113,6 +181,9 @@ class AutoBfs(Strategy):
 
     def prepared_bytes(self) -> int:
         return self.delegate.prepared_bytes() if self.delegate is not None else 0
+
+    def prepare_details(self) -> dict[str, float]:
+        return self.delegate.prepare_details() if self.delegate is not None else {}
 
     def release(self) -> None:
         if self.delegate is not None:
