@@ -37,6 +37,8 @@ Keys (all optional except datasets):
                  untimed call from the previous call's sources, waited for, so the timed
                  one starts as in a loop of traversals, not after the idle of the CPU's
                  check of the last answer (bench/timing.py); false (default): no such call
+  energy_s:      after a GPU variant's timed sources on a graph, its traversals replayed
+                 this long, its GPUs' energy read around them (bench/energy.py; 0: off, default)
   gpus:          GPUs a multi-GPU strategy (one with a `gpus` knob) spans unless its
                  knobs say otherwise (merrill.multi_gpu*; default: its knob's 1)
   reorder:       none | degree | rcm | hub, or a list of them: relabel the graph's vertices
@@ -67,7 +69,7 @@ from gpubfs_cli.results.keys import L2_MODES, NO_REORDER
 KEYS = (
     "name", "datasets", "problem", "strategies", "sources", "seed", "fixed_sources", "validate",
     "predecessors", "time_limit_s", "warmup", "warmup_ms", "rounds", "networkx_max_edges", "out", "data_dir",
-    "require_gpu", "l2", "prime", "gpus", "reorder",
+    "require_gpu", "l2", "prime", "gpus", "reorder", "energy_s",
 )
 PREDECESSOR_MODES = ("false", "true", "both")
 VALIDATE_MODES = ("all", "none")
@@ -82,6 +84,7 @@ RANGES = {
     "rounds": Range(1),
     "networkx_max_edges": Range(1),
     "gpus": Range(1),
+    "energy_s": Range(0, whole=False, unit="seconds", means="0: off"),
 }
 
 
@@ -107,6 +110,7 @@ class RunConfig:
     prime: bool = False
     gpus: int | None = None
     reorder: list[str] = field(default_factory=lambda: [NO_REORDER])
+    energy_s: float = 0.0
     path: str | None = None  # the YAML file, when there was one
     require_gpu_from: str | None = None  # "command line" or the YAML file that set it
     fixed_sources_from: str | None = None  # likewise, for fixed_sources (--source)
@@ -118,12 +122,10 @@ class RunConfig:
 
     def to_dict(self) -> dict:
         d = dataclasses.asdict(self)
-        d.pop("require_gpu_from")
-        d.pop("fixed_sources_from")
-        if self.reorder == [NO_REORDER]:  # as files from before the key were written
-            d.pop("reorder")
-        if not self.prime:  # likewise
-            d.pop("prime")
+        del d["require_gpu_from"], d["fixed_sources_from"]
+        for key, unset in (("reorder", [NO_REORDER]), ("prime", False), ("energy_s", 0.0)):
+            if d[key] == unset:  # as files from before the key were written
+                d.pop(key)
         d["variants"] = [{"problem": v.problem, "strategy": v.strategy, "knobs": dict(v.overrides)}
                          | ({"reorder": v.reorder} if v.reorder != NO_REORDER else {})
                          for v in self.variants]
@@ -219,6 +221,7 @@ def build_config(
         prime=values.typed(at("prime"), "prime", get("prime", False), bool),
         gpus=None if get("gpus") is None else number("gpus", None),
         reorder=values.orders(at("reorder"), get("reorder", NO_REORDER)),
+        energy_s=number("energy_s", 0.0),
         path=None if where == "command line" else where,
     )
     cfg.require_gpu_from = at("require_gpu") if cfg.require_gpu else None

@@ -9,8 +9,9 @@ bench/verdict.py (by the problem, or by its maker where it carries no distances)
 Outside every timed region: with `prime` a GPU strategy makes one untimed call just
 before each timed one, from the sources of the call before it (bench/timing.prime); with
 `l2: cold` the GPU's L2 is evicted after that, just before the timed call (gpu/l2.py);
-and each GPU's SM and memory clocks and temperature are read before the first and after
-the last timed call of every group (gpu/clocks.py).
+each GPU's SM and memory clocks and temperature are read before the first and after the
+last timed call of every group (gpu/clocks.py); with `energy_s`, the traversals of a
+mode's last turn on a graph are replayed for its GPUs' energy (bench/energy.py).
 
 Failure is a table cell: a strategy that cannot run is `unavailable`, a traversal over
 the time limit is `out-of-time` (the rest of that variant on that graph is skipped),
@@ -32,6 +33,7 @@ import time
 from collections.abc import Callable, Sequence
 from typing import Protocol
 
+from gpubfs_cli.bench.energy import EnergyMeter
 from gpubfs_cli.bench.inputs import ProblemInput
 from gpubfs_cli.bench.schedule import Indexed, batches, warm_up_runs
 from gpubfs_cli.bench.timing import prime, primes, timed_batch, timed_call, timed_traverse
@@ -56,16 +58,16 @@ class Records(Protocol):
 
     def clocks(self, entry: dict) -> None: ...
 
+    def energy(self, entry: dict) -> None: ...
+
 
 class Measure:
     """Measures variants for a run: its config, progress, records, and the machine hooks."""
 
-    def __init__(self, config, progress, records: Records, flush_l2: L2Flush | None, read_clocks):
-        self.config = config
-        self.progress = progress
-        self.records = records
-        self.flush_l2 = flush_l2
+    def __init__(self, config, progress, records: Records, flush_l2: L2Flush | None, read_clocks, read_energy=None):
+        self.config, self.progress, self.records, self.flush_l2 = config, progress, records, flush_l2
         self.read_clocks = read_clocks  # None: the default reader, made on first use
+        self.energy = EnergyMeter(config, progress, read_energy)
 
     def variant(self, name: str, pi: ProblemInput, indexed: Indexed, cls: type[Strategy], knobs,
                 label: str, info: dict, modes: list[bool], later: int = 0, *, kd: dict | None = None,
@@ -142,10 +144,12 @@ class Measure:
                     continue
                 before = self._read_clocks(strategy.devices)
                 mode_label = label + (f" {pi.problem.option_label}" if mode else "")
-                if self._sources(name, pi, indexed, strategy, kd, mode, mode_label, later, view):
+                samples = self._sources(name, pi, indexed, strategy, kd, mode, mode_label, later, view)
+                if samples is None:
                     stopped.add(mode)
-                after = self._read_clocks(strategy.devices)
-                self._clocks(name, key, cls.name, kd, mode, before, after)
+                self._clocks(name, key, cls.name, kd, mode, before, self._read_clocks(strategy.devices))
+                if not later:  # the variant's last turn on this graph
+                    self.energy.measure(self.records, strategy, mode, samples, new_id, name, key, kd, mode_label)
         finally:
             strategy.release()
         return graph if uploaded else None, stopped
@@ -182,16 +186,15 @@ class Measure:
         return None
 
     def _sources(self, name: str, pi: ProblemInput, indexed: Indexed, strategy: Strategy, kd: dict,
-                 mode: bool, label: str, later: int = 0, view: Reordered | None = None) -> bool:
+                 mode: bool, label: str, later: int = 0, view: Reordered | None = None) -> list[Sample] | None:
         """Time and check one mode of a prepared variant from each (index, source) of
-        `indexed`, a call per source or per batch; True if it stopped early (the rest,
-        `later` ones included, skipped). With `view`, the strategy answers from the
-        sources' new ids and the answers are mapped back after the timer stops."""
+        `indexed`, a call per source or per batch: its samples, or None if it stopped
+        early (the rest, `later` ones included, skipped). With `view`, the strategy answers
+        from the sources' new ids and the answers are mapped back after the timer stops."""
         cfg = self.config
         limit_ms = cfg.time_limit_s * 1000.0
         size = strategy.batch_size()
-        n = len(indexed)
-        done = 0
+        n, done, kept = len(indexed), 0, []
         groups = list(batches(indexed, size))
         before = groups[-1] if cfg.prime and primes(strategy) else None  # the prime call's sources
 
@@ -222,25 +225,24 @@ class Measure:
             except Exception as exc:
                 self.records.sample(failed_call(name, pi, strategy.name, kd, group, mode, exc, stage, left))
                 self.progress.advance_by(n - done)
-                return True
+                return None
             over = ms / len(group) > limit_ms  # call_samples marks them out-of-time
             for sample in call_samples(name, pi, strategy.name, kd, group, answers, ms, mode,
                                        cfg.time_limit_s, left, batched=size > 1):
                 self.records.sample(sample)
+                kept.append(sample)
             done += len(group)
             if over:
                 self.progress.advance_by(n - done + len(group))
-                return True
+                return None
             self.progress.advance_by(len(group))
-        return False
+        return kept
 
     # ------------------------------------------------------------------ the machine
     def _read_clocks(self, devices: Sequence[Device]) -> dict:
-        if not any(d.is_gpu for d in devices):
-            return {}
-        if self.read_clocks is None:
+        if self.read_clocks is None and any(d.is_gpu for d in devices):
             self.read_clocks = default_reader()
-        return readings(self.read_clocks, devices)
+        return readings(self.read_clocks, devices)  # nothing for CPU devices
 
     def _clocks(self, name, problem, strategy, kd, mode, before, after) -> None:
         for entry in clock_entries(before, after):

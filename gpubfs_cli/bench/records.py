@@ -1,11 +1,11 @@
 """Where a run's measurements go: its journal (results/journal.py), turn by turn.
 
-Measure hands each sample, prepare and clock reading here (bench/measure.Records); they
-wait in memory until the runner ends the turn, or FLUSH_EVERY_S passes in a long one,
-and then go to disk in one record, with the graph's facts first whenever those changed
-(its depths, its upload time). Every write holds off Ctrl-C and signals until it is whole
-(bench/stop.py). The results document is the journal's replay, so what the run writes
-and what the journal holds never differ.
+Measure hands each sample, prepare, clock reading and energy record here
+(bench/measure.Records); they wait in memory until the runner ends the turn, or
+FLUSH_EVERY_S passes in a long one, and then go to disk in one record, with the graph's
+facts first whenever those changed (its depths, its upload time). Every write holds off
+Ctrl-C and signals until it is whole (bench/stop.py). The results document is the
+journal's replay, so what the run writes and what the journal holds never differ.
 """
 
 from __future__ import annotations
@@ -34,7 +34,7 @@ class RunRecords:
         self.stop = stop
         self.l2, self.prime = l2, prime  # stamped on every sample: the run's modes
         self.variant = ""  # the label of the variant whose records are pending
-        self._pending: dict[str, list] = {"samples": [], "prepares": [], "clocks": []}
+        self._pending: dict[str, list] = _nothing_pending()
         self._flushed = time.monotonic()
         self._graph: tuple[str, str, dict] | None = None  # (name, spec label, info) of the graph in hand
         self._journaled = {k: _text(v) for k, v in self.doc["datasets"].items()}  # name -> its info as journaled
@@ -95,13 +95,16 @@ class RunRecords:
     def clocks(self, entry: dict) -> None:
         self._pending["clocks"].append(entry)
 
+    def energy(self, entry: dict) -> None:
+        self._pending["energy"].append(entry)
+
     def flush(self) -> None:
         """The graph's facts (when they changed) and the pending records to the journal."""
         with self.stop.held():
             self._journal_graph()
             if any(self._pending.values()):
                 self.journal.write({"kind": "measured", "variant": self.variant, **self._pending})
-                self._pending = {"samples": [], "prepares": [], "clocks": []}
+                self._pending = _nothing_pending()
             self._flushed = time.monotonic()
 
     def end(self, *, interrupted: bool, stopped_by: str | None, during: str | None, error: BaseException | None,
@@ -160,6 +163,10 @@ class RunRecords:
             record["sources"] = [int(s) for s in sources]
         self.write(record)
         self._journaled[name] = text
+
+
+def _nothing_pending() -> dict[str, list]:
+    return {"samples": [], "prepares": [], "clocks": [], "energy": []}
 
 
 def utc_now() -> str:

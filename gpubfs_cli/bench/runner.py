@@ -45,6 +45,7 @@ from gpubfs_cli.errors import UserError
 from gpubfs_cli.files import check_output_path
 from gpubfs_cli.folders import results_folder
 from gpubfs_cli.gpu.clocks import ClockReader
+from gpubfs_cli.gpu.energy import EnergyReader
 from gpubfs_cli.graph.csr import CSRGraph
 from gpubfs_cli.results.done import Done
 from gpubfs_cli.results.journal import Journal, results_path, spec_label
@@ -85,13 +86,14 @@ class Runner:
         add_weights: Callable[[CSRGraph, str | None], CSRGraph] | None = None,
         flush_l2: L2Flush | None = None,
         read_clocks: ClockReader | None = None,
+        read_energy: EnergyReader | None = None,
         resume: str | Path | None = None,
         replace: bool = True,
     ):
-        """flush_l2 (cold runs only; default gpu.l2.L2Flusher) and read_clocks (default
-        gpu.clocks.default_reader()) are injectable so CPU tests can fake them. `resume`:
-        a journal to go on with (its results file is the one beside it); `replace`: a
-        named results file (out_path, config.out) may replace an existing one."""
+        """flush_l2 (cold runs only; default gpu.l2.L2Flusher), read_clocks and read_energy
+        (default: gpu/clocks' and gpu/energy's readers) are injectable so CPU tests can fake
+        them. `resume`: a journal to go on with (its results file is the one beside it);
+        `replace`: a named results file (out_path, config.out) may replace an existing one."""
         self.config = config
         self.load_graph = load_graph or default_loader
         self.progress = progress or NullProgress()
@@ -107,7 +109,7 @@ class Runner:
         self.flush_l2 = (flush_l2 or _l2_flusher()) if config.l2 == "cold" else None
         self.stop = Stop()
         self.records: RunRecords | None = None
-        self.measure = Measure(config, self.progress, None, self.flush_l2, read_clocks)
+        self.measure = Measure(config, self.progress, None, self.flush_l2, read_clocks, read_energy)
         self.written = False
         self.done: Done | None = None  # what the resumed journal holds
         self.stage: str | None = None  # what runs now, for a stopped run's record

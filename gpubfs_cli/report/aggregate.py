@@ -27,7 +27,9 @@ reached vertices (directed edges, the samples' `edges`), or `graph500`, the undi
 input edges in the reached component (the samples' `edges_graph500`). A table that shows a
 median time beside a rate (`gpubfs run`'s end-of-run table) shows that median's rate
 (RATE_OF_MEDIAN: the median edge count over the median time), never the harmonic mean,
-which one slow source can drag far below the median's.
+which one slow source can drag far below the median's. GTEPS per watt and watts come
+from the energy records a run with `energy_s` writes, not from the samples' times
+(report/energy.py).
 """
 
 from __future__ import annotations
@@ -41,6 +43,7 @@ import numpy as np
 
 from gpubfs_cli.core.problem import DEFAULT_PROBLEM
 from gpubfs_cli.report.copies import copies, copy_reason
+from gpubfs_cli.report.energy import ENERGY_METRICS, energy_index, energy_key, energy_value
 from gpubfs_cli.report.load import Results
 from gpubfs_cli.report.table import Cell, fmt_number
 from gpubfs_cli.results.groups import Group, group_samples, status_of
@@ -48,11 +51,11 @@ from gpubfs_cli.results.keys import GPUS_KNOB, REORDER_KNOB
 from gpubfs_cli.results.statistics import ALL_LOW_REACH, median_iqr, paired_ratios, summarize
 from gpubfs_cli.results.status import FAILURES, PARTIAL, partial_mark, partial_reason, severity
 
-METRICS = ("ms", "gteps", "speedup", "us_level", "us_iteration")
+METRICS = ("ms", "gteps", "speedup", "us_level", "us_iteration", *ENERGY_METRICS)
 # The rate of the median time: the median edges over the median time of the sources
 # that count in rates; what a cell beside its median time shows. Not a --metric.
 RATE_OF_MEDIAN = "gteps_of_median"
-HIGHER_BETTER = ("gteps", RATE_OF_MEDIAN, "speedup")
+HIGHER_BETTER = ("gteps", RATE_OF_MEDIAN, "speedup", "gteps_per_watt")
 # `counter.NAME`: the median over sources of a scalar counter the samples carry (e.g. the
 # kernel/overhead split of raval's phase_timing variants, lbbfs's per-phase profile);
 # variants without that counter have no value. Lower is better, as for times.
@@ -72,6 +75,7 @@ TEPS_TITLE = {"edges": "TEPS: directed edges of the reached vertices",
 EQUIVALENT = "equivalent GTEPS"
 EQUIVALENT_NOTE = (f"{EQUIVALENT}: the edge count of the top-down strategies over this strategy's time; "
                    "it examines fewer edges (direction-optimizing: bottom-up levels stop at the first parent)")
+EQUIVALENT_PER_WATT_NOTE = EQUIVALENT_NOTE.replace("this strategy's time", "this strategy's energy")
 NO_GRAPH500_COUNT = "these samples carry no Graph500 edge count"
 
 __all__ = ["ALL_LOW_REACH", "FAILURES", "Aggregate", "ColumnKey", "Group", "METRICS", "metric_title",
@@ -171,6 +175,8 @@ def metric_title(metric: str, baseline: str, problem: str = "bfs", teps: str = "
         "speedup": f"speedup over {baseline}: median of per-source ratios [interquartile range]",
         "us_level": "median microseconds per BFS level (time / (depth + 1))",
         "us_iteration": "median microseconds per iteration (time / the strategy's iterations counter)",
+        "gteps_per_watt": f"GTEPS per watt (edges of the replayed traversals / their GPUs' energy; {TEPS_TITLE[teps]})",
+        "watts": "mean power of the GPUs over the replayed traversals (W)",
     }[metric]
 
 
@@ -283,6 +289,7 @@ class Aggregate:
             self._by_cell[(g.dataset, g.strategy, g.predecessors)].append(g)
         # variants whose samples copy another's (report/copies.py): shown as n/a, never as numbers
         self._copies = copies(every)
+        self._energy = energy_index(results.energy)  # report/energy.py
         self._baselines: dict[tuple, list[Group]] = defaultdict(list)
         for g in every:
             if g.strategy == self.baseline_name and id(g) not in self._copies:
@@ -452,7 +459,14 @@ class Aggregate:
             return per_iteration_us(group), None
         if metric.startswith(COUNTER_PREFIX):
             return counter_median(group, metric[len(COUNTER_PREFIX):]), None
+        if metric in ENERGY_METRICS:
+            return energy_value(self.energy_records(group), metric, self.teps)
         raise ValueError(metric)
+
+    def energy_records(self, group: Group) -> list[dict]:
+        """The energy records of `group`'s variant, graph, mode, L2 mode and prime policy."""
+        return self._energy.get(energy_key(group.dataset, group.problem, group.strategy, group.knobs,
+                                           group.predecessors, group.l2, group.prime), [])
 
     def best(self, dataset: str, strategy: str, metric: str, predecessors: bool = False,
              knobs: dict[str, Any] | None = None, by: str | None = None):

@@ -9,6 +9,7 @@ from gpubfs_cli.report.aggregate import (
     COUNTER_PREFIX,
     EQUIVALENT,
     EQUIVALENT_NOTE,
+    EQUIVALENT_PER_WATT_NOTE,
     LOW_REACH_NOTE,
     METRICS,
     RATE_OF_MEDIAN,
@@ -110,6 +111,7 @@ def transpose(table: Table, corner: str) -> Table:
                  rows=rows, footnotes=table.footnotes, side_by_side=table.side_by_side)
 
 
+RATES = ("gteps", "gteps_per_watt")  # edges over something: equivalent GTEPS say so
 BATCH_NOTE = ("batch strategies answer several sources in one timed call: a source's time is the call's time "
               "over the batch's size, so these rows stand apart from one-source strategies")
 
@@ -129,14 +131,14 @@ def overview_table(results: Results, problem: str, metric: str,
         id=(table_id or ("overview" if problem == "bfs" else f"overview-{problem}")) + ("-batch" if agg.batched else ""),
         title=problem_heading(results, problem) + title,
         columns=["dataset"] + [column_title(c, agg.option_label) + batch_label(agg, c)
-                               + (f" ({EQUIVALENT})" if metric == "gteps" and c.strategy in results.equivalent_teps
+                               + (f" ({EQUIVALENT})" if metric in RATES and c.strategy in results.equivalent_teps
                                   else "")
                                for c in cols],
     )
     if agg.batched:
         table.footnotes.append(BATCH_NOTE)
-    if metric == "gteps" and any(c.strategy in results.equivalent_teps for c in cols):
-        table.footnotes.append(EQUIVALENT_NOTE)
+    if metric in RATES and any(c.strategy in results.equivalent_teps for c in cols):
+        table.footnotes.append(EQUIVALENT_NOTE if metric == "gteps" else EQUIVALENT_PER_WATT_NOTE)
     for ds in agg.datasets():
         row = [label(ds)]
         for c in cols:

@@ -18,6 +18,8 @@ A file passes when every rule holds; each broken rule is one line naming what br
             of a run that did not complete (interrupted, failed, unfinished); none holds
             more. Every group is one of the config's variants, and a complete run
             records every dataset its config lists.
+  energy    every energy record (bench/energy.py) is of a variant, graph and mode the
+            file holds samples of, in their L2 mode and prime policy
   copies    no two variants of one cell set (dataset, problem, strategy, L2 mode, prime)
             took the same time on every source, sample for sample: one of them holds
             the other's samples, not a measurement (report/copies.py; the report shows
@@ -33,7 +35,8 @@ from gpubfs_cli.core.strategy import canonical_name
 from gpubfs_cli.errors import UserError
 from gpubfs_cli.files import check_input_file
 from gpubfs_cli.report.copies import identical_pairs, variant_text
-from gpubfs_cli.report.load import Results, _merge_dataset, _sample, add_doc
+from gpubfs_cli.report.energy import energy_key
+from gpubfs_cli.report.load import Results, _energy, _merge_dataset, _sample, add_doc
 from gpubfs_cli.results.groups import group_samples, summaries
 from gpubfs_cli.results.keys import GPUS_KNOB, NO_REORDER, REORDER_KNOB, CellKey
 from gpubfs_cli.results.replay import load_run
@@ -59,6 +62,7 @@ def check_file(path: str | Path) -> list[str]:
     problems += _sources(doc, good, sources)
     problems += _summaries(doc, good, sources)
     problems += _plan(doc, good, sources)
+    problems += _energy_records(path, doc, good)
     problems += _copies(doc, good)
     return problems
 
@@ -191,6 +195,32 @@ def _summaries(doc: dict, samples: list[dict], sources: dict[str, list[int]]) ->
                 problems.append(f"summaries[{i}] ({_label(entry)}): {k} {entry[k]!r}, its samples make it "
                                 f"{now[k]!r}")
     problems += [f"{_label(e)}: samples without a summary" for k, e in again.items() if k not in seen]
+    return problems
+
+
+# ---------------------------------------------------------------- energy
+def _energy_records(path: str, doc: dict, samples: list[dict]) -> list[str]:
+    """An energy record of no variant, graph and mode with samples; records the schema
+    refused are named there, not here."""
+    records = doc.get("energy")
+    if not isinstance(records, list):
+        return []
+    prime = run_prime(doc)
+
+    def key(e: dict) -> tuple:
+        return energy_key(e["dataset"], e.get("problem", "bfs"), canonical_name(e["strategy"]), e.get("knobs") or {},
+                          e.get("predecessors"), e.get("l2", "warm"), e.get("prime", prime))
+
+    held = {key(s) for s in samples}
+    problems = []
+    for i, raw in enumerate(records):
+        try:
+            e = _energy(path, i, raw, prime)
+        except UserError:
+            continue
+        if key(e) not in held:
+            problems.append(f"energy[{i}] ({_label(e)}): no sample of its variant on that graph in that mode "
+                            "(an energy record of another run?)")
     return problems
 
 

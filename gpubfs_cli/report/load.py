@@ -48,6 +48,7 @@ class Results:
     environments: list[dict] = field(default_factory=list)  # per file
     problems: dict[str, dict] = field(default_factory=dict)  # key -> Problem.describe()
     conditions: list[dict] = field(default_factory=list)  # per file: L2 mode, clocks
+    energy: list[dict] = field(default_factory=list)  # every file's energy records (report/energy.py reads them)
     equivalent_teps: set[str] = field(default_factory=set)  # strategies whose GTEPS are equivalent
     file_sources: list[dict[str, list[int]]] = field(default_factory=list)  # per file: its runs' sources
     states: list[str | None] = field(default_factory=list)  # per file: how its run ended, None if complete
@@ -313,6 +314,36 @@ _PREPARE_SPEC = {
     "setup": (lambda v: isinstance(v, dict) and all(_number(x) for x in v.values()), "an object of numbers (ms)"),
 }
 
+_OPT_AMOUNT = (lambda v: v is None or (_number(v) and 0 <= v < math.inf), "a number >= 0 or null")
+_OPT_COUNT = (lambda v: v is None or (_integer(v) and v >= 0), "a whole number >= 0 or null")
+_ENERGY_SPEC = {
+    "dataset": _STRING, "strategy": _STRING, "problem": _STRING, "reason": _OPT_STRING,
+    "knobs": (_knobs_ok, "an object of plain values"), "predecessors": (_bool, "true or false"),
+    "l2": (lambda v: v in L2_MODES, " or ".join(L2_MODES)), "prime": (_bool, "true or false"),
+    "devices": (lambda v: isinstance(v, list) and all(isinstance(x, str) for x in v), "a list of strings"),
+    "energy_j": _OPT_AMOUNT, "seconds": _OPT_AMOUNT, "mean_w": _OPT_AMOUNT, "traversals": _OPT_COUNT,
+    "edges": _OPT_COUNT, "edges_graph500": _OPT_COUNT,
+}
+
+
+def _energy(path: str, i: int, raw: Any, run_prime: bool) -> dict:
+    """One energy record (bench/energy.py), checked: a measured one has its energy and a
+    length of time > 0, an unmeasured one its reason; the strategy's current name, and
+    the run's prime policy where the record lacks it."""
+    where = f"energy[{i}]"
+    _check(isinstance(raw, dict), path, where, "an object", raw)
+    for key in ("dataset", "strategy"):
+        if key not in raw:
+            raise UserError(f"{path}: {where}: missing key '{key}'")
+    _check_keys(path, where, raw, _ENERGY_SPEC)
+    if raw.get("energy_j") is None:
+        _check(isinstance(raw.get("reason"), str), path, f"{where}.reason",
+               "why nothing was measured (a record without energy_j)", raw.get("reason"))
+    else:
+        _check(_number(raw.get("seconds")) and raw["seconds"] > 0, path, f"{where}.seconds",
+               "a number > 0 (a record with energy_j)", raw.get("seconds"))
+    return {**raw, "strategy": canonical_name(raw["strategy"]), "prime": raw.get("prime", run_prime)}
+
 
 def _sample(path: str, i: int, raw: Any, run_prime: bool) -> Sample:
     if not isinstance(raw, dict):
@@ -448,6 +479,9 @@ def add_doc(results: Results, doc: dict, path: str) -> Results:
     _check(isinstance(equivalent, list) and all(isinstance(x, str) for x in equivalent), path,
            "equivalent_teps", "a list of strategy names", equivalent)
     results.equivalent_teps.update(canonical_name(x) for x in equivalent)
+    energy = doc.get("energy") or []
+    _check(isinstance(energy, list), path, "energy", "a list", energy)
+    results.energy += [_energy(path, i, e, results.conditions[fi]["prime"]) for i, e in enumerate(energy)]
     _check_sample_problems(results, path, len(results.samples) - len(doc["samples"]), doc["datasets"])
     return results
 

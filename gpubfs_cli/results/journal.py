@@ -11,9 +11,9 @@ run goes on. Records, by `kind`:
   dataset   name, spec (the config's name, `NAME@seed=S` with a seed), info (the results
             file's datasets entry), sources (once chosen); a later record of the same
             name replaces the entry (its depths, upload time...)
-  measured  variant (its name in the run config), samples, prepares, clocks: one turn of
-            one variant on one graph (bench/schedule.py), or the part of it measured
-            when the run stopped or FLUSH_EVERY_S had passed
+  measured  variant (its name in the run config), samples, prepares, clocks, energy: one
+            turn of one variant on one graph (bench/schedule.py), or the part of it
+            measured when the run stopped or FLUSH_EVERY_S had passed
   end       finished, complete, interrupted, stopped_by, interrupted_during, failed
   resume    at, command_line, git_commit, source_tree: `gpubfs run --resume` went on
             from here

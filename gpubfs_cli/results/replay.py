@@ -75,6 +75,7 @@ class Replay:
             doc["samples"] += record["samples"]
             doc["prepares"] += record["prepares"]
             doc["clocks"] += record["clocks"]
+            doc["energy"] += record.get("energy", [])  # journals from before the key lack it
         elif kind == "end":
             for key in ("finished", "complete", "interrupted", "stopped_by", "interrupted_during", "failed"):
                 if record.get(key) is not None:
@@ -89,7 +90,7 @@ class Replay:
             raise BadRecord("a second header (a journal of another run appended?)")
 
     def check(self, record: dict) -> Counter:
-        """BadRecord when a measured record holds a negative time, or a source more
+        """BadRecord when a measured record holds a negative time or energy, or a source more
         samples than the run's sources list it (a line copied); else its samples by
         (group, source). Changes nothing."""
         if record["kind"] != "measured":
@@ -99,6 +100,11 @@ class Replay:
                 _check_time(p.get(key), f"a prepare of {p['strategy']} on {p['dataset']}: {key}")
             for key, value in (p.get("setup") or {}).items():
                 _check_time(value, f"a prepare of {p['strategy']} on {p['dataset']}: setup.{key}")
+        for e in record.get("energy", []):
+            for key in ("energy_j", "seconds"):
+                if e.get(key) is not None and not is_time_ms(e[key]):  # a finite number >= 0
+                    raise BadRecord(f"an energy record of {e['strategy']} on {e['dataset']}: {key}: expected a "
+                                    f"number >= 0, found {json.dumps(e[key])}")
         new: Counter = Counter()
         for s in record["samples"]:
             what = f"a sample of {s['strategy']} on {s['dataset']}, source {s['source']}"

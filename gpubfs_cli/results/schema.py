@@ -37,6 +37,13 @@ Layout (schema_version 1):
            before, after: {sm_mhz, mem_mhz, temperature_c, via} | null,
            reason (why a reading is null, else null)}]
                                               # per GPU group of timed samples and device
+  energy [{dataset, problem, strategy, knobs, predecessors, l2, prime, devices,
+           energy_j, seconds, traversals, mean_w, edges, edges_graph500,
+           reason (why nothing was measured, else null)}]
+                                              # per variant, graph and mode of a run with energy_s:
+                                              # its last turn's traversals replayed back to back,
+                                              # its GPUs' energy read around them (bench/energy.py);
+                                              # absent in files from before the key
 The run's L2 mode is config.l2 and every sample's `l2` (warm | cold; absent: warm):
 cold runs evict the GPU's L2 before each timed sample (gpu/l2.py), and samples of
 the two modes never share a group. CPU strategies run the same either way. Likewise a
@@ -203,6 +210,7 @@ def new_results(environment: dict, config: dict, problems: dict, equivalent_teps
         "samples": [],
         "summaries": [],
         "clocks": [],
+        "energy": [],
     }
 
 

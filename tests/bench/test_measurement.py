@@ -16,7 +16,6 @@ from gpubfs_cli.algorithms.bfs.cpu.sequential import SequentialBfs, sequential_b
 from gpubfs_cli.bench import measure as measure_module
 from gpubfs_cli.bench.config import build_config, load_config
 from gpubfs_cli.bench.runner import Runner
-from gpubfs_cli.bench.timing import timed_call
 from gpubfs_cli.cli import app
 from gpubfs_cli.core.device import gpu
 from gpubfs_cli.core.strategy import Strategy
@@ -29,6 +28,7 @@ from gpubfs_cli.report.load import load_many, shown_path
 from gpubfs_cli.report.render import render
 from gpubfs_cli.results.groups import group_samples
 from gpubfs_cli.results.schema import doc_samples, load_results
+from tests.bench.host_timers import logged_timers
 from tests.test_cli_run import _one_line
 
 LOG: list = []
@@ -55,16 +55,7 @@ REGISTRY = {"bfs": {c.name: c for c in (SequentialBfs, FakeGpu)}}
 def host_timer(monkeypatch):
     """The runner's timers on the host clock, logging where each timed region starts and ends."""
 
-    def logged(fn, devices=()):
-        LOG.append(("timed",))
-        try:
-            return timed_call(fn)
-        finally:
-            LOG.append(("/timed",))
-
-    def traverse(strategy, source, predecessors=False):
-        ms, answer = logged(lambda: strategy.traverse(source, predecessors))
-        return ms, answer.to_host()
+    logged, traverse, _ = logged_timers(LOG)
 
     LOG.clear()
     monkeypatch.setattr(measure_module, "timed_call", logged)
