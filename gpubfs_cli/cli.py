@@ -397,18 +397,24 @@ def list_datasets(
 def export(
     name: str = typer.Argument(..., help="A cached dataset."),
     path: str = typer.Argument(..., help="File to write (-: standard output)."),
-    fmt: str = typer.Option("mtx", "--format", help="mtx (Matrix Market pattern), el (0-based edge list), wel (0-based u v w lines, gapbs's sssp input) or sg (gapbs's binary graph)."),
+    fmt: str = typer.Option("mtx", "--format", help="mtx (Matrix Market pattern), wmtx (Matrix Market with integer weights, Gunrock's sssp input), el (0-based edge list), wel (0-based u v w lines, gapbs's sssp input) or sg (gapbs's binary graph)."),
     directory: str = DIR_OPTION,
     force: bool = typer.Option(False, "--force", help="Replace PATH if it exists (never a file of the cached graph itself)."),
 ) -> None:
     """Write a cached graph as Matrix Market or an edge list (to run another BFS on it).
 
-    mtx loads in Gunrock and scipy; el (bare `u v` lines, 0-based) and sg (its serialized
-    CSR, loaded in a fraction of a second) in gapbs."""
+    mtx loads in Gunrock and scipy, wmtx (mtx with the SSSP weights) in Gunrock's sssp;
+    el (bare `u v` lines, 0-based) and sg (its serialized CSR, loaded in a fraction of a
+    second) in gapbs, wel in gapbs's sssp."""
     from gpubfs_cli.datasets.store import cached_files, load_graph
     from gpubfs_cli.errors import unknown_name
     from gpubfs_cli.files import check_output_path, refuse_input
-    from gpubfs_cli.graph.io.export import EXPORT_FORMATS, export_graph, needs_tail_loop
+    from gpubfs_cli.graph.io.export import (
+        EXPORT_FORMATS,
+        WEIGHT_LIMITS,
+        export_graph,
+        needs_tail_loop,
+    )
 
     if fmt not in EXPORT_FORMATS:
         raise unknown_name("export format", fmt, EXPORT_FORMATS)
@@ -417,7 +423,7 @@ def export(
         check_output_path(path, "export", force=force, option="PATH")
     sweep_cache(directory)
     graph = load_graph(name, directory)
-    if fmt == "wel":  # a graph without weights of its own has them by its rule, as a SSSP run does
+    if fmt in WEIGHT_LIMITS:  # a graph without weights of its own has them by its rule, as a SSSP run does
         from gpubfs_cli.datasets.weights import ensure_weights
 
         graph = ensure_weights(graph, directory)
@@ -439,7 +445,7 @@ def export(
 def report(
     results: list[str] = typer.Argument(None, help="Results files, or a stopped run's journal (*.journal.jsonl) "
                                         "(default: the newest results file in the results folder: gpubfs info); several are pooled."),
-    metric: str = typer.Option("ms", "--metric", help="ms (median), gteps (harmonic mean), speedup (over the problem's baseline), us_level (per BFS level), us_iteration (per worklist round) or counter.NAME (median of a strategy counter)."),
+    metric: str = typer.Option("ms", "--metric", help="ms (median), gteps (harmonic mean), speedup (over the problem's baseline), us_level (per BFS level), us_iteration (per worklist round), gteps_per_watt and watts (from a run with energy_s) or counter.NAME (median of a strategy counter)."),
     fmt: str = typer.Option("table", "--format", help="table, md, csv, json or html."),
     out: str = typer.Option(None, "--out", help="Write the report to FILE instead of the terminal (-: to "
                             "stdout, as a file would get it)."),

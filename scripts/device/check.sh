@@ -74,7 +74,7 @@ peer() {  # peer VARIABLE PATH: export VARIABLE=$GPUBFS_PEERS/PATH where it is e
   if [ -z "${!1:-}" ] && [ -x "$GPUBFS_PEERS/$2" ]; then export "$1=$GPUBFS_PEERS/$2"; fi
 }
 if [ -n "${GPUBFS_PEERS:-}" ]; then
-  peer GPUBFS_GUNROCK_BFS gunrock/bfs; peer GPUBFS_GAPBS_BFS gapbs/bfs
+  peer GPUBFS_GUNROCK_BFS gunrock/bfs; peer GPUBFS_GUNROCK_SSSP gunrock-sssp/sssp; peer GPUBFS_GAPBS_BFS gapbs/bfs
   peer GPUBFS_GAPBS_SSSP gapbs/sssp; peer GPUBFS_BLEST blest/run.sh
 fi
 python3 -m pip install -q --no-deps --no-build-isolation -e . > logs/install.log 2>&1 || { cat logs/install.log; exit 1; }

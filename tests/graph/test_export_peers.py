@@ -78,36 +78,40 @@ def test_comment_first_line_is_what_broke_gapbs(tmp_path):
 
 
 # ---------------------------------------------------------------- Gunrock's rules (CPU)
-def gunrock_mtx(path: Path):
+def gunrock_mtx(path: Path, weighted: bool = False):
     """A .mtx file as Gunrock's matrix_market_t::load reads it: mmio's banner (five words,
     `%%MatrixMarket matrix coordinate <field> <symmetry>`, lines under 1025 bytes), `%`
     comment lines, the size line `M N L` (M, N below int32 max), then exactly L entries
-    `i j` (pattern) read with fscanf, 1-based (0 is an error); symmetric files get every
-    off-diagonal entry mirrored. The CSR keeps the entries as they are."""
+    `i j` (pattern) or `i j w` (integer or real: w read as double, kept as float32) read
+    with fscanf, 1-based (0 is an error); symmetric files get every off-diagonal entry
+    mirrored with its weight. The CSR keeps the entries as they are; with `weighted`, the
+    weights come back too (the field must carry them)."""
     lines = path.read_text().split("\n")
     assert all(len(ln) < 1025 for ln in lines[:1000]), "mmio reads lines of at most 1024 bytes"
     words = lines[0].lower().split()
     assert len(words) == 5 and words[:3] == ["%%matrixmarket", "matrix", "coordinate"], lines[0]
-    assert words[3] == "pattern" and words[4] in ("general", "symmetric")
+    assert words[3] == ("integer" if weighted else "pattern") and words[4] in ("general", "symmetric")
     i = 1
     while lines[i].startswith("%"):
         i += 1
     rows, cols, nnz = (int(x) for x in lines[i].split())
     assert rows == cols and rows < INT32_MAX and nnz < INT32_MAX
-    entries = np.array(" ".join(lines[i + 1:]).split(), dtype=np.int64)
-    assert len(entries) == 2 * nnz, "fscanf reads exactly L entries; a shorter file fails"
-    r, c = entries[0::2], entries[1::2]
+    fields = 3 if weighted else 2
+    entries = np.array(" ".join(lines[i + 1:]).split(), dtype=np.float64)
+    assert len(entries) == fields * nnz, "fscanf reads exactly L entries; a shorter file fails"
+    r, c = entries[0::fields].astype(np.int64), entries[1::fields].astype(np.int64)
+    w = entries[2::fields].astype(np.float32) if weighted else np.zeros(nnz, np.float32)
     assert r.min() >= 1 and c.min() >= 1, "Market file is zero-indexed"
     r, c = r - 1, c - 1
     if words[4] == "symmetric":
         off = r != c
-        r, c = np.concatenate([r, c[off]]), np.concatenate([c, r[off]])
+        r, c, w = np.concatenate([r, c[off]]), np.concatenate([c, r[off]]), np.concatenate([w, w[off]])
     order = np.lexsort((c, r))
-    r, c = r[order], c[order]
+    r, c, w = r[order], c[order], w[order]
     assert not np.any((r[1:] == r[:-1]) & (c[1:] == c[:-1])), "no duplicate entries"
     offsets = np.zeros(rows + 1, dtype=np.int64)
     np.cumsum(np.bincount(r, minlength=rows), out=offsets[1:])
-    return rows, offsets, c
+    return (rows, offsets, c, w) if weighted else (rows, offsets, c)
 
 
 @pytest.mark.parametrize("kind", GRAPHS)
@@ -127,6 +131,30 @@ def test_mtx_loads_as_written_by_gunrock_rules_and_scipy(tmp_path, kind):
     assert a.shape == (g.n, g.n)
     np.testing.assert_array_equal(a.indptr, g.row_offsets)
     np.testing.assert_array_equal(a.indices, g.col_indices)
+
+
+@pytest.mark.parametrize("kind", GRAPHS)
+def test_wmtx_loads_with_its_weights_by_gunrock_rules_and_scipy(tmp_path, kind):
+    """Gunrock's sssp reads the weights from the third column, both directions of an
+    undirected edge with the one weight its symmetric entry carries."""
+    import scipy.io
+    import scipy.sparse
+
+    from gpubfs_cli.graph.weights import WeightRule, rule_weights
+
+    g = GRAPHS[kind]()
+    g.weights = rule_weights(g, WeightRule(1, 100, 5))
+    path = tmp_path / "g.mtx"
+    export_graph(g, path, "wmtx", comment="gpubfs export for peer.gunrock")
+    n, offsets, cols, weights = gunrock_mtx(path, weighted=True)
+    assert n == g.n
+    np.testing.assert_array_equal(offsets, g.row_offsets)
+    np.testing.assert_array_equal(cols, g.col_indices)
+    np.testing.assert_array_equal(weights, g.weights)
+    a = scipy.sparse.csr_matrix(scipy.io.mmread(path))
+    a.sort_indices()
+    np.testing.assert_array_equal(a.indptr, g.row_offsets)
+    np.testing.assert_array_equal(a.data, g.weights)
 
 
 # ---------------------------------------------------------------- the peers themselves
@@ -167,20 +195,25 @@ def test_gapbs_itself_reads_the_el_export(tmp_path, kind):
 
 
 @pytest.mark.gpu
-def test_gunrock_itself_reads_the_mtx_export(tmp_path):
-    """Gunrock's BFS on the mtx export: its own CPU check passes and it counts the
-    graph's n and m (the metrics JSON)."""
-    run_sh = PEERS / "gunrock" / "run.sh"
+@pytest.mark.parametrize("peer, fmt", [("gunrock", "mtx"), ("gunrock-sssp", "wmtx")])
+def test_gunrock_itself_reads_the_mtx_export(tmp_path, peer, fmt):
+    """Gunrock's BFS on the mtx export, its SSSP on the weighted one: its own CPU check
+    passes and it counts the graph's n and m (the metrics JSON)."""
+    from gpubfs_cli.graph.weights import WeightRule, rule_weights
+
+    run_sh = PEERS / peer / "run.sh"
     if not run_sh.is_file():
         pytest.skip(f"Gunrock not found at {run_sh}")
     for kind in ("directed", "undirected-isolated-tail"):
         g = GRAPHS[kind]()
+        g.weights = rule_weights(g, WeightRule(1, 100, 5)) if fmt == "wmtx" else None
         path = tmp_path / f"{kind}.mtx"
-        export_graph(g, path, "mtx", comment="gpubfs export")
+        export_graph(g, path, fmt, comment="gpubfs export")
         source = int(np.flatnonzero(np.diff(g.row_offsets))[0])
         out = subprocess.run(["bash", str(run_sh), str(path), str(source), str(tmp_path / f"{kind}.json")],
                              capture_output=True, text=True, timeout=300)
         assert out.returncode == 0, out.stdout + out.stderr
-        assert "Number of errors : 0" in out.stdout, out.stdout
+        # run.sh notes on stderr that a pattern file gives SSSP weight 1 everywhere
+        assert "Number of errors : 0" in out.stdout and "pattern file" not in out.stderr, out.stdout + out.stderr
         metrics = json.loads((tmp_path / f"{kind}.json").read_text())
         assert metrics.get("num_vertices") == g.n and metrics.get("num_edges") == g.m, metrics

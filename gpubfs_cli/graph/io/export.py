@@ -12,6 +12,10 @@ rules (tests/graph/test_export_peers.py):
   (every CSR entry, 1-based); `coordinate pattern symmetric` for an undirected one
   (entries with row >= column, which the reader mirrors back into both directions).
   `%` comment lines after the banner, the size line `n n entries`.
+- wmtx (Gunrock's sssp): the mtx file with the edge's weight as a third column, under
+  `coordinate integer general|symmetric` (the same entries; a symmetric file's weight is
+  that of its row >= column entry, which both directions share in an undirected CSR).
+  Weights must be whole numbers >= 0 (Gunrock's SSSP takes no negative weight).
 - el (gapbs `bfs -f G.el`): nothing but `u v` lines, 0-based, one per CSR entry (both
   directions of an undirected edge, so no `-s` is needed). No comment: gapbs's reader
   stops at the first line that is not two numbers (a comment made it build a 1-vertex
@@ -26,7 +30,7 @@ rules (tests/graph/test_export_peers.py):
   `converter -b` writes, which takes minutes on an edge list of 10^8 edges): a byte
   `directed`, int64 m, int64 n, int64 offsets[n+1], int32 neighbours[m], and for a
   directed graph the in-edges the same way. gapbs loads it in a fraction of a second.
-Only wel writes weights.
+Only wel and wmtx write weights.
 """
 
 from __future__ import annotations
@@ -42,9 +46,14 @@ from gpubfs_cli.files import atomic_output, check_output_path
 from gpubfs_cli.graph.build import reverse_csr
 from gpubfs_cli.graph.csr import CSRGraph
 
-EXPORT_FORMATS = ("mtx", "el", "sg", "wel")
+EXPORT_FORMATS = ("mtx", "el", "sg", "wel", "wmtx")
 BLOCK_EDGES = 1 << 22  # pairs formatted per block: about 90 MB of text
 GAPBS_MAX_ID = 2**31 - 1  # gapbs reads ids (and sssp its weights) as int32
+# The weighted formats: the largest whole-number weight each takes, that range, and why.
+WEIGHT_LIMITS = {
+    "wel": (GAPBS_MAX_ID, "[0, 2^31 - 1]", "gapbs reads int32"),
+    "wmtx": (2**63 - 1, "[0, 2^63 - 1]", "Matrix Market's integer field; shortest paths take no negative weight"),
+}
 
 
 @njit(cache=True, nogil=True)
@@ -89,27 +98,32 @@ def _row_blocks(row_offsets: np.ndarray, block: int):
             yield int(a), int(b)
 
 
-def _pairs(graph: CSRGraph, a: int, b: int, lower_only: bool):
+def _pairs(graph: CSRGraph, a: int, b: int, lower_only: bool, weights: np.ndarray | None = None):
+    """(src, dst, w) of rows [a, b); w is the entries' weights (empty without `weights`)."""
     ro = np.asarray(graph.row_offsets[a : b + 1])
     dst = np.asarray(graph.col_indices[ro[0] : ro[-1]]).astype(np.int64)
     src = np.repeat(np.arange(a, b, dtype=np.int64), np.diff(ro))
+    w = np.empty(0, dtype=np.int64) if weights is None else weights[int(ro[0]) : int(ro[-1])]
     if lower_only:
         keep = src >= dst
         src, dst = src[keep], dst[keep]
-    return src, dst
+        w = w if weights is None else w[keep]
+    return src, dst, w
 
 
-def gapbs_weights(graph: CSRGraph) -> np.ndarray:
-    """The weights as int64 for a wel file; UserError unless whole numbers gapbs's int32
-    reads (a float weight with a fraction would be cut silently by its reader)."""
+def text_weights(graph: CSRGraph, fmt: str) -> np.ndarray:
+    """The weights as int64 for a wel or wmtx file; UserError unless whole numbers in the
+    format's range (WEIGHT_LIMITS): a float weight with a fraction would be cut silently
+    by gapbs's int32 reader, and a negative one breaks both peers' shortest paths."""
+    name = graph.name or "the graph"
     if graph.weights is None:
-        raise UserError(f"{graph.name or 'the graph'}: wel needs edge weights and the graph has none")
+        raise UserError(f"{name}: {fmt} needs edge weights and the graph has none")
+    high, span, why = WEIGHT_LIMITS[fmt]
     w = np.asarray(graph.weights)
     if w.dtype.kind == "f" and not (np.isfinite(w).all() and (np.floor(w) == w).all()):
-        raise UserError(f"{graph.name or 'the graph'}: wel takes whole-number weights (gapbs reads int32)")
-    if len(w) and (float(w.min()) < 0 or float(w.max()) > GAPBS_MAX_ID):
-        raise UserError(f"{graph.name or 'the graph'}: wel weights must lie in [0, 2^31 - 1] (gapbs reads int32); "
-                        f"these span [{w.min()}, {w.max()}]")
+        raise UserError(f"{name}: {fmt} takes whole-number weights ({why})")
+    if len(w) and (int(w.min()) < 0 or int(w.max()) > high):  # whole numbers by now: int() is exact
+        raise UserError(f"{name}: {fmt} weights must lie in {span} ({why}); these span [{w.min()}, {w.max()}]")
     return w.astype(np.int64, copy=False)
 
 
@@ -126,10 +140,10 @@ def needs_tail_loop(graph: CSRGraph) -> bool:
 
 
 def _write_text(graph: CSRGraph, f, fmt: str, comment: str) -> int:
-    """mtx, el or wel lines (see the module docstring); returns the lines of edges written."""
-    symmetric = fmt == "mtx" and not graph.directed
-    weights = gapbs_weights(graph) if fmt == "wel" else None
-    none = np.empty(0, dtype=np.int64)
+    """mtx, wmtx, el or wel lines (see the module docstring); returns the lines of edges written."""
+    mtx = fmt in ("mtx", "wmtx")
+    symmetric = mtx and not graph.directed
+    weights = text_weights(graph, fmt) if fmt in WEIGHT_LIMITS else None
     blocks = list(_row_blocks(np.asarray(graph.row_offsets), BLOCK_EDGES))
     if symmetric:
         count = sum(len(_pairs(graph, a, b, True)[0]) for a, b in blocks)
@@ -140,19 +154,19 @@ def _write_text(graph: CSRGraph, f, fmt: str, comment: str) -> int:
     if weights is not None:
         per_pair += len(str(int(weights.max()) if len(weights) else 0)) + 1
     buf = np.empty(BLOCK_EDGES * per_pair, dtype=np.uint8)
-    if fmt == "mtx":
-        f.write(f"%%MatrixMarket matrix coordinate pattern {'symmetric' if symmetric else 'general'}\n".encode())
+    if mtx:
+        field = "pattern" if weights is None else "integer"
+        f.write(f"%%MatrixMarket matrix coordinate {field} {'symmetric' if symmetric else 'general'}\n".encode())
         for line in comment.splitlines():
             # mmio reads lines of up to 1024 bytes: a longer comment would spill
             f.write(f"% {' '.join(line.split())[:1000]}\n".encode())
         f.write(f"{graph.n} {graph.n} {count}\n".encode())
-    base = 1 if fmt == "mtx" else 0
+    base = 1 if mtx else 0
     for a, b in blocks:
-        src, dst = _pairs(graph, a, b, symmetric)
+        src, dst, w = _pairs(graph, a, b, symmetric, weights)
         need = len(src) * per_pair
         if need > len(buf):
             buf = np.empty(need, dtype=np.uint8)
-        w = none if weights is None else weights[int(graph.row_offsets[a]) : int(graph.row_offsets[b])]
         used = _format_pairs(src, dst, w, base, buf)
         f.write(memoryview(buf[:used]))
     if tail_loop:
@@ -171,11 +185,11 @@ def _write_sg(graph: CSRGraph, f) -> None:
 
 def export_graph(graph: CSRGraph, path: str | Path, fmt: str = "mtx", *, comment: str = "",
                  force: bool = True) -> int:
-    """Write `graph` to `path` in `fmt` (mtx | el | sg | wel); returns the number of edges
-    written (lines for mtx, el and wel: for el and wel the appended self-loop of the last
-    vertex included, when there is one; m for sg).
+    """Write `graph` to `path` in `fmt` (mtx | el | sg | wel | wmtx); returns the number of
+    edges written (lines for mtx, wmtx, el and wel: for el and wel the appended self-loop
+    of the last vertex included, when there is one; m for sg).
 
-    `comment` goes into the Matrix Market file as `%` lines; el, sg and wel have none.
+    `comment` goes into a Matrix Market file (mtx, wmtx) as `%` lines; el, sg and wel have none.
     Without `force` an existing PATH is refused, one written meanwhile too."""
     if fmt not in EXPORT_FORMATS:
         from gpubfs_cli.errors import unknown_name

@@ -49,6 +49,8 @@ def test_stub_times_are_the_peers_second_pass(tmp_path, monkeypatch):
     assert [s["time_ms"] for s in samples] == [3.5, 4.5, 5.5]  # runs 4..6 of 6
     assert all(s["timed_by"] == "peer.gunrock" and s["status"] == "ok" for s in samples)
     assert [s["valid"] for s in samples] == [None, None, True]  # the peer checks its last source only
+    assert [s["counters"] for s in samples] == [{"peer_checked": 0}, {"peer_checked": 0},
+                                                {"peer_checked": 1, "peer_errors": 0}]
     assert all(s["edges"] > 0 for s in samples)  # the baseline's answer gives the rate's edges
 
 
@@ -56,6 +58,15 @@ def test_peer_errors_make_a_wrong_answer(tmp_path, monkeypatch):
     doc = run(tmp_path, {"GPUBFS_GUNROCK_BFS": str(stub(tmp_path, errors=7))}, monkeypatch)
     last = [s for s in doc["samples"] if s["strategy"] == "peer.gunrock"][-1]
     assert last["status"] == "wrong-answer" and "own check" in last["reason"]
+    assert last["counters"] == {"peer_checked": 1, "peer_errors": 7}
+
+
+def test_the_knob_names_the_binary_or_its_folder(tmp_path, monkeypatch):
+    monkeypatch.delenv("GPUBFS_GUNROCK_BFS", raising=False)
+    binary = stub(tmp_path)
+    for given in (binary, tmp_path):  # the folder holding bfs, as run.sh's is
+        doc = run(tmp_path, {}, monkeypatch, strategies=({"name": "peer.gunrock", "knobs": {"binary": str(given)}},))
+        assert [s["time_ms"] for s in doc["samples"]] == [3.5, 4.5, 5.5], given
 
 
 def test_unavailable_with_the_reason(tmp_path, monkeypatch):

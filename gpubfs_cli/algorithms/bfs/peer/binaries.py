@@ -10,12 +10,15 @@ from pathlib import Path
 from gpubfs_cli.core.strategy import Strategy
 
 
-def find_binary(path: str, env: str, what: str, strategy: str) -> tuple[Path | None, str]:
+def find_binary(path: str, env: str, what: str, strategy: str, in_folder: str = "") -> tuple[Path | None, str]:
     """(the binary, '') or (None, why not, one line). `path` (the knob) wins, else $env;
-    with neither, the message names both for `strategy`, and `what` the file."""
+    with neither, the message names both for `strategy`, and `what` the file. With
+    `in_folder`, a folder given stands for the file of that name in it."""
     given = path or os.environ.get(env, "")
     if not given:
         return None, f"no {what}: set {env}=PATH or {strategy}'s knob binary (docs/peers.md)"
+    if in_folder and os.path.isdir(given):
+        given = os.path.join(given, in_folder)
     found = shutil.which(given)
     if found is None:
         return None, f"{what} {given} is not an executable file"
