@@ -4,7 +4,7 @@ bench/config_values.py; the flags are laid on top in bench/config_cli.py.
 
 Keys (all optional except datasets):
   name:          label of the run; the results file is results/NAME-<UTC time>.json
-  datasets:      [NAME, ...] or [{name: NAME, seed: S}, ...]  (seed: generated graphs)
+  datasets:      [NAME, ...] or [{name: NAME, seed: S}, ...]  (seed: generated graphs; NAME@weights=rule)
   problem:       bfs | sssp: the problem of the strategies named below (default: the
                  one their names imply, e.g. cpu.dijkstra is SSSP's alone; else bfs)
   strategies:    all | [NAME | PATTERN | {name: NAME, problem: P, knobs: {KNOB: value | [v1, v2]}}]
@@ -139,9 +139,9 @@ def default_dataset_check(data_dir: str | None) -> DatasetCheck:
     """Raise the dataset layer's own error (with close names) for an unknown dataset."""
 
     def check(name: str) -> None:
-        from gpubfs_cli.datasets.prepare import resolve_entry
+        from gpubfs_cli.datasets.prepare import resolve_name
 
-        resolve_entry(name.split("@seed=")[0], data_dir)
+        resolve_name(name, data_dir)
 
     return check
 
@@ -236,7 +236,7 @@ def build_config(
             check(spec.name)
         except UserError as exc:
             raise _err(at("datasets"), f"datasets[{i}]", str(exc)) from None
-        j = first.setdefault(values.graph_key(spec), i)
+        j = first.setdefault(values.graph_key(spec, cfg.data_dir), i)
         if j != i:  # its samples would be recorded twice under one name
             raise _err(at("datasets"), f"datasets[{i}]", f"{spec.name!r} is the graph of datasets[{j}] "
                                                          "again; name each graph once")

@@ -13,7 +13,7 @@ from typing import Any
 
 from gpubfs_cli.bench.variants import config_error as _err
 from gpubfs_cli.core.knobs import Range
-from gpubfs_cli.errors import unknown_name
+from gpubfs_cli.errors import UserError, unknown_name
 from gpubfs_cli.graph.reorder import ORDERS
 
 SEED = Range(0)  # a generated graph's seed
@@ -111,7 +111,7 @@ def datasets(where: str, value: Any) -> list[DatasetSpec]:
     for i, item in enumerate(items):
         key = f"datasets[{i}]"
         if isinstance(item, str):
-            _, at, seed = item.partition("@seed=")
+            _, at, seed = _without_weights(where, key, item).partition("@seed=")
             if at and not (seed.isascii() and seed.isdigit()):
                 raise _err(where, key, f"expected NAME or NAME@seed=S with S {SEED.expected()}, got {item!r}")
             out.append(DatasetSpec(item))
@@ -121,6 +121,7 @@ def datasets(where: str, value: Any) -> list[DatasetSpec]:
                     raise _err(where, key, str(unknown_name("key", str(k), ("name", "seed"))))
             if not isinstance(item.get("name"), str):
                 raise _err(where, key, "a mapping needs 'name' (and optionally 'seed')")
+            _without_weights(where, f"{key}.name", item["name"])
             seed = item.get("seed")
             if seed is not None:
                 number(where, f"{key}.seed", seed, SEED)
@@ -130,15 +131,34 @@ def datasets(where: str, value: Any) -> list[DatasetSpec]:
     return out
 
 
-def graph_key(spec: DatasetSpec) -> tuple:
-    """The graph a dataset entry names: an alias, or the catalogue's own seed given, name
-    the graph its plain name does."""
-    from gpubfs_cli.datasets.catalogue import load_catalogue
+def _without_weights(where: str, key: str, name: str) -> str:
+    """NAME without its @weights=file|rule option; any other value of it one line."""
+    from gpubfs_cli.datasets.weights import split_option
 
-    name, _, seed = spec.name.partition("@seed=")
+    try:
+        return split_option(name)[0]
+    except UserError as exc:
+        raise _err(where, key, str(exc)) from None
+
+
+def graph_key(spec: DatasetSpec, data_dir: str | None = None) -> tuple:
+    """The graph a dataset entry names: an alias, the catalogue's own seed given, or a
+    weights option that names the plain graph's weights (datasets/weights.py), name the
+    graph its plain name does."""
+    from gpubfs_cli.datasets.catalogue import load_catalogue
+    from gpubfs_cli.datasets.prepare import resolve_entry
+    from gpubfs_cli.datasets.weights import file_weights, split_option
+
+    plain, choice = split_option(spec.name)
+    name, _, seed = plain.partition("@seed=")
     seed = int(seed) if seed.isdigit() else spec.seed
     catalogue = load_catalogue()
     key = catalogue.resolve(name)
-    if key is None:
-        return name, seed
-    return key, None if seed == catalogue.get(key).seed else seed
+    if key is None:  # a user graph: its cached record says whether it has weights of its own
+        try:
+            apart = choice == "rule" and file_weights(resolve_entry(name, data_dir), data_dir)
+        except UserError:
+            apart = choice == "rule"
+        return name, seed, apart
+    entry = catalogue.get(key)
+    return key, None if seed == entry.seed else seed, choice == "rule" and file_weights(entry)

@@ -71,7 +71,7 @@ class GraphRun:
             return False
         self.graph, self.name, load_s = graph, graph.name or self.spec.name, time.perf_counter() - t0
         chosen = choose_sources(graph, count=cfg.sources, seed=cfg.seed, explicit=cfg.fixed_sources, meta=meta,
-                                explicit_from=sources_origin(cfg))
+                                explicit_from=sources_origin(cfg), name=_sources_name(graph))
         self.sources = chosen.vertices
         if chosen.note:
             r.progress.note(f"{self.name}: {chosen.note}")
@@ -144,3 +144,11 @@ class GraphRun:
 
             for g in self.uploaded.values():
                 DeviceGraph.release(g)
+
+
+def _sources_name(graph: CSRGraph) -> str:
+    """The name the graph's random sources are drawn for: NAME@weights=rule is NAME's
+    graph, so its rows pair with NAME's, source for source."""
+    from gpubfs_cli.datasets.weights import split_option
+
+    return split_option(graph.name)[0] if graph.name else graph.name

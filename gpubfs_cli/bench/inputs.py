@@ -19,13 +19,14 @@ from gpubfs_cli.graph.reorder import Reordered, inverse, order_of, relabel
 
 
 def default_loader(spec: DatasetSpec, data_dir: str | None, progress: bool) -> tuple[CSRGraph, dict]:
-    """ensure_dataset (generate or fetch, then cache) and the cached meta.json."""
+    """ensure_dataset (generate or fetch, then cache) and the cached meta.json (under
+    NAME@weights=rule, with the rule's weights record)."""
     from gpubfs_cli.datasets.prepare import ensure_dataset
-    from gpubfs_cli.datasets.store import read_meta
+    from gpubfs_cli.datasets.weights import recorded_meta
     from gpubfs_cli.gpu.backend import cupy_if_usable
 
     graph = ensure_dataset(spec.name, data_dir, seed=spec.seed, progress=progress, gpu_xp=cupy_if_usable)
-    return graph, read_meta(graph.name or spec.name, data_dir)
+    return graph, recorded_meta(graph.name or spec.name, data_dir)
 
 
 def default_weights(graph: CSRGraph, data_dir: str | None) -> CSRGraph:

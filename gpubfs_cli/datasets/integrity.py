@@ -41,7 +41,7 @@ from gpubfs_cli.errors import UserError
 CHUNK = 1 << 24
 STAMP = "checked.json"
 META = "meta.json"
-CHECKED_FILES = ("row_offsets.npy", "col_indices.npy", "weights.npy")
+CHECKED_FILES = ("row_offsets.npy", "col_indices.npy", "weights.npy", "weights-rule.npy")
 
 
 def _fingerprint(folder: Path) -> dict:

@@ -13,6 +13,7 @@ step and the sizes, with nothing left in the cache.
 
 from __future__ import annotations
 
+import dataclasses
 import shutil
 import time
 from collections.abc import Callable
@@ -35,7 +36,7 @@ from gpubfs_cli.datasets.console import console as _console
 from gpubfs_cli.datasets.console import say as _say
 from gpubfs_cli.datasets.console import warn
 from gpubfs_cli.datasets.lock import build_lock
-from gpubfs_cli.datasets.weights import build_record
+from gpubfs_cli.datasets.weights import OPTION, build_record, check_option, rule_apart, split_option
 from gpubfs_cli.errors import UserError, unknown_name
 from gpubfs_cli.files import check_input_file, plain_json
 from gpubfs_cli.graph.build import build_csr
@@ -157,6 +158,15 @@ def resolve_entry(name: str, data_dir: str | Path | None = None, *, repair: bool
     raise unknown_name("dataset", name, cat.names() + user)
 
 
+def resolve_name(name: str, data_dir: str | Path | None = None, *, repair: bool = False) -> DatasetEntry:
+    """The entry a run's dataset name stands for (an alias, NAME@seed=S,
+    NAME@weights=file|rule), its weights option checked against the graph."""
+    plain, choice = split_option(name)
+    entry = resolve_entry(plain.split("@seed=")[0], data_dir, repair=repair)
+    check_option(entry, choice, data_dir)
+    return entry
+
+
 def _kind(key: str, data_dir) -> str | None:
     """A cached graph's kind; None when its meta.json is broken (it names no dataset)."""
     try:
@@ -185,8 +195,17 @@ def ensure_dataset(
     the GPU. A download's archive comes from `archive` (a local file), else the `mirror`
     folder (else $GPUBFS_MIRROR), else its URLs, and passes one check (datasets/acquire.py);
     `accept_checksum` uses one whose sha256 differs from the catalogue's, recording it. A
-    cached graph is returned without looking at any archive.
+    cached graph is returned without looking at any archive. NAME@weights=rule, on a
+    graph whose weights are its file's, is NAME's graph under that name, without weights:
+    ensure_weights gives it the rule's (datasets/weights.py).
     """
+    plain, choice = split_option(name)
+    if choice is not None:
+        apart = rule_apart(resolve_name(name, data_dir, repair=force), choice, data_dir)
+        graph = ensure_dataset(plain, data_dir, force=force, seed=seed, progress=progress,
+                               keep_download=keep_download, gpu_xp=gpu_xp, mirror=mirror, archive=archive,
+                               accept_checksum=accept_checksum)
+        return dataclasses.replace(graph, name=f"{graph.name}{OPTION}rule", weights=None) if apart else graph
     if "@seed=" in name and seed is None:
         name, _, text = name.partition("@seed=")
         if not text.lstrip("-").isdigit():

@@ -19,6 +19,15 @@ cached as weights.npy beside the CSR arrays with the rule recorded in meta.json
 (`weights`), so a graph cached before weights existed needs no rebuild and a changed
 rule is noticed and recomputed. meta.json's `weights` record: {"rule": "file"} or
 {"rule": "hash", "hash", "range", "seed"} (+ "file", "dtype" once computed).
+
+A graph whose weights are its file's can be asked for with the rule's instead:
+NAME@weights=rule (NAME@weights=file, its default, names the plain graph). The option
+leaves the CSR as it is: the graph loads from NAME's cache under the option's name,
+and its rule weights (the entry's weight_range, else DEFAULT_RANGE; seed 0 for a
+download) are made lazily like any rule's, cached beside the file's as
+weights-rule.npy with their record under `rule_weights`, never over weights.npy. On a
+graph without weights of its own, @weights=rule is its normal rule and names the plain
+graph, and @weights=file is an error.
 """
 
 from __future__ import annotations
@@ -38,6 +47,60 @@ DEFAULT_RANGE = (1, 100)
 GTGRAPH_RANGE = (0, 100)
 GRAPH500_RANGE = (0, 255)
 WEIGHTS_FILE = "weights.npy"
+RULE_FILE = "weights-rule.npy"  # a file-weighted graph's rule weights (NAME@weights=rule)
+OPTION = "@weights="
+CHOICES = ("file", "rule")
+
+
+def split_option(name: str) -> tuple[str, str | None]:
+    """NAME@weights=CHOICE -> (NAME, CHOICE), before or after an @seed=S; (name, None)
+    without the option. A value other than file or rule is one UserError."""
+    head, at, tail = name.partition(OPTION)
+    if not at:
+        return name, None
+    value, more, rest = tail.partition("@")
+    plain = head + more + rest
+    if value not in CHOICES:
+        raise UserError(f"dataset '{name}': {OPTION}{value} is not an option; expected {OPTION}file (the "
+                        f"weights of the graph's file) or {OPTION}rule (the catalogue's rule)")
+    if OPTION in plain:
+        raise UserError(f"dataset '{name}': {OPTION} is given twice")
+    return plain, value
+
+
+def file_weights(entry, data_dir: str | Path | None = None) -> bool:
+    """Whether the graph's SSSP weights are its file's: a catalogue entry's `weights:
+    true`; a user graph's cached record (its file had weights, or not)."""
+    if entry.kind == "user":
+        try:
+            record = store.read_meta(entry.name, data_dir).get("weights") or {}
+        except UserError:
+            return False
+        return record.get("rule") == "file"
+    return bool(entry.weights) and not entry.multiplicity
+
+
+def check_option(entry, choice: str | None, data_dir: str | Path | None = None) -> None:
+    """UserError for @weights=file on a graph whose weights come from a rule."""
+    if choice == "file" and not file_weights(entry, data_dir):
+        raise UserError(f"dataset '{entry.name}' has no weights of its own (SSSP weights it by its rule): "
+                        f"{OPTION}file does not apply; name it {entry.name} or {entry.name}{OPTION}rule")
+
+
+def rule_apart(entry, choice: str | None, data_dir: str | Path | None = None) -> bool:
+    """Whether the option names weights apart from the plain name's: the rule's, on a
+    graph whose weights are its file's (else the option names the plain graph)."""
+    return choice == "rule" and file_weights(entry, data_dir)
+
+
+def recorded_meta(name: str, data_dir: str | Path | None = None) -> dict:
+    """A cached graph's meta.json as a run records it: NAME@weights=rule's is its plain
+    name's with `weights` the rule's record, so results say which weights were used."""
+    key, choice = split_option(name)
+    meta = store.read_meta(key, data_dir)
+    if choice == "rule":
+        meta = {**meta, "weights": _option_rule(key, meta).to_dict()}
+    return meta
 
 
 def entry_rule(entry, seed: int | None) -> WeightRule:
@@ -81,19 +144,40 @@ def _rule_for(key: str, meta: dict) -> WeightRule:
     )
 
 
+def _option_rule(key: str, meta: dict) -> WeightRule:
+    """The rule of NAME@weights=rule (`key` is NAME): the catalogue entry's, as if it
+    had no weights of its own; a user graph's, the default."""
+    from gpubfs_cli.datasets.catalogue import load_catalogue
+
+    catalogue = load_catalogue()
+    name = catalogue.resolve(key.split("@seed=")[0]) if meta.get("kind") != "user" else None
+    if name is None:
+        return WeightRule(*DEFAULT_RANGE, 0)
+    return entry_rule(catalogue.get(name), (meta.get("source") or {}).get("seed"))
+
+
 def ensure_weights(graph: CSRGraph, data_dir: str | Path | None = None) -> CSRGraph:
     """The same graph with `weights` set: from the cache when its recorded rule is the
-    current one, else made by the rule and cached (atomically) for the next run."""
+    current one, else made by the rule and cached (atomically) for the next run. A
+    graph named NAME@weights=rule gets the rule's weights from NAME's cache."""
     if graph.weights is not None:
         return graph
-    key = graph.name
+    key, choice = split_option(graph.name) if graph.name else (graph.name, None)
     if not key or not store.is_cached(key, data_dir):
-        raise UserError(f"graph '{key or '(unnamed)'}' has no edge weights and no rule to make them")
+        raise UserError(f"graph '{graph.name or '(unnamed)'}' has no edge weights and no rule to make them")
     meta = store.read_meta(key, data_dir)
-    rule = _rule_for(key, meta)
-    path = store.data_dir(data_dir) / key / WEIGHTS_FILE
-    record = meta.get("weights") or {}
-    if path.is_file() and rule.matches(record) and record.get("file") == WEIGHTS_FILE:
+    if choice == "rule" and (meta.get("weights") or {}).get("rule") != "hash":
+        return _cached_or_made(graph, key, _option_rule(key, meta), RULE_FILE, "rule_weights", meta, data_dir)
+    return _cached_or_made(graph, key, _rule_for(key, meta), WEIGHTS_FILE, "weights", meta, data_dir)
+
+
+def _cached_or_made(graph: CSRGraph, key: str, rule: WeightRule, fname: str, field: str, meta: dict,
+                    data_dir: str | Path | None) -> CSRGraph:
+    """`graph` with the rule's weights: KEY/FNAME when meta.json's FIELD records that rule,
+    else made and cached there (atomically) for the next run."""
+    path = store.data_dir(data_dir) / key / fname
+    record = meta.get(field) or {}
+    if path.is_file() and rule.matches(record) and record.get("file") == fname:
         try:
             w = np.load(path, mmap_mode="r")
         except (OSError, ValueError):
@@ -101,9 +185,9 @@ def ensure_weights(graph: CSRGraph, data_dir: str | Path | None = None) -> CSRGr
         if w is not None and w.shape == (graph.m,):
             return dataclasses.replace(graph, weights=w)
     w = rule_weights(graph, rule)
-    done = {**rule.to_dict(), "file": WEIGHTS_FILE, "dtype": str(w.dtype)}
+    done = {**rule.to_dict(), "file": fname, "dtype": str(w.dtype)}
     try:
-        store.add_array(key, WEIGHTS_FILE, w, {"weights": done}, data_dir)
+        store.add_array(key, fname, w, {field: done}, data_dir)
     except OSError as exc:  # a read-only cache: the weights still serve this run
-        warn(f"{key}: could not cache {WEIGHTS_FILE} ({exc.strerror or exc}); computed for this run only")
+        warn(f"{key}: could not cache {fname} ({exc.strerror or exc}); computed for this run only")
     return dataclasses.replace(graph, weights=w)

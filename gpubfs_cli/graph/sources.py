@@ -8,7 +8,8 @@ out-degree >= 1, always without replacement: asked for more than there are, the 
 starts once from each of them (and says so: a repeated source adds no information); the list is
 drawn once per graph and every strategy runs on it, so comparisons are paired. The
 generator is seeded with (seed, CRC-32 of the graph's name), so two graphs of the
-same size do not get the same vertex ids.
+same size do not get the same vertex ids; a caller may give the name to seed with
+(a dataset's weights option keeps the plain graph's sources: paired rows).
 Explicit sources (`--source V`) replace random ones, and so does a dataset's fixed
 source (meta.json `fixed_source`, e.g. the centre of Luo's grids) unless explicit
 sources were given.
@@ -33,9 +34,10 @@ class SourceList:
     note: str | None = None  # what the user should know: fewer sources than asked for
 
 
-def random_sources(graph: CSRGraph, count: int, seed: int) -> list[int]:
+def random_sources(graph: CSRGraph, count: int, seed: int, name: str | None = None) -> list[int]:
     """`count` distinct sources among vertices of out-degree >= 1 (all vertices if none has
-    an edge); every candidate once, shuffled, when there are fewer than `count`."""
+    an edge); every candidate once, shuffled, when there are fewer than `count`. `name`
+    (default the graph's) seeds the draw with `seed`."""
     if count < 1:
         raise UserError(f"sources: {count} is not a positive count")
     if graph.n == 0:
@@ -43,7 +45,7 @@ def random_sources(graph: CSRGraph, count: int, seed: int) -> list[int]:
     candidates = np.flatnonzero(graph.out_degrees() >= 1)
     if len(candidates) == 0:
         candidates = np.arange(graph.n)
-    rng = np.random.default_rng([seed, zlib.crc32(graph.name.encode())])
+    rng = np.random.default_rng([seed, zlib.crc32((graph.name if name is None else name).encode())])
     # A prefix of one seeded permutation: the first k of `--sources N` are the
     # list `--sources k` gives, so a short CPU run pairs with a long GPU run.
     picked = candidates[rng.permutation(len(candidates))[:count]]
@@ -95,9 +97,11 @@ def choose_sources(
     explicit: Sequence[int] | None = None,
     meta: dict | None = None,
     explicit_from: str = "--source",
+    name: str | None = None,
 ) -> SourceList:
     """The sources every strategy runs from on `graph`: explicit > fixed_source > random.
-    `explicit_from` is what an error in the explicit ones names (the flag, or a config's key)."""
+    `explicit_from` is what an error in the explicit ones names (the flag, or a config's key);
+    `name` seeds the random draw (random_sources)."""
     if explicit:
         return SourceList(check_vertices(graph, explicit, explicit_from), "explicit")
     fixed = fixed_source_of(meta, graph.name)
@@ -108,7 +112,7 @@ def choose_sources(
             note = (f"runs from its one fixed source, vertex {vertices[0]:,} (the dataset's fixed_source), "
                     f"not {count} random sources")
         return SourceList(vertices, "fixed_source", note)
-    vertices = random_sources(graph, count, seed)
+    vertices = random_sources(graph, count, seed, name)
     note = None
     if len(vertices) < count:
         note = (f"{count} sources asked for, but only {len(vertices):,} vertices have an out-edge: "

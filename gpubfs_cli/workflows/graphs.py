@@ -120,12 +120,13 @@ class GraphPlan:
 
 
 def plan_graph(name: str, seed: int | None, data_dir: str | None, here: Here, quick: bool = False) -> GraphPlan:
-    """The plan of one config dataset name (an alias, or NAME@seed=S)."""
+    """The plan of one config dataset name (an alias, NAME@seed=S, NAME@weights=...: the
+    plain graph's cache)."""
     from gpubfs_cli.datasets import store
     from gpubfs_cli.datasets.acquire import find_in_mirror
-    from gpubfs_cli.datasets.prepare import resolve_entry
+    from gpubfs_cli.datasets.prepare import resolve_name
 
-    entry = resolve_entry(name.split("@seed=")[0], data_dir)
+    entry = resolve_name(name, data_dir)
     key = entry.name
     if entry.kind == "generated":
         key = store.cache_key(entry.name, seed, entry.seed if entry.seed is not None else 0)

@@ -245,10 +245,10 @@ class DatasetPlan:
 
 
 def entry_name(name: str, data_dir: str | None) -> str:
-    """The catalogue name a config's dataset name (an alias, NAME@seed=S) stands for."""
-    from gpubfs_cli.datasets.prepare import resolve_entry
+    """The catalogue name a config's dataset name (an alias, NAME@seed=S, NAME@weights=...) stands for."""
+    from gpubfs_cli.datasets.prepare import resolve_name
 
-    return resolve_entry(name.split("@seed=")[0], data_dir).name
+    return resolve_name(name, data_dir).name
 
 
 def paper_graphs(key: str, data_dir: str | None = None) -> list[str]:
@@ -329,6 +329,8 @@ def plan_of(cfg: RunConfig, path: Path, done: dict[tuple, int | None], machine: 
             graphs: dict[tuple, GraphPlan] | None = None) -> ConfigPlan:
     """The plan of a run config as made (plan_config's arguments; `gpubfs run --dry-run`
     plans its config, flags applied, with nothing done and no paper `key`)."""
+    from gpubfs_cli.datasets.weights import split_option
+
     building = set() if building is None else building
     graphs = {} if graphs is None else graphs
     here = here or Here(None, None, None, None)
@@ -361,9 +363,12 @@ def plan_of(cfg: RunConfig, path: Path, done: dict[tuple, int | None], machine: 
                 todo.append(v)
         if todo:
             plan.todo[spec.name] = todo
-            dp.builds = dp.action != "cached" and graph not in building
+            # the cache a name reads: an alias's entry's, NAME@weights=rule's NAME's
+            seeded = split_option(spec.name)[0].partition("@seed=")[2]
+            built = (dp.graph.entry.name, seeded, spec.seed, cfg.data_dir)
+            dp.builds = dp.action != "cached" and built not in building
             if dp.builds:
-                building.add(graph)
+                building.add(built)
     estimate_plan(plan, machine, here)
     return plan
 

@@ -12,7 +12,7 @@ import pytest
 from gpubfs_cli.datasets import prepare, store
 from gpubfs_cli.datasets.catalogue import load_catalogue, parse_catalogue
 from gpubfs_cli.datasets.prepare import add_user_dataset, ensure_dataset
-from gpubfs_cli.datasets.weights import DEFAULT_RANGE, ensure_weights
+from gpubfs_cli.datasets.weights import DEFAULT_RANGE, ensure_weights, recorded_meta
 from gpubfs_cli.errors import UserError
 from gpubfs_cli.graph import EdgeList, build_csr
 from gpubfs_cli.graph.weights import HASH, WeightRule, pair_weights, rule_weights
@@ -249,3 +249,63 @@ def test_dropped_duplicates_keep_the_lightest_weight_within_rows_only():
     rows = np.repeat(np.arange(4), np.diff(merged.row_offsets))
     again = build_csr(EdgeList(rows, merged.col_indices, 4, True, merged.weights), keep_weights=True)
     assert again.weights.tolist() == merged.weights.tolist()
+
+
+def test_rule_option_gives_a_file_weighted_graph_the_rule_beside_its_own(tmp_path, monkeypatch, data_dir):
+    gr = tmp_path / "road.gr"
+    gr.write_text(GR)
+    write_catalogue(tmp_path / "a.yaml", _road_entry(gr.as_uri()), monkeypatch)
+    plain = ensure_dataset("road", progress=False)
+    folder = data_dir / "road"
+    own = (folder / "weights.npy").read_bytes()
+    arrays = {f: (folder / f).stat().st_mtime_ns for f in ("row_offsets.npy", "col_indices.npy")}
+
+    def no_build(*args, **kwargs):
+        raise AssertionError("the option must not build the graph again")
+
+    monkeypatch.setattr(prepare, "build_dataset", no_build)
+    g = ensure_dataset("road@weights=rule", progress=False)
+    assert g.name == "road@weights=rule" and g.weights is None  # the cached CSR, weights to come
+    np.testing.assert_array_equal(g.col_indices, plain.col_indices)
+    assert not (data_dir / "road@weights=rule").exists()
+
+    w = ensure_weights(g).weights
+    rule = WeightRule(*DEFAULT_RANGE, 0)  # a download's: the default range, seed 0
+    np.testing.assert_array_equal(w, rule_weights(g, rule))
+    assert (folder / "weights.npy").read_bytes() == own  # the file's weights never overwritten
+    meta = store.read_meta("road")
+    assert meta["weights"] == {"rule": "file"}
+    assert meta["rule_weights"] == {**rule.to_dict(), "file": "weights-rule.npy", "dtype": "int32"}
+    assert {f: (folder / f).stat().st_mtime_ns for f in arrays} == arrays
+    again = ensure_weights(ensure_dataset("road@weights=rule", progress=False))
+    assert isinstance(again.weights, np.memmap)  # read back, not recomputed
+    np.testing.assert_array_equal(again.weights, w)
+
+    # the plain name (and @weights=file) keep the file's distances; the records say which
+    for name in ("road", "road@weights=file"):
+        same = ensure_dataset(name, progress=False)
+        assert same.name == "road" and (_lookup(same, 0, 1), _lookup(same, 3, 2)) == (4, 7)
+    assert recorded_meta("road")["weights"] == {"rule": "file"}
+    assert recorded_meta("road@weights=rule")["weights"] == rule.to_dict()
+    # checked on load like the graph's other arrays: a changed byte is one line
+    data = bytearray((folder / "weights-rule.npy").read_bytes())
+    data[-1] ^= 1
+    (folder / "weights-rule.npy").write_bytes(bytes(data))
+    with pytest.raises(UserError, match=r"weights-rule\.npy does not match the sha256 recorded"):
+        ensure_dataset("road@weights=rule", progress=False)
+
+
+def test_weights_option_on_a_rule_weighted_graph_and_bad_values(tmp_path, monkeypatch, data_dir):
+    monkeypatch.setattr(prepare, "_generate", _fake_generate)
+    write_catalogue(tmp_path / "a.yaml", GENERATED.format(range="[0, 10]"), monkeypatch)
+    assert ensure_dataset("rnd@weights=rule", progress=False).name == "rnd"  # its normal rule
+    assert ensure_dataset("rnd@seed=8@weights=rule", progress=False).name == "rnd@seed=8"
+    with pytest.raises(UserError) as exc:
+        ensure_dataset("rnd@weights=file", progress=False)
+    assert str(exc.value) == ("dataset 'rnd' has no weights of its own (SSSP weights it by its rule): "
+                              "@weights=file does not apply; name it rnd or rnd@weights=rule")
+    with pytest.raises(UserError, match=r"^dataset 'rnd@weights=miles': @weights=miles is not an option; "
+                                        r"expected @weights=file .* or @weights=rule"):
+        ensure_dataset("rnd@weights=miles", progress=False)
+    with pytest.raises(UserError, match=r"^dataset 'rnd@weights=rule@weights=file': @weights= is given twice$"):
+        ensure_dataset("rnd@weights=rule@weights=file", progress=False)

@@ -27,36 +27,15 @@ from gpubfs_cli.gpu import backend
 from gpubfs_cli.results.schema import load_results
 from tests.datasets.conftest import LoopbackServer
 from tests.datasets.test_acquire import CASES
+from tests.workflows.conftest import NY, UPSTREAM_PATH, needs_ny
 
 runner = CliRunner()
-NY = Path(__file__).resolve().parents[2].parent / "shared" / "data" / "USA-road-d.NY.gr.gz"
-UPSTREAM_PATH = "/~challenge9/data/USA-road-d/USA-road-d.NY.gr.gz"
 PIN = "7b2446c7ffe6179efbc42af6812448e8cb782f12968ca2bb1d50d979343056d4"
-
-needs_ny = pytest.mark.skipif(not NY.is_file(), reason=f"{NY} is absent (the shared test data)")
 
 
 @pytest.fixture
 def no_gpu(monkeypatch):
     monkeypatch.setattr(backend, "unavailable_reason", lambda: "disabled for this test")
-
-
-@pytest.fixture
-def served(tmp_path, monkeypatch):
-    """No GPU; the shipped catalogue with New York's URLs on a loopback server (the
-    upstream path), everything else as shipped; the test's own folder as the cwd."""
-    monkeypatch.setattr(backend, "unavailable_reason", lambda: "disabled for this test")
-    monkeypatch.chdir(tmp_path)
-    monkeypatch.delenv("GPUBFS_MIRROR", raising=False)
-    server = LoopbackServer()
-    server.files[UPSTREAM_PATH] = NY.read_bytes()
-    text = shipped("datasets.yaml").read_text()
-    text = re.sub(r"https?://[^\s]*/USA-road-d\.NY\.gr\.gz", server.url(UPSTREAM_PATH), text)
-    cat = tmp_path / "datasets.yaml"
-    cat.write_text(text)
-    monkeypatch.setenv(catalogue.CATALOGUE_ENV, str(cat))
-    yield server
-    server.close()
 
 
 def reproduce(tmp: Path, *extra: str):
