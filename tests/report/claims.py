@@ -20,6 +20,8 @@ figure is read (keys of the figure, or of its claim for all its figures):
 - `paired`: two variants (as above, without `metric`): the median over their common
   sources of the first's time over the second's, with its 95 % bootstrap interval
   (results/statistics.bootstrap_ratio, paired); `field` reads `low` or `high` of it;
+  `mark` (a table too dense to print intervals): the figure ends in that mark exactly
+  where its interval contains 1.00;
 - `match`: a regular expression searched in a printed-table file (`file`, else the
   claim's only file) whose first group is the figure; `count`: one whose number of
   matching lines in such a file is the figure.
@@ -57,7 +59,7 @@ FOLDER_NAMED = re.compile(rf"(?<![\w-])({FOLDER})/")
 BARE = re.compile(r"`([\w*{},-]+\.(?:json\.gz|txt|log))`")
 KEYS = {"id", "doc", "files", "report", "table", "figures", "cited_as"}
 FIGURE_KEYS = {"figure", "row", "column", "table", "field", "variant", "metric", "teps", "ratio", "scale",
-               "match", "count", "file", "report", "paired"}
+               "match", "count", "file", "report", "paired", "mark"}
 
 
 @dataclass(frozen=True)
@@ -81,6 +83,7 @@ def load_index(path: Path = INDEX) -> list[dict[str, Any]]:
         assert set(c) <= KEYS and {"id", "doc", "files", "figures"} <= set(c), c["id"]
         for f in c["figures"]:
             assert set(f) <= FIGURE_KEYS and "figure" in f, (c["id"], f)
+            assert "mark" not in f or "paired" in f, (c["id"], f)  # the mark reads a paired interval
     return claims
 
 
@@ -183,7 +186,12 @@ class Reader:
 
     def recompute(self, fig: Figure) -> str:
         """The figure as recomputed, printed as the doc prints it."""
-        return as_printed(self.value(fig, fig.how), fig.figure)
+        mark = fig.how.get("mark")
+        if mark is None:
+            return as_printed(self.value(fig, fig.how), fig.figure)
+        printed = as_printed(self.value(fig, fig.how), fig.figure.removesuffix(mark))
+        low, high = (self.value(fig, {**fig.how, "field": end}) for end in ("low", "high"))
+        return printed + mark if low <= 1 <= high else printed
 
 
 def _only(files: tuple[str, ...], fig: Figure) -> str:

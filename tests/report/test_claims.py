@@ -52,9 +52,12 @@ def test_the_index_holds_paired_figures():
 @pytest.mark.parametrize("fig", PAIRED, ids=[_figure_id(f) for f in PAIRED])
 def test_a_paired_figure_is_not_what_its_files_give_once_one_side_is_shuffled(fig):
     """The first side's times moved one source along (each source gets another's time):
-    a paired ratio read from the files must change, or it was not paired by source."""
+    a paired ratio read from the files must change, or it was not paired by source. A
+    ratio of medians does not move at all; the value is compared unrounded, since where
+    every source takes about the same time the printed figure may not move either."""
     reader = Reader()
     real = reader.group
+    unshuffled = reader.value(fig, fig.how)
 
     def shuffled(f, files, how, variant):
         agg, group = real(f, files, how, variant)
@@ -65,7 +68,19 @@ def test_a_paired_figure_is_not_what_its_files_give_once_one_side_is_shuffled(fi
         return agg, group
 
     reader.group = shuffled
-    assert reader.recompute(fig) != fig.figure
+    assert reader.value(fig, fig.how) != unshuffled
+
+
+MARKED = [f for f in FIGURES if "mark" in f.how]
+
+
+@pytest.mark.parametrize("fig", MARKED, ids=[_figure_id(f) for f in MARKED])
+def test_a_marked_figure_with_its_mark_flipped_is_not_what_its_files_give(reader, fig):
+    """A dense table's cell carries its mark exactly where its interval contains 1.00:
+    the same figure with the mark added or taken away reads as wrong."""
+    mark = fig.how["mark"]
+    flipped = fig.figure.removesuffix(mark) if fig.figure.endswith(mark) else fig.figure + mark
+    assert reader.recompute(dataclasses.replace(fig, figure=flipped)) != flipped
 
 
 @pytest.mark.parametrize("claim", CLAIMS, ids=[c["id"] for c in CLAIMS])
