@@ -37,6 +37,7 @@ import numpy as np
 
 from gpubfs_cli.datasets.checksum import file_sha256
 from gpubfs_cli.errors import UserError
+from gpubfs_cli.graph.symmetry import csr_asymmetry
 
 CHUNK = 1 << 24
 STAMP = "checked.json"
@@ -152,35 +153,10 @@ def _check_meta(folder: Path, meta: dict, row_offsets, col_indices, hint: str, w
                                   f"(policy.symmetrize: {json.dumps(symmetrized)}): {CHANGED}", hint, written)
 
 
-_MIX = (np.uint64(0xBF58476D1CE4E5B9), np.uint64(0x94D049BB133111EB))
-
-
-def _mixed_sum(x: np.ndarray) -> int:
-    """The sum (mod 2^64) of splitmix64's finalizer over a uint64 array (changed in place)."""
-    x ^= x >> np.uint64(30)
-    x *= _MIX[0]
-    x ^= x >> np.uint64(27)
-    x *= _MIX[1]
-    x ^= x >> np.uint64(31)
-    return int(x.sum(dtype=np.uint64))
-
-
 def _symmetric(row_offsets, col_indices) -> bool:
-    """Whether every edge (u, v) comes with (v, u), as often: the sums of a 64-bit mix
-    of (u, v) and of (v, u) over all edges agree (always for a symmetric graph; for any
-    other, by chance once in about 2^64), chunk by chunk, without sorting or copying."""
-    n, m = len(row_offsets) - 1, len(col_indices)
-    there = back = 0
-    for lo in range(0, m, CHUNK):
-        cols = np.asarray(col_indices[lo: lo + CHUNK]).astype(np.uint64)
-        hi = lo + len(cols)
-        first = int(np.searchsorted(row_offsets, lo, side="right")) - 1
-        last = int(np.searchsorted(row_offsets, hi, side="left"))
-        bounds = np.clip(np.asarray(row_offsets[first: last + 1], dtype=np.int64), lo, hi)
-        rows = np.repeat(np.arange(first, last, dtype=np.uint64), np.diff(bounds))
-        there += _mixed_sum(rows * np.uint64(n) + cols)
-        back += _mixed_sum(cols * np.uint64(n) + rows)
-    return there % 2**64 == back % 2**64
+    """Whether every edge (u, v) comes with (v, u), as often (graph/symmetry.py: one
+    parallel pass, no sort, no copy)."""
+    return int(csr_asymmetry(np.asarray(row_offsets), np.asarray(col_indices))) == 0
 
 
 def _check_arrays(folder: Path, row_offsets, col_indices, weights, hint: str, written: Written | None) -> None:

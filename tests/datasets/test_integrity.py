@@ -294,8 +294,7 @@ def test_the_stamp_covers_meta_json(tmp_path, monkeypatch):
     assert len(hashed) == 2 and walked == [1]  # stamped again
 
 
-def test_edges_both_ways_are_counted_across_chunks(monkeypatch):
-    monkeypatch.setattr(integrity, "CHUNK", 3)
+def test_edges_both_ways_are_counted(monkeypatch):
     rng = np.random.default_rng(5)
     from gpubfs_cli.graph import EdgeList, build_csr
 
@@ -305,3 +304,17 @@ def test_edges_both_ways_are_counted_across_chunks(monkeypatch):
         assert integrity._symmetric(g.row_offsets, g.col_indices) is (not directed)
     empty = np.zeros(4, np.int64)
     assert integrity._symmetric(empty, np.zeros(0, np.int32))
+
+
+def test_an_edge_listed_once_more_one_way_is_not_symmetric():
+    """Every edge both ways, but one of them twice forward: the multiset is not symmetric
+    (the check counts, not just looks up), on a memory-mapped CSR as the cache loads it."""
+    from gpubfs_cli.graph import EdgeList, build_csr
+
+    g = build_csr(EdgeList(np.array([0, 1, 2, 3]), np.array([1, 2, 3, 0]), 4, False))
+    assert integrity._symmetric(g.row_offsets, g.col_indices)
+    offsets = np.array(g.row_offsets, np.int64)
+    cols = np.array(g.col_indices, np.int32)
+    extra = np.insert(cols, offsets[1], 1)  # vertex 0 lists 1 once more
+    offsets[1:] += 1
+    assert not integrity._symmetric(offsets, extra)

@@ -18,7 +18,6 @@ drops duplicates. info["both_directions_listed"] says the entries already hold b
 from __future__ import annotations
 
 import numpy as np
-from numba import njit
 
 from gpubfs_cli.graph.edges import EdgeList
 from gpubfs_cli.graph.io.common import (
@@ -29,31 +28,13 @@ from gpubfs_cli.graph.io.common import (
     skip_comments,
 )
 from gpubfs_cli.graph.io.text import Layout, Parsed, TextReader, capacity_hint
+from gpubfs_cli.graph.symmetry import pair_asymmetry
 
 NAME = "metis"
 SUFFIXES = (".graph",)
 SUMMARY = "METIS / DIMACS10 .graph: 'n m [fmt [ncon]]', one adjacency line per vertex"
 FMTS = (0, 1, 10, 11, 100)
 ADJACENCY = Layout(0, "an adjacency line of neighbour ids", comments="%")
-
-
-@njit(cache=True, nogil=True)
-def _mix(x):
-    x = (x ^ (x >> np.uint64(30))) * np.uint64(0xBF58476D1CE4E5B9)
-    x = (x ^ (x >> np.uint64(27))) * np.uint64(0x94D049BB133111EB)
-    return x ^ (x >> np.uint64(31))
-
-
-@njit(cache=True, nogil=True)
-def _asymmetry(src, dst, n):
-    """Sum of hash(u, v) - hash(v, u) over the entries: 0 when the listing is symmetric."""
-    acc = np.uint64(0)
-    nn = np.uint64(n)
-    for i in range(src.shape[0]):
-        u = np.uint64(src[i])
-        v = np.uint64(dst[i])
-        acc += _mix(u * nn + v) - _mix(v * nn + u)
-    return acc
 
 
 def _one_sided_entry(src: np.ndarray, dst: np.ndarray, n: int) -> tuple[int, int] | None:
@@ -142,7 +123,7 @@ def read(reader: TextReader, directed: bool | None = None) -> EdgeList:
     dst = values
     dst -= 1
     src = np.repeat(np.arange(n, dtype=np.int64), degrees)
-    if _asymmetry(src, dst, n) != 0:
+    if pair_asymmetry(src, dst, n) != 0:
         pair = _one_sided_entry(src, dst, n)
         if pair is not None:
             u, v = pair
