@@ -92,6 +92,22 @@ def download_of(entry: DatasetEntry, m: int | None, *, measured: int | None = No
     return Download(int(edges * BYTES_PER_EDGE.get(entry.format or "", 5.0)), "estimated")
 
 
+def planned_counts(entry: DatasetEntry) -> tuple[int | None, int | None]:
+    """The catalogue's n and m; for a generated graph that gives none, its generator's
+    vertices and, as m, an upper bound: every record, both ways when symmetrized, before
+    self-loops and duplicates are dropped (None where the family cannot say)."""
+    n, m = entry.expected.n, entry.expected.m
+    if entry.kind != "generated" or (n is not None and m is not None):
+        return n, m
+    from gpubfs_cli.graph import generators
+
+    try:
+        vertices, records = generators.size(entry.generator, entry.params)
+    except Exception:  # a family that cannot size itself without generating
+        return n, m
+    return (vertices if n is None else n), (records * (1 if entry.directed else 2) if m is None else m)
+
+
 def footprint(entry: DatasetEntry, n: int, m: int, download: Download) -> Footprint:
     """The costs of a graph of n vertices and m directed edges, built as `entry` says."""
     n, m = max(int(n), 0), max(int(m), 0)

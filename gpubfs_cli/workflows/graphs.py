@@ -16,7 +16,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from gpubfs_cli.datasets.catalogue import DatasetEntry
-from gpubfs_cli.datasets.footprint import Footprint, download_of, footprint, human
+from gpubfs_cli.datasets.footprint import Footprint, download_of, footprint, human, planned_counts
 from gpubfs_cli.workflows.estimate import human_seconds
 
 QUICK_MAX_DOWNLOAD = 100 * 10**6  # bytes: quick mode leaves out larger downloads
@@ -95,7 +95,9 @@ class GraphPlan:
                   "generate": f"generated here, {human(c.disk_bytes)} converted",
                   "mirror": f"from the mirror: {c.download.text()}, {human(c.disk_bytes)} converted",
                   "fetch": f"download {c.download.text()}, {human(c.disk_bytes)} converted"}[self.action]]
-        if self.action != "cached":
+        if self.action == "generate":  # the build takes the GPU, or parts that fit the host
+            parts.append(f"up to {human(c.host_bytes)} of host memory if built on the CPU in one part")
+        elif self.action != "cached":
             host = f" ({human(here.host_bytes)} available)" if here.host_bytes else ""
             parts.append(f"conversion needs {human(c.host_bytes)} of host memory{host}")
         parts.append(f"a BFS needs {human(c.gpu_bytes)} of GPU memory ({self.gpu_fit(here)})")
@@ -137,7 +139,7 @@ def plan_graph(name: str, seed: int | None, data_dir: str | None, here: Here, qu
         costs = footprint(entry, n or 0, m or 0, download_of(entry, m, measured=archive))
         costs = Footprint(costs.download, store.cache_size_bytes(key, data_dir), costs.host_bytes, costs.gpu_bytes)
         return GraphPlan(name, entry, "cached", n, m, costs)
-    n, m = entry.expected.n, entry.expected.m
+    n, m = planned_counts(entry)
     found = find_in_mirror(entry, here.mirror) if entry.kind == "download" and here.mirror else None
     download = download_of(entry, m, mirror_file=found[0] if found else None)
     action = "generate" if entry.kind == "generated" else "mirror" if found else "fetch"
@@ -149,7 +151,9 @@ def plan_graph(name: str, seed: int | None, data_dir: str | None, here: Here, qu
 def blocked(plan: GraphPlan, here: Here, quick: bool) -> str | None:
     """Why a graph not yet cached cannot be had here, or None."""
     c = plan.costs
-    if here.host_bytes is not None and c.host_bytes > here.host_bytes:
+    # A generated graph is built on the GPU, or on the CPU in parts sized to the free
+    # memory (graph/build.py): its host figure bounds one part, never blocks.
+    if plan.action != "generate" and here.host_bytes is not None and c.host_bytes > here.host_bytes:
         return (f"its conversion needs {human(c.host_bytes)} of host memory, "
                 f"{human(here.host_bytes)} is available")
     if here.gpu_bytes is not None and c.gpu_bytes > GPU_SHARE * here.gpu_bytes:

@@ -6,7 +6,7 @@ from __future__ import annotations
 import json
 
 from gpubfs_cli.datasets.catalogue import DatasetEntry, Expected
-from gpubfs_cli.datasets.footprint import Footprint, download_of
+from gpubfs_cli.datasets.footprint import Footprint, download_of, planned_counts
 from gpubfs_cli.workflows.graphs import QUICK_MAX_DOWNLOAD, GraphPlan, Here, blocked, download_rate
 
 GB = 10**9
@@ -80,3 +80,21 @@ def test_download_rate_is_the_median_of_the_network_downloads_recorded(tmp_path,
     assert download_rate(str(tmp_path)) == 300
     keys[:] = ["d", "e", "f"]
     assert download_rate(str(tmp_path)) is None
+
+
+def test_a_generated_graph_without_catalogue_counts_is_planned_from_its_generator():
+    """Graph 500 scale 28 gives no n and m in the catalogue: the plan takes 2^28 vertices
+    and every record both ways as m (an upper bound), so its sizes are not zero; and its
+    host figure never blocks it (the build takes the GPU, or CPU parts that fit)."""
+    from gpubfs_cli.datasets.catalogue import load_catalogue
+    from gpubfs_cli.workflows.graphs import plan_graph
+
+    entry = load_catalogue().get("g500-s28-ef16")
+    assert planned_counts(entry) == (2**28, 2 * 16 * 2**28)
+    plan = plan_graph("g500-s28-ef16", None, None, here(host=20 * GB, gpu=141 * GB))
+    assert (plan.n, plan.m) == (2**28, 2**33) and plan.costs.disk_bytes > 30 * GB
+    assert plan.costs.host_bytes > 20 * GB and plan.blocked is None
+    line = plan.line(here(host=20 * GB, gpu=141 * GB))
+    assert "host memory if built on the CPU in one part" in line and "conversion needs" not in line
+    fetched = _plan(host=30 * GB)  # a download converted on the host is still held to it
+    assert blocked(fetched, here(), quick=False) is not None
