@@ -10,17 +10,21 @@ from pathlib import Path
 
 import pytest
 
+from gpubfs_cli.algorithms.bfs.peer.gunrock_common import GunrockKnobs
 from gpubfs_cli.bench.config import build_config
 from gpubfs_cli.bench.runner import Runner
+from gpubfs_cli.errors import UserError
 
 # The peers' folder: $GPUBFS_PEERS where the binaries were carried, else ../shared/peers.
 PEERS = Path(os.environ.get("GPUBFS_PEERS") or Path(__file__).resolve().parents[4] / "shared" / "peers")
 PEER = PEERS / "gunrock" / "bfs"
 
 STUB = """#!/usr/bin/env python3
-import json, sys
+import json, os, sys
 a = sys.argv[1:]
 srcs = a[a.index("-s") + 1].split(",")
+if os.environ.get("STUB_LOG"):
+    open(os.environ["STUB_LOG"], "a").write(",".join(srcs) + "\\n")
 assert open(a[a.index("-m") + 1]).readline().startswith("%%MatrixMarket")
 out = a[a.index("-d") + 1] + "/" + a[a.index("-f") + 1]
 json.dump({"srcs": [int(s) for s in srcs], "process_times": [0.5 + i for i in range(len(srcs))]}, open(out, "w"))
@@ -59,6 +63,31 @@ def test_peer_errors_make_a_wrong_answer(tmp_path, monkeypatch):
     last = [s for s in doc["samples"] if s["strategy"] == "peer.gunrock"][-1]
     assert last["status"] == "wrong-answer" and "own check" in last["reason"]
     assert last["counters"] == {"peer_checked": 1, "peer_errors": 7}
+
+
+def test_check_all_has_gunrock_check_every_source_untimed(tmp_path, monkeypatch):
+    """check_all: after the timed run of all sources twice, each source but the last runs
+    alone once (its own last source, so Gunrock checks it); the times stay the timed run's
+    and every sample is checked."""
+    log = tmp_path / "calls.txt"
+    monkeypatch.setenv("STUB_LOG", str(log))
+    doc = run(tmp_path, {"GPUBFS_GUNROCK_BFS": str(stub(tmp_path))}, monkeypatch,
+              strategies=({"name": "peer.gunrock", "knobs": {"check_all": True}},))
+    samples = [s for s in doc["samples"] if s["strategy"] == "peer.gunrock"]
+    assert [s["time_ms"] for s in samples] == [3.5, 4.5, 5.5]
+    assert [s["valid"] for s in samples] == [True, True, True]
+    assert [s["counters"] for s in samples] == [{"peer_checked": 1, "peer_errors": 0}] * 3
+    calls = [line.split(",") for line in log.read_text().split()]
+    sources = doc["sources"]["smoke-gnm"]
+    assert calls == [[str(s) for s in sources * 2], [str(sources[0])], [str(sources[1])]]
+
+
+def test_check_all_is_a_flag(tmp_path, monkeypatch):
+    with pytest.raises(UserError, match=r"strategies\[0\]\.knobs\.check_all: peer\.gunrock: expected bool"):
+        run(tmp_path, {"GPUBFS_GUNROCK_BFS": str(stub(tmp_path))}, monkeypatch,
+            strategies=({"name": "peer.gunrock", "knobs": {"check_all": "yes"}},))
+    with pytest.raises(ValueError, match="check_all must be true or false, not 1"):
+        GunrockKnobs(check_all=1)
 
 
 def test_the_knob_names_the_binary_or_its_folder(tmp_path, monkeypatch):

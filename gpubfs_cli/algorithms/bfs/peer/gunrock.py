@@ -18,7 +18,9 @@ timed_by: peer.gunrock. The rate's edge count comes from the baseline's answer.
 Knobs: binary (the binary or the folder holding it; else $GPUBFS_GUNROCK_BFS; with neither
 the cell is unavailable, saying which to set), load_balance (the advance's load balance:
 block_mapped, Gunrock's default and its fastest on uniform graphs, thread_mapped, or
-merge_path, its fastest on skewed ones; others are refused as run.sh refuses them).
+merge_path, its fastest on skewed ones; others are refused as run.sh refuses them),
+check_all (each source but the last run once more alone, untimed, so that Gunrock checks
+every sample: bfs/peer/gunrock_common.py).
 """
 
 from __future__ import annotations

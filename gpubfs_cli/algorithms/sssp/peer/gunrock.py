@@ -25,7 +25,7 @@ and CPU sides alike, so its check cannot see it.
 Knobs: binary (the binary or the folder holding it; else $GPUBFS_GUNROCK_SSSP; with neither
 the cell is unavailable, saying which to set), load_balance (the advance's load balance:
 block_mapped, Gunrock's default, thread_mapped or merge_path; others are refused as
-run.sh refuses them).
+run.sh refuses them), check_all (every source checked by Gunrock: bfs/peer/gunrock_common.py).
 """
 
 from __future__ import annotations
