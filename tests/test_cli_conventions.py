@@ -25,11 +25,11 @@ from gpubfs_cli import logs
 from gpubfs_cli.bench.config_cli import config_from_cli
 from gpubfs_cli.bench.variants import Variant
 from gpubfs_cli.cli import app
-from gpubfs_cli.configs import shipped
 from gpubfs_cli.core.strategy import canonical_name
 from gpubfs_cli.gpu import backend
 from gpubfs_cli.results.schema import load_results
 from tests.report.docs import main_doc, write
+from tests.test_cli_reproduce import tiny_paper
 from tests.tools import one_line
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -404,18 +404,8 @@ def test_knobs_from_s_reach_the_results_and_back(tmp_path, data):
 @pytest.fixture
 def paper(tmp_path, monkeypatch, no_gpu):
     """reproduce's `tiny` paper (tests/test_cli_reproduce.py's, without its offline graph)."""
-    monkeypatch.chdir(tmp_path)
-    papers = tmp_path / "configs" / "papers"
-    experiments = tmp_path / "configs" / "experiments"
-    papers.mkdir(parents=True)
-    experiments.mkdir()
-    text = (shipped("papers") / "luo.yaml").read_text()
-    (papers / "tiny.yaml").write_text(text.replace("key: luo", "key: tiny").replace("configs: [luo]",
-                                                                                   "configs: [tiny-run]"))
-    (experiments / "tiny-run.yaml").write_text("name: tiny-run\ndatasets: [smoke-gnm, smoke-grid]\n"
-                                               "strategies: [cpu.sequential, merrill.hybrid]\nsources: 2\nwarmup: 0\n")
-    monkeypatch.setenv("GPUBFS_PAPERS_DIR", str(papers))
-    return experiments / "tiny-run.yaml"
+    return tiny_paper(tmp_path, monkeypatch, "name: tiny-run\ndatasets: [smoke-gnm, smoke-grid]\n"
+                                             "strategies: [cpu.sequential, merrill.hybrid]\nsources: 2\nwarmup: 0\n")
 
 
 def estimate_of(text: str, before: str) -> str:

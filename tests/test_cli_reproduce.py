@@ -35,10 +35,10 @@ UNREACHABLE = """
 """
 
 
-@pytest.fixture
-def paper(tmp_path, monkeypatch):
-    """A papers folder with `tiny` (luo's layout) whose configs list is [tiny-run]."""
-    monkeypatch.setattr(backend, "unavailable_reason", lambda: "disabled for this test")
+def tiny_paper(tmp_path: Path, monkeypatch, run_config: str) -> Path:
+    """A papers folder with `tiny` (luo's layout) whose configs list is [tiny-run], that run
+    config's text `run_config`, named by $GPUBFS_PAPERS_DIR; the working folder is
+    tmp_path. Returns the run config's path."""
     monkeypatch.chdir(tmp_path)
     papers = tmp_path / "configs" / "papers"
     experiments = tmp_path / "configs" / "experiments"
@@ -47,15 +47,21 @@ def paper(tmp_path, monkeypatch):
     text = (shipped("papers") / "luo.yaml").read_text()
     text = text.replace("key: luo", "key: tiny").replace("configs: [luo]", "configs: [tiny-run]")
     (papers / "tiny.yaml").write_text(text)
-    (experiments / "tiny-run.yaml").write_text(
-        "name: tiny-run\n"
-        "datasets: [smoke-gnm, smoke-grid, offline-graph]\n"
-        "strategies: [cpu.sequential, merrill.hybrid]\n"
-        "sources: 2\nwarmup: 0\nrequire_gpu: true\n"
-    )
+    (experiments / "tiny-run.yaml").write_text(run_config)
+    monkeypatch.setenv("GPUBFS_PAPERS_DIR", str(papers))
+    return experiments / "tiny-run.yaml"
+
+
+@pytest.fixture
+def paper(tmp_path, monkeypatch):
+    """`tiny` whose run has an offline graph beside two generated ones, on no GPU."""
+    monkeypatch.setattr(backend, "unavailable_reason", lambda: "disabled for this test")
+    tiny_paper(tmp_path, monkeypatch, "name: tiny-run\n"
+                                      "datasets: [smoke-gnm, smoke-grid, offline-graph]\n"
+                                      "strategies: [cpu.sequential, merrill.hybrid]\n"
+                                      "sources: 2\nwarmup: 0\nrequire_gpu: true\n")
     cat = tmp_path / "datasets.yaml"
     cat.write_text(shipped("datasets.yaml").read_text().rstrip("\n") + "\n" + UNREACHABLE)
-    monkeypatch.setenv("GPUBFS_PAPERS_DIR", str(papers))
     monkeypatch.setenv(catalogue.CATALOGUE_ENV, str(cat))
     return tmp_path
 

@@ -147,7 +147,7 @@ def graph_key(spec: DatasetSpec, data_dir: str | None = None) -> tuple:
     graph its plain name does."""
     from gpubfs_cli.datasets.catalogue import load_catalogue
     from gpubfs_cli.datasets.prepare import resolve_entry
-    from gpubfs_cli.datasets.weights import file_weights, split_option
+    from gpubfs_cli.datasets.weights import rule_apart, split_option
 
     plain, choice = split_option(spec.name)
     name, _, seed = plain.partition("@seed=")
@@ -156,9 +156,9 @@ def graph_key(spec: DatasetSpec, data_dir: str | None = None) -> tuple:
     key = catalogue.resolve(name)
     if key is None:  # a user graph: its cached record says whether it has weights of its own
         try:
-            apart = choice == "rule" and file_weights(resolve_entry(name, data_dir), data_dir)
+            apart = rule_apart(resolve_entry(name, data_dir), choice, data_dir)
         except UserError:
             apart = choice == "rule"
         return name, seed, apart
     entry = catalogue.get(key)
-    return key, None if seed == entry.seed else seed, choice == "rule" and file_weights(entry)
+    return key, None if seed == entry.seed else seed, rule_apart(entry, choice)

@@ -120,13 +120,9 @@ def build_record(entry, seed: int | None, has_weights: bool) -> dict:
 def _rule_for(key: str, meta: dict) -> WeightRule:
     """The rule a cached graph's weights follow now (the catalogue's, for catalogue
     graphs: a changed weight_range is picked up); UserError when there is none."""
-    from gpubfs_cli.datasets.catalogue import load_catalogue
-
     record = meta.get("weights") or {}
-    catalogue = load_catalogue()
-    name = catalogue.resolve(key.split("@seed=")[0]) if meta.get("kind") != "user" else None
-    if name is not None:
-        entry = catalogue.get(name)
+    entry = _catalogue_entry(key, meta)
+    if entry is not None:
         if entry.weights and record.get("rule") != "hash":
             raise UserError(
                 f"dataset '{key}' was cached without the weights of its file; rebuild it: "
@@ -147,13 +143,22 @@ def _rule_for(key: str, meta: dict) -> WeightRule:
 def _option_rule(key: str, meta: dict) -> WeightRule:
     """The rule of NAME@weights=rule (`key` is NAME): the catalogue entry's, as if it
     had no weights of its own; a user graph's, the default."""
+    entry = _catalogue_entry(key, meta)
+    if entry is None:
+        return WeightRule(*DEFAULT_RANGE, 0)
+    return entry_rule(entry, (meta.get("source") or {}).get("seed"))
+
+
+def _catalogue_entry(key: str, meta: dict):
+    """The catalogue entry of a cached graph (`key`, NAME or NAME@seed=S), None for a
+    user graph."""
     from gpubfs_cli.datasets.catalogue import load_catalogue
 
+    if meta.get("kind") == "user":
+        return None
     catalogue = load_catalogue()
-    name = catalogue.resolve(key.split("@seed=")[0]) if meta.get("kind") != "user" else None
-    if name is None:
-        return WeightRule(*DEFAULT_RANGE, 0)
-    return entry_rule(catalogue.get(name), (meta.get("source") or {}).get("seed"))
+    name = catalogue.resolve(key.split("@seed=")[0])
+    return None if name is None else catalogue.get(name)
 
 
 def ensure_weights(graph: CSRGraph, data_dir: str | Path | None = None) -> CSRGraph:

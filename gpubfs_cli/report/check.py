@@ -35,7 +35,7 @@ from gpubfs_cli.core.strategy import canonical_name
 from gpubfs_cli.errors import UserError
 from gpubfs_cli.files import check_input_file
 from gpubfs_cli.report.copies import identical_pairs, variant_text
-from gpubfs_cli.report.energy import energy_key
+from gpubfs_cli.report.energy import record_key
 from gpubfs_cli.report.load import Results, _energy, _merge_dataset, _sample, add_doc
 from gpubfs_cli.results.groups import group_samples, summaries
 from gpubfs_cli.results.keys import GPUS_KNOB, NO_REORDER, REORDER_KNOB, CellKey
@@ -206,19 +206,14 @@ def _energy_records(path: str, doc: dict, samples: list[dict]) -> list[str]:
     if not isinstance(records, list):
         return []
     prime = run_prime(doc)
-
-    def key(e: dict) -> tuple:
-        return energy_key(e["dataset"], e.get("problem", "bfs"), canonical_name(e["strategy"]), e.get("knobs") or {},
-                          e.get("predecessors"), e.get("l2", "warm"), e.get("prime", prime))
-
-    held = {key(s) for s in samples}
+    held = {record_key({**s, "strategy": canonical_name(s["strategy"])}, prime) for s in samples}
     problems = []
     for i, raw in enumerate(records):
         try:
             e = _energy(path, i, raw, prime)
         except UserError:
             continue
-        if key(e) not in held:
+        if record_key(e) not in held:
             problems.append(f"energy[{i}] ({_label(e)}): no sample of its variant on that graph in that mode "
                             "(an energy record of another run?)")
     return problems

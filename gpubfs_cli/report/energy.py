@@ -26,12 +26,17 @@ def energy_key(dataset: str, problem: str, strategy: str, knobs: dict, predecess
     return (*CellKey.make(dataset, problem, strategy, knobs, predecessors), l2, bool(prime))
 
 
+def record_key(e: dict, prime: bool = False) -> tuple:
+    """energy_key of a record (or a sample) with those fields; `prime` where it has none."""
+    return energy_key(e["dataset"], e.get("problem", DEFAULT_PROBLEM), e["strategy"], e.get("knobs") or {},
+                      e.get("predecessors"), e.get("l2", "warm"), e.get("prime", prime))
+
+
 def energy_index(records: list[dict]) -> dict[tuple, list[dict]]:
     """Checked energy records (report/load.py) by the group they belong to."""
     index: dict[tuple, list[dict]] = defaultdict(list)
     for e in records:
-        index[energy_key(e["dataset"], e.get("problem", DEFAULT_PROBLEM), e["strategy"], e.get("knobs") or {},
-                         e.get("predecessors"), e.get("l2", "warm"), e.get("prime"))].append(e)
+        index[record_key(e)].append(e)
     return index
 
 

@@ -307,10 +307,11 @@ _DATASET_SPEC = {
                                          and _numbers(v.get("edges", []))),
                  "null or an object with lists of numbers"),
 }
+_STRINGS = (lambda v: isinstance(v, list) and all(isinstance(x, str) for x in v), "a list of strings")
 _PREPARE_SPEC = {
     "dataset": _STRING, "strategy": _STRING, "problem": _STRING, "status": _STRING, "reason": _OPT_STRING,
     "knobs": (_knobs_ok, "an object of plain values"), "time_ms": _OPT_NUMBER, "upload_ms": _OPT_NUMBER,
-    "bytes": _OPT_NUMBER, "devices": (lambda v: isinstance(v, list) and all(isinstance(x, str) for x in v), "a list of strings"),
+    "bytes": _OPT_NUMBER, "devices": _STRINGS,
     "setup": (lambda v: isinstance(v, dict) and all(_number(x) for x in v.values()), "an object of numbers (ms)"),
 }
 
@@ -320,7 +321,7 @@ _ENERGY_SPEC = {
     "dataset": _STRING, "strategy": _STRING, "problem": _STRING, "reason": _OPT_STRING,
     "knobs": (_knobs_ok, "an object of plain values"), "predecessors": (_bool, "true or false"),
     "l2": (lambda v: v in L2_MODES, " or ".join(L2_MODES)), "prime": (_bool, "true or false"),
-    "devices": (lambda v: isinstance(v, list) and all(isinstance(x, str) for x in v), "a list of strings"),
+    "devices": _STRINGS,
     "energy_j": _OPT_AMOUNT, "seconds": _OPT_AMOUNT, "mean_w": _OPT_AMOUNT, "traversals": _OPT_COUNT,
     "edges": _OPT_COUNT, "edges_graph500": _OPT_COUNT,
 }
