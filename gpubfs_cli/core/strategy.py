@@ -152,6 +152,12 @@ class Strategy:
         """Extra memory prepare() allocated (reported beside the prepare time)."""
         return 0
 
+    def device_bytes(self) -> list[int] | None:
+        """The bytes of the arrays this variant holds on each of its devices after
+        prepare() (its graph or its part of it, and its buffers), in device order; None
+        off the GPU. The CUDA context and CuPy's cached free blocks are not counted."""
+        return None
+
     def prepare_details(self) -> dict[str, float]:
         """Named parts of prepare()'s time worth keeping apart (the prepare record's
         `setup`), in milliseconds; none by default."""

@@ -102,6 +102,12 @@ class GpuStrategy(Strategy):
                 total += int(a.nbytes)
         return total
 
+    def device_bytes(self) -> list[int] | None:
+        """The device graph's arrays (shared with other variants of the same graph) and
+        this variant's buffers, on its one device."""
+        dgraph = getattr(self, "dgraph", None)
+        return None if dgraph is None else [dgraph.nbytes() + self.prepared_bytes()]
+
     def release(self) -> None:
         for name in getattr(self, "_buffers", {}):
             setattr(self, name, None)

@@ -313,6 +313,8 @@ _PREPARE_SPEC = {
     "knobs": (_knobs_ok, "an object of plain values"), "time_ms": _OPT_NUMBER, "upload_ms": _OPT_NUMBER,
     "bytes": _OPT_NUMBER, "devices": _STRINGS,
     "setup": (lambda v: isinstance(v, dict) and all(_number(x) for x in v.values()), "an object of numbers (ms)"),
+    "device_bytes": (lambda v: isinstance(v, list) and all(_integer(x) and x >= 0 for x in v),
+                     "a list of whole numbers >= 0"),
 }
 
 _OPT_AMOUNT = (lambda v: v is None or (_number(v) and 0 <= v < math.inf), "a number >= 0 or null")

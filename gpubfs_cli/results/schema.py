@@ -178,10 +178,11 @@ class Prepare:
     devices: list[str] = field(default_factory=list)
     reorder_ms: float | None = None  # the vertex order and relabelled graph, before upload
     setup: dict[str, float] | None = None  # Strategy.prepare_details(): parts of time_ms, named
+    device_bytes: list[int] | None = None  # Strategy.device_bytes(): what it holds on each device
 
     def to_dict(self) -> dict:
         d = asdict(self)
-        for key in ("reorder_ms", "setup"):  # only the prepares that have one carry the key
+        for key in ("reorder_ms", "setup", "device_bytes"):  # only the prepares that have one carry the key
             if d[key] is None:
                 del d[key]
         return d

@@ -359,6 +359,9 @@ class TwoDevices(Peer):
     def prepare_details(self):
         return {"ranks_start_ms": 812.5, "nccl_form_ms": 3012.0, "nccl_first_call_ms": 701.25}
 
+    def device_bytes(self):
+        return [9_000_000_000, 8_500_000_000]
+
 
 class NeverPrepared(Peer):
     name = "fake.unprepared"
@@ -414,6 +417,9 @@ def test_the_runner_records_the_peers_it_prepared_and_nccl_where_several_devices
     assert prepares["fake.two"]["setup"] == {"ranks_start_ms": 812.5, "nccl_form_ms": 3012.0,
                                              "nccl_first_call_ms": 701.25}
     assert "setup" not in prepares["cpu.sequential"]
+    # and what each rank holds on its GPU, apart
+    assert prepares["fake.two"]["device_bytes"] == [9_000_000_000, 8_500_000_000]
+    assert "device_bytes" not in prepares["cpu.sequential"]
 
 
 

@@ -186,7 +186,14 @@ def test_gpu_buffers_are_counted_and_released(monkeypatch):
     s.keep("matrix", object())  # a sparse matrix: its arrays are kept (and counted) apart
     assert s.b.tolist() == [7] * 4
     assert s.prepared_bytes() == 40 + 4 + 24  # `a` counted once
-    s.dgraph = object()
+    assert s.device_bytes() is None  # nothing on a device before prepare's graph
+
+    class Graph:
+        def nbytes(self):
+            return 1000
+
+    s.dgraph = Graph()
+    assert s.device_bytes() == [1000 + 40 + 4 + 24]  # the graph on the device and the buffers
     s.release()
     assert s.a is None and s.b is None and s.pair is None and s.matrix is None
     assert s.prepared_bytes() == 0

@@ -149,6 +149,15 @@ def test_a_prepare_setup_that_is_not_times(tmp_path, fresh):
                                        "got {'nccl_form_ms': '3 s'}"]
 
 
+def test_device_bytes_that_are_not_whole_numbers(tmp_path, fresh):
+    doc = copy.deepcopy(fresh)
+    doc["prepares"][0]["device_bytes"] = [1024, -1]
+    assert problems(tmp_path, doc) == ["prepares[0].device_bytes: expected a list of whole numbers >= 0, "
+                                       "got [1024, -1]"]
+    doc["prepares"][0]["device_bytes"] = [1024, 2048]
+    assert problems(tmp_path, doc) == []
+
+
 def test_a_source_not_in_the_list(tmp_path, fresh):
     doc = copy.deepcopy(fresh)
     i = index(doc, dataset="g4")

@@ -80,7 +80,8 @@ class RankedStrategy(GpuStrategy):
             self.rank0 = build(self.RANK_CLASS, rank=0, device=self.device.index, comm=comm, **rank0_kwargs)
         except Exception as exc:
             raise self.group.explain(exc) from None
-        self._bytes = self.rank0.nbytes() + sum(int(a[1]) for a in self.group.ready())
+        self._device_bytes = [self.rank0.nbytes(), *(int(a[1]) for a in self.group.ready())]
+        self._bytes = sum(self._device_bytes)
         self._setup = {"ranks_start_ms": round((time.perf_counter() - t0) * 1000.0, 3),
                        **{f"nccl_{k}": v for k, v in comm.setup.items()}}
 
@@ -95,6 +96,11 @@ class RankedStrategy(GpuStrategy):
 
     def prepared_bytes(self) -> int:
         return int(getattr(self, "_bytes", 0))
+
+    def device_bytes(self) -> list[int] | None:
+        """Each rank's graph part and buffers, rank order (rank r on GPU r of its host)."""
+        got = getattr(self, "_device_bytes", None)
+        return None if got is None else list(got)
 
     def prepare_details(self) -> dict[str, float]:
         return dict(getattr(self, "_setup", {}))

@@ -233,6 +233,7 @@ def test_auto_delegates_to_the_cpu_strategy_the_table_names(tmp_path):
         assert got.counters["auto.depth"] == np.mean([sequential_bfs(graph, v).distances.max() for v in probes])
         assert got.counters["auto.probe_ms"] >= 0 and got.counters["auto.distance"] >= 0
         assert auto.prepared_bytes() == auto.delegate.prepared_bytes()  # scipy's matrix; 0 for sequential
+        assert auto.device_bytes() == auto.delegate.device_bytes()  # None: a CPU delegate
         auto.release()
         assert auto.delegate is None and auto.graph is None
 

@@ -81,6 +81,8 @@ def _strategy_check(knobs: dict) -> None:
         s = cls(make_knobs(cls, knobs))
         s.prepare(g)
         try:
+            held = s.device_bytes()  # each rank's own part, in rank order
+            assert len(held) == knobs["gpus"] and min(held) > 0 and sum(held) == s.prepared_bytes()
             for source in sources(g):
                 for preds in (False, True):
                     ms, a = timed_traverse(s, source, preds)

@@ -182,6 +182,9 @@ class AutoBfs(Strategy):
     def prepared_bytes(self) -> int:
         return self.delegate.prepared_bytes() if self.delegate is not None else 0
 
+    def device_bytes(self) -> list[int] | None:
+        return self.delegate.device_bytes() if self.delegate is not None else None
+
     def prepare_details(self) -> dict[str, float]:
         return self.delegate.prepare_details() if self.delegate is not None else {}
 
