@@ -28,3 +28,14 @@ class Echo:
 class Broken:
     def __init__(self, rank: int, device: int, comm):
         raise MemoryError(f"out of memory on GPU {device} (asked 17.2 GB)")
+
+
+class WithComm:
+    """A rank given a communicator (the worker's fake NcclComm in the teardown check)."""
+
+    def __init__(self, rank: int, device: int, comm):
+        assert comm is not None
+        self.comm = comm
+
+    def nbytes(self) -> int:
+        return 1

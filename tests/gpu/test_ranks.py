@@ -186,3 +186,94 @@ def test_the_same_orders_over_mpi():
                           capture_output=True, text=True, timeout=120)
     assert proc.returncode == 0, proc.stdout + proc.stderr
     assert "mpi ranks: 2, answers [(1, 't1', 5)], error 'rank 1: RuntimeError: boom on 1'" in proc.stdout
+
+
+def test_stop_tells_every_rank_then_runs_then_before_waiting_for_them():
+    """Rank 0 aborts its communicator between telling the ranks to end and waiting for
+    them (RankedStrategy.release), so no rank's exit waits on rank 0's communicator."""
+    events = []
+
+    class Channel:
+        def send(self, order):
+            events.append(order)
+
+    class Proc:
+        def join(self, timeout=None):
+            events.append("joined")
+
+        def is_alive(self):
+            return False
+
+    g = RankGroup(1, timeout_s=5.0)
+    g.channels, g.procs = [Channel(), Channel()], [Proc(), Proc()]
+    g.stop(then=lambda: events.append("rank 0 aborted"))
+    assert events == [("exit",), ("exit",), "rank 0 aborted", "joined", "joined"]
+    assert g.channels == [] and g.procs == []
+
+
+def test_a_ranked_strategy_aborts_rank_0s_communicator_while_the_ranks_end():
+    from gpubfs_cli.gpu.ranks.strategy import RankedStrategy
+
+    events = []
+
+    class Group:
+        def stop(self, then=None):
+            events.append("told")
+            then()
+            events.append("joined")
+
+    class Comm:
+        def abort(self):
+            events.append("abort")
+
+    class Rank0:
+        comm = Comm()
+
+        def release(self):
+            events.append("rank 0 released")
+
+    s = RankedStrategy.__new__(RankedStrategy)
+    s.group, s.rank0 = Group(), Rank0()
+    s.release()
+    assert events == ["told", "abort", "joined", "rank 0 released"]
+    assert s.group is None and s.rank0 is None
+    events.clear()
+    s.rank0 = Rank0()  # no ranks of its own (one GPU): its communicator still ends
+    s.release()
+    assert events == ["abort", "rank 0 released"]
+
+
+def test_a_worker_aborts_its_communicator_on_release_and_on_exit(monkeypatch):
+    """Each rank ends its own communicator before it drops a graph or exits, never
+    leaving NCCL's teardown to wait on a peer."""
+    import types
+
+    from gpubfs_cli.gpu.ranks import nccl, worker
+
+    aborted = []
+
+    class FakeComm:
+        def __init__(self, size, uid, rank, alive, timeout_s):
+            self.uid = uid
+
+        def abort(self):
+            aborted.append(self.uid)
+
+    pool = types.SimpleNamespace(free_all_blocks=lambda: None)
+    fake_cupy = types.SimpleNamespace(cuda=types.SimpleNamespace(Device=lambda i: types.SimpleNamespace(use=lambda: None)),
+                                      get_default_memory_pool=lambda: pool)
+    monkeypatch.setitem(sys.modules, "cupy", fake_cupy)
+    monkeypatch.setattr(nccl, "NcclComm", FakeComm)
+    init = ("init", "tests.gpu.rank_helpers:WithComm", {})
+    orders = [(*init, "uid-1", 2, 5.0), ("release",), (*init, "uid-2", 2, 5.0), ("exit",)]
+    sent = []
+
+    class Channel:
+        def recv(self, timeout_s):
+            return orders.pop(0)
+
+        def send(self, answer):
+            sent.append(answer[0])
+
+    assert worker.serve(Channel(), 1, 0, alive=lambda: True) == 0
+    assert aborted == ["uid-1", "uid-2"] and sent == ["ready", "ready"]

@@ -135,13 +135,18 @@ class RankGroup:
             out.append(answer)
         return out
 
-    def stop(self) -> None:
-        """Release the graph; local ranks end, MPI ranks wait for the next graph."""
+    def stop(self, then=None) -> None:
+        """Release the graph; local ranks end, MPI ranks wait for the next graph. `then()`
+        runs once every rank has its order, before waiting for the local ones to end: rank
+        0 aborts its communicator there, as each rank aborts its own, so that no rank's
+        teardown waits on another's."""
         for ch in self.channels:
             try:
                 ch.send(("release",) if self.mpi else ("exit",))
             except Exception:
                 pass
+        if then is not None:
+            then()
         for p in self.procs:
             p.join(timeout=10)
             if p.is_alive():

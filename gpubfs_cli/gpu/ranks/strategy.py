@@ -106,13 +106,18 @@ class RankedStrategy(GpuStrategy):
         return dict(getattr(self, "_setup", {}))
 
     def release(self) -> None:
-        group = getattr(self, "group", None)
+        group, rank0 = getattr(self, "group", None), getattr(self, "rank0", None)
+
+        def abort0() -> None:
+            if rank0 is not None:
+                rank0.comm.abort()
+
         if group is not None:
-            group.stop()
+            group.stop(then=abort0)  # the ranks told first, then rank 0's communicator ends
             self.group = None
-        rank0 = getattr(self, "rank0", None)
+        else:
+            abort0()
         if rank0 is not None:
-            rank0.comm.abort()
             if hasattr(rank0, "release"):
                 rank0.release()
             self.rank0 = None

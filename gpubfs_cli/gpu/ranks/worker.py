@@ -8,7 +8,8 @@ MPMD mpirun, see docs/scaling.md). Orders (tuples):
     with no uid the rank has no GPU and no communicator (comm=None: the CPU checks of
     the launch and failure paths)
 ("call", method, args) -> ("ok", the method's result)
-("release",) drops the object; ("exit",) ends the process. A failure answers
+("release",) drops the object; ("exit",) ends the process; both abort the rank's
+communicator first (rank 0 aborts its own meanwhile: RankGroup.stop). A failure answers
 ("error", "rank R: what happened"), aborts the rank's NCCL communicator (so that no
 teardown waits on peers) and ends the process. serve() returns the exit status.
 """
@@ -32,6 +33,7 @@ def serve(channel, rank: int, device: int, alive) -> int:
             order = channel.recv(None)
             kind = order[0]
             if kind == "exit":
+                _abort(comm)
                 return 0
             if kind == "init":
                 _, spec, kwargs, uid, size, timeout_s = order
@@ -52,15 +54,22 @@ def serve(channel, rank: int, device: int, alive) -> int:
                 if state is not None and hasattr(state, "release"):
                     state.release()
                 state = None
+                _abort(comm)
+                comm = None
                 _free_gpu_pool()
     except BaseException as exc:  # tell rank 0 in one line, then end
         try:
             channel.send(("error", f"rank {rank}: {type(exc).__name__}: {str(exc).strip()[:300]}"))
         except Exception:
             pass
-        if comm is not None:
-            comm.abort()
+        _abort(comm)
         return 1
+
+
+def _abort(comm) -> None:
+    """End this rank's communicator without waiting on its peers (NcclComm.abort)."""
+    if comm is not None:
+        comm.abort()
 
 
 def _free_gpu_pool() -> None:
