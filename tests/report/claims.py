@@ -22,6 +22,9 @@ figure is read (keys of the figure, or of its claim for all its figures):
   (results/statistics.bootstrap_ratio, paired); `field` reads `low` or `high` of it;
   `mark` (a table too dense to print intervals): the figure ends in that mark exactly
   where its interval contains 1.00;
+- `prepare`: one prepare record of the files (`dataset`, `strategy`, and `knobs` where
+  needed, a subset of the record's) and its `field`, dotted (`time_ms`, `upload_ms`,
+  `setup.ranks_start_ms`, `device_bytes.1`: rank 1's bytes);
 - `match`: a regular expression searched in a printed-table file (`file`, else the
   claim's only file) whose first group is the figure; `count`: one whose number of
   matching lines in such a file is the figure.
@@ -59,7 +62,7 @@ FOLDER_NAMED = re.compile(rf"(?<![\w-])({FOLDER})/")
 BARE = re.compile(r"`([\w*{},-]+\.(?:json\.gz|txt|log))`")
 KEYS = {"id", "doc", "files", "report", "table", "figures", "cited_as"}
 FIGURE_KEYS = {"figure", "row", "column", "table", "field", "variant", "metric", "teps", "ratio", "scale",
-               "match", "count", "file", "report", "paired", "mark"}
+               "match", "count", "file", "report", "paired", "mark", "prepare"}
 
 
 @dataclass(frozen=True)
@@ -153,6 +156,8 @@ class Reader:
             if "scale" in how:  # e.g. 1e-6: edges printed in millions
                 return float(found.group(1).replace(",", "")) * how["scale"]
             return found.group(1)
+        if "prepare" in how:
+            return self.prepared(fig, files, how["prepare"], how["field"]) * how.get("scale", 1)
         if "paired" in how:
             from gpubfs_cli.results.statistics import bootstrap_ratio
 
@@ -173,6 +178,20 @@ class Reader:
         value = cell.get(how.get("field", "value"))
         assert value is not None, f"{fig.name}: the cell reads {cell['text']!r}"
         return value * how.get("scale", 1)
+
+    def prepared(self, fig: Figure, files: tuple[str, ...], which: dict[str, Any], path: str) -> Any:
+        """`path` (dotted) of the one prepare record of `files` that `which` names."""
+        import gzip
+
+        knobs = which.get("knobs", {})
+        found = [p for f in files for p in json.loads(gzip.decompress((RESULTS / f).read_bytes()))["prepares"]
+                 if p["dataset"] == which["dataset"] and p["strategy"] == which["strategy"]
+                 and all(p["knobs"].get(k) == v for k, v in knobs.items())]
+        assert len(found) == 1, f"{fig.name}: {len(found)} prepare records match {which}"
+        value: Any = found[0]
+        for part in path.split("."):
+            value = value[int(part)] if isinstance(value, list) else value[part]
+        return value
 
     def group(self, fig: Figure, files: tuple[str, ...], how: dict[str, Any], variant: dict[str, Any]):
         """(the aggregate, the one group of its samples) that `variant` names."""
