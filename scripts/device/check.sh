@@ -54,6 +54,9 @@
 #   contenders   catalogue-contenders.yaml (the candidates that can still win, every catalogue
 #                graph, 10 sources, 2 rounds) -> results/catalogue-C.json: the table's files
 #   heldout      the same with auto.bfs beside them -> results/heldout-catalogue-C.json
+#   generalize   the same on graphs the table was not built from (HELDOUT below: other seeds,
+#                other sizes, the New York road graph from .mirror/, carried), sources of
+#                seed 1 -> results/generalize.json, then build_auto_table.py --check on it
 #                Either, cut by its limit, goes on from its journal when run again (on the
 #                same machine, or with results/*.journal.jsonl carried)
 #   auto-gap     scripts/device/auto_gap.py on the small graphs
@@ -82,6 +85,9 @@ COMMON="-p no:cacheprovider -rfEs --maxfail=30 -o faulthandler_timeout=150"
 G="python3 -m gpubfs_cli"
 LOW=g500-s20-ef16,uniform-n21-e26,kron_g500-logn20-gen
 SMALL=smoke-rmat,smoke-gnm,rmat20,Gen-ForestFire,luo-scalefree-1M,g500-s20-ef16
+# auto.bfs held out: graphs none of its table's rules was built from (other generator seeds,
+# other sizes, the real New York road graph from .mirror/), run from sources of seed 1
+HELDOUT=rmat20@seed=2,ER20@seed=2,kron_g500-logn20-gen@seed=3,Gen-SmallWorld@seed=2,lbbfs-rmat-d8@seed=2,random.2Mv.128Me@seed=2,luo-scalefree-1M@seed=2,uniform-n21-e26@seed=2,Gen-ForestFire@seed=2,g500-s22-ef16,graph500-s24-ef20-seed2,geo-road-1M,USA-road-d.NY
 CATALOGUE1=smoke-rmat,smoke-gnm,smoke-grid,default-rmat,default-uniform,default-grid,levels-grid-2000,Gen-ForestFire,Gen-SmallWorld,rmat20,ER20,ER23,g500-s20-ef16,lbbfs-random-d2,lbbfs-random-d4,lbbfs-random-d8,lbbfs-random-d16,lbbfs-random-d32
 CATALOGUE2=lbbfs-rmat-d2,lbbfs-rmat-d4,lbbfs-rmat-d8,lbbfs-rmat-d16,lbbfs-rmat-d32,luo-grid-1M,luo-grid-2M,luo-grid-5M,luo-grid-7M,luo-grid-9M,luo-grid-10M,luo-scalefree-1M,luo-scalefree-5M,grid7pt.300
 CATALOGUE3=luo-scalefree-10M,random.2Mv.128Me,rmat.2Mv.128Me,kron_g500-logn20-gen,uniform-n21-e26,grid5pt.5000,graph500-s24-ef20-seed1
@@ -127,11 +133,12 @@ run_or_resume() {
   fi
 }
 
-# `contenders OUT [auto]`: catalogue-contenders.yaml (with auto.bfs) into results/OUT.json
+# `contenders OUT [auto [RUN-ARGS...]]`: catalogue-contenders.yaml (with auto.bfs) into
+# results/OUT.json
 contenders() {
   local cfg=gpubfs_cli/configs/experiments/catalogue-contenders.yaml
   if [ "${2:-}" = auto ]; then with_auto "$cfg" /tmp/contenders-auto.yaml; cfg=/tmp/contenders-auto.yaml; fi
-  run_or_resume "$1" "$cfg" --rounds 2
+  run_or_resume "$1" "$cfg" --rounds 2 "${@:3}"
 }
 
 status=0
@@ -173,6 +180,8 @@ for part in "$@"; do
       "$G report results/peers-catalogue-P.json --metric ms --format md" ;;
     contenders) sh_run contenders 580 "$(contenders catalogue-C)" ;;
     heldout) sh_run heldout 580 "$(contenders heldout-catalogue-C auto)" ;;
+    generalize) sh_run generalize 580 "$G fetch-dataset USA-road-d.NY --mirror .mirror --accept-checksum &&" \
+      "$(contenders generalize auto -d "$HELDOUT" --seed 1) && python3 scripts/build_auto_table.py --check results/generalize.json" ;;
     auto-gap) run auto-gap 500 python3 scripts/device/auto_gap.py --graphs "$SMALL" --sources 10 --trials 3 --warmup-ms 50 ;;
     *) echo "unknown part $part (see the head of scripts/device/check.sh, or docs/ci.md)"; exit 2 ;;
   esac || status=1
