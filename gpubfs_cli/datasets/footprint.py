@@ -102,7 +102,7 @@ def planned_counts(entry: DatasetEntry) -> tuple[int | None, int | None]:
     from gpubfs_cli.graph import generators
 
     try:
-        vertices, records = generators.size(entry.generator, entry.params)
+        vertices, records = generators.records_bound(entry.generator, entry.params)
     except Exception:  # a family that cannot size itself without generating
         return n, m
     return (vertices if n is None else n), (records * (1 if entry.directed else 2) if m is None else m)

@@ -319,3 +319,16 @@ def test_forest_fire_structure():
     assert inn.max() > 10 * inn.mean()  # heavy-tailed in-degree
     nob = generate("forest_fire", {"n": n, "f": 0.35, "b": 0.0}, 11)
     assert nob.num_records < e.num_records  # backward burning adds links
+
+
+def test_records_bound_is_exact_for_device_families_and_bounds_the_geometric_graph():
+    from gpubfs_cli.graph.generators import records_bound, size
+
+    params = SMALL["rmat"]
+    assert records_bound("rmat", params) == size("rmat", params)
+    for k in (1, 2, 3):
+        e = generate("geometric", {"n": 3000, "k": k}, 5)
+        n, bound = records_bound("geometric", {"n": 3000, "k": k})
+        assert n == e.n and e.num_records <= bound < 1.6 * (k + 1) * e.num_records  # a bound, and not a loose one
+    with pytest.raises(UserError, match="'forest_fire' has no bound on its edge count"):
+        records_bound("forest_fire", SMALL["forest_fire"])

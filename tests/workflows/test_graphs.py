@@ -98,3 +98,6 @@ def test_a_generated_graph_without_catalogue_counts_is_planned_from_its_generato
     assert "host memory if built on the CPU in one part" in line and "conversion needs" not in line
     fetched = _plan(host=30 * GB)  # a download converted on the host is still held to it
     assert blocked(fetched, here(), quick=False) is not None
+    # the road-like geometric graph (a CPU family) is planned from its family's bound
+    road = load_catalogue().get("geo-road-1M")
+    assert planned_counts(road) == (10**6, 2 * (3 * 10**6 - 1))

@@ -73,6 +73,18 @@ def size(family: str, params: dict | None) -> tuple[int, int]:
     return _MODULES[family].size(check(family, params))
 
 
+def records_bound(family: str, params: dict | None) -> tuple[int, int]:
+    """(vertices, at most this many edge records) that `generate` makes, without
+    generating: a device family's exact size, else the family's own bound; UserError for
+    a family that has none (its count is only known once generated)."""
+    if family in DEVICE_FAMILIES:
+        return size(family, params)
+    bound = getattr(_MODULES.get(family), "records_bound", None)
+    if bound is None:
+        raise UserError(f"generator family '{family}' has no bound on its edge count before generating")
+    return bound(check(family, params))
+
+
 def device_bytes(family: str, params: dict | None) -> int:
     """About the most GPU memory that generating `family` with `params` holds at once."""
     n, records = size(family, params)

@@ -64,6 +64,13 @@ def parse(params: dict | None) -> dict:
     return {"n": n, "k": k, "unit": unit, "probe": probe}
 
 
+def records_bound(p: dict) -> tuple[int, int]:
+    """(vertices, at most this many edge records): each point's k nearest, a pair kept
+    once, and fewer than n links joining the clusters (step 3)."""
+    n = p["n"]
+    return n, n * p["k"] + n - 1
+
+
 def points(n: int, seed: int) -> np.ndarray:
     """The (n, 2) float64 coordinates in [0, 1)^2 of the graph with `seed`."""
     key = rng.stream_key(seed, STREAM)
