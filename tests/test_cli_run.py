@@ -476,4 +476,6 @@ def test_sssp_on_a_road_like_graph_without_a_gpu(tmp_path, monkeypatch, no_gpu):
     if gapbs is None:
         assert all(s["status"] == "unavailable" for s in by["peer.gapbs"])
         pytest.skip(f"peer.gapbs not timed: {why}")
-    assert len(by["peer.gapbs"]) == 2 and all(s["status"] == "ok" and s["time_ms"] > 0 for s in by["peer.gapbs"])
+    # every delta of the config's sweep, from both sources
+    assert sorted(s["knobs"]["delta"] for s in by["peer.gapbs"]) == sorted(2 * [1, 4, 16, 64, 256, 1024, 4096])
+    assert all(s["status"] == "ok" and s["time_ms"] > 0 for s in by["peer.gapbs"])
