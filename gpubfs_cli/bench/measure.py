@@ -122,9 +122,8 @@ class Measure:
                 whole(status, step + why)
                 return graph if went else None, stopped
             prepared("ok", ms=ms, bytes=int(strategy.prepared_bytes()), setup=strategy.prepare_details() or None,
-                     device_bytes=strategy.device_bytes(),
                      upload_ms=(info["upload_ms"] if view is None else upload_ms) if uploaded else None,
-                     reorder_ms=view.ms if view else None)
+                     reorder_ms=view.ms if view else None, device_bytes=strategy.device_bytes())
             new_id = (lambda v: v) if view is None else view.source
             try:  # a peer runs its whole batch here (core/strategy.py plan_sources)
                 if pi.references is not None:
