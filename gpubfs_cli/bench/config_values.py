@@ -158,7 +158,7 @@ def graph_key(spec: DatasetSpec, data_dir: str | None = None) -> tuple:
         try:
             apart = rule_apart(resolve_entry(name, data_dir), choice, data_dir)
         except UserError:
-            apart = choice == "rule"
-        return name, seed, apart
+            apart = choice in ("rule", "graph500")
+        return name, seed, choice if apart else None
     entry = catalogue.get(key)
-    return key, None if seed == entry.seed else seed, rule_apart(entry, choice)
+    return key, None if seed == entry.seed else seed, choice if rule_apart(entry, choice) else None

@@ -42,7 +42,7 @@ from gpubfs_cli.graph.symmetry import csr_asymmetry
 CHUNK = 1 << 24
 STAMP = "checked.json"
 META = "meta.json"
-CHECKED_FILES = ("row_offsets.npy", "col_indices.npy", "weights.npy", "weights-rule.npy")
+CHECKED_FILES = ("row_offsets.npy", "col_indices.npy", "weights.npy", "weights-rule.npy", "weights-graph500.npy")
 
 
 def _fingerprint(folder: Path) -> dict:

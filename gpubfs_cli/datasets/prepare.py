@@ -196,8 +196,8 @@ def ensure_dataset(
     folder (else $GPUBFS_MIRROR), else its URLs, and passes one check (datasets/acquire.py);
     `accept_checksum` uses one whose sha256 differs from the catalogue's, recording it. A
     cached graph is returned without looking at any archive. NAME@weights=rule, on a
-    graph whose weights are its file's, is NAME's graph under that name, without weights:
-    ensure_weights gives it the rule's (datasets/weights.py).
+    graph whose weights are its file's, and NAME@weights=graph500 on any, are NAME's graph
+    under that name, without weights: ensure_weights gives it those (datasets/weights.py).
     """
     plain, choice = split_option(name)
     if choice is not None:
@@ -205,7 +205,7 @@ def ensure_dataset(
         graph = ensure_dataset(plain, data_dir, force=force, seed=seed, progress=progress,
                                keep_download=keep_download, gpu_xp=gpu_xp, mirror=mirror, archive=archive,
                                accept_checksum=accept_checksum)
-        return dataclasses.replace(graph, name=f"{graph.name}{OPTION}rule", weights=None) if apart else graph
+        return dataclasses.replace(graph, name=f"{graph.name}{OPTION}{choice}", weights=None) if apart else graph
     if "@seed=" in name and seed is None:
         name, _, text = name.partition("@seed=")
         if not text.lstrip("-").isdigit():

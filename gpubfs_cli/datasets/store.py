@@ -16,6 +16,7 @@ format, member | generator, params, seed}, n, m, directed, stats
 multiplicity}, expected {n, m, note, n_diff, m_diff}, entry (the catalogue entry it
 was built from), weights (where SSSP's edge weights come from: datasets/weights.py),
 rule_weights (a file-weighted graph's rule weights, once NAME@weights=rule made them),
+graph500_weights (Graph 500's SSSP weights, once NAME@weights=graph500 made them),
 files {name: bytes}, sha256 {name: hex} (taken while writing: datasets/checksum.py;
 checked on load by datasets/integrity.py), created (ISO-8601 UTC), tool_version.
 """
@@ -183,7 +184,8 @@ def check_cache_dir(directory: str | Path | None = None) -> Path:
 # meta.json keys that readers use, and their types (None stands for absent).
 _REQUIRED = {"format_version": int, "n": int, "m": int}
 _OPTIONAL = {"directed": bool, "kind": str, "source": dict, "entry": dict, "expected": dict,
-             "stats": dict, "weights": dict, "rule_weights": dict, "policy": dict, "files": dict, "sha256": dict}
+             "stats": dict, "weights": dict, "rule_weights": dict, "graph500_weights": dict, "policy": dict,
+             "files": dict, "sha256": dict}
 
 
 def read_meta(key: str, directory: str | Path | None = None) -> dict:

@@ -28,6 +28,13 @@ download) are made lazily like any rule's, cached beside the file's as
 weights-rule.npy with their record under `rule_weights`, never over weights.npy. On a
 graph without weights of its own, @weights=rule is its normal rule and names the plain
 graph, and @weights=file is an error.
+
+NAME@weights=graph500 gives any graph the Graph 500 SSSP kernel's weights: uniform in
+[0, 1) (the specification's float32 weights), made as the rule with range [0, 2^24 - 1]
+and read in units of 2^-24. Every such weight is a float32 exactly (a 24-bit mantissa),
+and distances summed in those integer units are exact, where float32 sums would round:
+the integer SSSP strategies run them as they are, and the results record the unit
+(`unit`: 2^-24). Cached as weights-graph500.npy, its record under `graph500_weights`.
 """
 
 from __future__ import annotations
@@ -48,8 +55,10 @@ GTGRAPH_RANGE = (0, 100)
 GRAPH500_RANGE = (0, 255)
 WEIGHTS_FILE = "weights.npy"
 RULE_FILE = "weights-rule.npy"  # a file-weighted graph's rule weights (NAME@weights=rule)
+GRAPH500_FILE = "weights-graph500.npy"  # NAME@weights=graph500's
+GRAPH500_BITS = 24  # float32's mantissa: k / 2^24 for k < 2^24 is a float32 in [0, 1)
 OPTION = "@weights="
-CHOICES = ("file", "rule")
+CHOICES = ("file", "rule", "graph500")
 
 
 def split_option(name: str) -> tuple[str, str | None]:
@@ -62,7 +71,8 @@ def split_option(name: str) -> tuple[str, str | None]:
     plain = head + more + rest
     if value not in CHOICES:
         raise UserError(f"dataset '{name}': {OPTION}{value} is not an option; expected {OPTION}file (the "
-                        f"weights of the graph's file) or {OPTION}rule (the catalogue's rule)")
+                        f"weights of the graph's file), {OPTION}rule (the catalogue's rule) or {OPTION}graph500 "
+                        "(Graph 500's SSSP weights, uniform in [0, 1))")
     if OPTION in plain:
         raise UserError(f"dataset '{name}': {OPTION} is given twice")
     return plain, value
@@ -88,9 +98,9 @@ def check_option(entry, choice: str | None, data_dir: str | Path | None = None) 
 
 
 def rule_apart(entry, choice: str | None, data_dir: str | Path | None = None) -> bool:
-    """Whether the option names weights apart from the plain name's: the rule's, on a
-    graph whose weights are its file's (else the option names the plain graph)."""
-    return choice == "rule" and file_weights(entry, data_dir)
+    """Whether the option names weights apart from the plain name's: Graph 500's, or the
+    rule's on a graph whose weights are its file's (else the option names the plain graph)."""
+    return choice == "graph500" or (choice == "rule" and file_weights(entry, data_dir))
 
 
 def recorded_meta(name: str, data_dir: str | Path | None = None) -> dict:
@@ -100,7 +110,15 @@ def recorded_meta(name: str, data_dir: str | Path | None = None) -> dict:
     meta = store.read_meta(key, data_dir)
     if choice == "rule":
         meta = {**meta, "weights": _option_rule(key, meta).to_dict()}
+    elif choice == "graph500":
+        meta = {**meta, "weights": {**graph500_rule(meta).to_dict(), "unit": 2.0**-GRAPH500_BITS}}
     return meta
+
+
+def graph500_rule(meta: dict) -> WeightRule:
+    """NAME@weights=graph500's rule: [0, 2^24 - 1] (units of 2^-24) with the graph's seed."""
+    seed = (meta.get("source") or {}).get("seed") if meta.get("kind") == "generated" else 0
+    return WeightRule(0, 2**GRAPH500_BITS - 1, int(seed or 0))
 
 
 def entry_rule(entry, seed: int | None) -> WeightRule:
@@ -164,13 +182,15 @@ def _catalogue_entry(key: str, meta: dict):
 def ensure_weights(graph: CSRGraph, data_dir: str | Path | None = None) -> CSRGraph:
     """The same graph with `weights` set: from the cache when its recorded rule is the
     current one, else made by the rule and cached (atomically) for the next run. A
-    graph named NAME@weights=rule gets the rule's weights from NAME's cache."""
+    graph named NAME@weights=rule (or graph500) gets those weights from NAME's cache."""
     if graph.weights is not None:
         return graph
     key, choice = split_option(graph.name) if graph.name else (graph.name, None)
     if not key or not store.is_cached(key, data_dir):
         raise UserError(f"graph '{graph.name or '(unnamed)'}' has no edge weights and no rule to make them")
     meta = store.read_meta(key, data_dir)
+    if choice == "graph500":
+        return _cached_or_made(graph, key, graph500_rule(meta), GRAPH500_FILE, "graph500_weights", meta, data_dir)
     if choice == "rule" and (meta.get("weights") or {}).get("rule") != "hash":
         return _cached_or_made(graph, key, _option_rule(key, meta), RULE_FILE, "rule_weights", meta, data_dir)
     return _cached_or_made(graph, key, _rule_for(key, meta), WEIGHTS_FILE, "weights", meta, data_dir)

@@ -305,7 +305,32 @@ def test_weights_option_on_a_rule_weighted_graph_and_bad_values(tmp_path, monkey
     assert str(exc.value) == ("dataset 'rnd' has no weights of its own (SSSP weights it by its rule): "
                               "@weights=file does not apply; name it rnd or rnd@weights=rule")
     with pytest.raises(UserError, match=r"^dataset 'rnd@weights=miles': @weights=miles is not an option; "
-                                        r"expected @weights=file .* or @weights=rule"):
+                                        r"expected @weights=file .*, @weights=rule .* or @weights=graph500"):
         ensure_dataset("rnd@weights=miles", progress=False)
     with pytest.raises(UserError, match=r"^dataset 'rnd@weights=rule@weights=file': @weights= is given twice$"):
         ensure_dataset("rnd@weights=rule@weights=file", progress=False)
+
+
+def test_graph500_option_gives_any_graph_uniform_weights_in_units_of_2_to_the_minus_24(tmp_path, monkeypatch,
+                                                                                       data_dir):
+    """NAME@weights=graph500: the Graph 500 SSSP kernel's weights in [0, 1) as integers k
+    (weight k / 2^24, a float32 exactly), cached apart from the graph's own, the unit
+    recorded; the plain name keeps its rule's weights."""
+    monkeypatch.setattr(prepare, "_generate", _fake_generate)
+    write_catalogue(tmp_path / "a.yaml", GENERATED.format(range="[0, 10]"), monkeypatch)
+    plain = ensure_weights(ensure_dataset("rnd", progress=False))
+    g = ensure_dataset("rnd@weights=graph500", progress=False)
+    assert g.name == "rnd@weights=graph500" and g.weights is None
+    w = ensure_weights(g).weights
+    seed = store.read_meta("rnd")["source"]["seed"]
+    np.testing.assert_array_equal(w, rule_weights(g, WeightRule(0, 2**24 - 1, seed)))
+    assert w.dtype == np.int32 and 0 <= w.min() and w.max() < 2**24
+    assert len(np.unique(w)) > 0.45 * len(w)  # each edge both ways; 24 bits: hardly two edges alike
+    np.testing.assert_array_equal((w.astype(np.float32) * np.float32(2**-24)).astype(np.float64) * 2**24, w)
+    assert plain.weights.max() <= 10  # the plain graph's own rule, untouched
+    record = recorded_meta("rnd@weights=graph500")["weights"]
+    assert record == {**WeightRule(0, 2**24 - 1, seed).to_dict(), "unit": 2.0**-24}
+    assert store.read_meta("rnd")["graph500_weights"]["file"] == "weights-graph500.npy"
+    again = ensure_weights(ensure_dataset("rnd@weights=graph500", progress=False))
+    assert isinstance(again.weights, np.memmap)  # read back, not recomputed
+    assert ensure_weights(ensure_dataset("rnd@seed=8@weights=graph500", progress=False)).weights is not None
