@@ -443,6 +443,7 @@ def export(
 @app.command("report")
 @user_errors
 def report(
+    ctx: typer.Context,
     results: list[str] = typer.Argument(None, help="Results files, or a stopped run's journal (*.journal.jsonl) "
                                         "(default: the newest results file in the results folder: gpubfs info); several are pooled."),
     metric: str = typer.Option("ms", "--metric", help="ms (median), gteps (harmonic mean), speedup (over the problem's baseline), us_level (per BFS level), us_iteration (per worklist round), gteps_per_watt and watts (from a run with energy_s) or counter.NAME (median of a strategy counter)."),
@@ -458,8 +459,15 @@ def report(
     min_change: float = typer.Option(10.0, "--min-change", metavar="PCT", help="With --compare: the smallest change (percent) called FASTER / SLOWER; raise it on a shared, noisy machine."),
     force: bool = typer.Option(False, "--force", help="Let --out, and --plot's figures, replace existing files (never one of the report's own inputs)."),
     check: bool = typer.Option(False, "--check", help="Check each results file's internal consistency instead (schema, statuses, sources, samples against the config's plan): one line per file, OK or each problem; exit 1 if any has one."),
+    graph500: bool = typer.Option(False, "--graph500", help="The Graph 500 reference's statistics per graph and variant "
+                                  "(BFS: kernel 2, SSSP: kernel 3; times, edge counts, TEPS) instead of tables."),
 ) -> None:
     """Tables from results files: datasets x strategies, a paper's layout, or A vs B."""
+    if graph500:
+        from gpubfs_cli.report.graph500 import check_options
+
+        check_options(_given(ctx, "paper", "compare_files", "plot", "metric", "check", "rows", "teps",
+                             "fail_on_regression", "min_change"))
     if check:
         from gpubfs_cli.report.check import check_file, check_lines
 
@@ -485,6 +493,16 @@ def report(
     to_stdout = out == STDOUT
     if out is not None and not to_stdout:
         check_output_path(out, "report", force=force)
+    if graph500:
+        from gpubfs_cli.report.graph500 import graph500_report
+
+        text = graph500_report([Path(r) for r in results or []], fmt, out=None if to_stdout else out)
+        if out is None or to_stdout:
+            sys.stdout.write(text)
+        else:
+            write_output(out, text, force=force)
+            log.info(f"wrote {out}")
+        return
     doc = make_report(
         [Path(r) for r in results or []], metric=metric, fmt=fmt, paper=paper,
         compare_files=(Path(compare_files[0]), Path(compare_files[1])) if compare_files else None,
@@ -506,6 +524,12 @@ def report(
                           f"{fail_on_regression:g}% slower): " + "; ".join(map(regression_label, regressions)),
                           markup=False, soft_wrap=True)
         raise typer.Exit(1)
+
+
+def _given(ctx: typer.Context, *names: str) -> list[str]:
+    """The options among `names` (parameter names) given on the command line, as flags."""
+    return [p.opts[0] for p in ctx.command.params
+            if p.name in names and getattr(ctx.get_parameter_source(p.name), "name", "DEFAULT") != "DEFAULT"]
 
 
 @list_app.command("papers")

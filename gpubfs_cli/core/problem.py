@@ -31,7 +31,7 @@ LOW_REACH = 0.01  # sources reaching under 1% of the vertices are left out of ra
 class Measures:
     """What one answer says about the traversal: the rate numerator and the facts a
     sample records. `extra` is problem-specific (BFS: depth, edges_graph500; SSSP:
-    max_distance) and lands as top-level keys of the sample."""
+    max_distance, edges_graph500) and lands as top-level keys of the sample."""
 
     reached: int
     edges: int
@@ -74,6 +74,32 @@ class ReachedEdges:
 
     def extra_keys(self) -> tuple[str, ...]:
         return ()
+
+
+class Graph500Edges(ReachedEdges):
+    """ReachedEdges plus Graph 500's edge count of an answer (BFS's kernel 2 and SSSP's
+    kernel 3 both rate by it): the input edges of the reached component, an undirected
+    edge once (a self-loop, stored once, once too); None on a directed graph."""
+
+    def __init__(self, graph):
+        super().__init__(graph)
+        self.loops = None  # self-loops per vertex
+        if not graph.directed:
+            from gpubfs_cli.core.checks import edge_blocks
+
+            loops = np.zeros(graph.n, dtype=np.int64)
+            for rows, cols in edge_blocks(graph):
+                at = rows[rows == cols]
+                if len(at):
+                    loops += np.bincount(at, minlength=graph.n)
+            if loops.any():
+                self.loops = loops
+
+    def graph500_edges(self, reached_mask: np.ndarray, edges: int) -> int | None:
+        if self.graph.directed:
+            return None
+        loops = int(self.loops[reached_mask].sum()) if self.loops is not None else 0
+        return (edges - loops) // 2 + loops
 
 
 class Problem:

@@ -55,7 +55,7 @@ A variant run on a relabelled graph (config `reorder`) carries its order in its 
 its answers were mapped back to the graph's own ids before they were checked.
 A sample's `problem` is "bfs" where absent (files written before SSSP existed); its
 problem-specific measures are top-level keys (BFS: depth, edges_graph500; SSSP:
-max_distance). Strategy names of earlier versions load under their current names
+max_distance, edges_graph500). Strategy names of earlier versions load under their current names
 (core.strategy.ALIASES).
 A failure of a whole variant on a graph (unavailable, prepare failed, warm-up failed)
 is one Sample with source -1 and time_ms null. A traversal that fails (error,

@@ -421,3 +421,20 @@ def test_metrics_of_checked_answers_are_computed_once_per_source(monkeypatch):
     wrong = dist.copy()
     wrong[2] = -1
     assert facts.measure_for(0, wrong, checked=False).reached == 2 and len(calls) == 2
+
+
+def test_sssp_answers_carry_graph500s_edge_count_as_bfs_ones_do():
+    """Kernel 3 is rated like kernel 2: the reached component's input edges, an undirected
+    edge once and a self-loop once; none on a directed graph."""
+    from gpubfs_cli.algorithms.sssp.cpu.dijkstra import dijkstra
+    from gpubfs_cli.core.problem import get_problem
+    from gpubfs_cli.graph import EdgeList, build_csr
+    from gpubfs_cli.graph.samples import with_rule_weights
+
+    edges = EdgeList(np.array([0, 1, 3, 1]), np.array([1, 2, 3, 1]), 5, directed=False)
+    g = with_rule_weights(build_csr(edges, self_loops="keep"))
+    sssp = get_problem("sssp").facts(g).measure(dijkstra(g, 0).distances)
+    bfs = get_problem("bfs").facts(g).measure(dijkstra(g, 0).distances)
+    assert sssp.extra["edges_graph500"] == bfs.extra["edges_graph500"] == 3  # 0-1, 1-2 and the loop at 1
+    directed = with_rule_weights(build_csr(EdgeList(np.array([0, 1]), np.array([1, 2]), 3, directed=True)))
+    assert get_problem("sssp").facts(directed).measure(dijkstra(directed, 0).distances).extra["edges_graph500"] is None

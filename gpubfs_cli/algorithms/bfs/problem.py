@@ -14,7 +14,7 @@ from typing import Any
 import numpy as np
 
 from gpubfs_cli.core.answer import Answer
-from gpubfs_cli.core.problem import Problem, ReachedEdges, register_problem
+from gpubfs_cli.core.problem import Graph500Edges, Problem, register_problem
 
 FRONTIER_LEVELS = 10_000
 
@@ -29,30 +29,12 @@ def per_level(distances, *weights):
             *(np.bincount(levels, weights=np.asarray(w)[reached]).astype(np.int64) for w in weights))
 
 
-class BfsFacts(ReachedEdges):
-    """ReachedEdges plus the depth and the Graph500 edge count of an answer."""
-
-    def __init__(self, graph):
-        super().__init__(graph)
-        self.loops = None  # self-loops per vertex: an undirected loop is stored once
-        if not graph.directed:
-            from gpubfs_cli.core.checks import edge_blocks
-
-            loops = np.zeros(graph.n, dtype=np.int64)
-            for rows, cols in edge_blocks(graph):
-                at = rows[rows == cols]
-                if len(at):
-                    loops += np.bincount(at, minlength=graph.n)
-            if loops.any():
-                self.loops = loops
+class BfsFacts(Graph500Edges):
+    """Graph500Edges plus the depth of an answer."""
 
     def extra(self, distances, reached_mask, edges) -> dict[str, Any]:
         depth = int(np.max(distances)) if reached_mask.any() else -1
-        g500 = None
-        if not self.graph.directed:
-            loops = int(self.loops[reached_mask].sum()) if self.loops is not None else 0
-            g500 = (edges - loops) // 2 + loops
-        return {"depth": depth, "edges_graph500": g500}
+        return {"depth": depth, "edges_graph500": self.graph500_edges(reached_mask, edges)}
 
     def extra_keys(self) -> tuple[str, ...]:
         return ("depth", "edges_graph500")

@@ -14,17 +14,18 @@ from typing import Any
 import numpy as np
 
 from gpubfs_cli.core.answer import Answer
-from gpubfs_cli.core.problem import Problem, ReachedEdges, register_problem
+from gpubfs_cli.core.problem import Graph500Edges, Problem, register_problem
 
 
-class SsspFacts(ReachedEdges):
-    """ReachedEdges plus the largest finite distance of an answer."""
+class SsspFacts(Graph500Edges):
+    """Graph500Edges plus the largest finite distance of an answer."""
 
     def extra(self, distances, reached_mask, edges) -> dict[str, Any]:
-        return {"max_distance": int(np.max(distances)) if reached_mask.any() else -1}
+        return {"max_distance": int(np.max(distances)) if reached_mask.any() else -1,
+                "edges_graph500": self.graph500_edges(reached_mask, edges)}
 
     def extra_keys(self) -> tuple[str, ...]:
-        return ("max_distance",)
+        return ("max_distance", "edges_graph500")
 
 
 @register_problem
