@@ -26,8 +26,10 @@
 #   real-ny      the real New York road graph from a mirror folder (.mirror/, carried: the
 #                DIMACS9 archive under its upstream name): reproduce luo --graph USA-road-d.NY
 #                (Table 2's row; the copy's sha256 differs from the pin, hence
-#                --accept-checksum), then SSSP on its distance weights: cpu.dijkstra, raval.*
-#                and sssp.* from 10 sources -> results/sssp-ny.json
+#                --accept-checksum), then the sssp-delta config's rows (sssp.*, raval.bs/ep,
+#                gapbs's delta sweep and Gunrock's SSSP where their binaries are found,
+#                cpu.dijkstra) on its distance weights and on the catalogue rule's, 10
+#                sources -> results/sssp-ny.json
 #   reproduce-quick  gpubfs reproduce all --quick; a part cut by its limit stops the run
 #                (SIGTERM keeps what was measured) and the same part again resumes it,
 #                with results/reproduce-quick/ carried or still on the machine
@@ -160,7 +162,7 @@ for part in "$@"; do
     reproduce-quick) run reproduce-quick 580 $G reproduce all --quick ;;
     real-ny) sh_run real-ny 580 "$G reproduce luo --graph USA-road-d.NY --mirror .mirror --accept-checksum --dry-run &&" \
       "$G reproduce luo --graph USA-road-d.NY --mirror .mirror --accept-checksum --results results/reproduce &&" \
-      "$G run -d USA-road-d.NY --problem sssp -s cpu.dijkstra -s 'raval.*' -s 'sssp.*' --sources 10" \
+      "$G run sssp-delta -d USA-road-d.NY,USA-road-d.NY@weights=rule --sources 10" \
       "--out results/sssp-ny.json --force && $G report results/sssp-ny.json --format md &&" \
       "$G report --paper luo results/reproduce/luo/*.json --format md" ;;
     gunrock) sh_run gunrock 580 "$(config do do -d $LOW)" ;;
