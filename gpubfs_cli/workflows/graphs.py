@@ -91,6 +91,9 @@ class GraphPlan:
     def line(self, here: Here) -> str:
         """One line: where it comes from, its sizes, its fit, its download time."""
         c = self.costs
+        if self.action == "generate" and (self.n is None or self.m is None):
+            return (f"{self.name}: generated here; its sizes are not known before generating (its catalogue "
+                    f"entry gives no n and m, and its generator {self.entry.generator} no bound)")
         parts = [{"cached": f"cached ({human(c.disk_bytes)} on disk)",
                   "generate": f"generated here, {human(c.disk_bytes)} converted",
                   "mirror": f"from the mirror: {c.download.text()}, {human(c.disk_bytes)} converted",

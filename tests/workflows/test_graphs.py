@@ -101,3 +101,16 @@ def test_a_generated_graph_without_catalogue_counts_is_planned_from_its_generato
     # the road-like geometric graph (a CPU family) is planned from its family's bound
     road = load_catalogue().get("geo-road-1M")
     assert planned_counts(road) == (10**6, 2 * (3 * 10**6 - 1))
+
+
+def test_a_generated_graph_of_unknown_size_says_so_instead_of_planning_zero_bytes(tmp_path, monkeypatch):
+    from gpubfs_cli.workflows.graphs import plan_graph
+
+    catalogue = tmp_path / "catalogue.yaml"
+    catalogue.write_text("datasets:\n  ff-test:\n    kind: generated\n    description: a forest fire graph\n"
+                         "    generator: forest_fire\n    params: {n: 5000}\n    seed: 1\n    directed: true\n")
+    monkeypatch.setenv("GPUBFS_CATALOGUE", str(catalogue))
+    plan = plan_graph("ff-test", None, str(tmp_path / "data"), here())
+    assert (plan.n, plan.m) == (None, None) and plan.blocked is None
+    assert plan.line(here()) == ("ff-test: generated here; its sizes are not known before generating (its "
+                                 "catalogue entry gives no n and m, and its generator forest_fire no bound)")
