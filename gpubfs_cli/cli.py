@@ -488,7 +488,7 @@ def report(
 
     from gpubfs_cli.files import check_output_path
     from gpubfs_cli.report.command import make_report
-    from gpubfs_cli.report.render import print_rich, render, write_output
+    from gpubfs_cli.report.render import print_rich, render
 
     to_stdout = out == STDOUT
     if out is not None and not to_stdout:
@@ -496,12 +496,7 @@ def report(
     if graph500:
         from gpubfs_cli.report.graph500 import graph500_report
 
-        text = graph500_report([Path(r) for r in results or []], fmt, out=None if to_stdout else out)
-        if out is None or to_stdout:
-            sys.stdout.write(text)
-        else:
-            write_output(out, text, force=force)
-            log.info(f"wrote {out}")
+        _emit(graph500_report([Path(r) for r in results or []], fmt, out=None if to_stdout else out), out, force)
         return
     doc = make_report(
         [Path(r) for r in results or []], metric=metric, fmt=fmt, paper=paper,
@@ -511,11 +506,8 @@ def report(
     )
     if out is None and fmt == "table":
         print_rich(doc, console)
-    elif out is None or to_stdout:  # --out -: the text a file would get (a table: plain, unwrapped)
-        sys.stdout.write(render(doc, fmt))
-    else:
-        write_output(out, render(doc, fmt), force=force)
-        log.info(f"wrote {out}")
+    else:  # --out -: the text a file would get (a table: plain, unwrapped)
+        _emit(render(doc, fmt), out, force)
     regressions = doc.data.get("regressions") if fail_on_regression is not None else None
     if regressions:
         from gpubfs_cli.report.build import regression_label
@@ -524,6 +516,17 @@ def report(
                           f"{fail_on_regression:g}% slower): " + "; ".join(map(regression_label, regressions)),
                           markup=False, soft_wrap=True)
         raise typer.Exit(1)
+
+
+def _emit(text: str, out: str | None, force: bool) -> None:
+    """A report's text to stdout (no --out, or --out -), else to the file --out names."""
+    from gpubfs_cli.report.render import write_output
+
+    if out is None or out == STDOUT:
+        sys.stdout.write(text)
+    else:
+        write_output(out, text, force=force)
+        log.info(f"wrote {out}")
 
 
 def _given(ctx: typer.Context, *names: str) -> list[str]:

@@ -111,14 +111,13 @@ def recorded_meta(name: str, data_dir: str | Path | None = None) -> dict:
     if choice == "rule":
         meta = {**meta, "weights": _option_rule(key, meta).to_dict()}
     elif choice == "graph500":
-        meta = {**meta, "weights": {**graph500_rule(meta).to_dict(), "unit": 2.0**-GRAPH500_BITS}}
+        meta = {**meta, "weights": {**graph500_rule(key, meta).to_dict(), "unit": 2.0**-GRAPH500_BITS}}
     return meta
 
 
-def graph500_rule(meta: dict) -> WeightRule:
-    """NAME@weights=graph500's rule: [0, 2^24 - 1] (units of 2^-24) with the graph's seed."""
-    seed = (meta.get("source") or {}).get("seed") if meta.get("kind") == "generated" else 0
-    return WeightRule(0, 2**GRAPH500_BITS - 1, int(seed or 0))
+def graph500_rule(key: str, meta: dict) -> WeightRule:
+    """NAME@weights=graph500's rule: the option rule's seed, range [0, 2^24 - 1] (units of 2^-24)."""
+    return dataclasses.replace(_option_rule(key, meta), lo=0, hi=2**GRAPH500_BITS - 1)
 
 
 def entry_rule(entry, seed: int | None) -> WeightRule:
@@ -190,7 +189,8 @@ def ensure_weights(graph: CSRGraph, data_dir: str | Path | None = None) -> CSRGr
         raise UserError(f"graph '{graph.name or '(unnamed)'}' has no edge weights and no rule to make them")
     meta = store.read_meta(key, data_dir)
     if choice == "graph500":
-        return _cached_or_made(graph, key, graph500_rule(meta), GRAPH500_FILE, "graph500_weights", meta, data_dir)
+        return _cached_or_made(graph, key, graph500_rule(key, meta), GRAPH500_FILE, "graph500_weights", meta,
+                               data_dir)
     if choice == "rule" and (meta.get("weights") or {}).get("rule") != "hash":
         return _cached_or_made(graph, key, _option_rule(key, meta), RULE_FILE, "rule_weights", meta, data_dir)
     return _cached_or_made(graph, key, _rule_for(key, meta), WEIGHTS_FILE, "weights", meta, data_dir)
