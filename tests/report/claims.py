@@ -181,10 +181,10 @@ class Reader:
 
     def prepared(self, fig: Figure, files: tuple[str, ...], which: dict[str, Any], path: str) -> Any:
         """`path` (dotted) of the one prepare record of `files` that `which` names."""
-        import gzip
+        from gpubfs_cli.results.schema import load_results
 
         knobs = which.get("knobs", {})
-        found = [p for f in files for p in json.loads(gzip.decompress((RESULTS / f).read_bytes()))["prepares"]
+        found = [p for f in files for p in load_results(RESULTS / f)["prepares"]
                  if p["dataset"] == which["dataset"] and p["strategy"] == which["strategy"]
                  and all(p["knobs"].get(k) == v for k, v in knobs.items())]
         assert len(found) == 1, f"{fig.name}: {len(found)} prepare records match {which}"
