@@ -476,6 +476,9 @@ def test_sssp_on_a_road_like_graph_without_a_gpu(tmp_path, monkeypatch, no_gpu):
     if gapbs is None:
         assert all(s["status"] == "unavailable" for s in by["peer.gapbs"])
         pytest.skip(f"peer.gapbs not timed: {why}")
-    # every delta of the config's sweep, from both sources
-    assert sorted(s["knobs"]["delta"] for s in by["peer.gapbs"]) == sorted(2 * [1, 4, 16, 64, 256, 1024, 4096])
+    # every delta of the config's sweep (multiples of the mean weight), from both sources, its -d recorded
+    scales = [0.015625, 0.0625, 0.25, 1, 4, 16, 64]
+    assert sorted(s["knobs"]["delta_scale"] for s in by["peer.gapbs"]) == sorted(2 * scales)
+    used = {s["knobs"]["delta_scale"]: s["counters"]["delta"] for s in by["peer.gapbs"]}
+    assert [used[x] for x in scales] == sorted(used.values()) and used[64] > used[1] > 1
     assert all(s["status"] == "ok" and s["time_ms"] > 0 for s in by["peer.gapbs"])

@@ -94,11 +94,12 @@ class Range:
 
 
 def knob(default: Any, low: float | None = None, high: float | None = None, *, above: bool = False,
-         among: Iterable = (), unit: str = "", means: str = "", infinite: bool = False) -> Any:
+         among: Iterable = (), unit: str = "", means: str = "", infinite: bool = False,
+         whole: bool | None = None) -> Any:
     """A numeric knob's dataclass field: its default and its valid Range (whole numbers
-    unless the default is a float; a None default makes null valid too)."""
-    rng = Range(low, high, not isinstance(default, float), above, tuple(among), unit, means, infinite,
-                default is None)
+    unless the default is a float or `whole` is False; a None default makes null valid too)."""
+    whole = not isinstance(default, float) if whole is None else whole
+    rng = Range(low, high, whole, above, tuple(among), unit, means, infinite, default is None)
     if not rng.holds(default) and not rng.optional:
         raise ValueError(f"a knob's default {default!r} is outside its own range ({rng.expected()})")
     return dataclasses.field(default=default, metadata={RANGE: rng})

@@ -117,6 +117,7 @@ def test_missing_binary_is_unavailable_with_the_reason(tmp_path, monkeypatch):
     ("{delta: -3}", "delta: peer.gapbs: expected a whole number from 1 to 2^31 - 1, or null, got -3"),
     ("{threads: -1}", "threads: peer.gapbs: expected a whole number >= 0 (0: all cores), got -1"),
     ("{trials: 0}", "trials: peer.gapbs: expected a positive whole number, got 0"),
+    ("{delta_scale: 0}", "delta_scale: peer.gapbs: expected a positive number, or null, got 0"),
 ])
 def test_bad_knobs_are_one_error_line(tmp_path, knobs, said):
     cfg = tmp_path / "c.yaml"
@@ -133,6 +134,23 @@ def test_knobs_and_delta_rule():
     with pytest.raises(ValueError, match="delta"):
         GapbsSsspKnobs(delta=True)
     assert delta_for(np.array([1, 2, 4])) == 2 and delta_for(np.array([0, 0])) == 1 and delta_for(np.array([])) == 1
+    assert delta_for(np.array([100, 300]), 16) == 3200 and delta_for(np.array([100, 300]), 1 / 1024) == 1
+    assert delta_for(np.array([2**30]), 64) == 2**31 - 1
+    assert GapbsSsspKnobs(delta_scale=0.25).delta_scale == 0.25
+    with pytest.raises(ValueError, match="delta and delta_scale"):
+        GapbsSsspKnobs(delta=4, delta_scale=2.0)
+
+
+def test_delta_scale_runs_that_multiple_of_the_mean_weight_and_records_it(tmp_path, monkeypatch):
+    doc = run(tmp_path, monkeypatch, {"GPUBFS_GAPBS_SSSP": str(stub(tmp_path))},
+              [{"name": "peer.gapbs", "knobs": {"threads": 1, "delta_scale": 4}}, "cpu.dijkstra"])
+    plain = run(tmp_path, monkeypatch, {"GPUBFS_GAPBS_SSSP": str(stub(tmp_path))},
+                [{"name": "peer.gapbs", "knobs": {"threads": 1}}])
+    mean_delta = peer_samples(plain)[0]["counters"]["delta"]  # unset: the mean weight, rounded
+    assert mean_delta > 1
+    for s in peer_samples(doc):
+        assert s["status"] == "ok" and s["knobs"]["delta_scale"] == 4
+        assert abs(s["counters"]["delta"] - 4 * mean_delta) <= 2  # 4 x the mean, rounded once
 
 
 def graph_with_weights() -> CSRGraph:

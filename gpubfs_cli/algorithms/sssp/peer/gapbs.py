@@ -26,7 +26,8 @@ answers say how far each source reaches (plan_reaches); a source they do not cov
 Knobs: binary (path; else $GPUBFS_GAPBS_SSSP; with neither the cell is unavailable, saying
 which to set), threads (OMP_NUM_THREADS; 0 = numba's thread
 count), trials (runs per source; the last is the sample), delta (gapbs's -d, the bucket
-width; unset: the mean edge weight rounded, at least 1, see docs/peers.md).
+width; unset: the mean edge weight rounded, at least 1, see docs/peers.md), delta_scale
+(instead of delta: that many times the mean edge weight; the samples record the -d used).
 """
 
 from __future__ import annotations
@@ -48,18 +49,24 @@ DIST_INF = INT32_MAX // 2  # gapbs sssp's kDistInf: a distance there reads as un
 @dataclass(frozen=True)
 class GapbsSsspKnobs(GapbsKnobs):
     delta: int | None = knob(None, 1, INT32_MAX)  # gapbs's -d; None: the mean edge weight (delta_for)
+    # gapbs's -d as a multiple of the mean edge weight: one sweep fits graphs whose weights
+    # differ by orders of magnitude (a road's metres, the rule's 1-255, Graph 500's 2^24)
+    delta_scale: float | None = knob(None, 0, above=True, whole=False)
 
     def __post_init__(self):
         super().__post_init__()
         d = self.delta
         if d is not None and (not whole(d) or not 1 <= d <= INT32_MAX):
             raise ValueError(f"delta: expected a whole number from 1 to 2^31 - 1 (gapbs's -d), got {d!r}")
+        if d is not None and self.delta_scale is not None:
+            raise ValueError("delta and delta_scale: give one (delta_scale is delta over the mean edge weight)")
 
 
-def delta_for(weights) -> int:
-    """The default delta: the mean edge weight, rounded, at least 1 (docs/peers.md says why)."""
+def delta_for(weights, scale: float = 1.0) -> int:
+    """The default delta: `scale` times the mean edge weight, rounded, at least 1 and at
+    most 2^31 - 1 (docs/peers.md says why the mean)."""
     w = np.asarray(weights)
-    return max(1, int(round(float(w.mean())))) if len(w) else 1
+    return min(INT32_MAX, max(1, int(round(scale * float(w.mean()))))) if len(w) else 1
 
 
 @register
@@ -83,7 +90,7 @@ class GapbsSssp(GapbsPeer):
         self.max_weight = int(w.max()) if len(w) else 0
         if self.max_weight > INT32_MAX:
             raise StrategyUnavailable(f"weights up to {self.max_weight:,}: gapbs's sssp reads int32 weights")
-        self.delta = self.knobs.delta or delta_for(w)
+        self.delta = self.knobs.delta or delta_for(w, self.knobs.delta_scale or 1.0)
         # Distances surely below gapbs's infinity need no baseline to show it.
         self.bounded = self.max_weight * max(graph.n - 1, 0) < DIST_INF
         self.too_far: dict[int, int] = {}
