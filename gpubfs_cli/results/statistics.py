@@ -62,6 +62,14 @@ def paired_ratios(numerator: Mapping[int, float], denominator: Mapping[int, floa
     return np.array([numerator[s] / denominator[s] for s in common], dtype=np.float64)
 
 
+def pass_sums(order: Sequence[int], size: int, *sides: Mapping[int, float]) -> list[np.ndarray]:
+    """Each side's times summed over the passes of a batched strategy: consecutive runs of
+    `size` sources of `order` (the order it ran them in). A pass is timed once for all its
+    sources, so a throughput ratio pairs passes, not sources; a last short pass is left out."""
+    passes = [order[i:i + size] for i in range(0, len(order) - size + 1, size)]
+    return [np.array([sum(side[s] for s in p) for p in passes], dtype=np.float64) for side in sides]
+
+
 def median_iqr(values: Sequence[float]) -> tuple[float, float, float]:
     """(median, 25th percentile, 75th percentile)."""
     q25, med, q75 = np.percentile(np.asarray(values, dtype=np.float64), [25, 50, 75])

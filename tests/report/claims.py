@@ -19,9 +19,12 @@ figure is read (keys of the figure, or of its claim for all its figures):
 - `ratio`: two of the above, the first over the second;
 - `paired`: two variants (as above, without `metric`): the median over their common
   sources of the first's time over the second's, with its 95 % bootstrap interval
-  (results/statistics.bootstrap_ratio, paired); `field` reads `low` or `high` of it;
+  (results/statistics.bootstrap_ratio, paired); `field` reads `low` or `high` of it, or
+  `min` or `max` of the ratios;
   `mark` (a table too dense to print intervals): the figure ends in that mark exactly
-  where its interval contains 1.00;
+  where its interval contains 1.00; `passes: N` (the second variant batched, N sources a
+  pass): both sides summed over each pass, in the order the second ran its sources, and the
+  median of the per-pass ratios (results/statistics.pass_sums): a throughput ratio;
 - `prepare`: one prepare record of the files (`dataset`, `strategy`, and `knobs` where
   needed, a subset of the record's) and its `field`, dotted (`time_ms`, `upload_ms`,
   `setup.ranks_start_ms`, `device_bytes.1`: rank 1's bytes);
@@ -46,6 +49,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+import numpy as np
 import yaml
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -62,7 +66,7 @@ FOLDER_NAMED = re.compile(rf"(?<![\w-])({FOLDER})/")
 BARE = re.compile(r"`([\w*{},-]+\.(?:json\.gz|txt|log))`")
 KEYS = {"id", "doc", "files", "report", "table", "figures", "cited_as"}
 FIGURE_KEYS = {"figure", "row", "column", "table", "field", "variant", "metric", "teps", "ratio", "scale",
-               "match", "count", "file", "report", "paired", "mark", "prepare"}
+               "match", "count", "file", "report", "paired", "mark", "prepare", "passes"}
 
 
 @dataclass(frozen=True)
@@ -159,13 +163,22 @@ class Reader:
         if "prepare" in how:
             return self.prepared(fig, files, how["prepare"], how["field"]) * how.get("scale", 1)
         if "paired" in how:
-            from gpubfs_cli.results.statistics import bootstrap_ratio
+            from gpubfs_cli.results.statistics import bootstrap_ratio, pass_sums
 
             (agg, top), (_, bottom) = (self.group(fig, files, how, part) for part in how["paired"])
-            common = sorted(set(top.times) & set(bottom.times))
-            estimate, low, high = bootstrap_ratio([top.times[s] for s in common], [bottom.times[s] for s in common],
-                                                  paired=True)
-            picked = {"value": estimate, "low": low, "high": high}[how.get("field", "value")]
+            if "passes" in how:  # the second side batched: its passes of `passes` sources, in run order
+                order, size = list(bottom.times), how["passes"]
+                assert all(len({bottom.times[s] for s in order[i:i + size]}) == 1 for i in range(0, len(order), size)), \
+                    f"{fig.name}: the second side's times are not one per pass of {size}"
+                a, b = pass_sums(order, size, top.times, bottom.times)
+                assert len(a), f"{fig.name}: no whole pass of {how['passes']} sources"
+            else:
+                common = sorted(set(top.times) & set(bottom.times))
+                a, b = [top.times[s] for s in common], [bottom.times[s] for s in common]
+            estimate, low, high = bootstrap_ratio(a, b, paired=True)
+            ratios = np.asarray(a) / np.asarray(b)
+            picked = {"value": estimate, "low": low, "high": high, "min": ratios.min(),
+                      "max": ratios.max()}[how.get("field", "value")]
             return picked * how.get("scale", 1)
         if "variant" in how:
             agg, group = self.group(fig, files, how, how["variant"])

@@ -8,6 +8,7 @@ from gpubfs_cli.results.statistics import (
     bootstrap_ratio,
     median_iqr,
     paired_ratios,
+    pass_sums,
     ratio_estimate,
     summarize,
 )
@@ -87,3 +88,13 @@ def test_a_zero_level_interval_is_one_point():
         assert lo == hi
         _, lo95, hi95 = bootstrap_ratio(a, b, paired)
         assert lo95 < lo < hi95
+
+
+def test_pass_sums_sum_each_side_over_the_passes_in_run_order():
+    order = [7, 3, 9, 1, 5]  # two whole passes of 2, in the order run; source 5 is left out
+    one_source = {7: 1.0, 3: 2.0, 9: 4.0, 1: 8.0, 5: 100.0}
+    batched = {7: 0.5, 3: 0.5, 9: 3.0, 1: 3.0, 5: 3.0}
+    a, b = pass_sums(order, 2, one_source, batched)
+    assert a.tolist() == [3.0, 12.0] and b.tolist() == [1.0, 6.0]
+    assert bootstrap_ratio(a, b, paired=True)[0] == pytest.approx(2.5)  # the median of 3x and 2x
+    assert pass_sums([7, 3], 4, one_source)[0].size == 0  # no whole pass
