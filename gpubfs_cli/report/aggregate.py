@@ -6,12 +6,13 @@ problem's (BFS: cpu.sequential, SSSP: cpu.dijkstra), read from the results files
 
 Speedup = baseline time / strategy time on the same graph, paired by source: the median
 over the sources both ran of baseline time[s] / strategy time[s], with the interquartile
-range of those per-source ratios as its spread. Where the baseline ran several knob
-variants (peer.gapbs at 1 and 16 threads), a strategy is divided into the variant with
-the same values of the knobs they share (the same thread count), else into the
-baseline's fastest: never into an arbitrary one. A median of paired ratios, so one slow
-source (an outlier) cannot flip the verdict of the others, and it reads on the same
-footing as the median time column.
+range of those per-source ratios as its spread. Where the baseline ran a knob sweep
+(peer.gapbs's delta), every strategy is divided into the baseline's best
+variant, the one its median-time cell shows: a benchmark compares against a peer's best
+setting, never an arbitrary one (the sweep's first) nor one whose knob merely shares a
+name (sssp.delta's delta). The baseline's own row is then 1.000 with that knob. A median
+of paired ratios, so one slow source (an outlier) cannot flip the verdict of the others,
+and it reads on the same footing as the median time column.
 
 Columns (rows, transposed) are ColumnKeys: a strategy, its option and, for a multi-GPU
 strategy (one whose variants carry the knob `gpus`), its GPU count. The best knob of a
@@ -20,7 +21,7 @@ and `merrill.multi_gpu (2 GPUs)` are two columns, never one folded cell. A varia
 a relabelled graph (knob `reorder`) is kept apart the same way: `cpu.scipy` and
 `cpu.scipy (rcm order)` are two columns; a lookup that does not name an order (a paper
 table's column) keeps the graph's own numbering only. Where the baseline ran the same
-order, a reordered column's speedup divides into it (the shared-knob rule below).
+order, a reordered column's speedup divides into it; likewise a GPU count and a thread count.
 
 GTEPS follow one TEPS convention per report (`teps`): `edges`, the out-degrees of the
 reached vertices (directed edges, the samples' `edges`), or `graph500`, the undirected
@@ -344,10 +345,10 @@ class Aggregate:
         return bool(self.variants(dataset, strategy, False) or self.variants(dataset, strategy, True))
 
     def baseline(self, dataset: str, predecessors: bool, like: Group | None = None) -> Group | None:
-        """The baseline group to divide `like` into: same predecessor option (else the
-        distance runs), same vertex order (else the graph's own numbering), the ok variant
-        whose knobs agree with `like`'s on every knob they share, else the fastest ok
-        variant (lowest median time)."""
+        """The baseline group to divide `like` into: among the ok variants of the same
+        predecessor option (else the distance runs), vertex order (else the graph's own
+        numbering), GPU count and thread count (else any), the best by median time, as its
+        ms cell picks it; no other knob is matched (a sweep's first value is its slowest)."""
         for pred in (predecessors, False):
             ok = [g for g in self._baselines.get((dataset, pred), []) if g.status == "ok"]
             if not ok:
@@ -355,11 +356,11 @@ class Aggregate:
             # the baseline in `like`'s vertex order, else in the graph's own numbering
             want = like.reorder if like is not None else None
             ok = [g for g in ok if g.reorder == want] or [g for g in ok if g.reorder is None] or ok
-            if like is not None:
-                same = [g for g in ok if (shared := g.knobs.keys() & like.knobs.keys())
-                        and all(g.knobs[k] == like.knobs[k] for k in shared)]
-                ok = same or ok
-            return min(ok, key=lambda g: g.summary.get("median_ms") or float("inf"))
+            if like is not None:  # resources, not tuning: the same GPU count and thread count
+                ok = [g for g in ok if g.gpus == like.gpus] or ok
+                if "threads" in like.knobs:
+                    ok = [g for g in ok if g.knobs.get("threads") == like.knobs["threads"]] or ok
+            return self.top(ok, "ms")
         return None
 
     def copy_of(self, group: Group) -> str | None:
@@ -480,21 +481,24 @@ class Aggregate:
         if len(counts) > 1:
             raise ValueError(f"{strategy} on {dataset}: variants of {len(counts)} GPU counts "
                              f"({', '.join(sorted(counts))}) for one cell; pin the `{GPUS_KNOB}` knob")
-        metric = by or metric
+        if by is None and metric == "speedup" and strategy == self.baseline_name:
+            by = "ms"  # the baseline's row: the variant the others divide into, 1.000 by construction
         label, varying = None, []
         if len(groups) > 1:
             keys = sorted({k for g in groups for k in g.knobs})
             varying = [k for k in keys if len({json.dumps(g.knobs.get(k)) for g in groups}) > 1]
-        scored = [(self.value(g, metric), g) for g in groups]
-        scored_ok = [(v, g) for v, g in scored if v is not None]
-        if scored_ok:
-            lower_better = metric not in HIGHER_BETTER
-            v, g = (min if lower_better else max)(scored_ok, key=lambda vg: vg[0])
-        else:
-            g = min(groups, key=lambda x: severity(x.status))
+        g = self.top(groups, by or metric)
         if varying:
             label = knob_label(g.knobs, varying)
         return g, label
+
+    def top(self, groups: list[Group], metric: str) -> Group:
+        """The best of `groups` by `metric` (lowest, or highest for a rate or a speedup);
+        the least severe failure when none has a value."""
+        scored = [(v, g) for g in groups if (v := self.value(g, metric)) is not None]
+        if not scored:
+            return min(groups, key=lambda x: severity(x.status))
+        return (max if metric in HIGHER_BETTER else min)(scored, key=lambda vg: vg[0])[1]
 
     def cell(self, dataset: str, strategy: str, metric: str, predecessors: bool = False,
              knobs: dict[str, Any] | None = None, by: str | None = None) -> Cell:

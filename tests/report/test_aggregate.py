@@ -67,10 +67,11 @@ def test_speedup_pairs_only_common_sources(tmp_path):
     assert agg.speedup(agg.variants("g", "merrill.hybrid")[0]) == pytest.approx(10.0)
 
 
-def test_speedup_divides_into_the_baseline_variant_with_the_same_knobs(tmp_path):
-    """A peer run at 1 and 16 threads (a device run's cpu-parallel table): each strategy
-    is divided into the peer's run with its thread count, else into the peer's fastest;
-    the peer's own rows are then 1.000 (they were 8.3x, divided into the 1-thread run)."""
+def test_speedup_divides_into_the_baseline_variant_with_the_same_threads(tmp_path):
+    """A peer run at 1 and 16 threads (a device run's cpu-parallel table): threads are a
+    resource, so each strategy is divided into the peer's run with its thread count, else
+    into the peer's fastest; the peer's own rows are then 1.000 (they were 8.3x, divided
+    into the 1-thread run), its cell at its fastest."""
     s = [sample("g", "peer.gapbs", src, t, knobs={"threads": th}, valid=None)
          for th, t in ((1, 40.0), (0, 4.0)) for src in SOURCES]
     s += [sample("g", "cpu.parallel_do", src, t, knobs={"threads": th})
@@ -84,8 +85,38 @@ def test_speedup_divides_into_the_baseline_variant_with_the_same_knobs(tmp_path)
     by = {(g.strategy, g.knobs.get("threads")): agg.speedup(g) for g in agg.groups}
     assert by[("peer.gapbs", 1)] == pytest.approx(1.0) and by[("peer.gapbs", 0)] == pytest.approx(1.0)
     assert by[("cpu.parallel_do", 1)] == pytest.approx(0.5) and by[("cpu.parallel_do", 0)] == pytest.approx(0.8)
-    assert by[("cpu.sequential", None)] == pytest.approx(4.0 / 160.0)  # no shared knob: the fastest
-    assert agg.cell("g", "peer.gapbs", "speedup").text.startswith("1.000")
+    assert by[("cpu.sequential", None)] == pytest.approx(4.0 / 160.0)
+    assert agg.cell("g", "peer.gapbs", "speedup").text == "1.000 (threads=0)"
+    assert agg.cell("g", "cpu.parallel_do", "speedup").text == "0.800 (threads=0)"
+
+
+def test_a_swept_baseline_divides_every_strategy_into_its_best_knob(tmp_path):
+    """sssp-ny's case: peer.gapbs swept over delta, the first (delta=1) 10x slower. Its
+    speedup table divides into delta=4096, the variant its median-time cell shows, and its
+    own row reads `1.000 (delta=4096)`; it read `1.000 (delta=1)` (each variant over
+    itself), and a strategy with a knob named delta was divided into gapbs's same delta."""
+    best, near = [1.0, 2.0, 3.0, 4.0], [0.5, 2.6, 2.9, 3.9]  # near: slower median, median ratio > 1
+    s = [sample("g", "peer.gapbs", src, t, knobs={"delta": d}, valid=None)
+         for d, times in ((1, [40.0] * 4), (1024, near), (4096, best)) for src, t in zip(SOURCES, times, strict=True)]
+    for x in s:
+        x.timed_by = "peer.gapbs"
+    s += [sample("g", "sssp.delta", src, 2.0, knobs={"delta": 1}) for src in SOURCES]
+    s += [sample("g", "cpu.dijkstra", src, 8.0) for src in SOURCES]
+    for x in s:
+        x.problem = "sssp"
+    results = load_many([write(tmp_path, "t.json", document(s, {"g": dataset_entry(100, 400)}))])
+    doc = overview(results, "ms")
+    ms = next(t for t in doc.tables if t.id == "overview-sssp")
+    vs = next(t for t in doc.tables if t.id == "overview-sssp-vs-peer.gapbs")
+    assert dict(zip(ms.columns, ms.rows[0], strict=True))["peer.gapbs"].text == "2.500 (delta=4096)"
+    cells = dict(zip(vs.columns, vs.rows[0], strict=True))
+    assert cells["peer.gapbs"].text == "1.000 (delta=4096)"
+    assert cells["sssp.delta"].value == pytest.approx(1.25)  # best / 2.0: 0.5, 1, 1.5, 2
+    assert cells["cpu.dijkstra"].value == pytest.approx(2.5 / 8.0)
+    agg = Aggregate(results, "sssp", baseline="peer.gapbs")
+    swept = {g.knobs["delta"]: g for g in agg.groups if g.strategy == "peer.gapbs"}
+    assert agg.baseline("g", False, like=swept[1]) is swept[4096]
+    assert agg.speedup(swept[1]) == pytest.approx(2.5 / 40.0)
 
 
 def test_one_outlier_source_does_not_flip_the_speedup(tmp_path):
