@@ -14,7 +14,7 @@ Keys (all optional except datasets):
   sources:       random sources per graph (100)
   seed:          seed of the source generator (0)
   fixed_sources: [V, ...]  run from these vertices instead of random ones
-  validate:      all | none (all: every traversal is checked against cpu.sequential)
+  validate:      all | certificate | none (certificate: a parent tree proves an answer, no baseline)
   predecessors:  false | true | both
   time_limit_s:  per traversal; a variant over it is out-of-time on that graph (60)
   warmup:        untimed runs per variant and graph before the timed ones (1)
@@ -72,7 +72,7 @@ KEYS = (
     "require_gpu", "l2", "prime", "gpus", "reorder", "energy_s",
 )
 PREDECESSOR_MODES = ("false", "true", "both")
-VALIDATE_MODES = ("all", "none")
+VALIDATE_MODES = ("all", "certificate", "none")
 # Each numeric key's valid values: the one check of a number in a run config (the Range
 # every numeric knob declares too, core/knobs.py).
 RANGES = {

@@ -61,7 +61,9 @@ def problem_input(key: str, name: str, graph: CSRGraph, sources: list[int], info
     except UserError as exc:
         return ProblemInput(problem, graph, None, problem.facts(graph), failure=str(exc))
     references = None
-    if config.validate == "all":
+    if config.validate == "certificate":
+        references = References(problem, graph, sources, certify=True)
+    elif config.validate == "all":
         baseline = f"{key} baseline ({problem.baseline}, untimed)"
         progress.describe(f"{name}: {baseline}")
         references = References(

@@ -126,7 +126,7 @@ class Measure:
                      reorder_ms=view.ms if view else None, device_bytes=strategy.device_bytes())
             new_id = (lambda v: v) if view is None else view.source
             try:  # a peer runs its whole batch here (core/strategy.py plan_sources)
-                if pi.references is not None:
+                if pi.references is not None and pi.references.reaches is not None:
                     strategy.plan_reaches({new_id(s): r for s, r in zip(pi.references.sources, pi.references.reaches,
                                                                          strict=True)})
                 strategy.plan_sources([new_id(s) for s in sources])

@@ -1,5 +1,9 @@
 """The reference answers of one problem for one graph's sources, kept for validation.
 
+With `certify` (validate: certificate) nothing is solved ahead: an answer with a parent
+tree is checked by the problem's certificate (core/problem.py certify), one without by
+its source's baseline, solved then; `reaches` is None.
+
 Distances for every source are computed once per graph with the problem's sequential
 baseline (BFS: cpu.sequential; SSSP: cpu.dijkstra), outside any timed region. They are kept as arrays while they fit in `budget_bytes`; beyond
 that (100 sources of a 25M-vertex grid would take 10 GB) only a 128-bit digest of
@@ -48,16 +52,19 @@ class References:
         *,
         budget_bytes: int = DEFAULT_BUDGET_BYTES,
         on_source: Callable[[int], None] | None = None,
+        certify: bool = False,
     ):
         self.problem = problem
         self.graph = graph
         self.sources = list(sources)
+        self.certify = certify
         itemsize = np.dtype(problem.distance_dtype).itemsize
-        self.keep_arrays = len(sources) * graph.n * itemsize <= budget_bytes
+        self.keep_arrays = not certify and len(sources) * graph.n * itemsize <= budget_bytes
         self._arrays: list[np.ndarray] = []
         self._digests: list[bytes] = []
-        self.reaches: list[int] = []  # the largest distance of each source's answer
-        for i, dist in enumerate(solve_each(problem, graph, self.sources)):
+        # the largest distance of each source's answer (None: certify solves nothing ahead)
+        self.reaches: list[int] | None = None if certify else []
+        for i, dist in enumerate(() if certify else solve_each(problem, graph, self.sources)):
             self.reaches.append(int(dist.max()))
             if self.keep_arrays:
                 self._arrays.append(dist)
@@ -77,8 +84,21 @@ class References:
     def check(self, i: int, result: Answer, predecessors: bool) -> str | None:
         """None when `result` (host arrays) answers source i correctly, else why not."""
         source = self.sources[i]
+        if self.certify and predecessors and result.parents is not None:
+            got = np.asarray(result.distances)
+            if got.shape != (self.graph.n,):
+                return f"distances have shape {got.shape}, expected ({self.graph.n},)"
+            if got.dtype.kind not in "iu":  # the certificate reads whole numbers
+                off = np.flatnonzero(got != np.trunc(got)) if got.dtype.kind == "f" else np.arange(got.size)
+                if len(off):
+                    return (f"whole: {len(off):,} distances are not whole numbers "
+                            f"(first: vertex {int(off[0])} has {got[off[0]]})")
+            failures = self.problem.certify(self.graph, source, result)
+            return "; ".join(failures) if failures else None
         if self.keep_arrays:
             reference = self._arrays[i]
+        elif self.certify:
+            reference = self.distances(i)
         else:
             got = np.asarray(result.distances)
             same = (got.shape == (self.graph.n,) and got.dtype == self.problem.distance_dtype

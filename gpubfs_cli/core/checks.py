@@ -1,12 +1,14 @@
 """Checks every problem's validator shares: exact distance comparison, depths of a
-parent tree (cycle detection) and iteration over a graph's edges in bounded blocks.
+parent tree (cycle detection), iteration over a graph's edges in bounded blocks, and
+one parallel count of the edges a distance array violates.
 
-All whole-array numpy: nothing here loops over vertices or edges in Python.
+Whole-array numpy or numba: nothing here loops over vertices or edges in Python.
 """
 
 from __future__ import annotations
 
 import numpy as np
+from numba import njit, prange
 
 
 def compare_distances(got, expected: np.ndarray) -> str | None:
@@ -107,3 +109,33 @@ def check_answer(result, reference: np.ndarray, with_parents: bool, option: str,
         return f"no parents returned although {option} were asked for"
     failures = parent_failures(result.distances, result.parents)
     return "; ".join(failures) if failures else None
+
+
+@njit(cache=True, parallel=True)
+def _violations(row_offsets, col_indices, weights, unit, distances):
+    loose = 0
+    escapes = 0
+    for u in prange(len(row_offsets) - 1):
+        du = distances[u]
+        if du < 0:
+            continue
+        for j in range(row_offsets[u], row_offsets[u + 1]):
+            dv = distances[col_indices[j]]
+            if dv < 0:
+                escapes += 1
+            elif dv > du + (1 if unit else weights[j]):
+                loose += 1
+    return loose, escapes
+
+
+def edge_violations(graph, distances: np.ndarray, weights: np.ndarray | None = None) -> tuple[int, int]:
+    """(loose, escapes) over every edge u -> v out of a reached vertex u (distance >= 0):
+    loose when v's distance is longer than u's plus the edge's weight (1 without
+    `weights`: BFS levels), escapes when v has none. Both zero: no edge can shorten a
+    distance or reach past the reached set. One parallel pass; the validators' numpy
+    passes run only to name the first offender of a failed check."""
+    unit = weights is None
+    w = np.zeros(1, dtype=np.int64) if unit else weights
+    loose, escapes = _violations(np.asarray(graph.row_offsets), np.asarray(graph.col_indices), w, unit,
+                                 np.asarray(distances).astype(np.int64))
+    return int(loose), int(escapes)

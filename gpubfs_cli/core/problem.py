@@ -127,6 +127,11 @@ class Problem:
         """None when `answer` (host arrays) is right for `source`, else why not (one line)."""
         raise NotImplementedError
 
+    def certify(self, graph, source: int, answer: Answer) -> list[str]:
+        """The checks of an answer with a parent tree that need no reference, each 'check:
+        detail' that fails: passing them all proves the distances shortest."""
+        raise NotImplementedError
+
     def facts(self, graph) -> ReachedEdges:
         """The per-graph object that measures answers."""
         return ReachedEdges(graph)

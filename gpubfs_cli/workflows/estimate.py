@@ -123,7 +123,7 @@ def graph_estimate(machine: Machine, cfg, dataset: str, cached: bool, m: int, n:
             est.how[how] += 1
             if t is None:
                 continue
-            parents = mode and cfg.validate == "all"  # parents are checked against the baseline's depths
+            parents = mode and cfg.validate != "none"  # a parent tree is checked (by depths or a certificate)
             check_ns = CHECK_NS_PER_VERTEX + (PARENTS_NS_PER_VERTEX if parents else 0.0)
             calls = per_graph * (t + CALL_MS + check_ns * n * 1e-6)
             warm = max(cfg.warmup * t, cfg.warmup_ms) if cfg.warmup else 0.0

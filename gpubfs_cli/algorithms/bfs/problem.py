@@ -61,6 +61,11 @@ class Bfs(Problem):
 
         return validate(graph, source, answer, reference, predecessors)
 
+    def certify(self, graph, source, answer) -> list[str]:
+        from gpubfs_cli.algorithms.bfs.validate import graph500_failures
+
+        return graph500_failures(graph, source, answer.distances, answer.parents)
+
     def facts(self, graph) -> BfsFacts:
         return BfsFacts(graph)
 

@@ -23,6 +23,7 @@ from gpubfs_cli.core.checks import (
     check_answer,
     compare_distances,
     edge_blocks,
+    edge_violations,
     root_check,
     tree_depths,
 )
@@ -84,14 +85,19 @@ def graph500_failures(
 
     child = (parents >= 0) & ~broken
     child[source] = False
-    _level_check(source, distances, parents, child, failures)
+    kids = _level_check(source, distances, parents, child, failures)
 
-    # One pass over the edges (in blocks): which tree edges exist, which edges skip a
-    # level, which leave the tree.
+    # One parallel count over the edges and a search per tree edge; only when either
+    # fails, one numpy pass over the edges (in blocks) to name the first offenders:
+    # which tree edges exist, which edges skip a level, which leave the tree.
     found = np.zeros(n, dtype=bool)
     skips = escapes = 0
     first_skip = first_escape = None
-    for rows, cols in edge_blocks(graph):
+    clean = (len(kids) == int(child.sum()) and edge_violations(graph, distances) == (0, 0)
+             and not _not_edges(np.asarray(graph.row_offsets), np.asarray(graph.col_indices), parents, kids).any())
+    if clean:
+        found[kids] = True
+    for rows, cols in () if clean else edge_blocks(graph):
         hit = parents[cols] == rows
         found[cols[hit]] = True
         du = distances[rows]

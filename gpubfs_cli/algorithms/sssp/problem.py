@@ -55,6 +55,11 @@ class Sssp(Problem):
 
         return validate(graph, source, answer, reference, predecessors)
 
+    def certify(self, graph, source, answer) -> list[str]:
+        from gpubfs_cli.algorithms.sssp.validate import certificate_failures
+
+        return certificate_failures(graph, source, answer.distances, answer.parents)
+
     def facts(self, graph) -> SsspFacts:
         return SsspFacts(graph)
 

@@ -1,0 +1,95 @@
+"""validate: certificate. An answer with a parent tree is proved by its certificate (the
+problem's certify: a tight, acyclic tree to the source and no edge left to relax), with
+no baseline solved; one without parents is checked against its source's baseline, solved
+then. Every damaged answer of test_runner_answers gets the same verdict as under
+validate: all, and only the answers without parents cost a baseline."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from gpubfs_cli.algorithms.bfs.cpu.sequential import SequentialBfs
+from gpubfs_cli.algorithms.sssp.cpu.dijkstra import DijkstraSssp
+from gpubfs_cli.bench import inputs as inputs_module
+from gpubfs_cli.bench.config import build_config
+from gpubfs_cli.bench.references import References
+from gpubfs_cli.bench.runner import Runner
+from gpubfs_cli.graph.samples import from_edges
+from tests.bench.test_runner_answers import CASES, SOURCE, bfs_graph, fake, sssp_graph
+
+
+def run(tmp_path, monkeypatch, problem, strategy_cls, predecessors, graph=None):
+    graph = graph or (bfs_graph() if problem == "bfs" else sssp_graph())
+    baseline = SequentialBfs if problem == "bfs" else DijkstraSssp
+    registry = {problem: {baseline.name: baseline, strategy_cls.name: strategy_cls}}
+    solved = []
+
+    class Spy(References):
+        def _solve(self, source):
+            solved.append(source)
+            return super()._solve(source)
+
+    monkeypatch.setattr(inputs_module, "References", Spy)
+    cfg = build_config(
+        {"name": "t", "datasets": [graph.name], "strategies": [strategy_cls.name], "problem": problem,
+         "fixed_sources": [SOURCE], "warmup": 0, "predecessors": predecessors, "validate": "certificate"},
+        dataset_check=lambda name: None, registry=registry,
+    )
+    doc = Runner(cfg, load_graph=lambda spec, d, p: (graph, {}), out_path=tmp_path / "out.json",
+                 environment={}, registry=registry).run().doc
+    return doc, solved
+
+
+@pytest.mark.parametrize(("problem", "damage", "parents", "status", "reason"), CASES)
+def test_every_wrong_answer_is_caught_without_a_baseline_where_parents_prove_it(
+        tmp_path, monkeypatch, problem, damage, parents, status, reason):
+    doc, solved = run(tmp_path, monkeypatch, problem, fake(problem, damage), "true" if parents else "false")
+    (s,) = doc["samples"]
+    assert s["status"] == status, s["reason"]
+    assert s["valid"] is (status == "ok")
+    assert doc["config"]["validate"] == "certificate"
+    has_parents = parents and damage.__name__ != "parents_missing"
+    assert solved == ([] if has_parents else [SOURCE])  # a baseline only for an answer without parents
+    if has_parents and status != "ok":
+        check = s["reason"].split(":")[0]  # the certificate's check, named as the validators name theirs
+        assert check in {"source", "relax", "component", "root", "reach", "tree-edge", "tight", "cycle", "levels",
+                         "edge-span", "shape", "whole", "distances have shape (35,), expected (36,)"}, s["reason"]
+
+
+def test_a_zero_weight_cycle_claiming_a_distance_is_caught(tmp_path, monkeypatch):
+    """Two vertices joined by zero-weight edges, unreachable from the source, each the
+    other's parent at a made-up distance: every edge relaxed and tight, so only the
+    cycle check (the tree does not reach the source) catches it."""
+    src = np.array([0, 1, 2, 3, 3, 2])
+    dst = np.array([1, 0, 3, 2, 2, 3])
+    g = from_edges(src, dst, 4, weights=np.array([5, 5, 0, 0, 0, 0]), name="zc", self_loops="drop",
+                   duplicates="drop")
+
+    def cycle(g, d, p):
+        d[2] = d[3] = 7
+        p[2], p[3] = 3, 2
+        return d, p
+
+    doc, solved = run(tmp_path, monkeypatch, "sssp", fake("sssp", cycle), "true", graph=g)
+    (s,) = doc["samples"]
+    assert s["status"] == "wrong-answer" and "cycle:" in s["reason"] and solved == []
+
+
+def test_the_flag_runs_a_catalogue_graph_by_certificate_and_a_typo_is_one_line(tmp_path):
+    from typer.testing import CliRunner
+
+    from gpubfs_cli.cli import app
+    from gpubfs_cli.results.schema import load_results
+
+    cli = CliRunner()
+    out = tmp_path / "r.json"
+    args = ["run", "-d", "smoke-gnm", "-s", "cpu.sequential", "--predecessors", "true", "--sources", "3",
+            "--dir", str(tmp_path / "data"), "--out", str(out)]
+    r = cli.invoke(app, [*args, "--validate", "certificate"])
+    assert r.exit_code == 0, r.output
+    doc = load_results(out)
+    assert doc["config"]["validate"] == "certificate"
+    assert [(s["status"], s["valid"]) for s in doc["samples"]] == [("ok", True)] * 3
+    r = cli.invoke(app, [*args, "--validate", "certificat"])
+    assert r.exit_code == 2 and "did you mean: certificate?" in r.output and "Traceback" not in r.output
