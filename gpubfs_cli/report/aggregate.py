@@ -46,6 +46,7 @@ from gpubfs_cli.core.problem import DEFAULT_PROBLEM
 from gpubfs_cli.report.copies import copies, copy_reason
 from gpubfs_cli.report.energy import ENERGY_METRICS, energy_index, energy_key, energy_value
 from gpubfs_cli.report.load import Results
+from gpubfs_cli.report.plans import variant_counts
 from gpubfs_cli.report.table import Cell, fmt_number
 from gpubfs_cli.results.groups import Group, group_samples, status_of
 from gpubfs_cli.results.keys import GPUS_KNOB, REORDER_KNOB
@@ -157,11 +158,13 @@ def plan(groups: list[Group], results: Results) -> list[Group]:
     return groups
 
 
-_MARK = re.compile(r" \(\d+/\d+\)$")
+_MARK = re.compile(r"( \(\d+/\d+(?: variants)?\))+$")
+VARIANTS = "variants"  # a partial knob sweep's mark: `(1/7 variants)`
 
 
 def split_mark(cell: Cell) -> tuple[str, str]:
-    """A partial cell's text and its ` (3/50)` apart (the mark '' for any other cell)."""
+    """A partial cell's text and its ` (3/50)`, ` (1/7 variants)` apart (the mark '' for
+    any other cell)."""
     found = _MARK.search(cell.text) if cell.status == PARTIAL else None
     return (cell.text, "") if found is None else (cell.text[: found.start()], found.group())
 
@@ -291,6 +294,7 @@ class Aggregate:
         # variants whose samples copy another's (report/copies.py): shown as n/a, never as numbers
         self._copies = copies(every)
         self._energy = energy_index(results.energy)  # report/energy.py
+        self._file_of: dict[int, int] | None = None  # id(sample) -> its file, made when first asked
         self._baselines: dict[tuple, list[Group]] = defaultdict(list)
         for g in every:
             if g.strategy == self.baseline_name and id(g) not in self._copies:
@@ -380,16 +384,37 @@ class Aggregate:
             return None
         return (*median_iqr(ratios), len(ratios))
 
-    def speedup_partial(self, group: Group) -> tuple[int, int, str] | None:
-        """(sources paired, sources planned, why) when the baseline that `group` divides
-        by is partial: its speedup pairs fewer sources than the run planned."""
+    def speedup_partial(self, group: Group) -> tuple[str, str] | None:
+        """(mark, why) when the baseline that `group` divides by is partial: its speedup
+        pairs fewer sources than the run planned, or divides into the best of fewer
+        variants of the baseline's sweep than planned."""
         base = self.baseline(group.dataset, group.predecessors, like=group)
         stats = self.speedup_stats(group)
-        if base is None or stats is None or not base.partial:
+        if base is None or stats is None:
             return None
-        paired = stats[3]
-        return paired, base.planned, (f"speedup over {paired} of {base.planned} sources: the run stopped "
-                                      f"before its baseline, {base.strategy}, measured the rest")
+        if base.partial:
+            paired = stats[3]
+            return partial_mark(paired, base.planned), (f"speedup over {paired} of {base.planned} sources: the run "
+                                                        f"stopped before its baseline, {base.strategy}, measured the rest")
+        sweep = None if base is group else self.sweep_counts(base.dataset, base.strategy, base.predecessors,
+                                                             ColumnKey.of(base).knobs)
+        if sweep is None:  # the baseline's own cell carries its sweep's mark
+            return None
+        return partial_mark(*sweep, VARIANTS), (f"speedup over the best of {sweep[0]} of {sweep[1]} variants of its "
+                                                f"baseline, {base.strategy}: the run stopped before the rest")
+
+    def sweep_counts(self, dataset: str, strategy: str, predecessors: bool = False,
+                     knobs: dict[str, Any] | None = None) -> tuple[int, int] | None:
+        """(variants measured, variants planned) of a cell that holds fewer variants of its
+        sweep than its files' runs planned, runs that did not complete (report/plans.py)."""
+        if not any(self.results.states):
+            return None
+        if self._file_of is None:
+            self._file_of = dict(zip(map(id, self.results.samples), self.results.sample_file, strict=False))
+        groups = self.variants(dataset, strategy, predecessors, knobs)
+        known = min(len(self.results.configs), len(self.results.states))
+        files = {f for g in groups for s in g.samples if (f := self._file_of.get(id(s), known)) < known}
+        return variant_counts(groups, files, self.results.configs, self.results.states, knobs or {})
 
     def speedup(self, group: Group) -> float | None:
         stats = self.speedup_stats(group)
@@ -522,15 +547,18 @@ class Aggregate:
         shown = fmt_spread(low, high) if metric == "speedup" else ""
         text = (fmt_number(v) + shown + (f" ({label})" if label else "")
                 + ("!" if group.low_reach else ""))
-        if group.partial:  # fewer sources than planned: never shown as if complete
-            return Cell(f"{text} {partial_mark(group.measured, group.planned)}", value=v, status=PARTIAL,
-                        knob=label, low_reach=bool(group.low_reach), low=low, high=high,
-                        reason=partial_reason(group.measured, group.planned))
-        short = self.speedup_partial(group) if metric == "speedup" else None
-        if short is not None:  # a whole strategy over a stopped baseline: fewer sources to pair
-            paired, planned, why = short
-            return Cell(f"{text} {partial_mark(paired, planned)}", value=v, status=PARTIAL, knob=label,
-                        low_reach=bool(group.low_reach), low=low, high=high, reason=why)
+        marks = []  # (mark, why): never shown as if complete
+        if group.partial:  # fewer sources than planned
+            marks.append((partial_mark(group.measured, group.planned), partial_reason(group.measured, group.planned)))
+        elif metric == "speedup" and (short := self.speedup_partial(group)) is not None:
+            marks.append(short)  # a whole strategy over a stopped baseline
+        sweep = self.sweep_counts(dataset, strategy, predecessors, knobs)
+        if sweep is not None:  # the best of fewer variants than its sweep planned
+            marks.append((partial_mark(*sweep, VARIANTS), partial_reason(*sweep, f"{VARIANTS} of its knob sweep")))
+        if marks:
+            return Cell(f"{text} {' '.join(m for m, _ in marks)}", value=v, status=PARTIAL, knob=label,
+                        low_reach=bool(group.low_reach), low=low, high=high,
+                        reason="; ".join(why for _, why in marks), variants=sweep)
         return Cell(text, value=v, knob=label, low_reach=bool(group.low_reach), low=low, high=high)
 
     def dataset_cell(self, dataset: str) -> Cell | None:

@@ -37,8 +37,9 @@ from gpubfs_cli.files import check_input_file
 from gpubfs_cli.report.copies import identical_pairs, variant_text
 from gpubfs_cli.report.energy import record_key
 from gpubfs_cli.report.load import Results, _energy, _merge_dataset, _sample, add_doc
+from gpubfs_cli.report.plans import matches
 from gpubfs_cli.results.groups import group_samples, summaries
-from gpubfs_cli.results.keys import GPUS_KNOB, NO_REORDER, REORDER_KNOB, CellKey
+from gpubfs_cli.results.keys import NO_REORDER, CellKey
 from gpubfs_cli.results.replay import load_run
 from gpubfs_cli.results.schema import run_prime, run_state
 from gpubfs_cli.results.status import ENDS_A_MODE, STATUSES
@@ -238,19 +239,9 @@ def _copies(doc: dict, samples: list[dict]) -> list[str]:
 
 # ---------------------------------------------------------------- the plan
 def _matches(variant: dict, group: dict, config: dict) -> bool:
-    """Whether a group's samples are of a config variant: its problem and strategy, every
-    knob it sets, its vertex order, and the config's GPU count where it sets none."""
-    if variant.get("problem", "bfs") != group["problem"]:
-        return False
-    if canonical_name(str(variant.get("strategy"))) != group["strategy"]:
-        return False
-    knobs, overrides = group["knobs"], variant.get("knobs") or {}
-    if any(k not in knobs or knobs[k] != v for k, v in overrides.items()):
-        return False
-    if variant.get("reorder", NO_REORDER) != knobs.get(REORDER_KNOB, NO_REORDER):
-        return False
-    gpus = config.get("gpus")
-    return gpus is None or GPUS_KNOB in overrides or GPUS_KNOB not in knobs or knobs[GPUS_KNOB] == gpus
+    """Whether a group's samples are of a config variant (report/plans.py: the report's
+    rule for a partial knob sweep too)."""
+    return matches(variant, config, group["problem"], group["strategy"], group["knobs"])
 
 
 def _variant_label(variant: dict) -> str:

@@ -52,6 +52,7 @@ class Results:
     equivalent_teps: set[str] = field(default_factory=set)  # strategies whose GTEPS are equivalent
     file_sources: list[dict[str, list[int]]] = field(default_factory=list)  # per file: its runs' sources
     states: list[str | None] = field(default_factory=list)  # per file: how its run ended, None if complete
+    configs: list[dict] = field(default_factory=list)  # per file: its run config (report/plans.py reads its plan)
     modes: list[dict | None] = field(default_factory=list)  # per file: `gpubfs reproduce --quick`'s record, else None
     # problem -> its groups: every table of a report reads them (grouping is most of a big
     # pool's cost); keyed with the sample count, so a pool grown since regroups
@@ -448,6 +449,7 @@ def add_doc(results: Results, doc: dict, path: str) -> Results:
     results.environments.append(doc.get("environment") or {})
     results.conditions.append(file_conditions(path, doc))
     results.states.append(run_state(doc))
+    results.configs.append(doc["config"] if isinstance(doc.get("config"), dict) else {})
     results.modes.append(file_mode(path, doc))
     fi = len(results.files) - 1
     if not isinstance(doc["samples"], list):

@@ -23,6 +23,7 @@ class Cell:
     reason: str | None = None  # full reason behind a failure or n/a text (footnotes)
     low: float | None = None  # the spread behind `value`: a median time's, per-level cost's or
     high: float | None = None  # speedup's interquartile range, a --compare ratio's bootstrap interval
+    variants: tuple[int, int] | None = None  # a partial knob sweep: (variants measured, variants planned)
 
     def to_dict(self) -> dict[str, Any]:
         out: dict[str, Any] = {"text": self.text, "value": self.value, "status": self.status}
@@ -36,6 +37,8 @@ class Cell:
             out["reason"] = self.reason
         if self.low is not None:
             out["low"], out["high"] = self.low, self.high
+        if self.variants is not None:
+            out["variants_measured"], out["variants_planned"] = self.variants
         return out
 
 

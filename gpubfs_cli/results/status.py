@@ -19,8 +19,9 @@ cells run again on the next attempt (another machine, a transient failure).
 
 A cell is `partial` when its group is `ok` but holds fewer sources than its run planned
 (a run stopped by Ctrl-C, a signal or a kill): it shows its numbers with the count it
-holds, `282.9 (3/50)`, never as if it were complete. Failures are never partial: the
-failure is the cell.
+holds, `282.9 (3/50)`, never as if it were complete; likewise a knob sweep's cell whose run
+stopped before some of its planned variants ran, `502.8 (1/7 variants)` (report/plans.py).
+Failures are never partial: the failure is the cell.
 
 A run whose samples are all `unavailable` measured nothing (`nothing_measured`): it
 writes no results file and exits non-zero, like a run with no sample at all.
@@ -79,13 +80,14 @@ def is_partial(status: str, measured: int, planned: int | None) -> bool:
     return status == "ok" and planned is not None and measured < planned
 
 
-def partial_mark(measured: int, planned: int) -> str:
-    """What a partial cell shows after its number: `(3/50)`."""
-    return f"({measured}/{planned})"
+def partial_mark(measured: int, planned: int, what: str = "sources") -> str:
+    """What a partial cell shows after its number: `(3/50)` sources, `(1/7 variants)` of a
+    knob sweep."""
+    return f"({measured}/{planned})" if what == "sources" else f"({measured}/{planned} {what})"
 
 
-def partial_reason(measured: int, planned: int) -> str:
-    return f"{measured} of {planned} sources measured: the run stopped before the rest"
+def partial_reason(measured: int, planned: int, what: str = "sources") -> str:
+    return f"{measured} of {planned} {what} measured: the run stopped before the rest"
 
 
 def severity(status: str) -> int:
