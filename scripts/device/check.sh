@@ -23,13 +23,16 @@
 #                then on those of seeds 2 and 3, 2 sources each
 #   reproduce:PAPER  gpubfs reproduce PAPER --dry-run (the estimate), then the reproduction
 #                end to end (e.g. reproduce:luo, reproduce:merrill)
+#   graph500-large   the graph500 config (kernels 2 and 3, 64 keys, validate: certificate)
+#                on scales 24 and 26 -> results/graph500-large.json, its --graph500 report;
+#                cut by its limit, it goes on from its journal when run again
 #   real-ny      the real New York road graph from a mirror folder (.mirror/, carried: the
 #                DIMACS9 archive under its upstream name): reproduce luo --graph USA-road-d.NY
 #                (Table 2's row; the copy's sha256 differs from the pin, hence
 #                --accept-checksum), then the sssp-delta config's rows (sssp.*, raval.bs/ep,
 #                gapbs's delta sweep and Gunrock's SSSP where their binaries are found,
 #                cpu.dijkstra) on its distance weights and on the catalogue rule's, 10
-#                sources -> results/sssp-ny.json
+#                sources -> results/sssp-ny.json (cut by its limit, resumed when run again)
 #   reproduce-quick  gpubfs reproduce all --quick; a part cut by its limit stops the run
 #                (SIGTERM keeps what was measured) and the same part again resumes it,
 #                with results/reproduce-quick/ carried or still on the machine
@@ -96,6 +99,8 @@ CATALOGUE3=luo-scalefree-10M,random.2Mv.128Me,rmat.2Mv.128Me,kron_g500-logn20-ge
 # the peers part: the last catalogue graph run beside them, two 10-minute calls on an H100
 # (PEERS=... before the command gives the part other graphs)
 PEERS=${PEERS:-graph500-s24-ef20-seed1}
+# Graph 500's kernels 2 and 3 past the config's default scales (answers proved by certificate)
+G500_LARGE=g500-s24-ef16@weights=graph500,g500-s26-ef16@weights=graph500
 
 run() {  # run PART LIMIT CMD...: a part's command with a time limit (LIMIT overrides), logged
   local part=$1 limit=${LIMIT:-$2}; shift 2
@@ -162,9 +167,11 @@ for part in "$@"; do
     reproduce-quick) run reproduce-quick 580 $G reproduce all --quick ;;
     real-ny) sh_run real-ny 580 "$G reproduce luo --graph USA-road-d.NY --mirror .mirror --accept-checksum --dry-run &&" \
       "$G reproduce luo --graph USA-road-d.NY --mirror .mirror --accept-checksum --results results/reproduce &&" \
-      "$G run sssp-delta -d USA-road-d.NY,USA-road-d.NY@weights=rule --sources 10" \
-      "--out results/sssp-ny.json --force && $G report results/sssp-ny.json --format md &&" \
+      "$(run_or_resume sssp-ny sssp-delta -d USA-road-d.NY,USA-road-d.NY@weights=rule --sources 10) &&" \
+      "$G report results/sssp-ny.json --format md &&" \
       "$G report --paper luo results/reproduce/luo/*.json --format md" ;;
+    graph500-large) sh_run "$part" 580 "$(run_or_resume graph500-large graph500 -d "$G500_LARGE") &&" \
+      "$G report --graph500 results/graph500-large.json" ;;
     gunrock) sh_run gunrock 580 "$(config do do -d $LOW)" ;;
     gapbs) sh_run gapbs 580 "python3 -m pytest -q -rs -p no:cacheprovider tests/algorithms/bfs/cpu tests/algorithms/bfs/test_peer_gapbs.py" \
       "tests/graph/test_export_sg.py && (nproc; lscpu | head -20) > logs/cpu.txt && $(config cpu-parallel cpu-parallel)" ;;
