@@ -85,16 +85,7 @@ class References:
         """None when `result` (host arrays) answers source i correctly, else why not."""
         source = self.sources[i]
         if self.certify and predecessors and result.parents is not None:
-            got = np.asarray(result.distances)
-            if got.shape != (self.graph.n,):
-                return f"distances have shape {got.shape}, expected ({self.graph.n},)"
-            if got.dtype.kind not in "iu":  # the certificate reads whole numbers
-                off = np.flatnonzero(got != np.trunc(got)) if got.dtype.kind == "f" else np.arange(got.size)
-                if len(off):
-                    return (f"whole: {len(off):,} distances are not whole numbers "
-                            f"(first: vertex {int(off[0])} has {got[off[0]]})")
-            failures = self.problem.certify(self.graph, source, result)
-            return "; ".join(failures) if failures else None
+            return self.problem.certify(self.graph, source, result)
         if self.keep_arrays:
             reference = self._arrays[i]
         elif self.certify:

@@ -111,6 +111,21 @@ def check_answer(result, reference: np.ndarray, with_parents: bool, option: str,
     return "; ".join(failures) if failures else None
 
 
+def certify_answer(result, n: int, certificate) -> str | None:
+    """check_answer without a reference: distances of shape (n,) in whole numbers (what a
+    certificate reads), then `certificate(distances, parents)`, a list of 'check: detail'
+    lines. None when proved, else one line."""
+    got = np.asarray(result.distances)
+    if got.shape != (n,):
+        return f"distances have shape {got.shape}, expected ({n},)"
+    if got.dtype.kind not in "iu":
+        off = np.flatnonzero(got != np.trunc(got)) if got.dtype.kind == "f" else np.arange(n)
+        if len(off):
+            return f"whole: {len(off):,} distances are not whole numbers (first: vertex {int(off[0])} has {got[off[0]]})"
+    failures = certificate(got, result.parents)
+    return "; ".join(failures) if failures else None
+
+
 @njit(cache=True, parallel=True)
 def _violations(row_offsets, col_indices, weights, unit, distances):
     loose = 0
@@ -137,5 +152,5 @@ def edge_violations(graph, distances: np.ndarray, weights: np.ndarray | None = N
     unit = weights is None
     w = np.zeros(1, dtype=np.int64) if unit else weights
     loose, escapes = _violations(np.asarray(graph.row_offsets), np.asarray(graph.col_indices), w, unit,
-                                 np.asarray(distances).astype(np.int64))
+                                 np.asarray(distances, dtype=np.int64))
     return int(loose), int(escapes)

@@ -127,9 +127,9 @@ class Problem:
         """None when `answer` (host arrays) is right for `source`, else why not (one line)."""
         raise NotImplementedError
 
-    def certify(self, graph, source: int, answer: Answer) -> list[str]:
-        """The checks of an answer with a parent tree that need no reference, each 'check:
-        detail' that fails: passing them all proves the distances shortest."""
+    def certify(self, graph, source: int, answer: Answer) -> str | None:
+        """None when `answer`'s parent tree proves its distances shortest with no reference
+        (core.checks.certify_answer and the problem's certificate), else why not (one line)."""
         raise NotImplementedError
 
     def facts(self, graph) -> ReachedEdges:

@@ -61,10 +61,11 @@ class Bfs(Problem):
 
         return validate(graph, source, answer, reference, predecessors)
 
-    def certify(self, graph, source, answer) -> list[str]:
+    def certify(self, graph, source, answer) -> str | None:
         from gpubfs_cli.algorithms.bfs.validate import graph500_failures
+        from gpubfs_cli.core.checks import certify_answer
 
-        return graph500_failures(graph, source, answer.distances, answer.parents)
+        return certify_answer(answer, graph.n, lambda d, p: graph500_failures(graph, source, d, p))
 
     def facts(self, graph) -> BfsFacts:
         return BfsFacts(graph)

@@ -55,10 +55,11 @@ class Sssp(Problem):
 
         return validate(graph, source, answer, reference, predecessors)
 
-    def certify(self, graph, source, answer) -> list[str]:
+    def certify(self, graph, source, answer) -> str | None:
         from gpubfs_cli.algorithms.sssp.validate import certificate_failures
+        from gpubfs_cli.core.checks import certify_answer
 
-        return certificate_failures(graph, source, answer.distances, answer.parents)
+        return certify_answer(answer, graph.n, lambda d, p: certificate_failures(graph, source, d, p))
 
     def facts(self, graph) -> SsspFacts:
         return SsspFacts(graph)
