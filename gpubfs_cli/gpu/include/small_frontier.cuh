@@ -130,12 +130,12 @@ __device__ __forceinline__ int sf_entries(unsigned long long p) { return (int)(p
 __device__ __forceinline__ int sf_nonempty(unsigned long long p) { return (int)((p >> SF_FIELD) & SF_MASK); }
 __device__ __forceinline__ int sf_edges(unsigned long long p) { return (int)(p & SF_MASK); }
 
-// Appends the lanes' kept vertices with their lists to queue b (warp-converged): one
-// shared atomic per warp reserves the positions and the lists' offsets at once, so
-// offsets grow with positions (what sf_expand's binary search needs).
-template <int CAP, class O>
-__device__ __forceinline__ void sf_append(SfQueues<CAP, O>& q, int b, int level, bool keep, int v,
-                                          O start, int len) {
+// Reserves places in a level's queue for the lanes that keep a vertex (warp-converged):
+// one shared atomic per warp reserves the positions and the lists' offsets at once, so
+// offsets grow with positions (what sf_expand's binary search needs). Each keeping lane
+// then calls put(position, its list's offset).
+template <int CAP, class O, class Put>
+__device__ __forceinline__ void sf_reserve(SfQueues<CAP, O>& q, int level, bool keep, int len, Put put) {
     const unsigned int m = __ballot_sync(GPUBFS_FULL_MASK, keep);
     if (!m) return;
     const int clamped = keep ? min(len, CAP + 1) : 0;
@@ -146,13 +146,19 @@ __device__ __forceinline__ void sf_append(SfQueues<CAP, O>& q, int b, int level,
         warp_leader_add(&q.packed[level % 3], m,
                         ((unsigned long long)__popc(m) << (2 * SF_FIELD)) |
                             ((unsigned long long)__popc(nonempty) << SF_FIELD) | (unsigned long long)wedges);
-    if (keep) {
-        const int pos = sf_entries(base) + lane_rank(m);
+    if (keep) put(sf_entries(base) + lane_rank(m), sf_edges(base) + ex);
+}
+
+// Appends the lanes' kept vertices with their lists to queue b (at most CAP a level).
+template <int CAP, class O>
+__device__ __forceinline__ void sf_append(SfQueues<CAP, O>& q, int b, int level, bool keep, int v,
+                                          O start, int len) {
+    sf_reserve(q, level, keep, len, [&](int pos, int ex) {
         q.v[b][pos] = v;
         q.start[b][pos] = start;
         q.len[b][pos] = len;
-        q.ex[b][pos] = sf_edges(base) + ex;
-    }
+        q.ex[b][pos] = ex;
+    });
 }
 
 // Exact lookup of v (one CTA runs: a returned atomicOr decides), with v's row offsets

@@ -15,8 +15,8 @@
 // so each entry passes the struct on from there.
 template <bool H, bool P>
 emu_lib::Entry delta_entry(const char* name) {
-    return {name, std::string(DELTA_WEIGHT64 ? "IIIIL" : "IIIII") + "Si", [](int g, int b, void** a) {
-                void* args[] = {a[0], a[1], a[2], a[3], a[4], *static_cast<void**>(a[5]), a[6]};
+    return {name, std::string(DELTA_WEIGHT64 ? "IIIILIL" : "IIIIIII") + "Si", [](int g, int b, void** a) {
+                void* args[] = {a[0], a[1], a[2], a[3], a[4], a[5], a[6], *static_cast<void**>(a[7]), a[8]};
                 emu_lib::run(&delta_sssp<H, P>, g, b, args);
             }};
 }
@@ -36,7 +36,7 @@ const std::vector<emu_lib::Entry>& emu_lib::kernels() {
 // tests to compare with strategies.py's PARAMS.
 #define DELTA_FIELDS(X)                                                                                 \
     X(dist) X(lstamp) X(fstamp) X(rstamp) X(q0) X(q1) X(settled) X(far0) X(far1) X(ctl) X(parent)        \
-        X(anchor) X(delta) X(n)
+        X(anchor) X(delta) X(n) X(small_frontier)
 #define DELTA_NAME(f) #f " "
 #define DELTA_OFFSET(f) (long long)offsetof(DeltaParams, f),
 

@@ -3,7 +3,8 @@ distances, parents checked as a shortest-path tree (sssp/validate.py), and the e
 bucket count, on the weighted nasty graphs of graph/samples.py (zero-weight cycles,
 ties, unreachable parts, int64 weights), an undirected graph of zero-weight cycles and
 a weighted R-MAT of scale 14, for delta = 1, the default rule, 2^62 (one bucket) and a
-delta that splits the weights into light and heavy edges; every CTA size once. The
+delta that splits the weights into light and heavy edges; every CTA size once; the
+small-frontier mode at its default, off and at a low threshold. The
 emulated twin (test_delta_emulated.py) runs the same checks without a GPU.
 """
 
@@ -94,3 +95,12 @@ def test_parents_form_a_shortest_path_tree(name, which):
 @pytest.mark.parametrize("name", NAMES)
 def test_every_cta_size_and_one_cta_per_sm(name, cta_size):
     _run(name, "split", True, {"cta_size": cta_size, "blocks_per_sm": 1})
+
+
+@pytest.mark.gpu
+@pytest.mark.parametrize("small", [0, 16])
+@pytest.mark.parametrize("name", NAMES)
+def test_small_frontier_mode_off_and_handing_back(name, small):
+    """The grid alone (0), and a threshold low enough that the leader hands rounds back
+    on the lattice and the R-MAT graph (16); the default runs in every test above."""
+    _run(name, "split", True, {"small_frontier": small})

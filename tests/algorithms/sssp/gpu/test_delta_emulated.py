@@ -64,16 +64,30 @@ def zero_undirected(seed: int = 9) -> object:
     return samples.from_edges(src, dst, 72, weights=w, name="zero_undirected")
 
 
+def wide_hub(leaves: int = ds.SMALL_CAP + 200) -> object:
+    """A path into a hub whose list is longer than the leader's queues can count (the
+    only way to most of its leaves), then an edge on from every tenth leaf; undirected."""
+    rng = np.random.default_rng(5)
+    hub = 3
+    ls = np.arange(hub + 1, hub + 1 + leaves)
+    tail = np.arange(ls[-1] + 1, ls[-1] + 1 + leaves // 10)
+    src = np.concatenate([[0, 1, 2], np.full(leaves, hub), ls[::10][:len(tail)]])
+    dst = np.concatenate([[1, 2, hub], ls, tail])
+    w = rng.integers(1, 50, len(src))
+    return samples.from_edges(src, dst, int(tail[-1]) + 1, weights=w, name="wide_hub")
+
+
 GRAPHS = dict(samples.NASTY_SSSP)
 GRAPHS["zero_undirected"] = zero_undirected
 GRAPHS["grid9x13-w"] = lambda: samples.with_rule_weights(samples.grid(9, 13))
 GRAPHS["rmat-w"] = lambda: samples.with_rule_weights(samples.rmat(8, 6, 4, permute=True), seed=3)
+OTHER = {"wide_hub": wide_hub}
 HARD = ["zero_cycles", "zero_undirected", "hub", "loops_dups", "big_int64", "directed_random"]
 
 
 @functools.cache
 def graph(name: str):
-    return GRAPHS[name]()
+    return {**GRAPHS, **OTHER}[name]()
 
 
 def sources(g) -> list[int]:
@@ -122,6 +136,7 @@ def check_counters(heavy: bool, delta: int, g, ref: np.ndarray, got: Answer, pre
         assert c["heavy_rounds"] == 0, c
     # every reached vertex relaxes each of its edges at least once
     assert c["relaxations"] >= int(g.out_degrees()[reached].sum()), c
+    assert 0 <= c["small_rounds"] <= c["light_rounds"], c
     if pred:
         assert c["parent_rounds"] >= 2, c
     else:
@@ -158,7 +173,42 @@ def run(monkeypatch, emulation, name: str, knobs: dict, graph_names, *, seed: in
 @pytest.mark.parametrize("which", DELTAS)
 @pytest.mark.parametrize("name", NAMES)
 def test_every_graph_matches_dijkstra(monkeypatch, emulation, name, which):
+    """At the default small_frontier the leader runs most of these small graphs' rounds."""
     run(monkeypatch, emulation, name, {"delta": which}, list(GRAPHS))
+
+
+@pytest.mark.parametrize("small", [0, 1, 5])
+@pytest.mark.parametrize("name", NAMES)
+def test_small_frontier_mode_off_and_handing_back(monkeypatch, emulation, name, small):
+    """small_frontier 0: the grid runs every round; 1 and 5: the leader enters, then
+    hands rounds back to the grid (too many vertices or light edges), and rounds of
+    one kind and the other alternate inside a bucket. wide_hub's hub has more light
+    edges than the leader's queues count: the grid must take that round."""
+    answers = run(monkeypatch, emulation, name, {"delta": "split", "small_frontier": small},
+                  [*GRAPHS, "wide_hub"], predecessors=(False,) if small else (False, True))
+    small_rounds = [a.counters["small_rounds"] for a in answers]
+    grid_rounds = [a.counters["light_rounds"] - a.counters["small_rounds"] for a in answers]
+    if small == 0:
+        assert not any(small_rounds)
+    else:
+        assert any(small_rounds) and any(grid_rounds)
+        assert any(s and g for s, g in zip(small_rounds, grid_rounds, strict=True))
+
+
+@pytest.mark.parametrize("name", NAMES)
+def test_a_list_longer_than_the_leaders_queue_goes_to_the_grid(monkeypatch, emulation, name):
+    """At the largest threshold, the hub's round (one vertex, more light edges than the
+    leader's counts hold) is handed back at once and the grid runs it."""
+    for a in run(monkeypatch, emulation, name, {"delta": ds.MAX_DELTA}, ["wide_hub"], predecessors=(False,)):
+        assert 0 < a.counters["small_rounds"] < a.counters["light_rounds"], a.counters
+
+
+@pytest.mark.parametrize("name", NAMES)
+def test_the_leader_runs_a_lattice_alone(monkeypatch, emulation, name):
+    """A small lattice's rounds all fit the default threshold: the leader runs every light
+    round, each bucket's first included."""
+    for a in run(monkeypatch, emulation, name, {"delta": "default"}, ["grid9x13-w"], predecessors=(False,)):
+        assert a.counters["small_rounds"] == a.counters["light_rounds"] > 0, a.counters
 
 
 @pytest.mark.parametrize("seed", [2, 3, 4])
@@ -251,11 +301,13 @@ def test_traverse_has_no_fixed_cost_leaks(monkeypatch, emulation, name):
 
 def test_knobs_are_checked():
     k = ds.DeltaKnobs()
-    assert (k.delta, k.cta_size, k.blocks_per_sm) == (0, 256, 0)
+    assert (k.delta, k.cta_size, k.blocks_per_sm, k.small_frontier) == (0, 256, 0, ds.SMALL_CAP)
+    assert ds.DeltaKnobs(small_frontier=0).small_frontier == 0
     assert ds.DeltaKnobs(delta=ds.MAX_DELTA).delta == 2**62
     for bad in [{"delta": -1}, {"delta": 2**62 + 1}, {"delta": 1.5}, {"delta": True}, {"delta": "1"},
                 {"cta_size": 1024}, {"cta_size": 64}, {"cta_size": 256.0}, {"blocks_per_sm": -1},
-                {"blocks_per_sm": False}]:
+                {"blocks_per_sm": False}, {"small_frontier": -1}, {"small_frontier": ds.SMALL_CAP + 1},
+                {"small_frontier": 2.5}]:
         with pytest.raises(ValueError) as err:
             ds.DeltaKnobs(**bad)
         assert "\n" not in str(err.value)
@@ -292,5 +344,6 @@ def test_builds_cover_every_cta_size_and_weight_type():
     assert c["CTL_PSIZE"] + 3 <= c["CTL_WORDS"]
     words = [c["CTL_LSIZE"] + i for i in range(3)] + [c["CTL_FSIZE"], c["CTL_FSIZE"] + 1] + [
         c[k] for k in ("CTL_RSIZE", "CTL_MIN", "CTL_BUCKETS", "CTL_LIGHT_ROUNDS", "CTL_HEAVY_ROUNDS",
-                       "CTL_RELAXATIONS", "CTL_PARENT_ROUNDS")] + [c["CTL_PSIZE"] + i for i in range(3)]
+                       "CTL_RELAXATIONS", "CTL_PARENT_ROUNDS", "CTL_SMALL_ROUNDS")] + [
+        c["CTL_PSIZE"] + i for i in range(3)] + [c["CTL_SF"], c["CTL_SF"] + 1]  # three ints in two words
     assert len(set(words)) == len(words) and max(words) < c["CTL_WORDS"]

@@ -15,6 +15,11 @@
 //   next bucket   a min-reduction over the far pile's live distances picks the next
 //                 non-empty bucket (empty buckets are skipped); a compaction moves its
 //                 vertices to the frontier and keeps the rest in the other far pile
+//   small mode    while a round's frontier and its light edges number at most
+//                 small_frontier, CTA 0 (the leader) runs the bucket's light rounds alone
+//                 from shared-memory queues, with block barriers, and the rest of the grid
+//                 parks (gpu/include/small_frontier.cuh): a road network's rounds relax a
+//                 few hundred edges each, and a grid barrier a round is most of their cost
 //   parents       (PRED) after the distances: positive-weight tight edges first, then
 //                 rounds of a BFS over zero-weight tight edges from vertices anchored
 //                 earlier (a tree whatever zero-weight cycles exist)
@@ -29,11 +34,13 @@
 // perm hands the sink an edge id, from which it reads the neighbour and the weight.
 #include "delta.cuh"
 #include "expand.cuh"
+#include "small_frontier.cuh"
 
 namespace dsssp {
 
 constexpr int BLOCK = DELTA_BLOCK;
 constexpr int WARPS = BLOCK / 32;
+constexpr int SMALL_CAP = DELTA_SMALL_CAP;
 static_assert(BLOCK % 32 == 0 && WARPS <= 32, "CTAs of 32 to 1024 threads");
 
 typedef unsigned long long dist_t;
@@ -41,7 +48,11 @@ typedef delta_weight_t weight_t;
 constexpr dist_t INF = ~0ull;
 
 struct Shared {
-    GatherShared<BLOCK, int> g;
+    union {
+        GatherShared<BLOCK, int> g;   // the grid's rounds
+        SfQueues<SMALL_CAP, int> sq;  // the leader's rounds (small-frontier mode)
+    };
+    int bcast;  // sf_park's resume word
 };
 
 // Stamp values fall as rounds go on (all ones: never claimed), so one atomicMin tells a
@@ -170,7 +181,7 @@ __device__ __forceinline__ void gather_items(Shared& sh, const int* __restrict__
         const bool valid = i < size;
         int u = -1, start = 0, len = 0;
         if (valid) {
-            u = items != nullptr ? items[i] : (int)i;
+            u = items != nullptr ? __ldcg(items + i) : (int)i;
             if (PART == LIGHT) {
                 start = row[u];
                 len = split[u] - start;
@@ -191,6 +202,97 @@ __device__ __forceinline__ void gather_items(Shared& sh, const int* __restrict__
 
 __device__ __forceinline__ unsigned long long* lsize(unsigned long long* ctl, long long r) {
     return ctl + CTL_LSIZE + (int)(r % 3);
+}
+
+// ---- Small-frontier mode: the leader runs light rounds alone ---------------------------
+// Entered at light round r whose frontier (queue r, `size` vertices) is at most the
+// threshold; the other CTAs park. The leader keeps each round's vertices with their light
+// lists (start, length, offset among the round's lists) in shared memory, and relaxes
+// round D's edges one per thread from pcol/pw, the neighbours and weights in perm's order
+// (no edge-id hop): the chain of a round is three global round trips (the edge and the
+// source's distance; the atomicMin; the stamp claim and the neighbour's list) and a block
+// barrier. Every vertex pushed also goes to the global queue D + 1, so a round handed
+// back needs no copy. It runs until a round is empty (the bucket's light rounds are
+// over) or its vertices or light edges pass the threshold (the entry round too: the grid
+// then runs it), and returns that round, whose size it leaves in its control word.
+template <bool HEAVY>
+__device__ int small_rounds(Shared& sh, const int* __restrict__ row, const int* __restrict__ split,
+                            const int* __restrict__ pcol, const weight_t* __restrict__ pw, const DeltaParams& a,
+                            int r, int size, dist_t hi, long long k, int f, int epoch, unsigned long long& relaxed) {
+    const int tid = threadIdx.x;
+    const int threshold = a.small_frontier;
+    const int bucket_stamp = (int)(k + 1);
+    if (tid < 3) sh.sq.packed[tid] = 0;
+    __syncthreads();
+    const int* in = (r & 1) ? a.q1 : a.q0;
+    for (int i0 = 0; i0 < size; i0 += BLOCK) {  // size <= threshold <= SMALL_CAP
+        const int i = i0 + tid;
+        int v = 0, start = 0, len = 0;
+        bool settle = false;
+        if (i < size) {
+            v = __ldcg(in + i);
+            start = row[v];
+            len = split[v] - start;
+            if (HEAVY) settle = atomicMax(&a.rstamp[v], bucket_stamp) < bucket_stamp;
+        }
+        if (HEAVY) warp_push(settle, v, a.ctl + CTL_RSIZE, a.settled);
+        sf_append(sh.sq, 0, r, i < size, v, start, len);
+    }
+    __syncthreads();
+    int D = r, b = 0;
+    for (;; ++D, b ^= 1) {
+        const unsigned long long packed = sh.sq.packed[D % 3];
+        const int cnt = sf_entries(packed), edges = sf_edges(packed);
+        if (cnt == 0 || cnt > threshold || edges > threshold) break;
+        if (tid == 0) sh.sq.packed[(D + 2) % 3] = 0;  // last read at round D - 1, next filled at D + 1
+        int* const next = ((D + 1) & 1) ? a.q1 : a.q0;
+        int* const far = f ? a.far1 : a.far0;
+        const dist_t lkey = key(D + 1), fkey = key(k);
+        for (int e0 = 0; e0 < edges; e0 += BLOCK) {
+            const int e = e0 + tid;
+            bool near = false, to_far = false, settle = false;
+            int v = 0, start = 0, len = 0;
+            if (e < edges) {
+                const int lo = mergepath_vertical(sh.sq.ex[b], cnt, e) - 1;  // the last list starting <= e
+                const int at = sh.sq.start[b][lo] + (e - sh.sq.ex[b][lo]);
+                v = pcol[at];
+                const dist_t nd = __ldcg(&a.dist[sh.sq.v[b][lo]]) + (dist_t)pw[at];
+                ++relaxed;
+                if (nd < atomicMin(&a.dist[v], nd)) {
+                    if (nd < hi) {
+                        start = row[v];
+                        len = split[v] - start;
+                        near = atomicMin(&a.lstamp[v], lkey) > lkey;
+                        if (HEAVY) settle = atomicMax(&a.rstamp[v], bucket_stamp) < bucket_stamp;
+                    } else {
+                        to_far = atomicMin(&a.fstamp[v], fkey) > fkey;
+                    }
+                }
+            }
+            sf_reserve(sh.sq, D + 1, near, len, [&](int pos, int ex) {
+                next[pos] = v;
+                if (pos < SMALL_CAP) {  // always: a round's pushes are at most its edges
+                    sh.sq.v[b ^ 1][pos] = v;
+                    sh.sq.start[b ^ 1][pos] = start;
+                    sh.sq.len[b ^ 1][pos] = len;
+                    sh.sq.ex[b ^ 1][pos] = ex;
+                }
+            });
+            warp_push(to_far, v, a.ctl + CTL_FSIZE + f, far);
+            if (HEAVY) warp_push(settle, v, a.ctl + CTL_RSIZE, a.settled);
+        }
+        __syncthreads();
+    }
+    // Round D's size to its control word and the next one's cleared, as the grid's round
+    // D - 1 would leave them; the parked CTAs read round r's before parking.
+    sf_wait_parked(reinterpret_cast<int*>(a.ctl + CTL_SF), epoch);
+    if (tid == 0) {
+        a.ctl[CTL_SMALL_ROUNDS] += (unsigned long long)(D - r);
+        *lsize(a.ctl, D) = (unsigned long long)sf_entries(sh.sq.packed[D % 3]);
+        *lsize(a.ctl, D + 1) = 0;
+    }
+    sf_release(reinterpret_cast<int*>(a.ctl + CTL_SF), epoch, D);
+    return D;
 }
 
 }  // namespace dsssp
@@ -230,8 +332,8 @@ extern "C" __global__ void delta_partition(int n, const int* __restrict__ row,
 // perm come from delta_partition (each vertex's light edges first).
 #define DELTA_PARAMS                                                                              \
     const int *__restrict__ row, const int *__restrict__ split, const int *__restrict__ perm,      \
-        const int *__restrict__ col, const dsssp::weight_t *__restrict__ w, const DeltaParams args, \
-        int source
+        const int *__restrict__ col, const dsssp::weight_t *__restrict__ w, const int *__restrict__ pcol, \
+        const dsssp::weight_t *__restrict__ pw, const DeltaParams args, int source
 
 template <bool HEAVY, bool PRED>
 __global__ void __launch_bounds__(DELTA_BLOCK, 1) delta_sssp(DELTA_PARAMS) {
@@ -281,10 +383,20 @@ __global__ void __launch_bounds__(DELTA_BLOCK, 1) delta_sssp(DELTA_PARAMS) {
     int f = 0;                  // the far pile in use
     unsigned long long relaxed = 0;
     const int lane = lane_id();
+    int epoch = 0;  // small-frontier entries (every CTA counts the same)
     for (;;) {
+        long long handed = -1;  // the round the leader handed back in this bucket: the grid's to run
         for (;;) {  // light rounds until the bucket stops changing
             const long long size = (long long)read_word(lsize(ctl, r));
             if (size == 0) break;
+            if (size <= args.small_frontier && r != handed) {  // every CTA read the same word
+                ++epoch;
+                r = blockIdx.x == 0
+                        ? small_rounds<HEAVY>(sh, row, split, pcol, pw, args, (int)r, (int)size, hi, k, f, epoch, relaxed)
+                        : sf_park(reinterpret_cast<int*>(ctl + CTL_SF), epoch, &sh.bcast);
+                handed = r;
+                continue;
+            }
             // Round r appends to slot r + 1; slot r + 2 was last read in round r - 1.
             if (gtid == 0) *lsize(ctl, r + 2) = 0;
             RelaxSink sink{col, w, dist, lstamp, fstamp, hi, key(r + 1), key(k), queue(r + 1),

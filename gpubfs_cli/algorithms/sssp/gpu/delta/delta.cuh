@@ -9,6 +9,9 @@
 #ifndef DELTA_BLOCK
 #define DELTA_BLOCK 256  // threads per CTA (a multiple of 32)
 #endif
+#ifndef DELTA_SMALL_CAP
+#define DELTA_SMALL_CAP 1024  // the largest small_frontier threshold (the leader's shared queues)
+#endif
 #ifndef DELTA_WEIGHT64
 #define DELTA_WEIGHT64 0  // int64 edge weights (else int32)
 #endif
@@ -29,7 +32,9 @@
 #define CTL_RELAXATIONS 10   // edges relaxed (light and heavy rounds)
 #define CTL_PARENT_ROUNDS 11 // rounds of the parents pass (predecessors only)
 #define CTL_PSIZE 12         // + (parents round % 3): vertices anchored in that round
-#define CTL_WORDS 16
+#define CTL_SF 16            // small_frontier.cuh's words (three ints in two words)
+#define CTL_SMALL_ROUNDS 18  // light rounds the leader ran alone (small-frontier mode)
+#define CTL_WORDS 20
 
 #if DELTA_WEIGHT64
 typedef long long delta_weight_t;
@@ -60,4 +65,5 @@ struct DeltaParams {
     int* anchor;                 // PRED
     long long delta;             // the bucket width
     int n;
+    int small_frontier;          // small-frontier mode: the leader's largest round (0: off)
 };

@@ -49,6 +49,15 @@ edges come first (built in prepare by delta_partition, one warp per vertex; spli
 marks where its heavy edges start). The sink reads the neighbour and the weight through
 the id. near-far's perm is the identity (every edge light).
 
+Small-frontier mode (``small_frontier``, on by default): while a light round's frontier
+and its light edges number at most the threshold, CTA 0 runs the bucket's light rounds
+alone from shared-memory queues with block barriers, and the other CTAs park until it
+hands a round back (gpu/include/small_frontier.cuh, as do.bfs). On road networks most
+rounds relax a few hundred edges, so their cost is the chain of dependent memory
+accesses plus the grid barrier: the leader's round drops the barrier and the edge-id
+hop, reading ``pcol``/``pw``, the neighbours and weights in perm's order (near-far: the
+graph's own arrays; delta-stepping: copies, 8 or 12 bytes an edge).
+
 Parents (predecessors=True), after the distances, inside the same kernel: round 0 gives
 every reached vertex with a tight in-edge of positive weight (dist[u] + w == dist[v],
 w > 0) that edge's source as parent; rounds 1, 2, ... are a BFS over tight zero-weight
@@ -74,8 +83,11 @@ Knobs:
 - ``cta_size``: threads per CTA, 128, 256 or 512 (compiled per size; at 1024 the
   64-register cap spills).
 - ``blocks_per_sm``: CTAs per SM of the persistent grid (0 = as many as fit).
+- ``small_frontier``: the largest light round (vertices, and light edges) the leader runs
+  alone; 0 turns the mode off. At most DELTA_SMALL_CAP (its shared-memory queues).
 
-Counters: ``buckets`` (buckets processed), ``light_rounds`` (near-far: near rounds),
+Counters: ``buckets`` (buckets processed), ``light_rounds`` (near-far: near rounds; with
+``small_rounds`` of them run by the leader alone),
 ``heavy_rounds`` (buckets that relaxed heavy edges; 0 for near-far), ``relaxations``
 (edges relaxed, light and heavy), ``delta`` (the width used); with predecessors,
 ``parent_rounds``.
@@ -114,7 +126,9 @@ MAX_DELTA = 2**62  # with distances below 2^63, a bucket's end stays below 2^64 
 LIGHT_ALL = np.iinfo(np.int64).max  # near-far: every weight counts as light
 PARTITION_BLOCK = 256
 COUNTERS = {"buckets": C["CTL_BUCKETS"], "light_rounds": C["CTL_LIGHT_ROUNDS"],
-            "heavy_rounds": C["CTL_HEAVY_ROUNDS"], "relaxations": C["CTL_RELAXATIONS"]}
+            "heavy_rounds": C["CTL_HEAVY_ROUNDS"], "relaxations": C["CTL_RELAXATIONS"],
+            "small_rounds": C["CTL_SMALL_ROUNDS"]}
+SMALL_CAP = C["DELTA_SMALL_CAP"]  # the largest small_frontier threshold
 
 
 def kernel_defines(cta_size: int, weight64: bool) -> dict[str, int]:
@@ -136,7 +150,7 @@ KERNEL_NAMES = tuple(kernel_name(h, p) for h in (True, False) for p in (False, T
 PARAMS = param_struct(
     ("dist", POINTER), ("lstamp", POINTER), ("fstamp", POINTER), ("rstamp", POINTER), ("q0", POINTER),
     ("q1", POINTER), ("settled", POINTER), ("far0", POINTER), ("far1", POINTER), ("ctl", POINTER),
-    ("parent", POINTER), ("anchor", POINTER), ("delta", "i8"), ("n", "i4"),
+    ("parent", POINTER), ("anchor", POINTER), ("delta", "i8"), ("n", "i4"), ("small_frontier", "i4"),
 )
 
 
@@ -154,11 +168,15 @@ class DeltaKnobs:
     delta: int = knob(0, 0, MAX_DELTA, means="0: the default rule")
     cta_size: int = knob(256, among=CTA_SIZES)
     blocks_per_sm: int = knob(0, 0, means="0: as many as fit")
+    small_frontier: int = knob(SMALL_CAP, 0, SMALL_CAP, means="0: off")
 
     def __post_init__(self) -> None:
         if not whole(self.delta) or not 0 <= self.delta <= MAX_DELTA:
             raise ValueError(f"delta must be a whole number in [1, 2^62], or 0 for the default rule, not {self.delta!r}")
         check_launch(self.cta_size, CTA_SIZES, self.blocks_per_sm)
+        if not whole(self.small_frontier) or not 0 <= self.small_frontier <= SMALL_CAP:
+            raise ValueError(f"small_frontier must be a whole number between 0 (off) and {SMALL_CAP}, "
+                             f"not {self.small_frontier!r}")
 
 
 @register
@@ -206,6 +224,11 @@ class DeltaStepping(GpuStrategy):
             blocks = min(-(-n * 32 // PARTITION_BLOCK), fit)
             light = self.delta if self.heavy else LIGHT_ALL
             partition((blocks,), (PARTITION_BLOCK,), (i32(n), row, w, i64(light), perm, split))
+        if self.heavy:  # the leader's rounds read neighbours and weights in perm's order
+            pcol = self.keep("_pcol", cp.take(dg.col_indices, perm[:m]) if m else perm)
+            pw = self.keep("_pw", cp.take(w, perm[:m]) if m else w)
+        else:  # near-far's perm is the identity
+            pcol, pw = dg.col_indices, w
         size = max(n, 1)
         dist = self.buffer("_dist", size, cp.int64)
         lstamp = self.buffer("_lstamp", size, cp.int64)
@@ -221,8 +244,9 @@ class DeltaStepping(GpuStrategy):
         # graph arrays and the parameter struct, which holds addresses only (the arrays
         # stay on the strategy).
         fixed = dict(dist=dist, lstamp=lstamp, fstamp=fstamp, rstamp=rstamp, q0=queues[0], q1=queues[1],
-                     settled=settled, far0=fars[0], far1=fars[1], ctl=ctl, delta=self.delta, n=n)
-        self.derived("_params", {p: (row, split, perm, dg.col_indices, w,
+                     settled=settled, far0=fars[0], far1=fars[1], ctl=ctl, delta=self.delta, n=n,
+                     small_frontier=int(k.small_frontier))
+        self.derived("_params", {p: (row, split, perm, dg.col_indices, w, pcol, pw,
                                      kernel_struct(PARAMS, parent=parent if p else None,
                                                    anchor=anchor if p else None, **fixed))
                                  for p in (False, True)})
