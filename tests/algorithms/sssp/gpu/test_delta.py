@@ -98,9 +98,10 @@ def test_every_cta_size_and_one_cta_per_sm(name, cta_size):
 
 
 @pytest.mark.gpu
-@pytest.mark.parametrize("small", [0, 16])
+@pytest.mark.parametrize("small", [(0, 4096), (16, 4096), (1024, 24)])
 @pytest.mark.parametrize("name", NAMES)
 def test_small_frontier_mode_off_and_handing_back(name, small):
-    """The grid alone (0), and a threshold low enough that the leader hands rounds back
-    on the lattice and the R-MAT graph (16); the default runs in every test above."""
-    _run(name, "split", True, {"small_frontier": small})
+    """The grid alone (0), and thresholds low enough that the leader hands rounds back
+    on the lattice and the R-MAT graph (16 vertices; 24 light edges); the defaults run
+    in every test above."""
+    _run(name, "split", True, {"small_frontier": small[0], "small_edges": small[1]})

@@ -177,18 +177,20 @@ def test_every_graph_matches_dijkstra(monkeypatch, emulation, name, which):
     run(monkeypatch, emulation, name, {"delta": which}, list(GRAPHS))
 
 
-@pytest.mark.parametrize("small", [0, 1, 5])
+@pytest.mark.parametrize("small", [(0, 4096), (1, 4096), (5, 4096), (1024, 3)])
 @pytest.mark.parametrize("name", NAMES)
 def test_small_frontier_mode_off_and_handing_back(monkeypatch, emulation, name, small):
-    """small_frontier 0: the grid runs every round; 1 and 5: the leader enters, then
-    hands rounds back to the grid (too many vertices or light edges), and rounds of
-    one kind and the other alternate inside a bucket. wide_hub's hub has more light
-    edges than the leader's queues count: the grid must take that round."""
-    answers = run(monkeypatch, emulation, name, {"delta": "split", "small_frontier": small},
-                  [*GRAPHS, "wide_hub"], predecessors=(False,) if small else (False, True))
+    """small_frontier 0: the grid runs every round; (1 or 5 vertices, 4096 edges) and
+    (1024 vertices, 3 edges): the leader enters, then hands rounds back to the grid (too
+    many vertices, or too many light edges), and rounds of one kind and the other
+    alternate inside a bucket. wide_hub's hub has more light edges than the leader's
+    queues count: the grid must take that round."""
+    knobs = {"delta": "split", "small_frontier": small[0], "small_edges": small[1]}
+    answers = run(monkeypatch, emulation, name, knobs, [*GRAPHS, "wide_hub"],
+                  predecessors=(False,) if small[0] else (False, True))
     small_rounds = [a.counters["small_rounds"] for a in answers]
     grid_rounds = [a.counters["light_rounds"] - a.counters["small_rounds"] for a in answers]
-    if small == 0:
+    if small[0] == 0:
         assert not any(small_rounds)
     else:
         assert any(small_rounds) and any(grid_rounds)
@@ -301,13 +303,13 @@ def test_traverse_has_no_fixed_cost_leaks(monkeypatch, emulation, name):
 
 def test_knobs_are_checked():
     k = ds.DeltaKnobs()
-    assert (k.delta, k.cta_size, k.blocks_per_sm, k.small_frontier) == (0, 256, 0, ds.SMALL_CAP)
+    assert (k.delta, k.cta_size, k.blocks_per_sm, k.small_frontier, k.small_edges) == (0, 256, 0, ds.SMALL_CAP, 4096)
     assert ds.DeltaKnobs(small_frontier=0).small_frontier == 0
     assert ds.DeltaKnobs(delta=ds.MAX_DELTA).delta == 2**62
     for bad in [{"delta": -1}, {"delta": 2**62 + 1}, {"delta": 1.5}, {"delta": True}, {"delta": "1"},
                 {"cta_size": 1024}, {"cta_size": 64}, {"cta_size": 256.0}, {"blocks_per_sm": -1},
                 {"blocks_per_sm": False}, {"small_frontier": -1}, {"small_frontier": ds.SMALL_CAP + 1},
-                {"small_frontier": 2.5}]:
+                {"small_frontier": 2.5}, {"small_edges": 0}, {"small_edges": ds.SMALL_EDGES_MAX + 1}]:
         with pytest.raises(ValueError) as err:
             ds.DeltaKnobs(**bad)
         assert "\n" not in str(err.value)

@@ -52,7 +52,9 @@ struct Shared {
         GatherShared<BLOCK, int> g;   // the grid's rounds
         SfQueues<SMALL_CAP, int> sq;  // the leader's rounds (small-frontier mode)
     };
-    int bcast;  // sf_park's resume word
+    unsigned long long lead[2];  // the leader's far pile and settled list sizes
+    int long_list;               // the last round given a list the queue's count clamps
+    int bcast;                   // sf_park's resume word
 };
 
 // Stamp values fall as rounds go on (all ones: never claimed), so one atomicMin tells a
@@ -205,27 +207,39 @@ __device__ __forceinline__ unsigned long long* lsize(unsigned long long* ctl, lo
 }
 
 // ---- Small-frontier mode: the leader runs light rounds alone ---------------------------
-// Entered at light round r whose frontier (queue r, `size` vertices) is at most the
-// threshold; the other CTAs park. The leader keeps each round's vertices with their light
-// lists (start, length, offset among the round's lists) in shared memory, and relaxes
-// round D's edges one per thread from pcol/pw, the neighbours and weights in perm's order
-// (no edge-id hop): the chain of a round is three global round trips (the edge and the
-// source's distance; the atomicMin; the stamp claim and the neighbour's list) and a block
-// barrier. Every vertex pushed also goes to the global queue D + 1, so a round handed
-// back needs no copy. It runs until a round is empty (the bucket's light rounds are
-// over) or its vertices or light edges pass the threshold (the entry round too: the grid
-// then runs it), and returns that round, whose size it leaves in its control word.
+// Entered at light round r whose frontier (queue r, `size` vertices) is at most
+// small_frontier; the other CTAs park. The leader keeps each round's vertices with their
+// light lists (start, length, offset among the round's lists) in shared memory, and
+// relaxes round D's edges from pcol/pw, the neighbours and weights in perm's order (no
+// edge-id hop), DELTA_SMALL_BATCH edges a thread at once: the batch's loads, then its
+// atomicMins, then its claims are each issued together, so a round's chain is three
+// global round trips (the edge and the source's distance; the atomicMin; the stamp claim
+// and the neighbour's list) and a block barrier, whatever its size up to BLOCK x
+// the batch edges. The far pile's and the settled list's sizes are the leader's alone
+// while the grid is parked: it counts them in shared memory and writes them back when it
+// hands over. Every vertex pushed also goes to the global queue D + 1, so a round handed
+// back needs no copy. It runs until a round is empty (the bucket's light rounds are over)
+// or has more than small_frontier vertices or small_edges light edges (the entry round
+// too: the grid then runs it), and returns that round, whose size it leaves in its
+// control word.
 template <bool HEAVY>
 __device__ int small_rounds(Shared& sh, const int* __restrict__ row, const int* __restrict__ split,
                             const int* __restrict__ pcol, const weight_t* __restrict__ pw, const DeltaParams& a,
                             int r, int size, dist_t hi, long long k, int f, int epoch, unsigned long long& relaxed) {
+    constexpr int SB = DELTA_SMALL_BATCH(HEAVY);
     const int tid = threadIdx.x;
-    const int threshold = a.small_frontier;
     const int bucket_stamp = (int)(k + 1);
+    unsigned long long* const far_size = &sh.lead[0];
+    unsigned long long* const settled_size = &sh.lead[1];
     if (tid < 3) sh.sq.packed[tid] = 0;
+    if (tid == 0) {
+        sh.long_list = -1;
+        *far_size = read_word(a.ctl + CTL_FSIZE + f);
+        *settled_size = HEAVY ? read_word(a.ctl + CTL_RSIZE) : 0;
+    }
     __syncthreads();
     const int* in = (r & 1) ? a.q1 : a.q0;
-    for (int i0 = 0; i0 < size; i0 += BLOCK) {  // size <= threshold <= SMALL_CAP
+    for (int i0 = 0; i0 < size; i0 += BLOCK) {  // size <= small_frontier <= SMALL_CAP
         const int i = i0 + tid;
         int v = 0, start = 0, len = 0;
         bool settle = false;
@@ -235,7 +249,8 @@ __device__ int small_rounds(Shared& sh, const int* __restrict__ row, const int* 
             len = split[v] - start;
             if (HEAVY) settle = atomicMax(&a.rstamp[v], bucket_stamp) < bucket_stamp;
         }
-        if (HEAVY) warp_push(settle, v, a.ctl + CTL_RSIZE, a.settled);
+        if (HEAVY) warp_push(settle, v, settled_size, a.settled);
+        if (len > SMALL_CAP) sh.long_list = r;
         sf_append(sh.sq, 0, r, i < size, v, start, len);
     }
     __syncthreads();
@@ -243,53 +258,73 @@ __device__ int small_rounds(Shared& sh, const int* __restrict__ row, const int* 
     for (;; ++D, b ^= 1) {
         const unsigned long long packed = sh.sq.packed[D % 3];
         const int cnt = sf_entries(packed), edges = sf_edges(packed);
-        if (cnt == 0 || cnt > threshold || edges > threshold) break;
+        // A list longer than SMALL_CAP is counted as SMALL_CAP + 1 edges (the count's
+        // field stays exact): such a round is the grid's whatever the count says.
+        if (cnt == 0 || cnt > a.small_frontier || edges > a.small_edges || sh.long_list == D) break;
         if (tid == 0) sh.sq.packed[(D + 2) % 3] = 0;  // last read at round D - 1, next filled at D + 1
         int* const next = ((D + 1) & 1) ? a.q1 : a.q0;
         int* const far = f ? a.far1 : a.far0;
         const dist_t lkey = key(D + 1), fkey = key(k);
-        for (int e0 = 0; e0 < edges; e0 += BLOCK) {
-            const int e = e0 + tid;
-            bool near = false, to_far = false, settle = false;
-            int v = 0, start = 0, len = 0;
-            if (e < edges) {
-                const int lo = mergepath_vertical(sh.sq.ex[b], cnt, e) - 1;  // the last list starting <= e
-                const int at = sh.sq.start[b][lo] + (e - sh.sq.ex[b][lo]);
-                v = pcol[at];
-                const dist_t nd = __ldcg(&a.dist[sh.sq.v[b][lo]]) + (dist_t)pw[at];
-                ++relaxed;
-                if (nd < atomicMin(&a.dist[v], nd)) {
-                    if (nd < hi) {
-                        start = row[v];
-                        len = split[v] - start;
-                        near = atomicMin(&a.lstamp[v], lkey) > lkey;
-                        if (HEAVY) settle = atomicMax(&a.rstamp[v], bucket_stamp) < bucket_stamp;
-                    } else {
-                        to_far = atomicMin(&a.fstamp[v], fkey) > fkey;
-                    }
+        for (int e0 = 0; e0 < edges; e0 += BLOCK * SB) {
+            int v[SB], start[SB], len[SB];
+            dist_t nd[SB];
+            bool lowered[SB], near[SB], to_far[SB], settle[SB];
+#pragma unroll
+            for (int j = 0; j < SB; ++j) {
+                const int e = e0 + j * BLOCK + tid;
+                v[j] = 0;
+                nd[j] = INF;
+                if (e < edges) {
+                    const int lo = mergepath_vertical(sh.sq.ex[b], cnt, e) - 1;  // the last list starting <= e
+                    const int at = sh.sq.start[b][lo] + (e - sh.sq.ex[b][lo]);
+                    v[j] = pcol[at];
+                    nd[j] = __ldcg(&a.dist[sh.sq.v[b][lo]]) + (dist_t)pw[at];
+                    ++relaxed;
                 }
             }
-            sf_reserve(sh.sq, D + 1, near, len, [&](int pos, int ex) {
-                next[pos] = v;
-                if (pos < SMALL_CAP) {  // always: a round's pushes are at most its edges
-                    sh.sq.v[b ^ 1][pos] = v;
-                    sh.sq.start[b ^ 1][pos] = start;
-                    sh.sq.len[b ^ 1][pos] = len;
-                    sh.sq.ex[b ^ 1][pos] = ex;
+#pragma unroll
+            for (int j = 0; j < SB; ++j) lowered[j] = nd[j] != INF && nd[j] < atomicMin(&a.dist[v[j]], nd[j]);
+#pragma unroll
+            for (int j = 0; j < SB; ++j) {
+                near[j] = to_far[j] = settle[j] = false;
+                start[j] = len[j] = 0;
+                if (lowered[j] && nd[j] < hi) {
+                    start[j] = row[v[j]];
+                    len[j] = split[v[j]] - start[j];
+                    near[j] = atomicMin(&a.lstamp[v[j]], lkey) > lkey;
+                    if (HEAVY) settle[j] = atomicMax(&a.rstamp[v[j]], bucket_stamp) < bucket_stamp;
+                } else if (lowered[j]) {
+                    to_far[j] = atomicMin(&a.fstamp[v[j]], fkey) > fkey;
                 }
-            });
-            warp_push(to_far, v, a.ctl + CTL_FSIZE + f, far);
-            if (HEAVY) warp_push(settle, v, a.ctl + CTL_RSIZE, a.settled);
+            }
+#pragma unroll
+            for (int j = 0; j < SB; ++j) {
+                sf_reserve(sh.sq, D + 1, near[j], len[j], [&](int pos, int ex) {
+                    next[pos] = v[j];
+                    if (len[j] > SMALL_CAP) sh.long_list = D + 1;
+                    if (pos < SMALL_CAP) {  // always: a round's pushes are at most its vertices' edges
+                        sh.sq.v[b ^ 1][pos] = v[j];
+                        sh.sq.start[b ^ 1][pos] = start[j];
+                        sh.sq.len[b ^ 1][pos] = len[j];
+                        sh.sq.ex[b ^ 1][pos] = ex;
+                    }
+                });
+                warp_push(to_far[j], v[j], far_size, far);
+                if (HEAVY) warp_push(settle[j], v[j], settled_size, a.settled);
+            }
         }
         __syncthreads();
     }
     // Round D's size to its control word and the next one's cleared, as the grid's round
-    // D - 1 would leave them; the parked CTAs read round r's before parking.
+    // D - 1 would leave them, and the piles' sizes; the parked CTAs read round r's size
+    // before parking.
     sf_wait_parked(reinterpret_cast<int*>(a.ctl + CTL_SF), epoch);
     if (tid == 0) {
         a.ctl[CTL_SMALL_ROUNDS] += (unsigned long long)(D - r);
         *lsize(a.ctl, D) = (unsigned long long)sf_entries(sh.sq.packed[D % 3]);
         *lsize(a.ctl, D + 1) = 0;
+        a.ctl[CTL_FSIZE + f] = *far_size;
+        if (HEAVY) a.ctl[CTL_RSIZE] = *settled_size;
     }
     sf_release(reinterpret_cast<int*>(a.ctl + CTL_SF), epoch, D);
     return D;
@@ -336,7 +371,7 @@ extern "C" __global__ void delta_partition(int n, const int* __restrict__ row,
         const dsssp::weight_t *__restrict__ pw, const DeltaParams args, int source
 
 template <bool HEAVY, bool PRED>
-__global__ void __launch_bounds__(DELTA_BLOCK, 1) delta_sssp(DELTA_PARAMS) {
+__global__ void __launch_bounds__(DELTA_BLOCK, DELTA_MIN_BLOCKS) delta_sssp(DELTA_PARAMS) {
     using namespace dsssp;
     const int n = args.n;
     unsigned long long* const dist = args.dist;

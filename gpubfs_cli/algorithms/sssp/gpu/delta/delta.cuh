@@ -12,6 +12,19 @@
 #ifndef DELTA_SMALL_CAP
 #define DELTA_SMALL_CAP 1024  // the largest small_frontier threshold (the leader's shared queues)
 #endif
+#ifndef DELTA_MIN_BLOCKS
+// CTAs an SM must hold (__launch_bounds__): 768 threads, which caps a thread at 80
+// registers; past it an H100/H200 SM holds two CTAs of 256, not three
+#define DELTA_MIN_BLOCKS (DELTA_BLOCK >= 768 ? 1 : 768 / DELTA_BLOCK)
+#endif
+#ifndef DELTA_SMALL_BATCH
+// edges a thread of the leader relaxes at once: near-far's 4 fit the 80 registers,
+// delta-stepping's (with its settled list) 2
+#define DELTA_SMALL_BATCH(heavy) ((heavy) ? 2 : 4)
+#endif
+#ifndef DELTA_SMALL_EDGES_MAX
+#define DELTA_SMALL_EDGES_MAX 1048576  // the largest small_edges (the leader's 21-bit edge count)
+#endif
 #ifndef DELTA_WEIGHT64
 #define DELTA_WEIGHT64 0  // int64 edge weights (else int32)
 #endif
@@ -65,5 +78,6 @@ struct DeltaParams {
     int* anchor;                 // PRED
     long long delta;             // the bucket width
     int n;
-    int small_frontier;          // small-frontier mode: the leader's largest round (0: off)
+    int small_frontier;          // small-frontier mode: the leader's most vertices a round (0: off)
+    int small_edges;             // ... and most light edges a round
 };

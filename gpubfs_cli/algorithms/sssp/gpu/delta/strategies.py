@@ -50,7 +50,7 @@ marks where its heavy edges start). The sink reads the neighbour and the weight 
 the id. near-far's perm is the identity (every edge light).
 
 Small-frontier mode (``small_frontier``, on by default): while a light round's frontier
-and its light edges number at most the threshold, CTA 0 runs the bucket's light rounds
+and its light edges number at most the thresholds, CTA 0 runs the bucket's light rounds
 alone from shared-memory queues with block barriers, and the other CTAs park until it
 hands a round back (gpu/include/small_frontier.cuh, as do.bfs). On road networks most
 rounds relax a few hundred edges, so their cost is the chain of dependent memory
@@ -83,8 +83,11 @@ Knobs:
 - ``cta_size``: threads per CTA, 128, 256 or 512 (compiled per size; at 1024 the
   64-register cap spills).
 - ``blocks_per_sm``: CTAs per SM of the persistent grid (0 = as many as fit).
-- ``small_frontier``: the largest light round (vertices, and light edges) the leader runs
-  alone; 0 turns the mode off. At most DELTA_SMALL_CAP (its shared-memory queues).
+- ``small_frontier``: the most vertices of a light round the leader runs alone; 0 turns
+  the mode off. At most DELTA_SMALL_CAP (its shared-memory queues).
+- ``small_edges``: the most light edges of a round the leader runs alone (a thread's
+  DELTA_SMALL_BATCH edges are issued at once, so up to CTA size x batch they cost one
+  round's latency).
 
 Counters: ``buckets`` (buckets processed), ``light_rounds`` (near-far: near rounds; with
 ``small_rounds`` of them run by the leader alone),
@@ -129,6 +132,7 @@ COUNTERS = {"buckets": C["CTL_BUCKETS"], "light_rounds": C["CTL_LIGHT_ROUNDS"],
             "heavy_rounds": C["CTL_HEAVY_ROUNDS"], "relaxations": C["CTL_RELAXATIONS"],
             "small_rounds": C["CTL_SMALL_ROUNDS"]}
 SMALL_CAP = C["DELTA_SMALL_CAP"]  # the largest small_frontier threshold
+SMALL_EDGES_MAX = C["DELTA_SMALL_EDGES_MAX"]
 
 
 def kernel_defines(cta_size: int, weight64: bool) -> dict[str, int]:
@@ -151,6 +155,7 @@ PARAMS = param_struct(
     ("dist", POINTER), ("lstamp", POINTER), ("fstamp", POINTER), ("rstamp", POINTER), ("q0", POINTER),
     ("q1", POINTER), ("settled", POINTER), ("far0", POINTER), ("far1", POINTER), ("ctl", POINTER),
     ("parent", POINTER), ("anchor", POINTER), ("delta", "i8"), ("n", "i4"), ("small_frontier", "i4"),
+    ("small_edges", "i4"),
 )
 
 
@@ -169,6 +174,7 @@ class DeltaKnobs:
     cta_size: int = knob(256, among=CTA_SIZES)
     blocks_per_sm: int = knob(0, 0, means="0: as many as fit")
     small_frontier: int = knob(SMALL_CAP, 0, SMALL_CAP, means="0: off")
+    small_edges: int = knob(4096, 1, SMALL_EDGES_MAX)
 
     def __post_init__(self) -> None:
         if not whole(self.delta) or not 0 <= self.delta <= MAX_DELTA:
@@ -177,6 +183,9 @@ class DeltaKnobs:
         if not whole(self.small_frontier) or not 0 <= self.small_frontier <= SMALL_CAP:
             raise ValueError(f"small_frontier must be a whole number between 0 (off) and {SMALL_CAP}, "
                              f"not {self.small_frontier!r}")
+        if not whole(self.small_edges) or not 1 <= self.small_edges <= SMALL_EDGES_MAX:
+            raise ValueError(f"small_edges must be a whole number between 1 and {SMALL_EDGES_MAX}, "
+                             f"not {self.small_edges!r}")
 
 
 @register
@@ -245,7 +254,7 @@ class DeltaStepping(GpuStrategy):
         # stay on the strategy).
         fixed = dict(dist=dist, lstamp=lstamp, fstamp=fstamp, rstamp=rstamp, q0=queues[0], q1=queues[1],
                      settled=settled, far0=fars[0], far1=fars[1], ctl=ctl, delta=self.delta, n=n,
-                     small_frontier=int(k.small_frontier))
+                     small_frontier=int(k.small_frontier), small_edges=int(k.small_edges))
         self.derived("_params", {p: (row, split, perm, dg.col_indices, w, pcol, pw,
                                      kernel_struct(PARAMS, parent=parent if p else None,
                                                    anchor=anchor if p else None, **fixed))
