@@ -137,6 +137,9 @@ def check_counters(heavy: bool, delta: int, g, ref: np.ndarray, got: Answer, pre
     # every reached vertex relaxes each of its edges at least once
     assert c["relaxations"] >= int(g.out_degrees()[reached].sum()), c
     assert 0 <= c["small_rounds"] <= c["light_rounds"], c
+    assert c["small_rounds"] == 0 or c["small_entries"] > 0, c
+    assert c["ns_small"] + c["ns_grid_rounds"] <= c["ns_search"], c
+    assert c["far_scanned"] >= c["buckets"] - 1, c  # every bucket but the first comes from the far pile
     if pred:
         assert c["parent_rounds"] >= 2, c
     else:
@@ -346,6 +349,7 @@ def test_builds_cover_every_cta_size_and_weight_type():
     assert c["CTL_PSIZE"] + 3 <= c["CTL_WORDS"]
     words = [c["CTL_LSIZE"] + i for i in range(3)] + [c["CTL_FSIZE"], c["CTL_FSIZE"] + 1] + [
         c[k] for k in ("CTL_RSIZE", "CTL_MIN", "CTL_BUCKETS", "CTL_LIGHT_ROUNDS", "CTL_HEAVY_ROUNDS",
-                       "CTL_RELAXATIONS", "CTL_PARENT_ROUNDS", "CTL_SMALL_ROUNDS")] + [
+                       "CTL_RELAXATIONS", "CTL_PARENT_ROUNDS", "CTL_SMALL_ROUNDS", "CTL_SMALL_ENTRIES",
+                       "CTL_FAR_SCANNED", "CTL_NS_SEARCH", "CTL_NS_SMALL", "CTL_NS_GRID")] + [
         c["CTL_PSIZE"] + i for i in range(3)] + [c["CTL_SF"], c["CTL_SF"] + 1]  # three ints in two words
     assert len(set(words)) == len(words) and max(words) < c["CTL_WORDS"]

@@ -47,7 +47,12 @@
 #define CTL_PSIZE 12         // + (parents round % 3): vertices anchored in that round
 #define CTL_SF 16            // small_frontier.cuh's words (three ints in two words)
 #define CTL_SMALL_ROUNDS 18  // light rounds the leader ran alone (small-frontier mode)
-#define CTL_WORDS 20
+#define CTL_SMALL_ENTRIES 19 // times the leader took over
+#define CTL_FAR_SCANNED 20   // far-pile entries the bucket changes read (their sizes summed)
+#define CTL_NS_SEARCH 21     // the distances' nanoseconds (CTA 0's clock: after the set-up, to the parents)
+#define CTL_NS_SMALL 22      // ... of them in the leader's rounds (entries and hand-backs included)
+#define CTL_NS_GRID 23       // ... of them in the grid's light rounds (the rest: heavy rounds, bucket changes)
+#define CTL_WORDS 24
 
 #if DELTA_WEIGHT64
 typedef long long delta_weight_t;

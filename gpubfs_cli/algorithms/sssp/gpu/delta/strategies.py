@@ -90,7 +90,11 @@ Knobs:
   round's latency).
 
 Counters: ``buckets`` (buckets processed), ``light_rounds`` (near-far: near rounds; with
-``small_rounds`` of them run by the leader alone),
+``small_rounds`` of them run by the leader alone, over ``small_entries`` take-overs),
+``far_scanned`` (far-pile entries read by the bucket changes), ``ns_search`` (the
+distances' time on CTA 0's clock, nanoseconds) with ``ns_small`` of it in the leader's
+rounds and ``ns_grid_rounds`` in the grid's light rounds (the rest: heavy rounds and
+bucket changes),
 ``heavy_rounds`` (buckets that relaxed heavy edges; 0 for near-far), ``relaxations``
 (edges relaxed, light and heavy), ``delta`` (the width used); with predecessors,
 ``parent_rounds``.
@@ -130,7 +134,9 @@ LIGHT_ALL = np.iinfo(np.int64).max  # near-far: every weight counts as light
 PARTITION_BLOCK = 256
 COUNTERS = {"buckets": C["CTL_BUCKETS"], "light_rounds": C["CTL_LIGHT_ROUNDS"],
             "heavy_rounds": C["CTL_HEAVY_ROUNDS"], "relaxations": C["CTL_RELAXATIONS"],
-            "small_rounds": C["CTL_SMALL_ROUNDS"]}
+            "small_rounds": C["CTL_SMALL_ROUNDS"], "small_entries": C["CTL_SMALL_ENTRIES"],
+            "far_scanned": C["CTL_FAR_SCANNED"], "ns_search": C["CTL_NS_SEARCH"], "ns_small": C["CTL_NS_SMALL"],
+            "ns_grid_rounds": C["CTL_NS_GRID"]}
 SMALL_CAP = C["DELTA_SMALL_CAP"]  # the largest small_frontier threshold
 SMALL_EDGES_MAX = C["DELTA_SMALL_EDGES_MAX"]
 
