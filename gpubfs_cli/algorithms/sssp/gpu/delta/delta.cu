@@ -53,6 +53,7 @@ struct Shared {
         SfQueues<SMALL_CAP, int> sq;  // the leader's rounds (small-frontier mode)
     };
     unsigned long long lead[2];  // the leader's far pile and settled list sizes
+    unsigned long long clock[5];  // CTA 0's thread 0: the search's start, ns_small, ns_grid, far_scanned, a round's start
     int long_list;               // the last round given a list the queue's count clamps
     int bcast;                   // sf_park's resume word
 };
@@ -419,23 +420,25 @@ __global__ void __launch_bounds__(DELTA_BLOCK, DELTA_MIN_BLOCKS) delta_sssp(DELT
     unsigned long long relaxed = 0;
     const int lane = lane_id();
     int epoch = 0;  // small-frontier entries (every CTA counts the same)
-    // Where the time goes, on thread 0's clock (gtid 0 alone reads it: a few reads a round).
-    const bool timer = gtid == 0;
-    const unsigned long long t_search = timer ? GPUBFS_NOW() : 0;
-    unsigned long long ns_small = 0, ns_grid = 0, far_scanned = 0;
+    // Where the time goes, on thread 0's clock (gtid 0 alone reads it, a few times a
+    // round, and sums in shared memory: registers are at their cap).
+    if (gtid == 0) {
+        sh.clock[0] = GPUBFS_NOW();
+        sh.clock[1] = sh.clock[2] = sh.clock[3] = 0;
+    }
     for (;;) {
         long long handed = -1;  // the round the leader handed back in this bucket: the grid's to run
         for (;;) {  // light rounds until the bucket stops changing
             const long long size = (long long)read_word(lsize(ctl, r));
             if (size == 0) break;
-            const unsigned long long t = timer ? GPUBFS_NOW() : 0;
+            if (gtid == 0) sh.clock[4] = GPUBFS_NOW();
             if (size <= args.small_frontier && r != handed) {  // every CTA read the same word
                 ++epoch;
                 r = blockIdx.x == 0
                         ? small_rounds<HEAVY>(sh, row, split, pcol, pw, args, (int)r, (int)size, hi, k, f, epoch, relaxed)
                         : sf_park(reinterpret_cast<int*>(ctl + CTL_SF), epoch, &sh.bcast);
                 handed = r;
-                if (timer) ns_small += GPUBFS_NOW() - t;
+                if (gtid == 0) sh.clock[1] += GPUBFS_NOW() - sh.clock[4];
                 continue;
             }
             // Round r appends to slot r + 1; slot r + 2 was last read in round r - 1.
@@ -447,7 +450,7 @@ __global__ void __launch_bounds__(DELTA_BLOCK, DELTA_MIN_BLOCKS) delta_sssp(DELT
             relaxed += sink.relaxed;
             ++r;
             GPUBFS_GRID_SYNC();
-            if (timer) ns_grid += GPUBFS_NOW() - t;
+            if (gtid == 0) sh.clock[2] += GPUBFS_NOW() - sh.clock[4];
         }
         if (HEAVY) {  // the heavy edges of every vertex the bucket settled, once
             const long long size = (long long)read_word(ctl + CTL_RSIZE);
@@ -461,7 +464,7 @@ __global__ void __launch_bounds__(DELTA_BLOCK, DELTA_MIN_BLOCKS) delta_sssp(DELT
         }
         const long long fsize = (long long)read_word(ctl + CTL_FSIZE + f);
         if (fsize == 0) break;
-        far_scanned += (unsigned long long)fsize;
+        if (gtid == 0) sh.clock[3] += (unsigned long long)fsize;
         {  // the smallest live distance of the far pile (entries below hi are settled)
             dist_t mn = INF;
             for (long long i = gtid; i < fsize; i += gstride) {
@@ -509,10 +512,10 @@ __global__ void __launch_bounds__(DELTA_BLOCK, DELTA_MIN_BLOCKS) delta_sssp(DELT
     relaxed = warp_sum_t(relaxed);
     if (lane == 0 && relaxed) atomicAdd(ctl + CTL_RELAXATIONS, relaxed);
     if (gtid == 0) {
-        ctl[CTL_NS_SEARCH] = GPUBFS_NOW() - t_search;
-        ctl[CTL_NS_SMALL] = ns_small;
-        ctl[CTL_NS_GRID] = ns_grid;
-        ctl[CTL_FAR_SCANNED] = far_scanned;
+        ctl[CTL_NS_SEARCH] = GPUBFS_NOW() - sh.clock[0];
+        ctl[CTL_NS_SMALL] = sh.clock[1];
+        ctl[CTL_NS_GRID] = sh.clock[2];
+        ctl[CTL_FAR_SCANNED] = sh.clock[3];
         ctl[CTL_SMALL_ENTRIES] = (unsigned long long)epoch;
         ctl[CTL_BUCKETS] = (unsigned long long)(k + 1);
         ctl[CTL_LIGHT_ROUNDS] = (unsigned long long)r;

@@ -18,9 +18,9 @@
 #define DELTA_MIN_BLOCKS (DELTA_BLOCK >= 768 ? 1 : 768 / DELTA_BLOCK)
 #endif
 #ifndef DELTA_SMALL_BATCH
-// edges a thread of the leader relaxes at once: near-far's 4 fit the 80 registers,
-// delta-stepping's (with its settled list) 2
-#define DELTA_SMALL_BATCH(heavy) ((heavy) ? 2 : 4)
+// edges a thread of the leader relaxes at once: near-far's 4 fit the 80 registers;
+// delta-stepping (its settled list, its heavy round) spills with 2
+#define DELTA_SMALL_BATCH(heavy) ((heavy) ? 1 : 4)
 #endif
 #ifndef DELTA_SMALL_EDGES_MAX
 #define DELTA_SMALL_EDGES_MAX 1048576  // the largest small_edges (the leader's 21-bit edge count)

@@ -85,9 +85,9 @@ Knobs:
 - ``blocks_per_sm``: CTAs per SM of the persistent grid (0 = as many as fit).
 - ``small_frontier``: the most vertices of a light round the leader runs alone; 0 turns
   the mode off. At most DELTA_SMALL_CAP (its shared-memory queues).
-- ``small_edges``: the most light edges of a round the leader runs alone (a thread's
-  DELTA_SMALL_BATCH edges are issued at once, so up to CTA size x batch they cost one
-  round's latency).
+- ``small_edges``: the most light edges of a round the leader runs alone (near-far
+  issues 4 edges a thread at once, so up to 4 x the CTA size they cost one round's
+  latency; delta-stepping 1, within its registers).
 
 Counters: ``buckets`` (buckets processed), ``light_rounds`` (near-far: near rounds; with
 ``small_rounds`` of them run by the leader alone, over ``small_entries`` take-overs),
