@@ -23,6 +23,10 @@
 #                then on those of seeds 2 and 3, 2 sources each
 #   reproduce:PAPER  gpubfs reproduce PAPER --dry-run (the estimate), then the reproduction
 #                end to end (e.g. reproduce:luo, reproduce:merrill)
+#   sssp-peers   the sssp-delta config (gpubfs's SSSP, raval.bs/ep, gapbs's delta sweep and
+#                Gunrock's SSSP where their binaries are found, cpu.dijkstra) on the real New
+#                York road graph from .mirror/ and the config's own graphs -> results/sssp-peers.json
+#                (cut by its limit, it goes on from its journal when run again)
 #   graph500-large   the graph500 config (kernels 2 and 3, 64 keys, validate: certificate)
 #                on scales 24 and 26 -> results/graph500-large.json, its --graph500 report;
 #                cut by its limit, it goes on from its journal when run again
@@ -101,6 +105,7 @@ CATALOGUE3=luo-scalefree-10M,random.2Mv.128Me,rmat.2Mv.128Me,kron_g500-logn20-ge
 PEERS=${PEERS:-graph500-s24-ef20-seed1}
 # Graph 500's kernels 2 and 3 past the config's default scales (answers proved by certificate)
 G500_LARGE=g500-s24-ef16@weights=graph500,g500-s26-ef16@weights=graph500
+SSSP_PEERS=USA-road-d.NY,geo-road-1M,rmat20,ER20,luo-grid-1M,grid5pt.5000
 
 run() {  # run PART LIMIT CMD...: a part's command with a time limit (LIMIT overrides), logged
   local part=$1 limit=${LIMIT:-$2}; shift 2
@@ -170,6 +175,9 @@ for part in "$@"; do
       "$(run_or_resume sssp-ny sssp-delta -d USA-road-d.NY,USA-road-d.NY@weights=rule --sources 10) &&" \
       "$G report results/sssp-ny.json --format md &&" \
       "$G report --paper luo results/reproduce/luo/*.json --format md" ;;
+    sssp-peers) sh_run "$part" 580 "$G fetch-dataset USA-road-d.NY --mirror .mirror --accept-checksum &&" \
+      "$(run_or_resume sssp-peers sssp-delta -d "$SSSP_PEERS") &&" \
+      "$G report results/sssp-peers.json --format md" ;;
     graph500-large) sh_run "$part" 580 "$(run_or_resume graph500-large graph500 -d "$G500_LARGE") &&" \
       "$G report --graph500 results/graph500-large.json" ;;
     gunrock) sh_run gunrock 580 "$(config do do -d $LOW)" ;;
