@@ -204,7 +204,8 @@ class DeltaStepping(GpuStrategy):
     caveats = (
         "not one of the five papers: gpubfs's own delta-stepping",
         "delta 0 = 32 x mean weight / mean out-degree (a rule of this project, not the paper's)",
-        "the edge-id array that carries the light/heavy split costs 4 bytes per edge",
+        "the edge-id array that carries the light/heavy split costs 4 bytes per edge, and the small-frontier "
+        "mode's neighbours and weights in its order 8 or 12 more",
     )
     Knobs: ClassVar[type] = DeltaKnobs
     heavy: ClassVar[bool] = True  # False: near-far (every edge light, no heavy round)
