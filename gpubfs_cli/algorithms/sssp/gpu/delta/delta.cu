@@ -215,8 +215,8 @@ __device__ __forceinline__ unsigned long long* lsize(unsigned long long* ctl, lo
 // edge-id hop), DELTA_SMALL_BATCH edges a thread at once: the batch's loads, then its
 // atomicMins, then its claims are each issued together, so a round's chain is three
 // global round trips (the edge and the source's distance; the atomicMin; the stamp claim
-// and the neighbour's list) and a block barrier, whatever its size up to BLOCK x
-// the batch edges. The far pile's and the settled list's sizes are the leader's alone
+// and the neighbour's list) and a block barrier. Measured, a round still grows with its
+// edges (one SM's throughput: docs/performance.md, "SSSP"). The far pile's and the settled list's sizes are the leader's alone
 // while the grid is parked: it counts them in shared memory and writes them back when it
 // hands over. Every vertex pushed also goes to the global queue D + 1, so a round handed
 // back needs no copy. It runs until a round is empty (the bucket's light rounds are over)
