@@ -169,6 +169,13 @@ def check_launch(cta_size, sizes: Iterable[int], blocks_per_sm) -> None:
         raise ValueError("blocks_per_sm must be an integer >= 0 (0 = as many as fit)")
 
 
+def check_small_frontier(value, cap: int) -> None:
+    """A persistent kernel's small-frontier threshold (small_frontier.cuh): the most items
+    its leader CTA runs alone, 0 (off) to `cap`, the size of its shared-memory queues."""
+    if not whole(value) or not 0 <= value <= cap:
+        raise ValueError(f"small_frontier must be a whole number between 0 (off) and {cap}, not {value!r}")
+
+
 def check_edge_count(key: str, value, zero: str) -> None:
     """An edge-count knob that reaches a kernel as an int: 0 (meaning `zero`) to 2^31 - 1."""
     if not whole(value) or not 0 <= value < 2**31:

@@ -113,6 +113,7 @@ from gpubfs_cli.core.knobs import (
     check_frontier_cache,
     check_launch,
     check_probe_batch,
+    check_small_frontier,
     check_thread_edges,
     check_thresholds,
     knob,
@@ -217,8 +218,7 @@ class DoKnobs:
         check_launch(self.cta_size, CTA_SIZES, self.blocks_per_sm)
         if not whole(self.spread_edges) or self.spread_edges < -1:
             raise ValueError("spread_edges must be an integer >= -1 (-1 = never spread)")
-        if not whole(self.small_frontier) or not 0 <= self.small_frontier <= SMALL_CAP:
-            raise ValueError(f"small_frontier must be an integer between 0 (off) and {SMALL_CAP}")
+        check_small_frontier(self.small_frontier, SMALL_CAP)
         if not whole(self.mid_frontier) or not 0 <= self.mid_frontier <= MID_CAP:
             raise ValueError(f"mid_frontier must be an integer between 0 (off) and {MID_CAP}")
         if not whole(self.mid_ctas) or self.mid_ctas < 0:

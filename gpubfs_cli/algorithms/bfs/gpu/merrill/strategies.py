@@ -119,7 +119,7 @@ import numpy as np
 
 from gpubfs_cli.core.answer import Answer
 from gpubfs_cli.core.device import Device
-from gpubfs_cli.core.knobs import knob
+from gpubfs_cli.core.knobs import check_small_frontier, knob
 from gpubfs_cli.core.strategy import StrategyUnavailable, register
 from gpubfs_cli.gpu.base import GpuStrategy
 from gpubfs_cli.gpu.launch import (
@@ -275,8 +275,7 @@ class MerrillKnobs:
             raise ValueError(f"cta_size must be one of {', '.join(map(str, CTA_SIZES))}")
         if int(self.blocks_per_sm) < 0:
             raise ValueError("blocks_per_sm must be >= 0 (0 = as many as fit)")
-        if not 0 <= int(self.small_frontier) <= SMALL_CAP:
-            raise ValueError(f"small_frontier must be between 0 (off) and {SMALL_CAP}")
+        check_small_frontier(self.small_frontier, SMALL_CAP)
 
 
 @dataclass(frozen=True)
