@@ -176,13 +176,6 @@ def check_small_frontier(value, cap: int) -> None:
         raise ValueError(f"small_frontier must be a whole number between 0 (off) and {cap}, not {value!r}")
 
 
-def check_small_edges(value, cap: int) -> None:
-    """A small-frontier mode's edge threshold: the most out-edges of a level its leader CTA
-    runs alone, 1 to `cap` (the leader's edge count has 21 bits)."""
-    if not whole(value) or not 1 <= value <= cap:
-        raise ValueError(f"small_edges must be a whole number between 1 and {cap}, not {value!r}")
-
-
 def check_edge_count(key: str, value, zero: str) -> None:
     """An edge-count knob that reaches a kernel as an int: 0 (meaning `zero`) to 2^31 - 1."""
     if not whole(value) or not 0 <= value < 2**31:

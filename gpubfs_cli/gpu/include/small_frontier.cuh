@@ -125,7 +125,6 @@ struct SfQueues {
 };
 
 constexpr int SF_FIELD = 21;
-constexpr int SF_UNCLAMPED = 0x7fffffff;  // sf_reserve's clamp for a level whose lists sum under 2^21
 constexpr unsigned long long SF_MASK = (1ull << SF_FIELD) - 1;
 __device__ __forceinline__ int sf_entries(unsigned long long p) { return (int)(p >> (2 * SF_FIELD)); }
 __device__ __forceinline__ int sf_nonempty(unsigned long long p) { return (int)((p >> SF_FIELD) & SF_MASK); }
@@ -134,14 +133,12 @@ __device__ __forceinline__ int sf_edges(unsigned long long p) { return (int)(p &
 // Reserves places in a level's queue for the lanes that keep a vertex (warp-converged):
 // one shared atomic per warp reserves the positions and the lists' offsets at once, so
 // offsets grow with positions (what sf_expand's binary search needs). Each keeping lane
-// then calls put(position, its list's offset). Lists count at most `clamp` edges (CAP + 1
-// unless the caller knows the level's lists sum under 2^21, as an entry level does).
+// then calls put(position, its list's offset).
 template <int CAP, class O, class Put>
-__device__ __forceinline__ void sf_reserve(SfQueues<CAP, O>& q, int level, bool keep, int len, Put put,
-                                           int clamp = CAP + 1) {
+__device__ __forceinline__ void sf_reserve(SfQueues<CAP, O>& q, int level, bool keep, int len, Put put) {
     const unsigned int m = __ballot_sync(GPUBFS_FULL_MASK, keep);
     if (!m) return;
-    const int clamped = keep ? min(len, clamp) : 0;
+    const int clamped = keep ? min(len, CAP + 1) : 0;
     int wedges;
     const int ex = warp_exclusive_scan(clamped, &wedges);
     const unsigned int nonempty = __ballot_sync(GPUBFS_FULL_MASK, keep && len > 0);
@@ -154,17 +151,14 @@ __device__ __forceinline__ void sf_reserve(SfQueues<CAP, O>& q, int level, bool 
 
 // Appends the lanes' kept vertices with their lists to queue b (at most CAP a level).
 template <int CAP, class O>
-__device__ __forceinline__ void sf_put(SfQueues<CAP, O>& q, int b, int pos, int ex, int v, O start, int len) {
-    q.v[b][pos] = v;
-    q.start[b][pos] = start;
-    q.len[b][pos] = len;
-    q.ex[b][pos] = ex;
-}
-
-template <int CAP, class O>
 __device__ __forceinline__ void sf_append(SfQueues<CAP, O>& q, int b, int level, bool keep, int v,
-                                          O start, int len, int clamp = CAP + 1) {
-    sf_reserve(q, level, keep, len, [&](int pos, int ex) { sf_put(q, b, pos, ex, v, start, len); }, clamp);
+                                          O start, int len) {
+    sf_reserve(q, level, keep, len, [&](int pos, int ex) {
+        q.v[b][pos] = v;
+        q.start[b][pos] = start;
+        q.len[b][pos] = len;
+        q.ex[b][pos] = ex;
+    });
 }
 
 // Exact lookup of v (one CTA runs: a returned atomicOr decides), with v's row offsets
@@ -180,44 +174,9 @@ __device__ __forceinline__ bool sf_discover(const O* __restrict__ row, unsigned 
     return fresh;
 }
 
-// Gathers level D's queue (buffer b: cnt entries, `edges` neighbours), SB edges a thread
-// at once: the batch's neighbours, then its claims, then its reservations are each issued
-// together, so a pass is two global round trips however many edges a thread takes. Each
-// vertex discovered is handed to label(v, u, len) (v reached from u, v's list length len;
-// the kernel labels it D + 1), then to put(position, list offset, v, start, len).
-template <int BLOCK, int SB, int CAP, class O, class Label, class Put>
-__device__ void sf_expand_put(SfQueues<CAP, O>& q, const O* __restrict__ row, const int* __restrict__ col,
-                              unsigned int* bitmask, int D, int b, int cnt, int edges, Label& label, Put put) {
-    for (int e0 = 0; e0 < edges; e0 += BLOCK * SB) {
-        int v[SB], u[SB], len[SB];
-        O start[SB];
-        bool keep[SB];
-#pragma unroll
-        for (int j = 0; j < SB; ++j) {
-            const int e = e0 + j * BLOCK + threadIdx.x;
-            v[j] = -1;
-            if (e < edges) {
-                const int lo = mergepath_vertical(q.ex[b], cnt, e) - 1;  // the last list starting <= e
-                u[j] = q.v[b][lo];
-                v[j] = col[q.start[b][lo] + (e - q.ex[b][lo])];
-            }
-        }
-#pragma unroll
-        for (int j = 0; j < SB; ++j) {
-            start[j] = 0;
-            len[j] = 0;
-            keep[j] = v[j] >= 0 && sf_discover(row, bitmask, v[j], start[j], len[j]);
-        }
-#pragma unroll
-        for (int j = 0; j < SB; ++j) {
-            if (keep[j]) label(v[j], u[j], len[j]);
-            sf_reserve(q, D + 1, keep[j], len[j], [&](int pos, int ex) { put(pos, ex, v[j], start[j], len[j]); });
-        }
-    }
-}
-
-// The same, one edge a thread, into buffer b ^ 1 (merrill.cu's leader). Written out, not
-// through sf_expand_put: its arrays of one cost merrill's capped builds registers.
+// Gathers level D's queue (buffer b: cnt entries, `edges` neighbours) into buffer b ^ 1.
+// Each vertex discovered is handed to label(v, u, len): v reached from u, v's list
+// length len; the kernel labels it D + 1.
 template <int BLOCK, int CAP, class O, class Label>
 __device__ void sf_expand(SfQueues<CAP, O>& q, const O* __restrict__ row, const int* __restrict__ col,
                           unsigned int* bitmask, int D, int b, int cnt, int edges, Label& label) {

@@ -34,7 +34,7 @@ const std::vector<emu_lib::Entry>& emu_lib::kernels() {
 #define DO_FIELDS(X)                                                                                   \
     X(row) X(col) X(in_row) X(in_col) X(dist) X(parent) X(visited) X(front0) X(front1) X(q0) X(q1)     \
         X(ctl) X(counters) X(prof) X(mq) X(m_in) X(alpha_milli) X(beta_milli) X(spread_edges) X(n)      \
-            X(rule) X(small_frontier) X(small_edges) X(mid_ctas) X(counter_cap) X(prof_cap) X(mq_cap) X(hub_edges)    \
+            X(rule) X(small_frontier) X(mid_ctas) X(counter_cap) X(prof_cap) X(mq_cap) X(hub_edges)    \
                 X(mid_frontier) X(thread_edges)
 #define DO_NAME(f) #f " "
 #define DO_OFFSET(f) (long long)offsetof(dobfs::Params, f),

@@ -28,7 +28,6 @@ def _do(name: str = "do.bfs", **knobs):
     ({"alpha": -1.0}, "alpha"), ({"beta": "x"}, "beta"), ({"cta_size": 96}, "cta_size"),
     ({"blocks_per_sm": -1}, "blocks_per_sm"), ({"profile": 1}, "profile"),
     ({"small_frontier": 513}, "small_frontier"), ({"small_frontier": -1}, "small_frontier"),
-    ({"small_edges": 0}, "small_edges"), ({"small_edges": 2**20 + 1}, "small_edges"), ({"small_edges": 1.5}, "small_edges"),
     ({"growth": 1}, "growth"), ({"mid_frontier": 32769}, "mid_frontier"), ({"mid_frontier": True}, "mid_frontier"),
     ({"mid_ctas": -1}, "mid_ctas"), ({"thread_edges": -1}, "thread_edges"), ({"thread_edges": 2.5}, "thread_edges"),
     ({"thread_edges": 2**31}, "thread_edges"), ({"hub_edges": -1}, "hub_edges"), ({"hub_edges": 2**31}, "hub_edges"),
@@ -136,7 +135,7 @@ def test_mid_frontier_mode():
     for s, got in _check(_do("do.top_down", mid_frontier=64, mid_ctas=16, small_frontier=0), "path3000",
                          ts.sources("path3000")[:3], True):
         assert got.counters["mid_levels"] == got.counters["levels"], (s, got.counters)
-    for s, got in _check(_do(mid_frontier=128, mid_ctas=16, small_frontier=16, small_edges=16), "grid60x60",
+    for s, got in _check(_do(mid_frontier=128, mid_ctas=16, small_frontier=16), "grid60x60",
                          ts.sources("grid60x60")[:3], True):
         c = got.counters
         assert 0 < c["mid_levels"] and c["mid_levels"] + c["small_levels"] < c["levels"], (s, c)

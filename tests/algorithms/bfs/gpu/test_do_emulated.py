@@ -38,13 +38,9 @@ from tests.gpu import fixed_cost as fc
 # The hub pass takes the first DO_SPREAD lists (the rest stay with their tiles): a build
 # where that is 8 fills it on these small graphs.
 SPREAD8 = {"DO_SPREAD": 8}
-# CTA 0's shared queues of 8 entries: a level of more vertices than that, or a list longer,
-# within small_edges, on these small graphs.
-SMALLCAP8 = {"DO_SMALL_CAP": 8}
 DO = ec.Family(do.KERNELS, "do_driver.cpp", (do,),
                defines=[do.kernel_defines(128), do.kernel_defines(128, offset64=True),
-                        {**do.kernel_defines(128), **SPREAD8}, {**do.kernel_defines(128), **SMALLCAP8},
-                        {**do.kernel_defines(128, offset64=True), **SMALLCAP8},
+                        {**do.kernel_defines(128), **SPREAD8},
                         *(do.kernel_defines(128, probe_batch=b) for b in (1, 8)),
                         do.kernel_defines(128, frontier_cache="l2")])
 OFFSETS = [32, 64]  # the edge offset builds
@@ -138,9 +134,8 @@ VARIANTS = [
     # mid-frontier mode: a team of CTAs (2 of the 4, 1, or all 4) while a frontier fits,
     # handed back past the threshold, to the small-frontier mode, or to go bottom-up
     {"mid_frontier": 64, "mid_ctas": 2, "counters": True},
-    {"mid_frontier": 16, "mid_ctas": 1, "small_frontier": 4, "small_edges": 4, "counters": True},
-    {"mid_frontier": 64, "mid_ctas": 4, "small_frontier": 8, "small_edges": 8, "alpha": 0.5, "beta": 2.0,
-     "counters": True},
+    {"mid_frontier": 16, "mid_ctas": 1, "small_frontier": 4, "counters": True},
+    {"mid_frontier": 64, "mid_ctas": 4, "small_frontier": 8, "alpha": 0.5, "beta": 2.0, "counters": True},
     {"mid_frontier": do.MID_CAP, "mid_ctas": 3, "growth": True, "alpha": 2.0, "beta": 8.0, "profile": True},
     {"mid_frontier": 64, "mid_ctas": 2, "bottom_up": False, "spread_edges": 0, "counters": True},
     # Beamer's state machine: to bottom-up only while growing, back only while shrinking
@@ -275,26 +270,6 @@ def test_small_frontier_mode_enters_and_hands_back(monkeypatch, emulation):
     assert all(0 < a.counters["small_levels"] < a.counters["levels"] for a in grid), [a.counters for a in grid]
 
 
-@pytest.mark.parametrize("offsets", OFFSETS)
-def test_small_edges_past_the_shared_queues(monkeypatch, emulation, offsets):
-    """A build whose CTA 0 queues hold 8 entries, with small_edges 64: a level of up to
-    64 out-edges runs in CTA 0, so the next one can have more vertices than its queue
-    (kept in the global queue, handed back by count) or a list longer than 8 (handed
-    back by the long-list flag); an entry level of such lists is counted unclamped
-    (the hub source of star300, the broom's handle). Every answer is the reference's."""
-    defines = do.kernel_defines
-    monkeypatch.setattr(do, "kernel_defines", lambda *a, **kw: {**defines(*a, **kw), **SMALLCAP8})
-    knobs = {"small_frontier": 8, "small_edges": 64, "counters": True}
-    graphs = ["grid9x13", "star300", "broom", "rmat", "directed", "path60"]
-    answers = run(monkeypatch, emulation, knobs, graphs, offsets=offsets)
-    assert any(0 < a.counters["small_levels"] < a.counters["levels"] for a in answers)
-    # top-down only, so the hub's level comes back to CTA 0 as an entry level
-    run(monkeypatch, emulation, {**knobs, "small_edges": 512, "bottom_up": False}, graphs, offsets=offsets)
-    run(monkeypatch, emulation, {**knobs, "small_edges": 512, "growth": True, "mid_frontier": 32, "mid_ctas": 2},
-        graphs, offsets=offsets)
-    assert all(dict(d).get("DO_SMALL_CAP") == 8 for d in emulation.defines), emulation.defines
-
-
 def test_mid_frontier_mode_enters_and_hands_back(monkeypatch, emulation):
     """A team of 2 CTAs of the 4: on a path (frontiers of 1-2 vertices, at most 4 edges)
     held top-down, with small_frontier 0, it runs every level; on the grid, with the small-frontier mode
@@ -303,8 +278,8 @@ def test_mid_frontier_mode_enters_and_hands_back(monkeypatch, emulation):
     path = run(monkeypatch, emulation, {"mid_frontier": 8, "mid_ctas": 2, "bottom_up": False, "counters": True},
                ["path60"])
     assert all(a.counters["mid_levels"] == a.counters["levels"] for a in path), [a.counters for a in path]
-    grid = run(monkeypatch, emulation, {"mid_frontier": 24, "mid_ctas": 2, "small_frontier": 8, "small_edges": 8,
-                                        "growth": True, "counters": True}, ["grid9x13"])
+    grid = run(monkeypatch, emulation, {"mid_frontier": 24, "mid_ctas": 2, "small_frontier": 8, "growth": True,
+                                        "counters": True}, ["grid9x13"])
     for a in grid:
         c = a.counters
         assert 0 < c["mid_levels"] and 0 < c["small_levels"], c

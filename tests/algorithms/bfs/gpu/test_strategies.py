@@ -86,7 +86,7 @@ def _variants() -> list[tuple[str, dict]]:
             ("do.bfs", {"alpha": 2.0, "beta": 8.0, "cta_size": 1024}),  # many switches
             ("do.bfs", {"counters": True, "cta_size": 128, "blocks_per_sm": 1}),
             # the mid-frontier mode: a team of 8 CTAs, one CTA, every CTA of the grid
-            ("do.bfs", {"mid_frontier": 64, "mid_ctas": 8, "small_frontier": 16, "small_edges": 16}),
+            ("do.bfs", {"mid_frontier": 64, "mid_ctas": 8, "small_frontier": 16}),
             ("do.bfs", {"mid_frontier": 4096, "mid_ctas": 1, "small_frontier": 0, "counters": True}),
             ("do.top_down", {"mid_frontier": 32768, "mid_ctas": 100000, "cta_size": 1024}),
         ]

@@ -11,9 +11,9 @@
 //              left to a hub pass after the level's barrier, which spreads those lists'
 //              edges over every warp the same way (one more grid barrier, only on a level
 //              that has such a list)
-//   small      while a top-down frontier numbers at most `small_frontier` vertices and
-//              `small_edges` out-edges, CTA 0 runs levels alone from shared-memory queues
-//              (one block barrier a level) and the other CTAs park (small_frontier.cuh)
+//   small      while a top-down frontier and its out-edges number at most `small_frontier`,
+//              CTA 0 runs levels alone from shared-memory queues (one block barrier a
+//              level) and the other CTAs park (gpu/include/small_frontier.cuh)
 //   bottom-up  frontier bitmap -> one warp per 32 vertices (one bitmap word): each
 //              unvisited vertex scans its in-neighbours until one is in the frontier,
 //              a lane a list, the warp together past thread_edges (bottom_up.cuh)
@@ -62,7 +62,6 @@ struct Shared {
     unsigned long long red[WARPS][4];  // per-CTA sums of the per-thread counts
     unsigned long long ctl[3];         // the level's slot, read once per CTA
     int bcast;                         // sf_park's resume word
-    int long_list;                     // the small-frontier mode's level with a list over SMALL_CAP
 };
 
 // The parameters and what the kernel derives from them.
@@ -327,17 +326,12 @@ __device__ void to_queue(const State& S, int L) {
 }
 
 // ---- Small-frontier mode: CTA 0 runs top-down levels alone ------------------------------
-// Entered at a top-down level L whose frontier (queue L) numbers at most `small_frontier`
-// vertices and `small_edges` out-edges; the other CTAs park. CTA 0 expands levels from
-// shared-memory queues with exact claims, DO_SMALL_BATCH edges a thread at once
-// (sf_expand_put), until a level is empty (the search is over) or has more vertices or
-// out-edges than the thresholds, or a list longer than the queue's count field holds
-// exactly (SMALL_CAP: sf_reserve clamps it). That level goes back to the grid, which
-// takes on from level D. Every vertex discovered is also written to the global queue
-// D + 1, so a level handed back needs no copy, and a level of more than SMALL_CAP
-// vertices (up to small_edges) only ever lives there. These levels stay top-down
-// whatever the heuristic would say: a bottom-up step reads the whole bitmap, and a
-// frontier this small needs a few lists.
+// Entered at a top-down level L whose frontier (queue L) and out-edges number at most
+// `threshold`; the other CTAs park. CTA 0 expands levels from shared-memory queues with
+// exact claims until a level is empty (the search is over) or passes the threshold;
+// that level's vertices go back to queue D with its slot's counts, for the grid to take
+// on from level D. These levels stay top-down whatever the heuristic would say: a
+// bottom-up step reads the whole bitmap, and a frontier this small needs a few lists.
 
 // Labels what the leader discovers and sums the in-degrees (the m_u the grid subtracts
 // when it takes the frontier back).
@@ -354,15 +348,13 @@ struct SmallLabel {
 };
 
 template <bool PRED, bool STATS>
-__device__ int small_levels(const State& S, Shared& sh, int L, int nf, int small_frontier, int small_edges,
-                            int epoch) {
+__device__ int small_levels(const State& S, Shared& sh, int L, int nf, int threshold, int epoch) {
     const int tid = threadIdx.x;
     int* words = S.sf_words();
     if (tid < 3) sh.sq.packed[tid] = 0;
-    if (tid == 0) sh.long_list = -1;
     __syncthreads();
     const int* in = S.queue(L);
-    for (int i0 = 0; i0 < nf; i0 += BLOCK) {  // nf <= small_frontier <= SMALL_CAP
+    for (int i0 = 0; i0 < nf; i0 += BLOCK) {
         const int i = i0 + tid;
         int v = -1;
         offset_t start = 0;
@@ -372,8 +364,7 @@ __device__ int small_levels(const State& S, Shared& sh, int L, int nf, int small
             start = S.row[v];
             len = (int)(S.row[v + 1] - start);
         }
-        // unclamped: the entry level's lists sum to its m_f, at most small_edges
-        sf_append(sh.sq, 0, L, i < nf, v, start, len, SF_UNCLAMPED);
+        sf_append(sh.sq, 0, L, i < nf, v, start, len);
     }
     __syncthreads();
     SmallLabel<PRED> label{&S, 0, 0};
@@ -385,35 +376,30 @@ __device__ int small_levels(const State& S, Shared& sh, int L, int nf, int small
             resume = ~D;  // level D is empty: D levels
             break;
         }
-        if (D > L && (cnt > small_frontier || edges > small_edges || sh.long_list == D)) {
+        if (D > L && (cnt > threshold || edges > threshold)) {
             resume = D;  // hand level D back to the grid, unexpanded
             break;
         }
         if (tid == 0) sh.sq.packed[(D + 2) % 3] = 0;  // last read at level D - 1, next filled at D + 1
         S.record_top_down<STATS>(D, cnt, edges);
         label.label = D + 1;
-        int* const out = S.queue(D + 1);
-        sf_expand_put<BLOCK, PRED ? DO_SMALL_BATCH_PRED : DO_SMALL_BATCH>(
-            sh.sq, S.row, S.col, S.visited, D, b, cnt, edges, label,
-            [&](int pos, int ex, int v, offset_t start, int len) {
-                out[pos] = v;
-                if (len > SMALL_CAP) sh.long_list = D + 1;  // counted as SMALL_CAP + 1 edges
-                if (pos < SMALL_CAP) sf_put(sh.sq, b ^ 1, pos, ex, v, start, len);
-            });
+        sf_expand<BLOCK>(sh.sq, S.row, S.col, S.visited, D, b, cnt, edges, label);
         __syncthreads();
     }
     // Levels L .. D - 1 ran here: one global update per entry, off the levels' chain.
     if (tid == 0) S.ctl[CTL_SMALL_LEVELS] += (unsigned long long)(D - L);
     if (resume >= 0) {
         // Level D's slot as the grid's level D - 1 would leave it; the parked CTAs read
-        // slot L before parking, so wait for them before writing over it. Its out-edges
-        // are summed again from the queue: the shared count clamps long lists.
+        // slot L before parking, so wait for them before writing over it.
         sf_wait_parked(words, epoch);
         const int cnt = sf_entries(sh.sq.packed[D % 3]);
-        const int* out = S.queue(D);
+        int* out = S.queue(D);
         Counts c;
         c.inf = label.inf;  // every level the leader labelled: L + 1 .. D
-        for (int i = tid; i < cnt; i += BLOCK) c.mf += S.out_degree(__ldcg(out + i));
+        for (int i = tid; i < cnt; i += BLOCK) {
+            out[i] = sh.sq.v[b][i];
+            c.mf += sh.sq.len[b][i];
+        }
         if (tid == 0) {
             c.nf = cnt;
             for (int d = 0; d <= 1; ++d)
@@ -464,12 +450,8 @@ __device__ __forceinline__ offset_t mid_start(const int4& e) {
 }
 
 // Whether a top-down frontier is the team's: mid-size, and not a few long lists.
-__device__ __forceinline__ bool small_fits(long long nf, long long mf, int small_frontier, int small_edges) {
-    return nf <= small_frontier && mf <= small_edges;
-}
-__device__ __forceinline__ bool mid_fits(long long nf, long long mf, int mid_frontier, int small_frontier,
-                                         int small_edges) {
-    return nf <= mid_frontier && mf <= mid_frontier && !small_fits(nf, mf, small_frontier, small_edges) &&
+__device__ __forceinline__ bool mid_fits(long long nf, long long mf, int mid_frontier, int small_frontier) {
+    return nf <= mid_frontier && mf <= mid_frontier && !(nf <= small_frontier && mf <= small_frontier) &&
            mf < (long long)DO_HUB_DEGREE * nf;
 }
 
@@ -526,7 +508,7 @@ struct MidLoad {
 template <bool PRED, bool STATS>
 __device__ int mid_levels(const State& S, Shared& sh, int L, long long nf, long long mf, long long m_u,
                           long long prev_nf, long long alpha_milli, int rule, int mid_frontier,
-                          int small_frontier, int small_edges, int team, int epoch, unsigned long long& bar) {
+                          int small_frontier, int team, int epoch, unsigned long long& bar) {
     const int tid = threadIdx.x;
     const bool directed = S.in_row != S.row;
     int* words = S.sf_words();
@@ -549,7 +531,7 @@ __device__ int mid_levels(const State& S, Shared& sh, int L, long long nf, long 
             const bool down = rule != DO_RULE_TOP_DOWN &&
                               (double)edges * (double)alpha_milli > (double)m_u * DO_MILLI &&
                               (rule == DO_RULE_COUNTS || cnt > prev_nf);
-            if (down || !mid_fits(cnt, edges, mid_frontier, small_frontier, small_edges)) {
+            if (down || !mid_fits(cnt, edges, mid_frontier, small_frontier)) {
                 resume = D;  // hand level D back to the grid, unexpanded
                 break;
             }
@@ -613,7 +595,7 @@ __device__ __forceinline__ int hub_count(const State& S, int L) {
 // that way the capped builds spill no more than with one kernel parameter a knob.
 template <bool PRED, bool STATS>
 __device__ void bfs(const State& S, int src, long long m_in, long long alpha_milli, long long beta_milli, int rule,
-                    int small_frontier, int small_edges, int mid_frontier, int mid_ctas) {
+                    int small_frontier, int mid_frontier, int mid_ctas) {
     GPUBFS_SHARED(Shared, sh);
     const int gtid = grid_thread<BLOCK>();
     S.stamp_header(PROF_ENTRY);
@@ -666,11 +648,11 @@ __device__ void bfs(const State& S, int src, long long m_in, long long alpha_mil
                 for (int k = 0; k < CNT_KINDS; ++k) S.counters[k * S.counter_cap + L + 1] = 0;
             if (STATS && L < S.counter_cap) S.counters[CNT_DIR * S.counter_cap + L] = bu ? 1 : 0;
         }
-        if (!bu && !was && small_fits(nf, mf, small_frontier, small_edges)) {
+        if (!bu && !was && nf <= small_frontier && mf <= small_frontier) {
             // Every CTA read the same words: all enter together (small_frontier.cuh).
             ++epoch;
             const int resume = blockIdx.x == 0
-                                   ? small_levels<PRED, STATS>(S, sh, L, (int)nf, small_frontier, small_edges, epoch)
+                                   ? small_levels<PRED, STATS>(S, sh, L, (int)nf, small_frontier, epoch)
                                    : sf_park(S.sf_words(), epoch, &sh.bcast);
             if (resume < 0) {
                 L = ~resume;
@@ -680,12 +662,11 @@ __device__ void bfs(const State& S, int src, long long m_in, long long alpha_mil
             prev_nf = 0;  // the leader's last level is not known here: the frontier grew past it
             continue;
         }
-        if (!bu && !was && team > 0 && mid_fits(nf, mf, mid_frontier, small_frontier, small_edges)) {
+        if (!bu && !was && team > 0 && mid_fits(nf, mf, mid_frontier, small_frontier)) {
             ++epoch;  // one epoch count with the small-frontier mode's entries
             const int resume = (int)blockIdx.x < team
                                    ? mid_levels<PRED, STATS>(S, sh, L, nf, mf, m_u, prev_nf, alpha_milli, rule,
-                                                             mid_frontier, small_frontier, small_edges, team, epoch,
-                                                             bar)
+                                                             mid_frontier, small_frontier, team, epoch, bar)
                                    : sf_park(S.sf_words(), epoch, &sh.bcast);
             if (resume < 0) {
                 L = ~resume;
@@ -746,7 +727,7 @@ __global__ void __launch_bounds__(DO_BLOCK, DO_MIN_BLOCKS)
     do_bfs(const dobfs::Params p, int src, const int* __restrict__ src_at) {
     const dobfs::State S{p};
     dobfs::bfs<PRED, STATS>(S, src_at ? *src_at : src, p.m_in, p.alpha_milli, p.beta_milli, p.rule, p.small_frontier,
-                            p.small_edges, p.mid_frontier, p.mid_ctas);
+                            p.mid_frontier, p.mid_ctas);
 }
 
 // Every instantiation, so that a plain nvcc compile checks them all.

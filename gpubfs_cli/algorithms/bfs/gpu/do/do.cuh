@@ -22,16 +22,6 @@
 #ifndef DO_SMALL_CAP
 #define DO_SMALL_CAP 512  // the largest small_frontier threshold (shared-memory queue entries)
 #endif
-#define DO_SMALL_EDGES_MAX 1048576  // the largest small_edges (an entry level's lists sum under 2^21)
-// Edges a thread of CTA 0 gathers at once in the small-frontier mode: 4 in CTAs of up to
-// 256 threads, 1 in larger ones (already as many edges a pass) and with predecessors
-// (each edge's parent held too): more spills registers under the launch bound.
-#ifndef DO_SMALL_BATCH
-#define DO_SMALL_BATCH (DO_BLOCK <= 256 ? 4 : 1)
-#endif
-#ifndef DO_SMALL_BATCH_PRED
-#define DO_SMALL_BATCH_PRED 1
-#endif
 
 #ifndef DO_MID_CAP
 #define DO_MID_CAP 32768  // the largest mid_frontier threshold (team queue entries, edges)
@@ -126,7 +116,6 @@ struct Params {
     int n;
     int rule;                      // DO_RULE_*
     int small_frontier;            // CTA 0 alone up to this frontier (0: never; at most DO_SMALL_CAP)
-    int small_edges;               // ... and up to this many out-edges (at most DO_SMALL_EDGES_MAX)
     int mid_ctas;                  // the team's size
     int counter_cap;
     int prof_cap;
@@ -140,4 +129,4 @@ struct Params {
 
 }  // namespace dobfs
 
-#define DO_PARAMS_BYTES 200  // sizeof(dobfs::Params), checked by do.cu and strategies.py
+#define DO_PARAMS_BYTES 192  // sizeof(dobfs::Params), checked by do.cu and strategies.py

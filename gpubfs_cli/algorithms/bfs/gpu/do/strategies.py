@@ -52,14 +52,10 @@ Knobs:
 - ``hub_edges``: a tiled top-down level leaves every list of at least this many
   out-edges (the first DO_SPREAD of them) to a hub pass after its barrier, spread as
   above: one more grid barrier, only on levels with such a list. 0: never; default 4096.
-- ``small_frontier``, ``small_edges``: while a top-down frontier numbers at most
-  ``small_frontier`` vertices and ``small_edges`` out-edges, CTA 0 alone runs the levels
-  from shared-memory queues while the rest of the grid parks
-  (gpu/include/small_frontier.cuh); those levels stay top-down. Its threads take
-  DO_SMALL_BATCH edges at once (4 in CTAs of up to 256 threads, 1 with predecessors).
-  ``small_frontier`` 0: off; at most and by default DO_SMALL_CAP (512, its shared
-  queues). ``small_edges``: 1 to 2^20, default 2048; a level it discovers past 512
-  vertices is kept in the global queue only and goes back to the grid.
+- ``small_frontier``: while a top-down frontier and its out-edges number at most this,
+  CTA 0 alone runs the levels from shared-memory queues while the rest of the grid
+  parks (gpu/include/small_frontier.cuh); those levels stay top-down. 0: off; at most
+  and by default DO_SMALL_CAP (512).
 - ``mid_frontier``: the same for frontiers up to this size (above ``small_frontier``),
   run by a team of ``mid_ctas`` CTAs with a barrier of its own; the team hands a level
   back past the threshold, when the heuristic would go bottom-up, or when its lists
@@ -117,7 +113,6 @@ from gpubfs_cli.core.knobs import (
     check_frontier_cache,
     check_launch,
     check_probe_batch,
-    check_small_edges,
     check_small_frontier,
     check_thread_edges,
     check_thresholds,
@@ -154,8 +149,6 @@ CNT_VERTICES, CNT_EDGES, CNT_DIR, CNT_KINDS = C["CNT_VERTICES"], C["CNT_EDGES"],
 PROF_WORDS = C["PROF_WORDS"]
 PROF_ENTRY, PROF_READY = C["PROF_ENTRY"], C["PROF_READY"]
 SMALL_CAP = C["DO_SMALL_CAP"]  # the largest small_frontier threshold
-SMALL_EDGES_MAX = C["DO_SMALL_EDGES_MAX"]  # the largest small_edges threshold
-SMALL_EDGES = 2048  # small_edges' default
 MID_CAP = C["DO_MID_CAP"]  # the largest mid_frontier threshold
 CTL_MID_LEVELS, CTL_HUB_LEVELS = C["CTL_MID_LEVELS"], C["CTL_HUB_LEVELS"]
 HUB_EDGES = 4096  # hub_edges' default
@@ -168,7 +161,7 @@ PARAMS = param_struct(
     *((name, POINTER) for name in ("row", "col", "in_row", "in_col", "dist", "parent", "visited", "front0",
                                    "front1", "q0", "q1", "ctl", "counters", "prof", "mq")),
     *((name, "i8") for name in ("m_in", "alpha_milli", "beta_milli", "spread_edges")),
-    *((name, "i4") for name in ("n", "rule", "small_frontier", "small_edges", "mid_ctas", "counter_cap", "prof_cap", "mq_cap",
+    *((name, "i4") for name in ("n", "rule", "small_frontier", "mid_ctas", "counter_cap", "prof_cap", "mq_cap",
                                 "hub_edges", "mid_frontier", "thread_edges")),
 )
 if PARAMS.itemsize != C["DO_PARAMS_BYTES"]:
@@ -207,7 +200,6 @@ class DoKnobs:
     blocks_per_sm: int = knob(0, 0, means="0: as many as fit")
     spread_edges: int = knob(1024, -1, means="-1: never spread")
     small_frontier: int = knob(SMALL_CAP, 0, SMALL_CAP, means="0: off")
-    small_edges: int = knob(SMALL_EDGES, 1, SMALL_EDGES_MAX)
     mid_frontier: int = knob(MID_CAP, 0, MID_CAP, means="0: off")
     mid_ctas: int = knob(0, 0, means="0: one per SM")
     thread_edges: int = knob(0, 0, 2**31 - 1, means="0: the warp at once")
@@ -227,7 +219,6 @@ class DoKnobs:
         if not whole(self.spread_edges) or self.spread_edges < -1:
             raise ValueError("spread_edges must be an integer >= -1 (-1 = never spread)")
         check_small_frontier(self.small_frontier, SMALL_CAP)
-        check_small_edges(self.small_edges, SMALL_EDGES_MAX)
         if not whole(self.mid_frontier) or not 0 <= self.mid_frontier <= MID_CAP:
             raise ValueError(f"mid_frontier must be an integer between 0 (off) and {MID_CAP}")
         if not whole(self.mid_ctas) or self.mid_ctas < 0:
@@ -356,7 +347,7 @@ class DirectionOptimizing(GpuStrategy):
         fixed = dict(
             arrays, m_in=int(graph.m), alpha_milli=round(float(k.alpha) * MILLI),
             beta_milli=round(float(k.beta) * MILLI), spread_edges=k.spread_edges, n=n, rule=direction_rule(k),
-            small_frontier=k.small_frontier, small_edges=k.small_edges, mid_frontier=k.mid_frontier, mid_ctas=team,
+            small_frontier=k.small_frontier, mid_frontier=k.mid_frontier, mid_ctas=team,
             counter_cap=cap if stats else 0, prof_cap=cap + 1 if prof is not None else 0, mq_cap=mq_cap,
             thread_edges=k.thread_edges, hub_edges=k.hub_edges)
         params = {p: kernel_struct(PARAMS, parent=parent if p else None, **fixed) for p in (False, True)}

@@ -111,7 +111,7 @@ from typing import ClassVar
 import numpy as np
 
 from gpubfs_cli.core.answer import Answer
-from gpubfs_cli.core.knobs import check_launch, check_small_edges, check_small_frontier, knob, whole
+from gpubfs_cli.core.knobs import check_launch, check_small_frontier, knob, whole
 from gpubfs_cli.core.strategy import StrategyUnavailable, register
 from gpubfs_cli.gpu.base import GpuStrategy
 from gpubfs_cli.gpu.launch import (
@@ -187,7 +187,9 @@ class DeltaKnobs:
             raise ValueError(f"delta must be a whole number in [1, 2^62], or 0 for the default rule, not {self.delta!r}")
         check_launch(self.cta_size, CTA_SIZES, self.blocks_per_sm)
         check_small_frontier(self.small_frontier, SMALL_CAP)
-        check_small_edges(self.small_edges, SMALL_EDGES_MAX)
+        if not whole(self.small_edges) or not 1 <= self.small_edges <= SMALL_EDGES_MAX:
+            raise ValueError(f"small_edges must be a whole number between 1 and {SMALL_EDGES_MAX}, "
+                             f"not {self.small_edges!r}")
 
 
 @register
