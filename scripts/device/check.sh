@@ -27,6 +27,10 @@
 #                Gunrock's SSSP where their binaries are found, cpu.dijkstra) on the real New
 #                York road graph from .mirror/ and the config's own graphs -> results/sssp-peers.json
 #                (cut by its limit, it goes on from its journal when run again)
+#   sssp-delta-scale   studies/sssp-delta-scale.yaml (sssp.near_far's bucket width swept in mean
+#                edge weights, beside the default rule, sssp.delta and raval.ep) on the NY road
+#                graph from .mirror/ and six generated graphs -> results/sssp-delta-scale.json;
+#                resumed from its journal when cut
 #   graph500-large   the graph500 config (kernels 2 and 3, 64 keys, validate: certificate)
 #                on scales 24 and 26 -> results/graph500-large.json, its --graph500 report;
 #                cut by its limit, it goes on from its journal when run again
@@ -178,6 +182,9 @@ for part in "$@"; do
     sssp-peers) sh_run "$part" 580 "$G fetch-dataset USA-road-d.NY --mirror .mirror --accept-checksum &&" \
       "$(run_or_resume sssp-peers sssp-delta -d "$SSSP_PEERS") &&" \
       "$G report results/sssp-peers.json --format md" ;;
+    sssp-delta-scale) sh_run "$part" 580 "$G fetch-dataset USA-road-d.NY --mirror .mirror --accept-checksum &&" \
+      "$(run_or_resume sssp-delta-scale studies/sssp-delta-scale.yaml) &&" \
+      "$G report results/sssp-delta-scale.json --format md" ;;
     graph500-large) sh_run "$part" 580 "$(run_or_resume graph500-large graph500 -d "$G500_LARGE") &&" \
       "$G report --graph500 results/graph500-large.json" ;;
     gunrock) sh_run gunrock 580 "$(config do do -d $LOW)" ;;

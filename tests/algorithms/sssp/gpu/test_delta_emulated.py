@@ -163,7 +163,7 @@ def run(monkeypatch, emulation, name: str, knobs: dict, graph_names, *, seed: in
                     got = host(strategy.traverse(s, pred))
                     label = f"{name} {k} on {gname}"
                     wg.check_sssp(g, s, got, pred, label)
-                    assert strategy.delta == (k.get("delta") or ds.default_delta(g))
+                    assert strategy.delta == (k.get("delta") or ds.default_delta(g, k.get("delta_scale")))
                     check_counters(strategy.heavy, strategy.delta, g, dijkstra(g, s).distances, got, pred)
                     answers.append(got)
             strategy.release()
@@ -178,6 +178,15 @@ def run(monkeypatch, emulation, name: str, knobs: dict, graph_names, *, seed: in
 def test_every_graph_matches_dijkstra(monkeypatch, emulation, name, which):
     """At the default small_frontier the leader runs most of these small graphs' rounds."""
     run(monkeypatch, emulation, name, {"delta": which}, list(GRAPHS))
+
+
+@pytest.mark.parametrize("scale", [0.5, 64.0])
+@pytest.mark.parametrize("name", NAMES)
+def test_delta_scale_sets_the_width(monkeypatch, emulation, name, scale):
+    """delta_scale: half a mean weight (many buckets) and 64 (few): the width used is that
+    many mean weights (run() checks it against default_delta) and every answer Dijkstra's."""
+    answers = run(monkeypatch, emulation, name, {"delta_scale": scale}, ["grid9x13-w", "rmat-w"], predecessors=(False,))
+    assert {a.counters["delta"] for a in answers} == {ds.default_delta(graph(g), scale) for g in ("grid9x13-w", "rmat-w")}
 
 
 @pytest.mark.parametrize("small", [(0, 4096), (1, 4096), (5, 4096), (1024, 3)])
@@ -307,12 +316,16 @@ def test_traverse_has_no_fixed_cost_leaks(monkeypatch, emulation, name):
 def test_knobs_are_checked():
     k = ds.DeltaKnobs()
     assert (k.delta, k.cta_size, k.blocks_per_sm, k.small_frontier, k.small_edges) == (0, 256, 0, ds.SMALL_CAP, 4096)
+    assert k.delta_scale is None and ds.DeltaKnobs(delta_scale=0.25).delta_scale == 0.25
+    with pytest.raises(UserError):
+        make_knobs(all_strategies("sssp")["sssp.near_far"], {"delta_scale": "wide"})
     assert ds.DeltaKnobs(small_frontier=0).small_frontier == 0
     assert ds.DeltaKnobs(delta=ds.MAX_DELTA).delta == 2**62
     for bad in [{"delta": -1}, {"delta": 2**62 + 1}, {"delta": 1.5}, {"delta": True}, {"delta": "1"},
                 {"cta_size": 1024}, {"cta_size": 64}, {"cta_size": 256.0}, {"blocks_per_sm": -1},
                 {"blocks_per_sm": False}, {"small_frontier": -1}, {"small_frontier": ds.SMALL_CAP + 1},
-                {"small_frontier": 2.5}, {"small_edges": 0}, {"small_edges": ds.SMALL_EDGES_MAX + 1}]:
+                {"small_frontier": 2.5}, {"small_edges": 0}, {"small_edges": ds.SMALL_EDGES_MAX + 1},
+                {"delta_scale": 0.0}, {"delta_scale": -2.0}, {"delta_scale": 4.0, "delta": 7}]:
         with pytest.raises(ValueError) as err:
             ds.DeltaKnobs(**bad)
         assert "\n" not in str(err.value)
@@ -329,6 +342,10 @@ def test_default_delta_rule():
     big = graph("big_int64")
     expected = round(32 * float(np.mean(np.asarray(big.weights, dtype=np.float64))) / (big.m / big.n))
     assert ds.default_delta(big) == min(expected, ds.MAX_DELTA)
+    # delta_scale: that many mean weights instead, rounded, at least 1, at most MAX_DELTA
+    assert ds.default_delta(g, 3.0) == 21 and ds.default_delta(g, 0.01) == 1
+    assert ds.default_delta(g, 0.5) == 4  # 3.5 rounds to even
+    assert ds.default_delta(big, 1e30) == ds.MAX_DELTA
 
 
 def test_registered_as_beyond_the_papers():

@@ -80,6 +80,8 @@ Knobs:
 
 - ``delta``: the bucket width, >= 1; 0 = the default rule above. A delta above every
   distance (2^62) makes one bucket: Bellman-Ford with a worklist.
+- ``delta_scale``: instead of ``delta``, the width as that many times the mean edge
+  weight (rounded, at least 1); the counters' ``delta`` says the width used.
 - ``cta_size``: threads per CTA, 128, 256 or 512 (compiled per size; at 1024 the
   64-register cap spills).
 - ``blocks_per_sm``: CTAs per SM of the persistent grid (0 = as many as fit).
@@ -165,18 +167,22 @@ PARAMS = param_struct(
 )
 
 
-def default_delta(graph: CSRGraph) -> int:
-    """32 x the mean weight / the mean out-degree, at least 1 (see the module text)."""
+def default_delta(graph: CSRGraph, scale: float | None = None) -> int:
+    """32 x the mean weight / the mean out-degree (see the module text), or `scale` x the
+    mean weight; at least 1, at most MAX_DELTA."""
     if graph.m == 0 or graph.n == 0:
         return 1
     mean_weight = float(np.mean(np.asarray(graph.weights), dtype=np.float64))
-    mean_degree = graph.m / graph.n
-    return int(min(max(1, round(32 * mean_weight / mean_degree)), MAX_DELTA))
+    width = scale * mean_weight if scale is not None else 32 * mean_weight / (graph.m / graph.n)
+    return int(min(max(1, round(width)), MAX_DELTA))
 
 
 @dataclass(frozen=True)
 class DeltaKnobs:
     delta: int = knob(0, 0, MAX_DELTA, means="0: the default rule")
+    # the bucket width over the mean edge weight, instead of delta: one sweep fits graphs
+    # whose weights differ by orders of magnitude
+    delta_scale: float | None = knob(None, 0, above=True, whole=False)
     cta_size: int = knob(256, among=CTA_SIZES)
     blocks_per_sm: int = knob(0, 0, means="0: as many as fit")
     small_frontier: int = knob(SMALL_CAP, 0, SMALL_CAP, means="0: off")
@@ -185,6 +191,12 @@ class DeltaKnobs:
     def __post_init__(self) -> None:
         if not whole(self.delta) or not 0 <= self.delta <= MAX_DELTA:
             raise ValueError(f"delta must be a whole number in [1, 2^62], or 0 for the default rule, not {self.delta!r}")
+        scale = self.delta_scale
+        if scale is not None and (isinstance(scale, bool) or not isinstance(scale, (int, float))
+                                  or not 0 < scale < float("inf")):
+            raise ValueError(f"delta_scale must be a number above 0 (times the mean edge weight), not {scale!r}")
+        if self.delta and scale is not None:
+            raise ValueError("delta and delta_scale: give one (delta_scale is delta over the mean edge weight)")
         check_launch(self.cta_size, CTA_SIZES, self.blocks_per_sm)
         check_small_frontier(self.small_frontier, SMALL_CAP)
         if not whole(self.small_edges) or not 1 <= self.small_edges <= SMALL_EDGES_MAX:
@@ -221,7 +233,7 @@ class DeltaStepping(GpuStrategy):
         if np.dtype(w.dtype) not in (np.dtype(np.int32), np.dtype(np.int64)):
             w = self.keep("_weights64", w.astype(cp.int64))
         weight64 = np.dtype(w.dtype) == np.dtype(np.int64)
-        self.derived("delta", int(k.delta) or default_delta(graph))
+        self.derived("delta", int(k.delta) or default_delta(graph, k.delta_scale))
         cta = int(k.cta_size)
         module = load_module(KERNELS, defines=kernel_defines(cta, weight64), cooperative=True,
                              name_expressions=KERNEL_NAMES, device=self.device)
