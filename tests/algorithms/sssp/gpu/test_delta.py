@@ -60,7 +60,7 @@ def _run(name: str, which: str, predecessors: bool, knobs: dict | None = None) -
         def make(k=k):
             return cls(make_knobs(cls, k))
 
-        def check(at, got, g=g, gname=gname, delta=k["delta"] or ds.default_delta(g)):
+        def check(at, got, g=g, gname=gname, delta=ds.knob_delta(g, make_knobs(cls, k))[0]):
             # weighted_graphs.check_sssp's checks, on a reference computed once per source
             ref = reference(gname, at.source)
             assert got.distances.dtype == np.int64, at.label

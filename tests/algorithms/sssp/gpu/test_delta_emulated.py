@@ -163,7 +163,7 @@ def run(monkeypatch, emulation, name: str, knobs: dict, graph_names, *, seed: in
                     got = host(strategy.traverse(s, pred))
                     label = f"{name} {k} on {gname}"
                     wg.check_sssp(g, s, got, pred, label)
-                    assert strategy.delta == (k.get("delta") or ds.default_delta(g, k.get("delta_scale")))
+                    assert strategy.delta == ds.knob_delta(g, strategy.knobs)[0]
                     check_counters(strategy.heavy, strategy.delta, g, dijkstra(g, s).distances, got, pred)
                     answers.append(got)
             strategy.release()
@@ -325,7 +325,8 @@ def test_knobs_are_checked():
                 {"cta_size": 1024}, {"cta_size": 64}, {"cta_size": 256.0}, {"blocks_per_sm": -1},
                 {"blocks_per_sm": False}, {"small_frontier": -1}, {"small_frontier": ds.SMALL_CAP + 1},
                 {"small_frontier": 2.5}, {"small_edges": 0}, {"small_edges": ds.SMALL_EDGES_MAX + 1},
-                {"delta_scale": 0.0}, {"delta_scale": -2.0}, {"delta_scale": 4.0, "delta": 7}]:
+                {"delta_scale": 0.0}, {"delta_scale": -2.0}, {"delta_scale": 4.0, "delta": 7},
+                {"depth_widen": 1}]:
         with pytest.raises(ValueError) as err:
             ds.DeltaKnobs(**bad)
         assert "\n" not in str(err.value)
@@ -334,9 +335,13 @@ def test_knobs_are_checked():
 
 
 def test_default_delta_rule():
-    """32 x mean weight / mean out-degree, rounded, at least 1."""
+    """32 x mean weight / mean out-degree, rounded, at least 1; widened by depth / 64,
+    from 1 to 16 times."""
     g = samples.grid(10, 10, weight=7)  # 360 directed edges on 100 vertices
     assert ds.default_delta(g) == round(32 * 7 / 3.6)
+    assert ds.default_delta(g, depth=10) == ds.default_delta(g, depth=64) == round(32 * 7 / 3.6)
+    assert ds.default_delta(g, depth=160) == round(32 * 7 / 3.6 * 2.5)
+    assert ds.default_delta(g, depth=1024) == ds.default_delta(g, depth=1e6) == round(32 * 7 / 3.6 * 16)
     assert ds.default_delta(samples.grid(3, 3, weight=0)) == 1
     assert ds.default_delta(samples.single_vertex(directed=True, weighted=True)) == 1
     big = graph("big_int64")
@@ -346,6 +351,24 @@ def test_default_delta_rule():
     assert ds.default_delta(g, 3.0) == 21 and ds.default_delta(g, 0.01) == 1
     assert ds.default_delta(g, 0.5) == 4  # 3.5 rounds to even
     assert ds.default_delta(big, 1e30) == ds.MAX_DELTA
+
+
+def test_the_knobs_delta_probes_only_for_the_default_rule(monkeypatch):
+    """knob_delta: delta as given; delta_scale without the probe; the default rule with
+    the probe's depth (a 3 x 400 grid: about 200 levels from a random source), or
+    without it when depth_widen is off."""
+    from gpubfs_cli.algorithms.bfs import probe
+
+    g = samples.grid(3, 400, weight=5)
+    calls = []
+    real = probe.probe_depth
+    monkeypatch.setattr(probe, "probe_depth", lambda graph: calls.append(1) or real(graph))
+    assert ds.knob_delta(g, ds.DeltaKnobs(delta=9)) == (9, None)
+    assert ds.knob_delta(g, ds.DeltaKnobs(delta_scale=2.0)) == (10, None)
+    assert ds.knob_delta(g, ds.DeltaKnobs(depth_widen=False)) == (ds.default_delta(g), None)
+    assert not calls
+    delta, depth = ds.knob_delta(g, ds.DeltaKnobs())
+    assert calls and 100 < depth < 400 and delta == ds.default_delta(g, depth=depth) > ds.default_delta(g)
 
 
 def test_registered_as_beyond_the_papers():

@@ -70,11 +70,15 @@ shortest path, or the source, starts a chain of tight zero-weight edges to it). 
 the parent at the relaxation instead would need the distance and the parent in one
 atomic word, which 64-bit distances leave no room for.
 
-The default delta (``delta = 0``): max(1, round(32 * mean weight / mean out-degree)).
-A bucket then spans about 32 / d mean-weight hops: on road networks and lattices (d of
-2.5 to 4) a bucket is 8 to 13 mean weights wide, enough frontier per round for a whole
-GPU; on power-law graphs (d of 16 to 64) about a mean weight, where a wider bucket
-mostly buys re-relaxations because each vertex already reaches many neighbours.
+The default delta (``delta = 0``): max(1, round(32 * mean weight / mean out-degree *
+f)), f = depth / 64 from 1 to 16, depth the mean BFS depth of the probe (the host's BFS
+from 10 random sources, algorithms/bfs/probe.py, as auto.bfs measures it; in prepare).
+A bucket then spans about 32 / d mean-weight hops: on power-law graphs (d of 16 to 64)
+about a mean weight, where a wider bucket mostly buys re-relaxations because each vertex
+already reaches many neighbours. A deep graph (road networks, lattices: thousands of
+levels) pays a round's fixed cost per level of each bucket, so its buckets widen up to 16
+times (about 100-200 mean weights): fewer, fuller rounds for a few more relaxations. The
+sweep behind f (H200, 2026-11-30): docs/performance.md, "The bucket width".
 
 Knobs:
 
@@ -82,6 +86,8 @@ Knobs:
   distance (2^62) makes one bucket: Bellman-Ford with a worklist.
 - ``delta_scale``: instead of ``delta``, the width as that many times the mean edge
   weight (rounded, at least 1); the counters' ``delta`` says the width used.
+- ``depth_widen``: the default rule's widening by depth (True); False gives 32 x mean
+  weight / mean out-degree alone, the rule before it, and skips the probe.
 - ``cta_size``: threads per CTA, 128, 256 or 512 (compiled per size; at 1024 the
   64-register cap spills).
 - ``blocks_per_sm``: CTAs per SM of the persistent grid (0 = as many as fit).
@@ -98,7 +104,8 @@ distances' time on CTA 0's clock, nanoseconds) with ``ns_small`` of it in the le
 rounds and ``ns_grid_rounds`` in the grid's light rounds (the rest: heavy rounds and
 bucket changes),
 ``heavy_rounds`` (buckets that relaxed heavy edges; 0 for near-far), ``relaxations``
-(edges relaxed, light and heavy), ``delta`` (the width used); with predecessors,
+(edges relaxed, light and heavy), ``delta`` (the width used), ``probe_depth`` (the
+probe's mean depth, where the default rule measured it); with predecessors,
 ``parent_rounds``.
 
 Limits: vertex ids and edge offsets are 32-bit (2^31 edges or more: unavailable).
@@ -113,7 +120,7 @@ from typing import ClassVar
 import numpy as np
 
 from gpubfs_cli.core.answer import Answer
-from gpubfs_cli.core.knobs import check_launch, check_small_frontier, knob, whole
+from gpubfs_cli.core.knobs import check_flags, check_launch, check_small_frontier, knob, whole
 from gpubfs_cli.core.strategy import StrategyUnavailable, register
 from gpubfs_cli.gpu.base import GpuStrategy
 from gpubfs_cli.gpu.launch import (
@@ -167,14 +174,42 @@ PARAMS = param_struct(
 )
 
 
-def default_delta(graph: CSRGraph, scale: float | None = None) -> int:
-    """32 x the mean weight / the mean out-degree (see the module text), or `scale` x the
-    mean weight; at least 1, at most MAX_DELTA."""
+DEPTH_UNIT = 64  # the default rule widens the bucket by depth / DEPTH_UNIT ...
+DEPTH_CAP = 16  # ... at most this many times (docs/performance.md, "The bucket width")
+RULE = "delta 0 = 32 x mean weight / mean out-degree, x depth / 64 (1 to 16) (a rule of this project, not the paper's)"
+
+
+def depth_factor(depth: float | None) -> float:
+    """How many times the default bucket widens on a graph of BFS depth `depth` (None:
+    not probed): depth / DEPTH_UNIT, from 1 to DEPTH_CAP."""
+    return 1.0 if depth is None else min(max(depth / DEPTH_UNIT, 1.0), float(DEPTH_CAP))
+
+
+def default_delta(graph: CSRGraph, scale: float | None = None, depth: float | None = None) -> int:
+    """32 x the mean weight / the mean out-degree, widened on deep graphs by
+    depth_factor(depth) (see the module text), or `scale` x the mean weight; at least 1,
+    at most MAX_DELTA."""
     if graph.m == 0 or graph.n == 0:
         return 1
     mean_weight = float(np.mean(np.asarray(graph.weights), dtype=np.float64))
-    width = scale * mean_weight if scale is not None else 32 * mean_weight / (graph.m / graph.n)
+    if scale is not None:
+        width = scale * mean_weight
+    else:
+        width = 32 * mean_weight / (graph.m / graph.n) * depth_factor(depth)
     return int(min(max(1, round(width)), MAX_DELTA))
+
+
+def knob_delta(graph: CSRGraph, k) -> tuple[int, float | None]:
+    """The bucket width the knobs give on `graph`, and the probe's depth where the
+    default rule asked for it (delta 0, no delta_scale, depth_widen)."""
+    if k.delta:
+        return int(k.delta), None
+    depth = None
+    if k.delta_scale is None and k.depth_widen:
+        from gpubfs_cli.algorithms.bfs.probe import probe_depth
+
+        depth = probe_depth(graph)
+    return default_delta(graph, k.delta_scale, depth), depth
 
 
 @dataclass(frozen=True)
@@ -183,6 +218,7 @@ class DeltaKnobs:
     # the bucket width over the mean edge weight, instead of delta: one sweep fits graphs
     # whose weights differ by orders of magnitude
     delta_scale: float | None = knob(None, 0, above=True, whole=False)
+    depth_widen: bool = True  # the default rule's widening on deep graphs (False: 32 x w / d alone)
     cta_size: int = knob(256, among=CTA_SIZES)
     blocks_per_sm: int = knob(0, 0, means="0: as many as fit")
     small_frontier: int = knob(SMALL_CAP, 0, SMALL_CAP, means="0: off")
@@ -195,6 +231,7 @@ class DeltaKnobs:
         if scale is not None and (isinstance(scale, bool) or not isinstance(scale, (int, float))
                                   or not 0 < scale < float("inf")):
             raise ValueError(f"delta_scale must be a number above 0 (times the mean edge weight), not {scale!r}")
+        check_flags(self, ("depth_widen",))
         if self.delta and scale is not None:
             raise ValueError("delta and delta_scale: give one (delta_scale is delta over the mean edge weight)")
         check_launch(self.cta_size, CTA_SIZES, self.blocks_per_sm)
@@ -213,7 +250,7 @@ class DeltaStepping(GpuStrategy):
     summary = "buckets of width delta on the device: light rounds until the bucket settles, then its heavy edges once"
     caveats = (
         "not one of the five papers: gpubfs's own delta-stepping",
-        "delta 0 = 32 x mean weight / mean out-degree (a rule of this project, not the paper's)",
+        RULE,
         "the edge-id array that carries the light/heavy split costs 4 bytes per edge, and the small-frontier "
         "mode's neighbours and weights in its order 8 or 12 more",
     )
@@ -233,7 +270,9 @@ class DeltaStepping(GpuStrategy):
         if np.dtype(w.dtype) not in (np.dtype(np.int32), np.dtype(np.int64)):
             w = self.keep("_weights64", w.astype(cp.int64))
         weight64 = np.dtype(w.dtype) == np.dtype(np.int64)
-        self.derived("delta", int(k.delta) or default_delta(graph, k.delta_scale))
+        delta, depth = knob_delta(graph, k)
+        self.derived("delta", delta)
+        self.derived("_rule_counters", {"delta": delta, **({"probe_depth": depth} if depth is not None else {})})
         cta = int(k.cta_size)
         module = load_module(KERNELS, defines=kernel_defines(cta, weight64), cooperative=True,
                              name_expressions=KERNEL_NAMES, device=self.device)
@@ -288,7 +327,7 @@ class DeltaStepping(GpuStrategy):
             raise ValueError(f"source {source} out of range [0, {n})")
         self._kernels[predecessors]((self._grid,), (int(self.knobs.cta_size),),
                                     (*self._params[predecessors], i32(source)))
-        counters = {**self._views[predecessors], "delta": self.delta}
+        counters = {**self._views[predecessors], **self._rule_counters}
         return Answer(self._dist_n, self._parent_n if predecessors else None, counters)
 
 
@@ -299,6 +338,6 @@ class NearFar(DeltaStepping):
     summary = "near pile below a threshold that advances by delta, far pile above; whole lists relaxed per round"
     caveats = (
         "not one of the five papers: gpubfs's own near-far, sssp.delta's kernel with every edge light",
-        "delta 0 = 32 x mean weight / mean out-degree (a rule of this project, not the paper's)",
+        RULE,
     )
     heavy = False
