@@ -12,6 +12,8 @@ depth_avg, about two thirds of the random mean, and the probe's beside it.
 
 from __future__ import annotations
 
+import threading
+import weakref
 from collections.abc import Mapping
 
 import numpy as np
@@ -26,15 +28,25 @@ def probe_sources(graph) -> list[int]:
     return random_sources(graph, PROBE_SOURCES, seed=PROBE_SEED)
 
 
+# Depths from each source, per graph object, for as long as the graph lives: a run
+# prepares a variant once a round, and every sssp.* prepare and auto.bfs prepare probes.
+_DEPTHS: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
+_LOCK = threading.Lock()
+
+
 def probe_depth(graph, known: Mapping[int, int] | None = None) -> float:
     """The probe's mean depth on `graph`; `known` maps sources to depths already measured
-    (a run's references), which are not measured again."""
+    (a run's references), which are not measured again, nor are those an earlier probe of
+    the same graph object measured or was given."""
     from gpubfs_cli.core.problem import get_problem
     from gpubfs_cli.core.solve import solve_each
 
     sources = probe_sources(graph)
-    known = dict(known or {})
-    todo = [s for s in sources if s not in known]
+    with _LOCK:
+        seen = _DEPTHS.setdefault(graph, {})
+        seen.update(known or {})
+        todo = [s for s in sources if s not in seen]
     depths = [int(d.max()) for d in solve_each(get_problem("bfs"), graph, todo)]  # to the end: every worker done
-    known.update(zip(todo, depths, strict=True))
-    return float(np.mean([known[s] for s in sources]))
+    with _LOCK:
+        seen.update(zip(todo, depths, strict=True))
+        return float(np.mean([seen[s] for s in sources]))

@@ -125,10 +125,25 @@ def test_the_probe_reuses_the_depths_a_run_already_has(monkeypatch):
     monkeypatch.setattr(solve, "solve_each", lambda p, g, s: (solved.extend(s), real(p, g, s))[1])
     depths = {v: int(sequential_bfs(graph, v).distances.max()) for v in sources}
     want = float(np.mean(list(depths.values())))
-    assert probe_depth(graph, {**depths, 999: 1}) == want and solved == []
     assert probe_depth(graph, {v: depths[v] for v in sources[:4]}) == want and solved == sources[4:]
+    fresh = sample_graphs.path(50)  # another object: nothing of graph's is reused
+    assert probe_depth(fresh, {**depths, 999: 1}) == want and solved == sources[4:]
     solved.clear()
-    assert probe_depth(graph) == want and solved == sources
+    assert probe_depth(sample_graphs.path(50)) == want and solved == sources
+
+
+def test_a_graph_is_probed_once(monkeypatch):
+    """A second probe of the same graph object (the next round's prepare) measures nothing."""
+    from gpubfs_cli.core import solve
+
+    graph = sample_graphs.grid(7, 9)
+    solved = []
+    real = solve.solve_each
+    monkeypatch.setattr(solve, "solve_each", lambda p, g, s: (solved.extend(s), real(p, g, s))[1])
+    first = probe_depth(graph)
+    assert solved == probe_sources(graph)
+    solved.clear()
+    assert probe_depth(graph) == first and solved == []
 
 
 def test_recorded_features_read_depth_avg_from_older_files():
