@@ -138,7 +138,8 @@ class Problem:
 
     def reference_stats(self, graph, sources: list[int], reaches: list[int]) -> dict[str, Any]:
         """Dataset facts from the references' reach metric over `sources` (BFS: depth_avg,
-        depth_max, and depth_probe, auto's depth feature: algorithms/bfs/probe.py)."""
+        depth_max; SSSP: max_distance_avg, max_distance_max; both: depth_probe, auto's depth
+        feature and the SSSP default delta's input: algorithms/bfs/probe.py)."""
         return {}
 
     def frontier(self, graph, source: int, distances: np.ndarray) -> dict[str, Any] | None:

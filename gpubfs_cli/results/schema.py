@@ -16,7 +16,8 @@ Layout (schema_version 1):
   datasets {NAME: {status, n, m, directed, stats {...}, meta {...}, load_s,
                    sources_origin (random | explicit | fixed_source),
                    depth_avg, depth_max (the baseline's search depths over the sources),
-                   depth_probe (auto.bfs's depth feature: algorithms/bfs/probe.py),
+                   depth_probe (auto.bfs's depth feature and the SSSP default delta's
+                                input: algorithms/bfs/probe.py),
                    upload_ms (graph upload to the GPU, once per graph)}
             | {status: error, reason} for a dataset that could not be loaded
             | {status: skipped, reason} when no strategy of the run could run here},

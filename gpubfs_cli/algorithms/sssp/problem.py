@@ -65,4 +65,10 @@ class Sssp(Problem):
         return SsspFacts(graph)
 
     def reference_stats(self, graph, sources: list[int], reaches: list[int]) -> dict[str, Any]:
-        return {"max_distance_avg": float(np.mean(reaches)), "max_distance_max": int(np.max(reaches))}
+        """The references' largest distances, and the graph's BFS depth by the probe (the
+        default delta's input, sssp/gpu/delta/strategies.py; one probe per graph object,
+        shared with the strategies' prepare)."""
+        from gpubfs_cli.algorithms.bfs.probe import probe_depth
+
+        return {"max_distance_avg": float(np.mean(reaches)), "max_distance_max": int(np.max(reaches)),
+                "depth_probe": probe_depth(graph)}

@@ -51,6 +51,11 @@ def test_generated_graph(tmp_path):
     info = doc["datasets"]["smoke-rmat"]
     assert info["meta"]["weights"]["range"] == [0, 100]  # GTgraph's weights for R-MAT
     assert info["max_distance_max"] >= info["max_distance_avg"] > 0
+    # the graph's BFS depth by the probe: the default delta's input (sssp.*), recorded
+    from gpubfs_cli.algorithms.bfs.probe import probe_depth
+    from gpubfs_cli.datasets.store import load_graph
+
+    assert info["depth_probe"] == probe_depth(load_graph("smoke-rmat", data)) > 0
     # both strategies agree with the reference on the same sources
     by = {}
     for s in doc["samples"]:
