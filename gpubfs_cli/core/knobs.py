@@ -176,6 +176,16 @@ def check_small_frontier(value, cap: int) -> None:
         raise ValueError(f"small_frontier must be a whole number between 0 (off) and {cap}, not {value!r}")
 
 
+def check_delta_scale(delta_given: bool, scale) -> None:
+    """A delta-stepping strategy's bucket width as a multiple of the mean edge weight
+    (delta_scale): None, or a number above 0, and not beside an explicit delta."""
+    if scale is not None and (isinstance(scale, bool) or not isinstance(scale, (int, float))
+                              or not 0 < scale < float("inf")):
+        raise ValueError(f"delta_scale must be a number above 0 (times the mean edge weight), not {scale!r}")
+    if delta_given and scale is not None:
+        raise ValueError("delta and delta_scale: give one (delta_scale is delta over the mean edge weight)")
+
+
 def check_edge_count(key: str, value, zero: str) -> None:
     """An edge-count knob that reaches a kernel as an int: 0 (meaning `zero`) to 2^31 - 1."""
     if not whole(value) or not 0 <= value < 2**31:

@@ -20,6 +20,15 @@ def _label(graph) -> str:
     return f"dataset '{graph.name}'" if graph.name else "the graph"
 
 
+def bucket_width(weights, scale: float, cap: int) -> int:
+    """`scale` times the mean edge weight, rounded, from 1 to `cap`: a delta-stepping
+    bucket width (sssp.delta's default rule, gapbs's -d)."""
+    w = np.asarray(weights)
+    if not len(w):
+        return 1
+    return int(min(max(1, round(scale * float(np.mean(w, dtype=np.float64)))), cap))
+
+
 def edge_at(graph, e: int) -> tuple[int, int]:
     """(u, v) of CSR entry e."""
     u = int(np.searchsorted(np.asarray(graph.row_offsets), e, side="right")) - 1

@@ -37,8 +37,9 @@ from dataclasses import dataclass
 import numpy as np
 
 from gpubfs_cli.algorithms.bfs.peer.gapbs_common import GapbsKnobs, GapbsPeer, GapbsRun
+from gpubfs_cli.algorithms.sssp.inputs import bucket_width
 from gpubfs_cli.core.answer import Answer
-from gpubfs_cli.core.knobs import knob, whole
+from gpubfs_cli.core.knobs import check_delta_scale, knob, whole
 from gpubfs_cli.core.strategy import StrategyUnavailable, register
 
 ENV = "GPUBFS_GAPBS_SSSP"
@@ -58,15 +59,13 @@ class GapbsSsspKnobs(GapbsKnobs):
         d = self.delta
         if d is not None and (not whole(d) or not 1 <= d <= INT32_MAX):
             raise ValueError(f"delta: expected a whole number from 1 to 2^31 - 1 (gapbs's -d), got {d!r}")
-        if d is not None and self.delta_scale is not None:
-            raise ValueError("delta and delta_scale: give one (delta_scale is delta over the mean edge weight)")
+        check_delta_scale(d is not None, self.delta_scale)
 
 
 def delta_for(weights, scale: float = 1.0) -> int:
     """The default delta: `scale` times the mean edge weight, rounded, at least 1 and at
     most 2^31 - 1 (docs/peers.md says why the mean)."""
-    w = np.asarray(weights)
-    return min(INT32_MAX, max(1, int(round(scale * float(w.mean()))))) if len(w) else 1
+    return bucket_width(weights, scale, INT32_MAX)
 
 
 @register

@@ -119,8 +119,16 @@ from typing import ClassVar
 
 import numpy as np
 
+from gpubfs_cli.algorithms.sssp.inputs import bucket_width
 from gpubfs_cli.core.answer import Answer
-from gpubfs_cli.core.knobs import check_flags, check_launch, check_small_frontier, knob, whole
+from gpubfs_cli.core.knobs import (
+    check_delta_scale,
+    check_flags,
+    check_launch,
+    check_small_frontier,
+    knob,
+    whole,
+)
 from gpubfs_cli.core.strategy import StrategyUnavailable, register
 from gpubfs_cli.gpu.base import GpuStrategy
 from gpubfs_cli.gpu.launch import (
@@ -191,12 +199,9 @@ def default_delta(graph: CSRGraph, scale: float | None = None, depth: float | No
     at most MAX_DELTA."""
     if graph.m == 0 or graph.n == 0:
         return 1
-    mean_weight = float(np.mean(np.asarray(graph.weights), dtype=np.float64))
-    if scale is not None:
-        width = scale * mean_weight
-    else:
-        width = 32 * mean_weight / (graph.m / graph.n) * depth_factor(depth)
-    return int(min(max(1, round(width)), MAX_DELTA))
+    if scale is None:
+        scale = 32 / (graph.m / graph.n) * depth_factor(depth)
+    return bucket_width(graph.weights, scale, MAX_DELTA)
 
 
 def knob_delta(graph: CSRGraph, k) -> tuple[int, float | None]:
@@ -227,13 +232,8 @@ class DeltaKnobs:
     def __post_init__(self) -> None:
         if not whole(self.delta) or not 0 <= self.delta <= MAX_DELTA:
             raise ValueError(f"delta must be a whole number in [1, 2^62], or 0 for the default rule, not {self.delta!r}")
-        scale = self.delta_scale
-        if scale is not None and (isinstance(scale, bool) or not isinstance(scale, (int, float))
-                                  or not 0 < scale < float("inf")):
-            raise ValueError(f"delta_scale must be a number above 0 (times the mean edge weight), not {scale!r}")
+        check_delta_scale(bool(self.delta), self.delta_scale)
         check_flags(self, ("depth_widen",))
-        if self.delta and scale is not None:
-            raise ValueError("delta and delta_scale: give one (delta_scale is delta over the mean edge weight)")
         check_launch(self.cta_size, CTA_SIZES, self.blocks_per_sm)
         check_small_frontier(self.small_frontier, SMALL_CAP)
         if not whole(self.small_edges) or not 1 <= self.small_edges <= SMALL_EDGES_MAX:
