@@ -34,6 +34,9 @@
 #   sssp-delta-depth   studies/sssp-delta-depth.yaml (the default delta's widening on deep graphs
 #                off and on, sssp.near_far and sssp.delta) on the NY road graph from .mirror/ and
 #                five generated graphs -> results/sssp-delta-depth.json; resumed when cut
+#   sssp-hubs    studies/sssp-hubs.yaml (the SSSP kernel's hub pass off and at three thresholds,
+#                beside raval.ep) on the NY road graph from .mirror/ and six generated graphs
+#                -> results/sssp-hubs.json; resumed when cut
 #   graph500-large   the graph500 config (kernels 2 and 3, 64 keys, validate: certificate)
 #                on scales 24 and 26 -> results/graph500-large.json, its --graph500 report;
 #                cut by its limit, it goes on from its journal when run again
@@ -191,6 +194,9 @@ for part in "$@"; do
     sssp-delta-depth) sh_run "$part" 580 "$G fetch-dataset USA-road-d.NY --mirror .mirror --accept-checksum &&" \
       "$(run_or_resume sssp-delta-depth studies/sssp-delta-depth.yaml) &&" \
       "$G report results/sssp-delta-depth.json --format md" ;;
+    sssp-hubs) sh_run "$part" 580 "$G fetch-dataset USA-road-d.NY --mirror .mirror --accept-checksum &&" \
+      "$(run_or_resume sssp-hubs studies/sssp-hubs.yaml) &&" \
+      "$G report results/sssp-hubs.json --format md" ;;
     graph500-large) sh_run "$part" 580 "$(run_or_resume graph500-large graph500 -d "$G500_LARGE") &&" \
       "$G report --graph500 results/graph500-large.json" ;;
     gunrock) sh_run gunrock 580 "$(config do do -d $LOW)" ;;

@@ -77,11 +77,35 @@ def wide_hub(leaves: int = ds.SMALL_CAP + 200) -> object:
     return samples.from_edges(src, dst, int(tail[-1]) + 1, weights=w, name="wide_hub")
 
 
+def many_hubs(lists: int = ds.HUB_CAP + 40) -> object:
+    """Directed: the source 0 reaches `lists` vertices at once, each with 3 out-edges to a
+    shared ring of 50 vertices: one round with more lists than a hub pass takes (the rest
+    stay with the tiles), at hub_edges 1 to 3."""
+    rng = np.random.default_rng(11)
+    mids = np.arange(1, lists + 1)
+    ring = lists + 1 + np.arange(50)
+    src = np.concatenate([np.zeros(lists, np.int64), np.repeat(mids, 3), ring])
+    dst = np.concatenate([mids, rng.choice(ring, 3 * lists), np.roll(ring, 1)])
+    w = rng.integers(1, 30, len(src))
+    return samples.from_edges(src, dst, int(ring[-1]) + 1, weights=w, directed=True, name="many_hubs")
+
+
+def one_hub(leaves: int = 200, tail: int = 8) -> object:
+    """Directed: a path 0 -> 1 -> 2 into hub 3, whose only way in it is, from the hub to
+    `leaves` leaves, and from the first leaf a path of `tail` more vertices: the hub enters
+    one round's frontier once, and rounds go on after it."""
+    after = 4 + leaves + np.arange(tail)
+    src = np.concatenate([[0, 1, 2], np.full(leaves, 3), [4], after[:-1]])
+    dst = np.concatenate([[1, 2, 3], np.arange(4, 4 + leaves), after])
+    w = np.arange(1, len(src) + 1) % 17 + 1
+    return samples.from_edges(src, dst, 4 + leaves + tail, weights=w, directed=True, name="one_hub")
+
+
 GRAPHS = dict(samples.NASTY_SSSP)
 GRAPHS["zero_undirected"] = zero_undirected
 GRAPHS["grid9x13-w"] = lambda: samples.with_rule_weights(samples.grid(9, 13))
 GRAPHS["rmat-w"] = lambda: samples.with_rule_weights(samples.rmat(8, 6, 4, permute=True), seed=3)
-OTHER = {"wide_hub": wide_hub}
+OTHER = {"wide_hub": wide_hub, "many_hubs": many_hubs, "one_hub": one_hub}
 HARD = ["zero_cycles", "zero_undirected", "hub", "loops_dups", "big_int64", "directed_random"]
 
 
@@ -140,6 +164,10 @@ def check_counters(heavy: bool, delta: int, g, ref: np.ndarray, got: Answer, pre
     assert c["small_rounds"] == 0 or c["small_entries"] > 0, c
     assert c["ns_small"] + c["ns_grid_rounds"] <= c["ns_search"], c
     assert c["far_scanned"] >= c["buckets"] - 1, c  # every bucket but the first comes from the far pile
+    # a hub pass follows a grid round (light or heavy) and spreads 1 to HUB_CAP lists
+    grid_rounds = c["light_rounds"] - c["small_rounds"] + c["heavy_rounds"]
+    assert 0 <= c["hub_rounds"] <= grid_rounds, c
+    assert c["hub_rounds"] <= c["hub_lists"] <= ds.HUB_CAP * c["hub_rounds"], c
     if pred:
         assert c["parent_rounds"] >= 2, c
     else:
@@ -207,6 +235,47 @@ def test_small_frontier_mode_off_and_handing_back(monkeypatch, emulation, name, 
     else:
         assert any(small_rounds) and any(grid_rounds)
         assert any(s and g for s, g in zip(small_rounds, grid_rounds, strict=True))
+
+
+@pytest.mark.parametrize("hub_edges", [1, 8, 64])
+@pytest.mark.parametrize("name", NAMES)
+def test_the_hub_pass_spreads_long_lists(monkeypatch, emulation, name, hub_edges):
+    """hub_edges 1, 8, 64 with the grid running every round (small_frontier 0): the lists
+    that long go to a hub pass after the round's barrier, spread over every warp, and
+    every answer is still Dijkstra's (light and heavy rounds both: the split delta)."""
+    knobs = {"delta": "split", "small_frontier": 0, "hub_edges": hub_edges}
+    answers = run(monkeypatch, emulation, name, knobs, [*HARD, "rmat-w", "wide_hub", "many_hubs"])
+    spread = [a.counters["hub_rounds"] > 0 for a in answers if a.counters["relaxations"]]
+    assert all(spread) if hub_edges == 1 else any(spread)  # at 1 every round with an edge has a hub
+
+
+@pytest.mark.parametrize("name", NAMES)
+def test_a_round_with_more_hubs_than_the_pass_takes(monkeypatch, emulation, name):
+    """many_hubs's second round has HUB_CAP + 40 lists of 3 edges: at hub_edges 3 the pass
+    spreads HUB_CAP of them and the tiles run the rest; the answers are Dijkstra's."""
+    knobs = {"delta": ds.MAX_DELTA, "small_frontier": 0, "hub_edges": 3}
+    answers = run(monkeypatch, emulation, name, knobs, ["many_hubs"], predecessors=(False,))
+    from_zero = [a for a in answers if a.counters["relaxations"] > 3 * ds.HUB_CAP]  # the other sources: the ring
+    assert from_zero and all(a.counters["hub_lists"] >= ds.HUB_CAP for a in from_zero)
+
+
+@pytest.mark.parametrize("name", NAMES)
+def test_a_hub_is_spread_once_per_round_it_is_in(monkeypatch, emulation, name):
+    """one_hub: the hub enters one frontier once (one path in), so one hub pass spreads one
+    list, whatever the rounds after it: a count left over in a queue's word would spread
+    it again three rounds later. hub_edges 0: no hub pass at all. Every vertex enters a
+    frontier once, so each edge it reaches is relaxed exactly once: a list both spread and
+    left to its tile would count twice."""
+    knobs = {"delta": ds.MAX_DELTA, "small_frontier": 0}
+    g = graph("one_hub")
+    for hub_edges, expected in ((100, 1), (0, 0)):
+        answers = run(monkeypatch, emulation, name, {**knobs, "hub_edges": hub_edges}, ["one_hub"],
+                      predecessors=(False,))
+        for s, a in zip(sources(g), answers, strict=True):
+            reached = dijkstra(g, s).distances >= 0
+            assert a.counters["relaxations"] == int(g.out_degrees()[reached].sum()), a.counters
+            if a.counters["relaxations"]:  # a source that reaches the hub
+                assert (a.counters["hub_rounds"], a.counters["hub_lists"]) == (expected, expected), a.counters
 
 
 @pytest.mark.parametrize("name", NAMES)
@@ -316,6 +385,7 @@ def test_traverse_has_no_fixed_cost_leaks(monkeypatch, emulation, name):
 def test_knobs_are_checked():
     k = ds.DeltaKnobs()
     assert (k.delta, k.cta_size, k.blocks_per_sm, k.small_frontier, k.small_edges) == (0, 256, 0, ds.SMALL_CAP, 4096)
+    assert k.hub_edges == 2048 and ds.DeltaKnobs(hub_edges=0).hub_edges == 0
     assert k.delta_scale is None and ds.DeltaKnobs(delta_scale=0.25).delta_scale == 0.25
     with pytest.raises(UserError):
         make_knobs(all_strategies("sssp")["sssp.near_far"], {"delta_scale": "wide"})
@@ -326,7 +396,7 @@ def test_knobs_are_checked():
                 {"blocks_per_sm": False}, {"small_frontier": -1}, {"small_frontier": ds.SMALL_CAP + 1},
                 {"small_frontier": 2.5}, {"small_edges": 0}, {"small_edges": ds.SMALL_EDGES_MAX + 1},
                 {"delta_scale": 0.0}, {"delta_scale": -2.0}, {"delta_scale": 4.0, "delta": 7},
-                {"depth_widen": 1}]:
+                {"depth_widen": 1}, {"hub_edges": -1}, {"hub_edges": 2**31}, {"hub_edges": 2.5}]:
         with pytest.raises(ValueError) as err:
             ds.DeltaKnobs(**bad)
         assert "\n" not in str(err.value)
@@ -390,6 +460,8 @@ def test_builds_cover_every_cta_size_and_weight_type():
     words = [c["CTL_LSIZE"] + i for i in range(3)] + [c["CTL_FSIZE"], c["CTL_FSIZE"] + 1] + [
         c[k] for k in ("CTL_RSIZE", "CTL_MIN", "CTL_BUCKETS", "CTL_LIGHT_ROUNDS", "CTL_HEAVY_ROUNDS",
                        "CTL_RELAXATIONS", "CTL_PARENT_ROUNDS", "CTL_SMALL_ROUNDS", "CTL_SMALL_ENTRIES",
-                       "CTL_FAR_SCANNED", "CTL_NS_SEARCH", "CTL_NS_SMALL", "CTL_NS_GRID")] + [
-        c["CTL_PSIZE"] + i for i in range(3)] + [c["CTL_SF"], c["CTL_SF"] + 1]  # three ints in two words
+                       "CTL_FAR_SCANNED", "CTL_NS_SEARCH", "CTL_NS_SMALL", "CTL_NS_GRID", "CTL_HUB_ROUNDS",
+                       "CTL_HUB_LISTS")] + [
+        c["CTL_PSIZE"] + i for i in range(3)] + [c["CTL_SF"], c["CTL_SF"] + 1] + [  # three ints in two words
+        c["CTL_HUBS"] + i for i in range(3)]
     assert len(set(words)) == len(words) and max(words) < c["CTL_WORDS"]

@@ -15,6 +15,10 @@
 //   next bucket   a min-reduction over the far pile's live distances picks the next
 //                 non-empty bucket (empty buckets are skipped); a compaction moves its
 //                 vertices to the frontier and keeps the rest in the other far pile
+//   hub pass      a grid round leaves lists of hub_edges or more (up to DELTA_HUB_CAP of
+//                 them) to a pass after its barrier that spreads their edges over every
+//                 warp of the grid (gpu/include/spread.cuh): a power-law graph's hub of
+//                 10^5 edges would otherwise be one CTA's while the others wait
 //   small mode    while a round's frontier and its light edges number at most
 //                 small_frontier, CTA 0 (the leader) runs the bucket's light rounds alone
 //                 from shared-memory queues, with block barriers, and the rest of the grid
@@ -35,6 +39,7 @@
 #include "delta.cuh"
 #include "expand.cuh"
 #include "small_frontier.cuh"
+#include "spread.cuh"
 
 namespace dsssp {
 
@@ -51,6 +56,10 @@ struct Shared {
     union {
         GatherShared<BLOCK, int> g;   // the grid's rounds
         SfQueues<SMALL_CAP, int> sq;  // the leader's rounds (small-frontier mode)
+        struct {
+            SpreadLists<DELTA_HUB_CAP, int> l;
+            int scan[33];
+        } hub;                        // the hub passes
     };
     unsigned long long lead[2];  // the leader's far pile and settled list sizes
     unsigned long long clock[5];  // CTA 0's thread 0: the search's start, ns_small, ns_grid, far_scanned, a round's start
@@ -163,6 +172,24 @@ struct ParentSink {
 // reached vertex (the parents' first round).
 enum ListPart { LIGHT, HEAVY_EDGES, REACHED };
 
+// Grid round g's hub queue: the count of the lists it left to its hub pass (a.hubs holds
+// the first DELTA_HUB_CAP). The count is read after the round's barrier and cleared at
+// round g + 2's start (a barrier between each), before round g + 3 appends to that slot.
+__device__ __forceinline__ unsigned long long* hub_slot(unsigned long long* ctl, long long g) {
+    return ctl + CTL_HUBS + (int)(g % 3);
+}
+
+// The part of each vertex's list a round relaxes, as spread.cuh's lists.
+template <ListPart PART>
+struct PartLists {
+    const int* __restrict__ row;
+    const int* __restrict__ split;
+    __device__ __forceinline__ int start(int u) const { return PART == HEAVY_EDGES ? split[u] : row[u]; }
+    __device__ __forceinline__ int len(int u) const {
+        return PART == HEAVY_EDGES ? row[u + 1] - split[u] : split[u] - row[u];
+    }
+};
+
 // Where the bucket's settled vertices go (the heavy round's list), each once per bucket.
 struct Settle {
     int* rstamp;
@@ -173,12 +200,17 @@ struct Settle {
 
 // The lists of items[0, size) (null items: the vertices 0 .. size - 1) over the grid, a
 // tile of BLOCK items per CTA at a time (the loop is CTA-uniform: gather_lists has
-// block barriers). With a Settle, each item is recorded (warp-converged) before its list.
+// block barriers). With a Settle, each item is recorded (warp-converged) before its list;
+// with hub_edges above 0, lists of hub_edges or more go to grid round g's hub pass
+// (hub_slot's count, the list `hubs`) while its queue has room. The arguments are the
+// parameters' words, which the compiler reads again where used instead of holding them:
+// registers are at their cap.
 template <ListPart PART, class Sink>
 __device__ __forceinline__ void gather_items(Shared& sh, const int* __restrict__ row, const int* __restrict__ split,
                                              const unsigned long long* dist, const int* __restrict__ perm,
                                              const int* items, long long size, Sink& sink,
-                                             const Settle* settle = nullptr) {
+                                             const Settle* settle = nullptr, int hub_edges = 0, int* hubs = nullptr,
+                                             unsigned long long* ctl = nullptr, long long g = 0) {
     for (long long base = (long long)blockIdx.x * BLOCK; base < size; base += (long long)gridDim.x * BLOCK) {
         const long long i = base + threadIdx.x;
         const bool valid = i < size;
@@ -199,12 +231,45 @@ __device__ __forceinline__ void gather_items(Shared& sh, const int* __restrict__
         if (settle != nullptr)
             warp_push(valid && atomicMax(&settle->rstamp[u], settle->bucket_stamp) < settle->bucket_stamp, u,
                       settle->size, settle->list);
+        if (hub_edges > 0 && len >= hub_edges) {  // valid items only
+            const unsigned long long h = atomicAdd(hub_slot(ctl, g), 1ull);
+            if (h < DELTA_HUB_CAP) {
+                hubs[h] = u;
+                len = 0;
+            }
+        }
         gather_lists(sh.g, perm, u, start, len, sink);
     }
 }
 
 __device__ __forceinline__ unsigned long long* lsize(unsigned long long* ctl, long long r) {
     return ctl + CTL_LSIZE + (int)(r % 3);
+}
+
+__device__ __forceinline__ void hub_round_starts(const DeltaParams& a, long long g) {
+    if (grid_thread<BLOCK, long long>() == 0) a.ctl[CTL_HUBS + (int)((g + 1) % 3)] = 0;
+}
+
+// After grid round g's barrier: the lists it left to the hub pass, their edges spread over
+// every warp of the grid, then the pass's own barrier. Every thread reads the same count,
+// so the grid takes the same branch. The sink is made here, after the barrier, so that
+// the round's own is not kept alive across it (registers are at their cap).
+template <ListPart PART, class Sink>
+__device__ __forceinline__ void hub_pass(Shared& sh, const int* __restrict__ row, const int* __restrict__ split,
+                                         const int* __restrict__ perm, const DeltaParams& a, long long g,
+                                         Sink& sink) {
+    const unsigned long long h = read_word(hub_slot(a.ctl, g));
+    if (h == 0) return;
+    const int count = h < DELTA_HUB_CAP ? (int)h : DELTA_HUB_CAP;
+    const PartLists<PART> lists{row, split};
+    const int total = spread_scan_of<BLOCK>(lists, a.hubs, count, sh.hub.l.off, sh.hub.l.v, sh.hub.scan);
+    if (grid_thread<BLOCK, long long>() == 0) {  // the pass relaxes every edge of its lists
+        a.ctl[CTL_HUB_ROUNDS] += 1;
+        a.ctl[CTL_HUB_LISTS] += (unsigned long long)count;
+        a.ctl[CTL_RELAXATIONS] += (unsigned long long)total;
+    }
+    spread_edges_of<BLOCK>(lists, perm, sh.hub.l.off, sh.hub.l.v, count, total, sink);
+    GPUBFS_GRID_SYNC();
 }
 
 // ---- Small-frontier mode: the leader runs light rounds alone ---------------------------
@@ -385,23 +450,22 @@ __global__ void __launch_bounds__(DELTA_BLOCK, DELTA_MIN_BLOCKS) delta_sssp(DELT
     int* const far0 = args.far0;
     int* const far1 = args.far1;
     unsigned long long* const ctl = args.ctl;
-    int* const parent = args.parent;
-    int* const anchor = args.anchor;
     GPUBFS_SHARED(Shared, sh);
     const dist_t delta = (dist_t)args.delta;
-    const long long gtid = grid_thread<BLOCK, long long>(), gstride = grid_threads<BLOCK, long long>();
+    const long long gtid = grid_thread<BLOCK, long long>();
+    auto gstride = [] { return grid_threads<BLOCK, long long>(); };  // read again where used: registers are at their cap
     auto queue = [q0, q1](long long i) { return (i & 1) ? q1 : q0; };
     auto far = [far0, far1](int i) { return i ? far1 : far0; };
 
-    for (long long v = gtid; v < n; v += gstride) {
+    for (long long v = gtid; v < n; v += gstride()) {
         const bool s = v == source;
         dist[v] = s ? 0 : INF;
         lstamp[v] = s ? key(0) : INF;
         fstamp[v] = INF;
         if (HEAVY) rstamp[v] = 0;
         if (PRED) {
-            parent[v] = s ? source : -1;
-            anchor[v] = s ? 0 : DELTA_UNANCHORED;
+            args.parent[v] = s ? source : -1;
+            args.anchor[v] = s ? 0 : DELTA_UNANCHORED;
         }
     }
     if (gtid == 0) {
@@ -412,10 +476,10 @@ __global__ void __launch_bounds__(DELTA_BLOCK, DELTA_MIN_BLOCKS) delta_sssp(DELT
     }
     GPUBFS_GRID_SYNC();
 
-    dist_t lo = 0, hi = delta;  // the bucket [lo, hi): bucket 0 first
+    dist_t hi = delta;  // the bucket [hi - delta, hi): bucket 0 first (its start not held: registers)
     long long r = 0;            // light rounds so far: round r reads queue(r)
     long long k = 0;            // buckets so far (the far piles' and settled stamps)
-    long long heavy_rounds = 0;
+    long long grid_rounds = 0;  // light and heavy rounds the grid ran (their hub queues rotate by it)
     int f = 0;                  // the far pile in use
     unsigned long long relaxed = 0;
     const int lane = lane_id();
@@ -427,17 +491,17 @@ __global__ void __launch_bounds__(DELTA_BLOCK, DELTA_MIN_BLOCKS) delta_sssp(DELT
         sh.clock[1] = sh.clock[2] = sh.clock[3] = 0;
     }
     for (;;) {
-        long long handed = -1;  // the round the leader handed back in this bucket: the grid's to run
+        bool handed = false;  // the leader just handed round r back: the grid runs it
         for (;;) {  // light rounds until the bucket stops changing
             const long long size = (long long)read_word(lsize(ctl, r));
             if (size == 0) break;
             if (gtid == 0) sh.clock[4] = GPUBFS_NOW();
-            if (size <= args.small_frontier && r != handed) {  // every CTA read the same word
+            if (size <= args.small_frontier && !handed) {  // every CTA read the same word
                 ++epoch;
                 r = blockIdx.x == 0
                         ? small_rounds<HEAVY>(sh, row, split, pcol, pw, args, (int)r, (int)size, hi, k, f, epoch, relaxed)
                         : sf_park(reinterpret_cast<int*>(ctl + CTL_SF), epoch, &sh.bcast);
-                handed = r;
+                handed = true;
                 if (gtid == 0) sh.clock[1] += GPUBFS_NOW() - sh.clock[4];
                 continue;
             }
@@ -446,28 +510,45 @@ __global__ void __launch_bounds__(DELTA_BLOCK, DELTA_MIN_BLOCKS) delta_sssp(DELT
             RelaxSink sink{col, w, dist, lstamp, fstamp, hi, key(r + 1), key(k), queue(r + 1),
                            lsize(ctl, r + 1), far(f), ctl + CTL_FSIZE + f, 0};
             const Settle settle{rstamp, (int)(k + 1), ctl + CTL_RSIZE, settled};
-            gather_items<LIGHT>(sh, row, split, dist, perm, queue(r), size, sink, HEAVY ? &settle : nullptr);
+            hub_round_starts(args, grid_rounds);
+            gather_items<LIGHT>(sh, row, split, dist, perm, queue(r), size, sink, HEAVY ? &settle : nullptr,
+                                args.hub_edges, args.hubs, ctl, grid_rounds);
             relaxed += sink.relaxed;
-            ++r;
             GPUBFS_GRID_SYNC();
+            if (args.hub_edges) {
+                RelaxSink spread{col, w, dist, lstamp, fstamp, hi, key(r + 1), key(k), queue(r + 1),
+                                 lsize(ctl, r + 1), far(f), ctl + CTL_FSIZE + f, 0};
+                hub_pass<LIGHT>(sh, row, split, perm, args, grid_rounds, spread);
+            }
+            ++grid_rounds;
+            ++r;
+            handed = false;
             if (gtid == 0) sh.clock[2] += GPUBFS_NOW() - sh.clock[4];
         }
         if (HEAVY) {  // the heavy edges of every vertex the bucket settled, once
             const long long size = (long long)read_word(ctl + CTL_RSIZE);
             RelaxSink sink{col, w, dist, lstamp, fstamp, hi, key(r), key(k), queue(r),
                            lsize(ctl, r), far(f), ctl + CTL_FSIZE + f, 0};
-            gather_items<HEAVY_EDGES>(sh, row, split, dist, perm, settled, size, sink);
+            hub_round_starts(args, grid_rounds);
+            gather_items<HEAVY_EDGES>(sh, row, split, dist, perm, settled, size, sink, nullptr,
+                                      args.hub_edges, args.hubs, ctl, grid_rounds);
             relaxed += sink.relaxed;
-            heavy_rounds += size > 0;
+            if (gtid == 0 && size > 0) ++ctl[CTL_HEAVY_ROUNDS];  // counted in place: registers are at their cap
             GPUBFS_GRID_SYNC();
             if (gtid == 0) ctl[CTL_RSIZE] = 0;  // next appended after the compaction's barrier
+            if (args.hub_edges) {
+                RelaxSink spread{col, w, dist, lstamp, fstamp, hi, key(r), key(k), queue(r),
+                                 lsize(ctl, r), far(f), ctl + CTL_FSIZE + f, 0};
+                hub_pass<HEAVY_EDGES>(sh, row, split, perm, args, grid_rounds, spread);
+            }
+            ++grid_rounds;
         }
         const long long fsize = (long long)read_word(ctl + CTL_FSIZE + f);
         if (fsize == 0) break;
         if (gtid == 0) sh.clock[3] += (unsigned long long)fsize;
         {  // the smallest live distance of the far pile (entries below hi are settled)
             dist_t mn = INF;
-            for (long long i = gtid; i < fsize; i += gstride) {
+            for (long long i = gtid; i < fsize; i += gstride()) {
                 const dist_t d = __ldcg(&dist[far(f)[i]]);
                 if (d >= hi && d < mn) mn = d;
             }
@@ -477,14 +558,13 @@ __global__ void __launch_bounds__(DELTA_BLOCK, DELTA_MIN_BLOCKS) delta_sssp(DELT
         GPUBFS_GRID_SYNC();
         const dist_t mn = read_word(ctl + CTL_MIN);
         if (mn == INF) break;
-        lo = mn / delta * delta;  // skips the empty buckets between
-        hi = lo + delta;
+        hi = mn / delta * delta + delta;  // skips the empty buckets between
         ++k;
         {  // the new bucket's vertices to round r's frontier, the rest to the other pile
             int* const from = far(f);
             int* const keep = far(f ^ 1);
             const dist_t fk = key(k), lk = key(r);
-            for (long long b = gtid - lane; b < fsize; b += gstride) {  // warp-uniform
+            for (long long b = gtid - lane; b < fsize; b += gstride()) {  // warp-uniform
                 const long long i = b + lane;
                 int v = 0;
                 bool near = false, stay = false;
@@ -494,7 +574,7 @@ __global__ void __launch_bounds__(DELTA_BLOCK, DELTA_MIN_BLOCKS) delta_sssp(DELT
                     if (d >= hi) {
                         stay = true;
                         fstamp[v] = fk;  // still in a pile: later pushes skip it
-                    } else if (d >= lo) {
+                    } else if (d >= hi - delta) {
                         near = claim(lstamp, v, lk);
                     }
                 }
@@ -519,7 +599,6 @@ __global__ void __launch_bounds__(DELTA_BLOCK, DELTA_MIN_BLOCKS) delta_sssp(DELT
         ctl[CTL_SMALL_ENTRIES] = (unsigned long long)epoch;
         ctl[CTL_BUCKETS] = (unsigned long long)(k + 1);
         ctl[CTL_LIGHT_ROUNDS] = (unsigned long long)r;
-        ctl[CTL_HEAVY_ROUNDS] = (unsigned long long)heavy_rounds;
     }
     if (!PRED) return;
 
@@ -532,7 +611,7 @@ __global__ void __launch_bounds__(DELTA_BLOCK, DELTA_MIN_BLOCKS) delta_sssp(DELT
     }
     GPUBFS_GRID_SYNC();  // the distances final everywhere, the source queued
     {
-        ParentSink<false> sink{col, w, dist, parent, anchor, 0, q0, psize};
+        ParentSink<false> sink{col, w, dist, args.parent, args.anchor, 0, q0, psize};
         gather_items<REACHED>(sh, row, split, dist, perm, nullptr, n, sink);
     }
     GPUBFS_GRID_SYNC();
@@ -541,7 +620,7 @@ __global__ void __launch_bounds__(DELTA_BLOCK, DELTA_MIN_BLOCKS) delta_sssp(DELT
         const long long size = (long long)read_word(psize + (p - 1) % 3);
         if (size == 0) break;
         if (gtid == 0) psize[(p + 1) % 3] = 0;
-        ParentSink<true> sink{col, w, dist, parent, anchor, p, queue(p), psize + p % 3};
+        ParentSink<true> sink{col, w, dist, args.parent, args.anchor, p, queue(p), psize + p % 3};
         // zero weighs at most delta: a light edge
         gather_items<LIGHT>(sh, row, split, dist, perm, queue(p - 1), size, sink);
         GPUBFS_GRID_SYNC();

@@ -25,6 +25,11 @@
 #ifndef DELTA_SMALL_EDGES_MAX
 #define DELTA_SMALL_EDGES_MAX 1048576  // the largest small_edges (the leader's 21-bit edge count)
 #endif
+#ifndef DELTA_HUB_CAP
+// lists a grid round leaves to its hub pass at most (the spread's shared arrays); more
+// lists as long are many CTAs' tiles anyway
+#define DELTA_HUB_CAP 256
+#endif
 #ifndef DELTA_WEIGHT64
 #define DELTA_WEIGHT64 0  // int64 edge weights (else int32)
 #endif
@@ -52,7 +57,10 @@
 #define CTL_NS_SEARCH 21     // the distances' nanoseconds (CTA 0's clock: after the set-up, to the parents)
 #define CTL_NS_SMALL 22      // ... of them in the leader's rounds (entries and hand-backs included)
 #define CTL_NS_GRID 23       // ... of them in the grid's light rounds (the rest: heavy rounds, bucket changes)
-#define CTL_WORDS 24
+#define CTL_HUBS 24          // + (grid round % 3): lists left to that round's hub pass
+#define CTL_HUB_ROUNDS 27    // grid rounds (light or heavy) that ran a hub pass
+#define CTL_HUB_LISTS 28     // lists the hub passes spread (their counts summed)
+#define CTL_WORDS 29
 
 #if DELTA_WEIGHT64
 typedef long long delta_weight_t;
@@ -81,8 +89,10 @@ struct DeltaParams {
     unsigned long long* ctl;     // CTL_WORDS control words
     int* parent;                 // PRED
     int* anchor;                 // PRED
+    int* hubs;                   // a grid round's lists of hub_edges or more (DELTA_HUB_CAP entries)
     long long delta;             // the bucket width
     int n;
     int small_frontier;          // small-frontier mode: the leader's most vertices a round (0: off)
     int small_edges;             // ... and most light edges a round
+    int hub_edges;               // a grid round's lists this long or longer go to its hub pass (0: none)
 };

@@ -58,6 +58,13 @@ accesses plus the grid barrier: the leader's round drops the barrier and the edg
 hop, reading ``pcol``/``pw``, the neighbours and weights in perm's order (near-far: the
 graph's own arrays; delta-stepping: copies, 8 or 12 bytes an edge).
 
+Hub pass (``hub_edges``): a grid round leaves each list of hub_edges or more edges (the
+first DELTA_HUB_CAP of them) to a pass after its barrier, which spreads their edges over
+every warp of the grid (gpu/include/spread.cuh, do.bfs's hub pass): the tiles give a
+list to one CTA however long it is, so on a power-law graph a hub of 10^5 edges held
+the whole grid at the round's barrier while one CTA walked it. A round with such lists
+costs one more grid barrier; graphs without them (road networks, lattices) never pay it.
+
 Parents (predecessors=True), after the distances, inside the same kernel: round 0 gives
 every reached vertex with a tight in-edge of positive weight (dist[u] + w == dist[v],
 w > 0) that edge's source as parent; rounds 1, 2, ... are a BFS over tight zero-weight
@@ -93,6 +100,7 @@ Knobs:
 - ``blocks_per_sm``: CTAs per SM of the persistent grid (0 = as many as fit).
 - ``small_frontier``: the most vertices of a light round the leader runs alone; 0 turns
   the mode off. At most DELTA_SMALL_CAP (its shared-memory queues).
+- ``hub_edges``: the shortest list a grid round leaves to its hub pass (0: no hub pass).
 - ``small_edges``: the most light edges of a round the leader runs alone (near-far
   issues 4 edges a thread at once, so up to 4 x the CTA size they cost one round's
   latency; delta-stepping 1, within its registers).
@@ -103,7 +111,8 @@ Counters: ``buckets`` (buckets processed), ``light_rounds`` (near-far: near roun
 distances' time on CTA 0's clock, nanoseconds) with ``ns_small`` of it in the leader's
 rounds and ``ns_grid_rounds`` in the grid's light rounds (the rest: heavy rounds and
 bucket changes),
-``heavy_rounds`` (buckets that relaxed heavy edges; 0 for near-far), ``relaxations``
+``heavy_rounds`` (buckets that relaxed heavy edges; 0 for near-far), ``hub_rounds`` (grid
+rounds that ran a hub pass) and ``hub_lists`` (the lists they spread), ``relaxations``
 (edges relaxed, light and heavy), ``delta`` (the width used), ``probe_depth`` (the
 probe's mean depth, where the default rule measured it); with predecessors,
 ``parent_rounds``.
@@ -153,9 +162,11 @@ COUNTERS = {"buckets": C["CTL_BUCKETS"], "light_rounds": C["CTL_LIGHT_ROUNDS"],
             "heavy_rounds": C["CTL_HEAVY_ROUNDS"], "relaxations": C["CTL_RELAXATIONS"],
             "small_rounds": C["CTL_SMALL_ROUNDS"], "small_entries": C["CTL_SMALL_ENTRIES"],
             "far_scanned": C["CTL_FAR_SCANNED"], "ns_search": C["CTL_NS_SEARCH"], "ns_small": C["CTL_NS_SMALL"],
-            "ns_grid_rounds": C["CTL_NS_GRID"]}
+            "ns_grid_rounds": C["CTL_NS_GRID"], "hub_rounds": C["CTL_HUB_ROUNDS"],
+            "hub_lists": C["CTL_HUB_LISTS"]}
 SMALL_CAP = C["DELTA_SMALL_CAP"]  # the largest small_frontier threshold
 SMALL_EDGES_MAX = C["DELTA_SMALL_EDGES_MAX"]
+HUB_CAP = C["DELTA_HUB_CAP"]  # the lists one hub pass spreads at most
 
 
 def kernel_defines(cta_size: int, weight64: bool) -> dict[str, int]:
@@ -177,8 +188,8 @@ KERNEL_NAMES = tuple(kernel_name(h, p) for h in (True, False) for p in (False, T
 PARAMS = param_struct(
     ("dist", POINTER), ("lstamp", POINTER), ("fstamp", POINTER), ("rstamp", POINTER), ("q0", POINTER),
     ("q1", POINTER), ("settled", POINTER), ("far0", POINTER), ("far1", POINTER), ("ctl", POINTER),
-    ("parent", POINTER), ("anchor", POINTER), ("delta", "i8"), ("n", "i4"), ("small_frontier", "i4"),
-    ("small_edges", "i4"),
+    ("parent", POINTER), ("anchor", POINTER), ("hubs", POINTER), ("delta", "i8"), ("n", "i4"),
+    ("small_frontier", "i4"), ("small_edges", "i4"), ("hub_edges", "i4"),
 )
 
 
@@ -228,6 +239,7 @@ class DeltaKnobs:
     blocks_per_sm: int = knob(0, 0, means="0: as many as fit")
     small_frontier: int = knob(SMALL_CAP, 0, SMALL_CAP, means="0: off")
     small_edges: int = knob(4096, 1, SMALL_EDGES_MAX)
+    hub_edges: int = knob(2048, 0, 2**31 - 1, means="0: no hub pass")
 
     def __post_init__(self) -> None:
         if not whole(self.delta) or not 0 <= self.delta <= MAX_DELTA:
@@ -239,6 +251,9 @@ class DeltaKnobs:
         if not whole(self.small_edges) or not 1 <= self.small_edges <= SMALL_EDGES_MAX:
             raise ValueError(f"small_edges must be a whole number between 1 and {SMALL_EDGES_MAX}, "
                              f"not {self.small_edges!r}")
+        if not whole(self.hub_edges) or not 0 <= self.hub_edges < 2**31:
+            raise ValueError(f"hub_edges must be a whole number from 0 (no hub pass) to 2^31 - 1, "
+                             f"not {self.hub_edges!r}")
 
 
 @register
@@ -303,14 +318,16 @@ class DeltaStepping(GpuStrategy):
         queues = [self.buffer(f"_q{i}", size, cp.int32) for i in (0, 1)]
         fars = [self.buffer(f"_far{i}", size, cp.int32) for i in (0, 1)]
         ctl = self.buffer("_ctl", C["CTL_WORDS"], cp.int64, fill=0)
+        hubs = self.buffer("_hubs", HUB_CAP, cp.int32)
         parent = self.buffer("_parent", size, cp.int32)
         anchor = self.buffer("_anchor", size, cp.int32)
         # Each kind of traversal's arguments but the source, made once: the read-only
         # graph arrays and the parameter struct, which holds addresses only (the arrays
         # stay on the strategy).
         fixed = dict(dist=dist, lstamp=lstamp, fstamp=fstamp, rstamp=rstamp, q0=queues[0], q1=queues[1],
-                     settled=settled, far0=fars[0], far1=fars[1], ctl=ctl, delta=self.delta, n=n,
-                     small_frontier=int(k.small_frontier), small_edges=int(k.small_edges))
+                     settled=settled, far0=fars[0], far1=fars[1], ctl=ctl, hubs=hubs, delta=self.delta, n=n,
+                     small_frontier=int(k.small_frontier), small_edges=int(k.small_edges),
+                     hub_edges=int(k.hub_edges))
         self.derived("_params", {p: (row, split, perm, dg.col_indices, w, pcol, pw,
                                      kernel_struct(PARAMS, parent=parent if p else None,
                                                    anchor=anchor if p else None, **fixed))
