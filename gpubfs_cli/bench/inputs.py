@@ -63,6 +63,7 @@ def problem_input(key: str, name: str, graph: CSRGraph, sources: list[int], info
     references = None
     if config.validate == "certificate":
         references = References(problem, graph, sources, certify=True)
+        info.update(problem.graph_stats(graph))
     elif config.validate == "all":
         baseline = f"{key} baseline ({problem.baseline}, untimed)"
         progress.describe(f"{name}: {baseline}")

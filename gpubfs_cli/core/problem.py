@@ -142,6 +142,11 @@ class Problem:
         feature and the SSSP default delta's input: algorithms/bfs/probe.py)."""
         return {}
 
+    def graph_stats(self, graph) -> dict[str, Any]:
+        """Dataset facts that need no reference answers, recorded where a run certifies
+        its answers instead (validate: certificate): BFS and SSSP, depth_probe."""
+        return {}
+
     def frontier(self, graph, source: int, distances: np.ndarray) -> dict[str, Any] | None:
         """Per-iteration series of one reference answer for the results file (BFS: the
         logical vertex and edge frontiers of Merrill's Fig. 3), or None."""

@@ -93,3 +93,16 @@ def test_the_flag_runs_a_catalogue_graph_by_certificate_and_a_typo_is_one_line(t
     assert [(s["status"], s["valid"]) for s in doc["samples"]] == [("ok", True)] * 3
     r = cli.invoke(app, [*args, "--validate", "certificat"])
     assert r.exit_code == 2 and "did you mean: certificate?" in r.output and "Traceback" not in r.output
+
+
+@pytest.mark.parametrize("problem", ["bfs", "sssp"])
+def test_a_certified_run_records_the_depth_probe(tmp_path, monkeypatch, problem):
+    """No references, yet the dataset records depth_probe (auto's depth feature, the
+    default delta's input): the probe's value on the run's graph."""
+    from gpubfs_cli.algorithms.bfs.probe import probe_depth
+
+    graph = bfs_graph() if problem == "bfs" else sssp_graph()
+    strategy = SequentialBfs if problem == "bfs" else DijkstraSssp
+    doc, _ = run(tmp_path, monkeypatch, problem, strategy, predecessors=True, graph=graph)
+    info = doc["datasets"][graph.name]
+    assert info["depth_probe"] == pytest.approx(probe_depth(graph)) and info["depth_probe"] > 0

@@ -76,6 +76,11 @@ class Bfs(Problem):
         return {"depth_avg": float(np.mean(reaches)), "depth_max": int(np.max(reaches)),
                 "depth_probe": probe_depth(graph, dict(zip(sources, reaches, strict=True)))}
 
+    def graph_stats(self, graph) -> dict[str, Any]:
+        from gpubfs_cli.algorithms.bfs.probe import probe_depth
+
+        return {"depth_probe": probe_depth(graph)}
+
     def frontier(self, graph, source: int, distances: np.ndarray) -> dict[str, Any] | None:
         """Vertices at each distance and the sum of their out-degrees (the frontier plot
         of the report, which loads no graph); lattices past FRONTIER_LEVELS are cut."""

@@ -68,7 +68,10 @@ class Sssp(Problem):
         """The references' largest distances, and the graph's BFS depth by the probe (the
         default delta's input, sssp/gpu/delta/strategies.py; one probe per graph object,
         shared with the strategies' prepare)."""
+        return {"max_distance_avg": float(np.mean(reaches)), "max_distance_max": int(np.max(reaches)),
+                **self.graph_stats(graph)}
+
+    def graph_stats(self, graph) -> dict[str, Any]:
         from gpubfs_cli.algorithms.bfs.probe import probe_depth
 
-        return {"max_distance_avg": float(np.mean(reaches)), "max_distance_max": int(np.max(reaches)),
-                "depth_probe": probe_depth(graph)}
+        return {"depth_probe": probe_depth(graph)}
