@@ -1,7 +1,9 @@
-"""Build auto.bfs's decision table from results files, or check auto against the fastest.
+"""Build a decision table of auto.bfs or auto.sssp from results files, or check auto against the fastest.
 
     python scripts/build_auto_table.py RESULTS.json...            write the table
-        [--out PATH]      (default gpubfs_cli/algorithms/bfs/auto_table.yaml)
+        [--problem P]     bfs (auto.bfs's, the default) or sssp (auto.sssp's); every mode
+                          reads that problem's samples and its table
+        [--out PATH]      (default gpubfs_cli/algorithms/P/auto_table.yaml)
     python scripts/build_auto_table.py --check RESULTS.json...    per graph: auto's choice,
         [--table PATH]    the fastest strategy and the ratio; exit 1 when auto trails the
                           fastest by more than 10% anywhere. With auto.bfs's own run,
@@ -14,7 +16,7 @@
 
 The results files are those of a catalogue run (gpubfs_cli/configs/experiments/catalogue-gpu.yaml:
 every GPU strategy on every generated catalogue graph, validated, so each graph's depth
-is recorded). Each graph's fastest strategy is the lowest median; the rules and the pool
+is recorded; auto.sssp's: the sssp-auto study, studies/sssp-auto.yaml). Each graph's fastest strategy is the lowest median; the rules and the pool
 of candidates are described in gpubfs_cli/workflows/auto_table.py. --check uses
 auto.bfs's own samples where the files have them (a run of auto.bfs beside the others),
 else the table's choice as measured in the files.
@@ -30,7 +32,7 @@ ROOT = Path(__file__).resolve().parents[1]
 if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
 
-from gpubfs_cli.algorithms.bfs.gpu.auto.table import SHIPPED_TABLE, load_table  # noqa: E402
+from gpubfs_cli.algorithms.bfs.gpu.auto.table import SHIPPED_TABLES, load_table  # noqa: E402
 from gpubfs_cli.core.knobs import knobs_key  # noqa: E402
 from gpubfs_cli.errors import UserError  # noqa: E402
 from gpubfs_cli.workflows import auto_table  # noqa: E402
@@ -42,12 +44,12 @@ def shown(path) -> str:
     return str(path.relative_to(Path.cwd())) if path.is_relative_to(Path.cwd()) else str(path)
 
 
-def build(paths: list[str], out: Path) -> int:
+def build(paths: list[str], out: Path, problem: str = "bfs") -> int:
     from gpubfs_cli.files import write_text_atomic
 
-    doc = auto_table.build_table(auto_table.measured(paths))
+    doc = auto_table.build_table(auto_table.measured(paths, problem))
     write_text_atomic(out, auto_table.table_text(doc), "decision table")
-    load_table(out)  # what was written must read back
+    load_table(out, problem=problem)  # what was written must read back
     print(f"{shown(out)}: {len(doc['rules'])} rules from {len(paths)} results files ({doc['machine']['gpu']})")
     for rule in doc["rules"]:
         runner = rule["runner_up"]
@@ -71,9 +73,10 @@ def short(choice: str) -> str:
     return f"{name} {knobs_key(changed)}" if changed else name
 
 
-def check(paths: list[str], table_path: str | None, tolerance: float, table_only: bool = False) -> int:
-    table = load_table(table_path)
-    measured = auto_table.measured(paths)
+def check(paths: list[str], table_path: str | None, tolerance: float, table_only: bool = False,
+          problem: str = "bfs") -> int:
+    table = load_table(table_path, problem=problem)
+    measured = auto_table.measured(paths, problem)
     if table_only:
         measured.auto.clear()
     verdicts = auto_table.check(measured, table, tolerance)
@@ -90,8 +93,8 @@ def check(paths: list[str], table_path: str | None, tolerance: float, table_only
     return 1 if failed else 0
 
 
-def contenders(paths: list[str], within: float) -> int:
-    rows = auto_table.closest_ratios(auto_table.measured(paths))
+def contenders(paths: list[str], within: float, problem: str = "bfs") -> int:
+    rows = auto_table.closest_ratios(auto_table.measured(paths, problem))
     varied: dict[str, set] = {}  # a strategy's knobs that differ between its candidates
     for c in rows:
         for other in rows:
@@ -111,7 +114,9 @@ def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("results", nargs="+", help="results files of a catalogue run")
     ap.add_argument("--check", action="store_true", help="compare auto with the fastest instead of building")
-    ap.add_argument("--out", type=Path, default=SHIPPED_TABLE, help="the table to write")
+    ap.add_argument("--problem", choices=sorted(SHIPPED_TABLES), default="bfs",
+                    help="whose table: auto.bfs's (bfs) or auto.sssp's (sssp)")
+    ap.add_argument("--out", type=Path, default=None, help="the table to write (default: the problem's shipped one)")
     ap.add_argument("--table", default=None, help="the table --check looks choices up in (default: shipped)")
     ap.add_argument("--table-only", action="store_true",
                     help="with --check: judge the table's choice (looked up from each graph's recorded "
@@ -123,10 +128,10 @@ def main(argv: list[str] | None = None) -> int:
     args = ap.parse_args(argv)
     try:
         if args.contenders:
-            return contenders(args.results, args.within)
+            return contenders(args.results, args.within, args.problem)
         if args.check:
-            return check(args.results, args.table, args.tolerance, args.table_only)
-        return build(args.results, args.out)
+            return check(args.results, args.table, args.tolerance, args.table_only, args.problem)
+        return build(args.results, args.out or SHIPPED_TABLES[args.problem], args.problem)
     except UserError as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 2

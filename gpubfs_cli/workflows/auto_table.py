@@ -1,10 +1,11 @@
-"""Build auto.bfs's decision table from results files, and check auto against the
-fastest strategy there (scripts/build_auto_table.py).
+"""Build a decision table of auto.bfs or auto.sssp from results files, and check auto
+against the fastest strategy there (scripts/build_auto_table.py).
 
-It reads results files, so it sits above bench and beside report; auto.bfs itself only
-reads the finished table (algorithms/bfs/gpu/auto/table.py).
+It reads results files, so it sits above bench and beside report; auto.* itself only
+reads the finished table (algorithms/bfs/gpu/auto/table.py). A table is one problem's:
+the samples of that problem are its candidates.
 
-Pool of candidates: BFS samples without predecessors, warm L2, on a GPU (the results
+Pool of candidates: the problem's samples without predecessors, warm L2, on a GPU (the results
 file's prepares say where each strategy ran), neither auto.* itself nor a peer timed by
 its own clock nor a batch strategy (auto answers one source per call); only groups whose status is ok (no wrong answer, no time-out). Where
 several files measured the same graph, strategy and knobs, the newest file (`created`)
@@ -35,11 +36,12 @@ AUTO_PREFIX = "auto."
 @dataclass
 class Measured:
     """What a set of results files says: per graph, its features and every candidate
-    group (strategy, knobs, median ms, file); auto.bfs's own groups apart."""
+    group (strategy, knobs, median ms, file); auto's own groups apart."""
 
     paths: list[str]
     gpu: str
     l2_bytes: int
+    problem: str = "bfs"
     features: dict[str, Features] = field(default_factory=dict)
     candidates: dict[str, dict[str, dict]] = field(default_factory=dict)  # graph -> key -> entry
     auto: dict[str, dict] = field(default_factory=dict)  # graph -> entry of its auto.* group
@@ -60,8 +62,8 @@ def _gpu_strategies(doc: dict) -> set[tuple[str, str]]:
             if any(str(d).startswith("gpu") for d in p.get("devices") or [])}
 
 
-def measured(paths: list[str | Path]) -> Measured:
-    """Read results files (a bad one is a UserError naming it) into a Measured."""
+def measured(paths: list[str | Path], problem: str = "bfs") -> Measured:
+    """Read results files (a bad one is a UserError naming it) into a Measured of `problem`."""
     if not paths:
         raise UserError("give at least one results file")
     docs = [(str(p), load_results(p)) for p in paths]
@@ -73,16 +75,16 @@ def measured(paths: list[str | Path]) -> Measured:
         if gpu.get("name") != gpus[first].get("name"):
             raise UserError(f"{path}: measured on {gpu.get('name')}, {first} on {gpus[first].get('name')}: "
                             "a table is built from one GPU model's runs")
-    out = Measured([p for p, _ in docs], str(gpus[first].get("name")), int(gpus[first]["l2_bytes"]))
+    out = Measured([p for p, _ in docs], str(gpus[first].get("name")), int(gpus[first]["l2_bytes"]), problem)
     for path, doc in sorted(docs, key=lambda pd: str(pd[1].get("created") or "")):  # newer files win
         on_gpu = _gpu_strategies(doc)
         for name, info in (doc.get("datasets") or {}).items():
             feats = recorded_features(info, out.l2_bytes)
             if feats is not None:
                 out.features[name] = feats
-        samples = [s for s in doc_samples(doc) if s.problem == "bfs" and not s.predecessors and s.l2 == "warm" and not s.prime
+        samples = [s for s in doc_samples(doc) if s.problem == problem and not s.predecessors and s.l2 == "warm" and not s.prime
                    and s.timed_by is None and s.batch is None and (s.dataset, s.strategy) in on_gpu
-                   and "reorder" not in (s.knobs or {})]  # auto.bfs runs graphs in their own order
+                   and "reorder" not in (s.knobs or {})]  # auto runs graphs in their own order
         for g in group_samples(samples):
             entry = {"strategy": g.strategy, "knobs": g.knobs, "ms": g.summary.get("median_ms"),
                      "status": g.status, "reason": g.reason, "file": path,
@@ -152,6 +154,7 @@ def build_table(m: Measured) -> dict:
         raise UserError(f"{', '.join(m.paths)}: no graph with features (a validated run) and an ok GPU strategy")
     return {
         "version": TABLE_VERSION,
+        "problem": m.problem,
         "machine": {"gpu": m.gpu, "l2_bytes": m.l2_bytes},
         "built_from": m.paths,
         "distance": list(DISTANCE_FEATURES),
@@ -160,10 +163,10 @@ def build_table(m: Measured) -> dict:
 
 
 HEADER = """\
-# auto.bfs's decision table. Written by scripts/build_auto_table.py: do not edit by hand.
+# auto.{problem}'s decision table. Written by scripts/build_auto_table.py: do not edit by hand.
 # One rule per measured graph: its features (gpubfs_cli/algorithms/bfs/gpu/auto/features.py),
 # the fastest GPU strategy and knobs there (median ms over the run's sources) and the
-# runner-up. auto.bfs measures a graph the same way and runs the winner of the rule
+# runner-up. auto.{problem} measures a graph the same way and runs the winner of the rule
 # nearest to it in `distance` (each feature as log2(1 + value), directed as 0 or 1).
 """
 
@@ -171,7 +174,8 @@ HEADER = """\
 def table_text(table: dict) -> str:
     import yaml
 
-    return HEADER + yaml.safe_dump(table, sort_keys=False, default_flow_style=None, width=110)
+    return HEADER.format(problem=table["problem"]) + yaml.safe_dump(table, sort_keys=False, default_flow_style=None,
+                                                                    width=110)
 
 
 # ------------------------------------------------------------------ contenders
@@ -205,7 +209,7 @@ def closest_ratios(m: Measured) -> list[Contender]:
 @dataclass
 class Verdict:
     graph: str
-    how: str  # "auto run": auto.bfs's own samples; "table": the table's choice measured in the files
+    how: str  # "auto run": auto's own samples; "table": the table's choice measured in the files
     choice: str
     fastest: str
     ratio: float | None
@@ -228,7 +232,7 @@ def check(m: Measured, table: Table, tolerance: float = TOLERANCE) -> list[Verdi
         if run is not None:
             if run["status"] != "ok":
                 verdicts.append(Verdict(graph, "auto run", run["choice"] or "-", fastest, None, False,
-                                        f"auto.bfs {run['status']}: {run['reason']}"))
+                                        f"auto.{m.problem} {run['status']}: {run['reason']}"))
                 continue
             ratio = run["ms"] / best["ms"]
             chosen = m.candidates[graph].get(run["choice"] or "")

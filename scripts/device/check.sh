@@ -37,6 +37,11 @@
 #   sssp-hubs    studies/sssp-hubs.yaml (the SSSP kernel's hub pass off and at three thresholds,
 #                beside raval.ep) on the NY road graph from .mirror/ and six generated graphs
 #                -> results/sssp-hubs.json; resumed when cut
+#   sssp-auto    auto.sssp's table and its held-out check in one part: studies/sssp-auto.yaml
+#                -> results/sssp-auto.json, the table built from it (written where the
+#                package reads it), then studies/sssp-auto-heldout.yaml with auto.sssp beside
+#                the contenders on graphs the table was not built from (the NY road graph
+#                from .mirror/) -> results/sssp-auto-heldout.json and its check
 #   graph500-large   the graph500 config (kernels 2 and 3, 64 keys, validate: certificate)
 #                on scales 24 and 26 -> results/graph500-large.json, its --graph500 report;
 #                cut by its limit, it goes on from its journal when run again
@@ -197,6 +202,13 @@ for part in "$@"; do
     sssp-hubs) sh_run "$part" 580 "$G fetch-dataset USA-road-d.NY --mirror .mirror --accept-checksum &&" \
       "$(run_or_resume sssp-hubs studies/sssp-hubs.yaml) &&" \
       "$G report results/sssp-hubs.json --format md" ;;
+    sssp-auto) sh_run "$part" 580 "$G fetch-dataset USA-road-d.NY --mirror .mirror --accept-checksum &&" \
+      "timeout -s INT 300 $G run studies/sssp-auto.yaml --out results/sssp-auto.json --force &&" \
+      "python3 scripts/build_auto_table.py --problem sssp results/sssp-auto.json &&" \
+      "cp gpubfs_cli/algorithms/sssp/auto_table.yaml results/ &&" \
+      "timeout -s INT 250 $G run studies/sssp-auto-heldout.yaml --out results/sssp-auto-heldout.json --force;" \
+      "python3 scripts/build_auto_table.py --problem sssp --check results/sssp-auto-heldout.json;" \
+      "python3 scripts/build_auto_table.py --problem sssp --check --table-only results/sssp-auto-heldout.json" ;;
     graph500-large) sh_run "$part" 580 "$(run_or_resume graph500-large graph500 -d "$G500_LARGE") &&" \
       "$G report --graph500 results/graph500-large.json" ;;
     gunrock) sh_run gunrock 580 "$(config do do -d $LOW)" ;;

@@ -48,43 +48,15 @@ MGPU = "mgpu.bfs"
 MGPU_MIN_EDGES = 400_000_000  # the measured multi-GPU crossover (docs/auto.md, "Several GPUs")
 
 
-@dataclass(frozen=True)
-class AutoKnobs:
-    table: str = ""  # a decision table (YAML); "" = gpubfs_cli/algorithms/bfs/auto_table.yaml
-    gpus: int = knob(1, 1, 255)
-    mgpu_edges: int = knob(MGPU_MIN_EDGES, 0)
+class AutoStrategy(Strategy):
+    """What auto.bfs and auto.sssp share: measure the graph in prepare(), look it up in the
+    problem's decision table (the `table` knob, or the shipped one) and hand the graph to
+    the strategy the nearest rule names, timed as it is from then on. The problem is the
+    subclass's (`problem`); its Knobs carry `table`."""
 
-    def __post_init__(self) -> None:
-        if not whole(self.gpus) or not 1 <= self.gpus <= 255:
-            raise ValueError(f"gpus: expected an integer from 1 to 255, got {self.gpus!r}")
-        if not whole(self.mgpu_edges) or self.mgpu_edges < 0:
-            raise ValueError(f"mgpu_edges: expected an integer >= 0, got {self.mgpu_edges!r}")
-
-
-def multi_gpu_choice(m: int, gpus: int, min_edges: int) -> dict | None:
-    """mgpu.bfs's knobs (its defaults but `gpus`) for a graph of `m` directed edges when
-    auto runs it on `gpus` GPUs, else None (one GPU, the table's choice)."""
-    if gpus > 1 and m >= min_edges:
-        return {"gpus": int(gpus)}
-    return None
-
-
-@register
-class AutoBfs(Strategy):
-    name = "auto.bfs"
     paper = "auto"
-    section = "gpubfs: a strategy chosen per graph from a measured decision table (docs/auto.md)"
-    summary = "features of the graph -> the fastest strategy and knobs on the nearest measured graph"
-    caveats = (
-        "not an algorithm: it runs another registered strategy (counters auto.choice, auto.knobs); "
-        "its prepare time includes 10 sequential CPU BFSes run at once (the depth probe)",
-        "with gpus > 1, graphs of mgpu_edges directed edges or more run mgpu.bfs on that many GPUs, "
-        "without the probe",
-    )
     device_kind = "gpu"
-    multi_gpu = True  # a run's `gpus` reaches its gpus knob, as mgpu.bfs's
     timing = "events"  # until prepare(): then as the strategy it runs
-    Knobs = AutoKnobs
 
     def __init__(self, knobs=None, devices=None):
         super().__init__(knobs, devices)
@@ -95,20 +67,12 @@ class AutoBfs(Strategy):
         self._counters: dict = {}
 
     @classmethod
-    def devices_for(cls, knobs) -> tuple:
-        """One GPU; with gpus > 1, those mgpu.bfs would run on (the results record every
-        GPU the variant may use)."""
-        if int(knobs.gpus) > 1:
-            mgpu = all_strategies("bfs")[MGPU]
-            return mgpu.devices_for(make_knobs(mgpu, {"gpus": int(knobs.gpus)}))
-        return super().devices_for(knobs)
-
-    @classmethod
     def unavailable_reason(cls) -> str | None:
         return backend.gpus_unavailable_reason(1)
 
     def _multi_gpu_knobs(self, graph) -> dict | None:
-        return multi_gpu_choice(int(graph.m), int(self.knobs.gpus), int(self.knobs.mgpu_edges))
+        """The knobs of a choice made without the table (auto.bfs's size rule), else None."""
+        return None
 
     def upload(self, graph) -> None:
         # Before the choice: GPU strategies share this copy (DeviceGraph.of), so the one
@@ -119,33 +83,17 @@ class AutoBfs(Strategy):
             DeviceGraph.of(graph, self.device)
 
     def prepare(self, graph) -> None:
+        """The table's choice: features, the nearest rule, its strategy prepared."""
         from gpubfs_cli.algorithms.bfs.gpu.auto.features import graph_features
         from gpubfs_cli.algorithms.bfs.gpu.auto.table import load_table
 
-        gpus = int(self.knobs.gpus)
-        world = mpi_world_size()
-        if gpus > 1 and (world is None or world <= 1):  # under MPI mgpu.bfs checks its world
-            why = backend.gpus_unavailable_reason(gpus)
-            if why is not None:
-                raise StrategyUnavailable(f"{self.name}: {why}")
-        super().prepare(graph)
+        Strategy.prepare(self, graph)
         t0 = time.perf_counter()
-        multi = self._multi_gpu_knobs(graph)
-        if multi is not None:
-            self._delegate_to(all_strategies("bfs")[MGPU], multi, None, graph)
-            self._counters = {
-                "auto.choice": MGPU,
-                "auto.knobs": knobs_key(multi),
-                "auto.rule": f"multi-GPU: m >= {int(self.knobs.mgpu_edges):,}",
-                "auto.probe_ms": 0.0,
-                "auto.decide_ms": round((time.perf_counter() - t0) * 1000.0, 3),
-            }
-            return
-        table = load_table(self.knobs.table or None)
+        table = load_table(self.knobs.table or None, problem=self.problem)
         l2 = backend.l2_bytes(self.device) if self.device.is_gpu else table.l2_bytes
         features, probe_ms = graph_features(graph, l2)
         rule, distance = table.nearest(features)
-        cls = all_strategies("bfs")[rule.strategy]  # load_table checked the name
+        cls = all_strategies(self.problem)[rule.strategy]  # load_table checked the name
         reason = cls.unavailable_reason()
         if reason is not None:
             raise StrategyUnavailable(f"auto chose {rule.strategy} (as on {rule.graph}): {reason}")
@@ -172,7 +120,7 @@ class AutoBfs(Strategy):
 
     def traverse(self, source: int, predecessors: bool = False) -> Answer:
         if self.delegate is None:
-            raise RuntimeError("auto.bfs: traverse() before prepare()")
+            raise RuntimeError(f"{self.name}: traverse() before prepare()")
         if predecessors and not self.delegate.supports_predecessors:
             raise StrategyUnavailable(f"auto chose {self.delegate.name}, which has no predecessors output")
         answer = self.delegate.traverse(source, predecessors)
@@ -196,3 +144,73 @@ class AutoBfs(Strategy):
         self.timing = type(self).timing
         self._counters = {}
         super().release()
+
+
+@dataclass(frozen=True)
+class AutoKnobs:
+    table: str = ""  # a decision table (YAML); "" = gpubfs_cli/algorithms/bfs/auto_table.yaml
+    gpus: int = knob(1, 1, 255)
+    mgpu_edges: int = knob(MGPU_MIN_EDGES, 0)
+
+    def __post_init__(self) -> None:
+        if not whole(self.gpus) or not 1 <= self.gpus <= 255:
+            raise ValueError(f"gpus: expected an integer from 1 to 255, got {self.gpus!r}")
+        if not whole(self.mgpu_edges) or self.mgpu_edges < 0:
+            raise ValueError(f"mgpu_edges: expected an integer >= 0, got {self.mgpu_edges!r}")
+
+
+def multi_gpu_choice(m: int, gpus: int, min_edges: int) -> dict | None:
+    """mgpu.bfs's knobs (its defaults but `gpus`) for a graph of `m` directed edges when
+    auto runs it on `gpus` GPUs, else None (one GPU, the table's choice)."""
+    if gpus > 1 and m >= min_edges:
+        return {"gpus": int(gpus)}
+    return None
+
+
+@register
+class AutoBfs(AutoStrategy):
+    name = "auto.bfs"
+    section = "gpubfs: a strategy chosen per graph from a measured decision table (docs/auto.md)"
+    summary = "features of the graph -> the fastest strategy and knobs on the nearest measured graph"
+    caveats = (
+        "not an algorithm: it runs another registered strategy (counters auto.choice, auto.knobs); "
+        "its prepare time includes 10 sequential CPU BFSes run at once (the depth probe)",
+        "with gpus > 1, graphs of mgpu_edges directed edges or more run mgpu.bfs on that many GPUs, "
+        "without the probe",
+    )
+    multi_gpu = True  # a run's `gpus` reaches its gpus knob, as mgpu.bfs's
+    Knobs = AutoKnobs
+
+    @classmethod
+    def devices_for(cls, knobs) -> tuple:
+        """One GPU; with gpus > 1, those mgpu.bfs would run on (the results record every
+        GPU the variant may use)."""
+        if int(knobs.gpus) > 1:
+            mgpu = all_strategies("bfs")[MGPU]
+            return mgpu.devices_for(make_knobs(mgpu, {"gpus": int(knobs.gpus)}))
+        return super().devices_for(knobs)
+
+    def _multi_gpu_knobs(self, graph) -> dict | None:
+        return multi_gpu_choice(int(graph.m), int(self.knobs.gpus), int(self.knobs.mgpu_edges))
+
+    def prepare(self, graph) -> None:
+        gpus = int(self.knobs.gpus)
+        world = mpi_world_size()
+        if gpus > 1 and (world is None or world <= 1):  # under MPI mgpu.bfs checks its world
+            why = backend.gpus_unavailable_reason(gpus)
+            if why is not None:
+                raise StrategyUnavailable(f"{self.name}: {why}")
+        multi = self._multi_gpu_knobs(graph)
+        if multi is None:
+            super().prepare(graph)
+            return
+        Strategy.prepare(self, graph)
+        t0 = time.perf_counter()
+        self._delegate_to(all_strategies("bfs")[MGPU], multi, None, graph)
+        self._counters = {
+            "auto.choice": MGPU,
+            "auto.knobs": knobs_key(multi),
+            "auto.rule": f"multi-GPU: m >= {int(self.knobs.mgpu_edges):,}",
+            "auto.probe_ms": 0.0,
+            "auto.decide_ms": round((time.perf_counter() - t0) * 1000.0, 3),
+        }

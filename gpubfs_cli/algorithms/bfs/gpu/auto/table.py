@@ -1,4 +1,4 @@
-"""auto.bfs's decision table: read and check it, and look a graph up.
+"""auto.bfs's and auto.sssp's decision tables: read and check one, and look a graph up.
 
 The table is nearest-neighbour over measured graphs: one rule per graph of a catalogue
 run, holding the graph's features, its fastest strategy and knobs (median time), that
@@ -6,8 +6,10 @@ time and the runner-up's. A graph is given the winner of the rule closest to it 
 distance space of features.DISTANCE_FEATURES (log2 scale): "this graph looks most like
 G, and on G strategy S won".
 
-Only what auto.bfs needs at run time lives here; building and checking the table from
-results files is gpubfs_cli/workflows/auto_table.py (scripts/build_auto_table.py).
+Each problem has its table (SHIPPED_TABLES: algorithms/PROBLEM/auto_table.yaml), whose
+rules name that problem's strategies; a table says its problem (`problem`, "bfs" where
+absent). Only what auto.* needs at run time lives here; building and checking a table
+from results files is gpubfs_cli/workflows/auto_table.py (scripts/build_auto_table.py).
 """
 
 from __future__ import annotations
@@ -21,7 +23,9 @@ import numpy as np
 from gpubfs_cli.algorithms.bfs.gpu.auto.features import DISTANCE_FEATURES, Features, vector_of
 from gpubfs_cli.errors import UserError
 
-SHIPPED_TABLE = Path(__file__).resolve().parents[2] / "auto_table.yaml"
+_ALGORITHMS = Path(__file__).resolve().parents[3]
+SHIPPED_TABLES = {p: _ALGORITHMS / p / "auto_table.yaml" for p in ("bfs", "sssp")}
+SHIPPED_TABLE = SHIPPED_TABLES["bfs"]
 TABLE_VERSION = 1
 
 
@@ -51,17 +55,17 @@ class Table:
 
 
 # ------------------------------------------------------------------ reading a table
-def load_table(path: str | Path | None = None, registry: dict | None = None) -> Table:
-    """Read and check a decision table (default: the shipped one). Every rule must name a
-    registered BFS strategy with knobs it accepts; any mistake is one UserError naming the
-    file and the key."""
+def load_table(path: str | Path | None = None, registry: dict | None = None, problem: str = "bfs") -> Table:
+    """Read and check a decision table of `problem` (default: its shipped one). Every rule
+    must name a registered strategy of the problem with knobs it accepts; any mistake is
+    one UserError naming the file and the key."""
     from gpubfs_cli.core.strategy import all_strategies, make_knobs
     from gpubfs_cli.errors import unknown_name
     from gpubfs_cli.files import parse_yaml, read_text_file
 
-    path = Path(path) if path else SHIPPED_TABLE
+    path = Path(path) if path else SHIPPED_TABLES[problem]
     doc = parse_yaml(read_text_file(path, "decision table"), str(path))
-    strategies = registry if registry is not None else all_strategies("bfs")
+    strategies = registry if registry is not None else all_strategies(problem)
 
     def bad(key: str, what: str) -> UserError:
         return UserError(f"{path}: {key}: {what}")
@@ -70,6 +74,8 @@ def load_table(path: str | Path | None = None, registry: dict | None = None) -> 
         raise UserError(f"{path}: expected a mapping (version, machine, distance, rules)")
     if doc.get("version") != TABLE_VERSION:
         raise bad("version", f"expected {TABLE_VERSION}, got {doc.get('version')!r}")
+    if doc.get("problem", "bfs") != problem:
+        raise bad("problem", f"expected {problem} (a table of auto.{problem}), got {doc.get('problem')!r}")
     if doc.get("distance") != list(DISTANCE_FEATURES):
         raise bad("distance", f"expected {list(DISTANCE_FEATURES)} (rebuild the table with this version)")
     machine = doc.get("machine")
@@ -98,7 +104,7 @@ def load_table(path: str | Path | None = None, registry: dict | None = None) -> 
                 raise bad(f"{key}.features.{name}", f"expected {want}, got {value!r}")
         name = raw["strategy"]
         if not isinstance(name, str) or name not in strategies:
-            raise bad(f"{key}.strategy", str(unknown_name("bfs strategy", str(name), strategies)))
+            raise bad(f"{key}.strategy", str(unknown_name(f"{problem} strategy", str(name), strategies)))
         knobs = raw.get("knobs") or {}
         if not isinstance(knobs, dict):
             raise bad(f"{key}.knobs", "expected a mapping KNOB: value")
