@@ -58,7 +58,7 @@ def build(paths: list[str], out: Path, problem: str = "bfs") -> int:
     return 0
 
 
-def short(choice: str) -> str:
+def short(choice: str, problem: str = "bfs") -> str:
     """`strategy {knobs}` as the strategy and the knobs that differ from its defaults."""
     import json
 
@@ -66,7 +66,7 @@ def short(choice: str) -> str:
 
     name, _, text = choice.partition(" ")
     try:
-        knobs, defaults = json.loads(text), knobs_dict(make_knobs(get_strategy(name), {}))
+        knobs, defaults = json.loads(text), knobs_dict(make_knobs(get_strategy(name, problem), {}))
     except (ValueError, UserError):
         return choice  # not a strategy and its knobs (e.g. "-", or a table's "as on" line)
     changed = {k: v for k, v in knobs.items() if defaults.get(k) != v}
@@ -85,7 +85,7 @@ def check(paths: list[str], table_path: str | None, tolerance: float, table_only
         ratio = f"{v.ratio:.3f}" if v.ratio is not None else "-"
         choice = f"{v.choice_ratio:.3f}" if v.choice_ratio is not None else "-"
         verdict = "ok" if v.ok else "FAIL"
-        print(f"{v.graph:<26} {v.how:<9} {short(v.choice):<44} {v.fastest:<38} {ratio:>5}  {choice:>6}  {verdict}"
+        print(f"{v.graph:<26} {v.how:<9} {short(v.choice, problem):<44} {v.fastest:<38} {ratio:>5}  {choice:>6}  {verdict}"
               + (f" ({v.note})" if v.note else ""))
     failed = [v for v in verdicts if not v.ok]
     print(f"{len(verdicts) - len(failed)} of {len(verdicts)} graphs within {tolerance:.0%} of the fastest"

@@ -268,7 +268,7 @@ def test_a_hub_is_spread_once_per_round_it_is_in(monkeypatch, emulation, name):
     left to its tile would count twice."""
     knobs = {"delta": ds.MAX_DELTA, "small_frontier": 0}
     g = graph("one_hub")
-    for hub_edges, expected in ((100, 1), (0, 0)):
+    for hub_edges, expected in ((100, 1), (0, 0), (201, 0)):  # 201: longer than any list
         answers = run(monkeypatch, emulation, name, {**knobs, "hub_edges": hub_edges}, ["one_hub"],
                       predecessors=(False,))
         for s, a in zip(sources(g), answers, strict=True):
@@ -276,6 +276,14 @@ def test_a_hub_is_spread_once_per_round_it_is_in(monkeypatch, emulation, name):
             assert a.counters["relaxations"] == int(g.out_degrees()[reached].sum()), a.counters
             if a.counters["relaxations"]:  # a source that reaches the hub
                 assert (a.counters["hub_rounds"], a.counters["hub_lists"]) == (expected, expected), a.counters
+
+
+def test_no_hub_pass_where_no_list_is_that_long():
+    """hub_threshold: the kernel gets 0 (no pass, no count read a round) where the graph's
+    longest list is shorter than hub_edges, else hub_edges; 0 stays 0."""
+    g = graph("one_hub")  # the hub's list: 200 edges
+    assert [ds.hub_threshold(g, h) for h in (0, 1, 200, 201, 2048)] == [0, 1, 200, 0, 0]
+    assert ds.hub_threshold(samples.single_vertex(directed=True, weighted=True), 1) == 0
 
 
 @pytest.mark.parametrize("name", NAMES)

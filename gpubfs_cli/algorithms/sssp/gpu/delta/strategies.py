@@ -100,7 +100,8 @@ Knobs:
 - ``blocks_per_sm``: CTAs per SM of the persistent grid (0 = as many as fit).
 - ``small_frontier``: the most vertices of a light round the leader runs alone; 0 turns
   the mode off. At most DELTA_SMALL_CAP (its shared-memory queues).
-- ``hub_edges``: the shortest list a grid round leaves to its hub pass (0: no hub pass).
+- ``hub_edges``: the shortest list a grid round leaves to its hub pass (0: no hub pass;
+  a graph without a list that long runs without it too: hub_threshold).
 - ``small_edges``: the most light edges of a round the leader runs alone (near-far
   issues 4 edges a thread at once, so up to 4 x the CTA size they cost one round's
   latency; delta-stepping 1, within its registers).
@@ -215,6 +216,15 @@ def default_delta(graph: CSRGraph, scale: float | None = None, depth: float | No
     return bucket_width(graph.weights, scale, MAX_DELTA)
 
 
+def hub_threshold(graph: CSRGraph, hub_edges: int) -> int:
+    """The hub pass's threshold the kernel gets: hub_edges, or 0 (no pass) where no list
+    of the graph is that long. A round then skips reading its hub count after its barrier,
+    which costs a road graph's thousands of rounds about 3% (docs/performance.md, "Hubs")."""
+    if hub_edges <= 0 or graph.n == 0 or int(graph.out_degrees().max()) < hub_edges:
+        return 0
+    return hub_edges
+
+
 def knob_delta(graph: CSRGraph, k) -> tuple[int, float | None]:
     """The bucket width the knobs give on `graph`, and the probe's depth where the
     default rule asked for it (delta 0, no delta_scale, depth_widen)."""
@@ -319,6 +329,7 @@ class DeltaStepping(GpuStrategy):
         fars = [self.buffer(f"_far{i}", size, cp.int32) for i in (0, 1)]
         ctl = self.buffer("_ctl", C["CTL_WORDS"], cp.int64, fill=0)
         hubs = self.buffer("_hubs", HUB_CAP, cp.int32)
+        self.derived("hub_edges", hub_threshold(graph, int(k.hub_edges)))
         parent = self.buffer("_parent", size, cp.int32)
         anchor = self.buffer("_anchor", size, cp.int32)
         # Each kind of traversal's arguments but the source, made once: the read-only
@@ -327,7 +338,7 @@ class DeltaStepping(GpuStrategy):
         fixed = dict(dist=dist, lstamp=lstamp, fstamp=fstamp, rstamp=rstamp, q0=queues[0], q1=queues[1],
                      settled=settled, far0=fars[0], far1=fars[1], ctl=ctl, hubs=hubs, delta=self.delta, n=n,
                      small_frontier=int(k.small_frontier), small_edges=int(k.small_edges),
-                     hub_edges=int(k.hub_edges))
+                     hub_edges=self.hub_edges)
         self.derived("_params", {p: (row, split, perm, dg.col_indices, w, pcol, pw,
                                      kernel_struct(PARAMS, parent=parent if p else None,
                                                    anchor=anchor if p else None, **fixed))
