@@ -252,8 +252,8 @@ __device__ __forceinline__ void hub_round_starts(const DeltaParams& a, long long
 
 // After grid round g's barrier: the lists it left to the hub pass, their edges spread over
 // every warp of the grid, then the pass's own barrier. Every thread reads the same count,
-// so the grid takes the same branch. The sink is made here, after the barrier, so that
-// the round's own is not kept alive across it (registers are at their cap).
+// so the grid takes the same branch. The caller makes the pass's sink after the barrier,
+// so that the round's own is not kept alive across it (registers are at their cap).
 template <ListPart PART, class Sink>
 __device__ __forceinline__ void hub_pass(Shared& sh, const int* __restrict__ row, const int* __restrict__ split,
                                          const int* __restrict__ perm, const DeltaParams& a, long long g,
