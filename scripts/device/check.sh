@@ -121,6 +121,8 @@ PEERS=${PEERS:-graph500-s24-ef20-seed1}
 # Graph 500's kernels 2 and 3 past the config's default scales (answers proved by certificate)
 G500_LARGE=g500-s24-ef16@weights=graph500,g500-s26-ef16@weights=graph500
 SSSP_PEERS=USA-road-d.NY,geo-road-1M,rmat20,ER20,luo-grid-1M,grid5pt.5000
+# the real New York road graph into the dataset cache from the carried mirror folder
+NY="$G fetch-dataset USA-road-d.NY --mirror .mirror --accept-checksum"
 
 run() {  # run PART LIMIT CMD...: a part's command with a time limit (LIMIT overrides), logged
   local part=$1 limit=${LIMIT:-$2}; shift 2
@@ -190,19 +192,12 @@ for part in "$@"; do
       "$(run_or_resume sssp-ny sssp-delta -d USA-road-d.NY,USA-road-d.NY@weights=rule --sources 10) &&" \
       "$G report results/sssp-ny.json --format md &&" \
       "$G report --paper luo results/reproduce/luo/*.json --format md" ;;
-    sssp-peers) sh_run "$part" 580 "$G fetch-dataset USA-road-d.NY --mirror .mirror --accept-checksum &&" \
+    sssp-peers) sh_run "$part" 580 "$NY &&" \
       "$(run_or_resume sssp-peers sssp-delta -d "$SSSP_PEERS") &&" \
       "$G report results/sssp-peers.json --format md" ;;
-    sssp-delta-scale) sh_run "$part" 580 "$G fetch-dataset USA-road-d.NY --mirror .mirror --accept-checksum &&" \
-      "$(run_or_resume sssp-delta-scale studies/sssp-delta-scale.yaml) &&" \
-      "$G report results/sssp-delta-scale.json --format md" ;;
-    sssp-delta-depth) sh_run "$part" 580 "$G fetch-dataset USA-road-d.NY --mirror .mirror --accept-checksum &&" \
-      "$(run_or_resume sssp-delta-depth studies/sssp-delta-depth.yaml) &&" \
-      "$G report results/sssp-delta-depth.json --format md" ;;
-    sssp-hubs) sh_run "$part" 580 "$G fetch-dataset USA-road-d.NY --mirror .mirror --accept-checksum &&" \
-      "$(run_or_resume sssp-hubs studies/sssp-hubs.yaml) &&" \
-      "$G report results/sssp-hubs.json --format md" ;;
-    sssp-auto) sh_run "$part" 580 "$G fetch-dataset USA-road-d.NY --mirror .mirror --accept-checksum &&" \
+    sssp-delta-scale|sssp-delta-depth|sssp-hubs) sh_run "$part" 580 "$NY &&" \
+      "$(run_or_resume "$part" "studies/$part.yaml") && $G report results/$part.json --format md" ;;
+    sssp-auto) sh_run "$part" 580 "$NY &&" \
       "timeout -s INT 300 $G run studies/sssp-auto.yaml --out results/sssp-auto.json --force &&" \
       "python3 scripts/build_auto_table.py --problem sssp results/sssp-auto.json &&" \
       "cp gpubfs_cli/algorithms/sssp/auto_table.yaml results/ &&" \
@@ -228,7 +223,7 @@ for part in "$@"; do
       "$G report results/peers-catalogue-P.json --metric ms --format md" ;;
     contenders) sh_run contenders 580 "$(contenders catalogue-C)" ;;
     heldout) sh_run heldout 580 "$(contenders heldout-catalogue-C auto)" ;;
-    generalize) sh_run generalize 580 "$G fetch-dataset USA-road-d.NY --mirror .mirror --accept-checksum &&" \
+    generalize) sh_run generalize 580 "$NY &&" \
       "$(contenders generalize auto -d "$HELDOUT" --seed 1) && python3 scripts/build_auto_table.py --check results/generalize.json" ;;
     auto-gap) run auto-gap 500 python3 scripts/device/auto_gap.py --graphs "$SMALL" --sources 10 --trials 3 --warmup-ms 50 ;;
     *) echo "unknown part $part (see the head of scripts/device/check.sh, or docs/ci.md)"; exit 2 ;;

@@ -25,7 +25,6 @@ from gpubfs_cli.errors import UserError
 
 _ALGORITHMS = Path(__file__).resolve().parents[3]
 SHIPPED_TABLES = {p: _ALGORITHMS / p / "auto_table.yaml" for p in ("bfs", "sssp")}
-SHIPPED_TABLE = SHIPPED_TABLES["bfs"]
 TABLE_VERSION = 1
 
 

@@ -133,6 +133,7 @@ from gpubfs_cli.algorithms.sssp.inputs import bucket_width
 from gpubfs_cli.core.answer import Answer
 from gpubfs_cli.core.knobs import (
     check_delta_scale,
+    check_edge_count,
     check_flags,
     check_launch,
     check_small_frontier,
@@ -261,9 +262,7 @@ class DeltaKnobs:
         if not whole(self.small_edges) or not 1 <= self.small_edges <= SMALL_EDGES_MAX:
             raise ValueError(f"small_edges must be a whole number between 1 and {SMALL_EDGES_MAX}, "
                              f"not {self.small_edges!r}")
-        if not whole(self.hub_edges) or not 0 <= self.hub_edges < 2**31:
-            raise ValueError(f"hub_edges must be a whole number from 0 (no hub pass) to 2^31 - 1, "
-                             f"not {self.hub_edges!r}")
+        check_edge_count("hub_edges", self.hub_edges, "no hub pass")
 
 
 @register
