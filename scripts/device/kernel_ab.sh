@@ -8,7 +8,8 @@
 # compiles its kernels.
 #   FILES="gpubfs_cli/algorithms/bfs/gpu/do/do.cu" STRATEGIES=do.bfs \
 #     DATASETS=g500-s20-ef16,g500-s24-ef16 bash scripts/device/kernel_ab.sh
-# (.ab/do.cu from `git show <commit>:gpubfs_cli/algorithms/bfs/gpu/do/do.cu`)
+# (.ab/do.cu from `git show <commit>:gpubfs_cli/algorithms/bfs/gpu/do/do.cu`). RUN_ARGS adds
+# run flags to both sides (e.g. RUN_ARGS="--validate certificate").
 set -u
 OUT=${OUT:-/tmp/out}
 : "${FILES:?FILES: the repo paths whose .ab/ copies make side A}" "${STRATEGIES:?STRATEGIES: comma-separated}"
@@ -41,7 +42,7 @@ side_py B -m gpubfs_cli fetch-dataset ${DATASETS//,/ } || exit 1
 for round in $(seq "$ROUNDS"); do
   for side in A B; do
     side_py $side -m gpubfs_cli run --dataset "$DATASETS" \
-      "${STRATEGY_ARGS[@]}" --sources "$SOURCES" --require-gpu \
+      "${STRATEGY_ARGS[@]}" --sources "$SOURCES" --require-gpu ${RUN_ARGS:-} \
       --out "$OUT/ab-$side$round.json" --force > "$OUT/ab-$side$round.log" 2>&1
     rc=$?
     echo "$side$round: rc=$rc $(tail -1 "$OUT/ab-$side$round.log")"

@@ -104,14 +104,12 @@ KNOWN_SPILLS = {
     "merrill.cu MERRILL_BLOCK=256 MERRILL_MIN_BLOCKS=4": 32,
     "merrill.cu MERRILL_BLOCK=512 MERRILL_MIN_BLOCKS=2": 784,
     "merrill.cu MERRILL_BLOCK=1024 MERRILL_MIN_BLOCKS=1": 3920,
-    # delta: near-far's predecessors instantiation (delta_sssp<false, true>, the parents
-    # pass after the distances) since the hub pass, at 80 registers (three CTAs of 256 an
-    # SM): 8 bytes stored, 32 loaded; every other instantiation and the 512-thread builds
-    # spill nothing.
-    "delta.cu DELTA_BLOCK=128 DELTA_WEIGHT64=0": 40,
-    "delta.cu DELTA_BLOCK=128 DELTA_WEIGHT64=1": 40,
-    "delta.cu DELTA_BLOCK=256 DELTA_WEIGHT64=0": 40,
-    "delta.cu DELTA_BLOCK=256 DELTA_WEIGHT64=1": 40,
+    # delta: the 128-thread builds' predecessors instantiations (the parents pass after
+    # the distances), at 80 registers: near-far's (delta_sssp<false, true>) 8 bytes stored
+    # and 16 loaded, and with 64-bit weights delta-stepping's (<true, true>) 4 and 20 too;
+    # the distance-only instantiations and the 256- and 512-thread builds spill nothing.
+    "delta.cu DELTA_BLOCK=128 DELTA_WEIGHT64=0": 24,
+    "delta.cu DELTA_BLOCK=128 DELTA_WEIGHT64=1": 48,
     "raval.cu RAVAL_SSSP=0": 112,
     "raval.cu RAVAL_SSSP=1 RAVAL_WEIGHT64=0": 104,
     "raval.cu RAVAL_SSSP=1 RAVAL_WEIGHT64=1": 104,

@@ -11,7 +11,8 @@
 // reservations). Optional members: `static constexpr bool kPositions = true` makes it
 // `emit(v, u, pos, active)`, pos the neighbour's place in an output the caller reserved
 // (from the offsets it passes the stages); `kParents = false` says it ignores u, so the
-// scan window stores none.
+// scan window stores none; `kOffsets = true` makes it `emit(v, u, off, active)`, off the
+// neighbour's offset in the column array (a sink that reads a weight beside it).
 //
 // gather_lists runs the three stages (gather_cta, gather_warp, gather_scan) with one
 // prefix sum; merrill.cu composes them per its gather knob, with positions from its own
@@ -50,11 +51,27 @@ struct SinkParents<S, decltype(void(S::kParents))> {
     static constexpr bool value = S::kParents;
 };
 
+template <class S, class = void>
+struct SinkOffsets {
+    static constexpr bool value = false;
+};
+template <class S>
+struct SinkOffsets<S, decltype(void(S::kOffsets))> {
+    static constexpr bool value = S::kOffsets;
+};
+
 // Neighbour v of u, at position pos when the sink takes positions.
 template <class Sink>
 __device__ __forceinline__ void sink_emit(Sink& sink, int v, int u, int pos, bool active) {
     if constexpr (SinkPositions<Sink>::value) sink.emit(v, u, pos, active);
     else sink.emit(v, u, active);
+}
+
+// ... read from the column array at offset off, which a sink that takes offsets gets.
+template <class Sink, class O>
+__device__ __forceinline__ void sink_emit(Sink& sink, int v, int u, int pos, O off, bool active) {
+    if constexpr (SinkOffsets<Sink>::value) sink.emit(v, u, off, active);
+    else sink_emit(sink, v, u, pos, active);
 }
 
 // CTA: lists of at least BLOCK neighbours, one at a time (every thread runs the same
@@ -81,7 +98,7 @@ __device__ __forceinline__ void gather_cta(Sh& sh, const int* __restrict__ col, 
         const int cp = P ? (int)sh.bcast[4] : 0;
         for (int i = tid; i - tid < cl; i += BLOCK) {
             const bool a = i < cl;
-            sink_emit(sink, a ? col[cs + i] : -1, cu, cp + i, a);
+            sink_emit(sink, a ? col[cs + i] : -1, cu, cp + i, cs + i, a);
         }
     }
 }
@@ -104,7 +121,7 @@ __device__ __forceinline__ void gather_warp(const int* __restrict__ col, int u, 
         if (lane == leader) len = 0;
         for (int i = lane; i - lane < wl; i += 32) {
             const bool a = i < wl;
-            sink_emit(sink, a ? col[ws + i] : -1, wu, wp + i, a);
+            sink_emit(sink, a ? col[ws + i] : -1, wu, wp + i, ws + i, a);
         }
     }
 }
@@ -130,7 +147,7 @@ __device__ __forceinline__ void gather_scan(Sh& sh, const int* __restrict__ col,
         const O src = a ? sh.win_src[tid] : O(0);
         const int par = (a && PAR) ? sh.win_par[tid] : -1;
         __syncthreads();  // the window is rewritten next round
-        sink_emit(sink, a ? col[src] : -1, par, pos + base + tid, a);
+        sink_emit(sink, a ? col[src] : -1, par, pos + base + tid, src, a);
     }
 }
 

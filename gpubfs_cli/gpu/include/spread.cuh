@@ -8,6 +8,7 @@
 #pragma once
 
 #include "common.cuh"
+#include "expand.cuh"
 #include "mergepath.cuh"
 #include "persistent.cuh"
 
@@ -53,8 +54,9 @@ __device__ __forceinline__ O spread_scan_of(const Lists& lists, const int* in, i
 }
 
 // Every thread of the grid: the `total` edges of the nf lists spread_scan put in `off`
-// and `v`, 32 consecutive ones per warp and round, as sink.emit(col's entry, its list's
-// vertex, active), warp-converged (bounds are warp-uniform).
+// and `v`, 32 consecutive ones per warp and round, to the sink as expand.cuh's stages
+// hand them (col's entry, its list's vertex, its offset for a sink that takes offsets),
+// warp-converged (bounds are warp-uniform).
 template <int BLOCK, class O, class Lists, class Sink>
 __device__ __forceinline__ void spread_edges_of(const Lists& lists, const int* __restrict__ col, const O* off,
                                                 const int* v, int nf, O total, Sink& sink) {
@@ -64,12 +66,14 @@ __device__ __forceinline__ void spread_edges_of(const Lists& lists, const int* _
         const O e = b + lane;
         const bool a = e < total;
         int w = -1, u = -1;
+        O at = 0;
         if (a) {
             const int lo = mergepath_vertical(off, nf, e) - 1;  // the last list starting <= e owns it
             u = v[lo];
-            w = col[lists.start(u) + (e - off[lo])];
+            at = lists.start(u) + (e - off[lo]);
+            w = col[at];
         }
-        sink.emit(w, u, a);
+        sink_emit(sink, w, u, 0, at, a);
     }
 }
 

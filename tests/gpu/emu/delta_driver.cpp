@@ -15,8 +15,8 @@
 // so each entry passes the struct on from there.
 template <bool H, bool P>
 emu_lib::Entry delta_entry(const char* name) {
-    return {name, std::string(DELTA_WEIGHT64 ? "IIIILIL" : "IIIIIII") + "Si", [](int g, int b, void** a) {
-                void* args[] = {a[0], a[1], a[2], a[3], a[4], a[5], a[6], *static_cast<void**>(a[7]), a[8]};
+    return {name, std::string(DELTA_WEIGHT64 ? "IIIL" : "IIII") + "Si", [](int g, int b, void** a) {
+                void* args[] = {a[0], a[1], a[2], a[3], *static_cast<void**>(a[4]), a[5]};
                 emu_lib::run(&delta_sssp<H, P>, g, b, args);
             }};
 }

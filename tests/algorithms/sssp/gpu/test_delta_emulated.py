@@ -392,7 +392,7 @@ def test_traverse_has_no_fixed_cost_leaks(monkeypatch, emulation, name):
 
 def test_knobs_are_checked():
     k = ds.DeltaKnobs()
-    assert (k.delta, k.cta_size, k.blocks_per_sm, k.small_frontier, k.small_edges) == (0, 256, 0, ds.SMALL_CAP, 4096)
+    assert (k.delta, k.cta_size, k.blocks_per_sm, k.small_frontier, k.small_edges) == (0, 256, 0, 256, 1024)
     assert k.hub_edges == 2048 and ds.DeltaKnobs(hub_edges=0).hub_edges == 0
     assert k.delta_scale is None and ds.DeltaKnobs(delta_scale=0.25).delta_scale == 0.25
     with pytest.raises(UserError):

@@ -33,9 +33,10 @@
 //
 // Distances are unsigned 64-bit with all ones for unreached (-1 through the int64 array
 // the launcher returns). Vertex ids and edge offsets are 32-bit (the launcher refuses
-// 2^31 edges or more). perm lists each vertex's edges with the light ones first (built by
-// delta_partition): expand.cuh's sinks receive what the column array holds, so gathering
-// perm hands the sink an edge id, from which it reads the neighbour and the weight.
+// 2^31 edges or more). delta_partition's perm lists each vertex's edge ids with the light
+// ones first; the kernel reads the neighbours and weights in that order (pcol, pw, made by
+// the launcher), and its sinks take the edge's offset (expand.cuh's kOffsets) to read the
+// weight beside the neighbour: no edge-id hop on the way.
 #include "delta.cuh"
 #include "expand.cuh"
 #include "small_frontier.cuh"
@@ -47,6 +48,7 @@ constexpr int BLOCK = DELTA_BLOCK;
 constexpr int WARPS = BLOCK / 32;
 constexpr int SMALL_CAP = DELTA_SMALL_CAP;
 static_assert(BLOCK % 32 == 0 && WARPS <= 32, "CTAs of 32 to 1024 threads");
+static_assert(DELTA_TILE_MIN % 32 == 0 && DELTA_TILE_MIN <= BLOCK, "a tile is whole warps, at most a CTA");
 
 typedef unsigned long long dist_t;
 typedef delta_weight_t weight_t;
@@ -105,12 +107,12 @@ __device__ __forceinline__ dist_t warp_min_u64(dist_t x) {
     return x;
 }
 
-// The relaxation of gathered edges (light and heavy rounds alike): e is an edge id, u
-// its source. New distances below `hi` go to the next frontier, the others to the far
-// pile.
+// The relaxation of gathered edges (light and heavy rounds alike): v is the neighbour
+// at offset `at` of perm's order (pcol), u its source, pw[at] the edge's weight. New
+// distances below `hi` go to the next frontier, the others to the far pile.
 struct RelaxSink {
-    const int* col;
-    const weight_t* w;
+    static constexpr bool kOffsets = true;
+    const weight_t* pw;
     dist_t* dist;
     dist_t* lstamp;
     dist_t* fstamp;
@@ -121,13 +123,11 @@ struct RelaxSink {
     unsigned long long* far_size;
     unsigned long long relaxed;
 
-    __device__ __forceinline__ void emit(int e, int u, bool active) {
+    __device__ __forceinline__ void emit(int v, int u, int at, bool active) {
         bool near = false, to_far = false;
-        int v = 0;
         if (active) {
             ++relaxed;
-            v = col[e];
-            const dist_t nd = __ldcg(&dist[u]) + (dist_t)w[e];
+            const dist_t nd = __ldcg(&dist[u]) + (dist_t)pw[at];
             if (lower(dist, v, nd)) {
                 if (nd < hi) near = claim(lstamp, v, lkey);
                 else to_far = claim(fstamp, v, fkey);
@@ -142,8 +142,8 @@ struct RelaxSink {
 // round p >= 1 through a tight zero-weight edge out of a vertex anchored in round p - 1.
 template <bool ZERO>
 struct ParentSink {
-    const int* col;
-    const weight_t* w;
+    static constexpr bool kOffsets = true;
+    const weight_t* pw;
     const dist_t* dist;
     int* parent;
     int* anchor;
@@ -151,12 +151,10 @@ struct ParentSink {
     int* next;
     unsigned long long* next_size;
 
-    __device__ __forceinline__ void emit(int e, int u, bool active) {
+    __device__ __forceinline__ void emit(int v, int u, int at, bool active) {
         bool got = false;
-        int v = 0;
         if (active) {
-            v = col[e];
-            const dist_t wt = (dist_t)w[e];
+            const dist_t wt = (dist_t)pw[at];
             if ((wt == 0) == ZERO && dist[u] + wt == dist[v] &&
                 atomicCAS(&anchor[v], DELTA_UNANCHORED, round) == DELTA_UNANCHORED) {
                 parent[v] = u;
@@ -167,7 +165,7 @@ struct ParentSink {
     }
 };
 
-// Which part of perm an item's list is: its light edges [row, split) (near-far: all of
+// Which part of pcol an item's list is: its light edges [row, split) (near-far: all of
 // them, split = row + degree), its heavy ones [split, row + 1), or every edge of a
 // reached vertex (the parents' first round).
 enum ListPart { LIGHT, HEAVY_EDGES, REACHED };
@@ -177,6 +175,14 @@ enum ListPart { LIGHT, HEAVY_EDGES, REACHED };
 // round g + 2's start (a barrier between each), before round g + 3 appends to that slot.
 __device__ __forceinline__ unsigned long long* hub_slot(unsigned long long* ctl, long long g) {
     return ctl + CTL_HUBS + (int)(g % 3);
+}
+
+// A CTA's tile of a round of `size` items: its share of the grid, rounded up to whole
+// warps (DELTA_TILE_MIN items at least), at most BLOCK.
+__device__ __forceinline__ int tile_of(long long size) {
+    const long long share = (size + gridDim.x - 1) / gridDim.x;
+    const long long t = (share + DELTA_TILE_MIN - 1) / DELTA_TILE_MIN * DELTA_TILE_MIN;
+    return t < BLOCK ? (int)t : BLOCK;
 }
 
 // The part of each vertex's list a round relaxes, as spread.cuh's lists.
@@ -199,21 +205,25 @@ struct Settle {
 };
 
 // The lists of items[0, size) (null items: the vertices 0 .. size - 1) over the grid, a
-// tile of BLOCK items per CTA at a time (the loop is CTA-uniform: gather_lists has
-// block barriers). With a Settle, each item is recorded (warp-converged) before its list;
-// with hub_edges above 0, lists of hub_edges or more go to grid round g's hub pass
+// tile of at most BLOCK items per CTA at a time (the loop is CTA-uniform: gather_lists has
+// block barriers). A round of fewer items than the grid's threads is spread over every
+// CTA (tile_of): a road network's round of a few thousand vertices in BLOCK-item tiles
+// kept a handful of CTAs walking their lists a batch after another while the rest of the
+// grid waited at the barrier. With a Settle, each item is recorded (warp-converged) before
+// its list; with hub_edges above 0, lists of hub_edges or more go to grid round g's hub pass
 // (hub_slot's count, the list `hubs`) while its queue has room. The arguments are the
 // parameters' words, which the compiler reads again where used instead of holding them:
 // registers are at their cap.
 template <ListPart PART, class Sink>
 __device__ __forceinline__ void gather_items(Shared& sh, const int* __restrict__ row, const int* __restrict__ split,
-                                             const unsigned long long* dist, const int* __restrict__ perm,
+                                             const unsigned long long* dist, const int* __restrict__ pcol,
                                              const int* items, long long size, Sink& sink,
                                              const Settle* settle = nullptr, int hub_edges = 0, int* hubs = nullptr,
                                              unsigned long long* ctl = nullptr, long long g = 0) {
-    for (long long base = (long long)blockIdx.x * BLOCK; base < size; base += (long long)gridDim.x * BLOCK) {
+    const int tile = tile_of(size);
+    for (long long base = (long long)blockIdx.x * tile; base < size; base += (long long)gridDim.x * tile) {
         const long long i = base + threadIdx.x;
-        const bool valid = i < size;
+        const bool valid = (int)threadIdx.x < tile && i < size;
         int u = -1, start = 0, len = 0;
         if (valid) {
             u = items != nullptr ? __ldcg(items + i) : (int)i;
@@ -238,7 +248,7 @@ __device__ __forceinline__ void gather_items(Shared& sh, const int* __restrict__
                 len = 0;
             }
         }
-        gather_lists(sh.g, perm, u, start, len, sink);
+        gather_lists(sh.g, pcol, u, start, len, sink);
     }
 }
 
@@ -256,7 +266,7 @@ __device__ __forceinline__ void hub_round_starts(const DeltaParams& a, long long
 // so that the round's own is not kept alive across it (registers are at their cap).
 template <ListPart PART, class Sink>
 __device__ __forceinline__ void hub_pass(Shared& sh, const int* __restrict__ row, const int* __restrict__ split,
-                                         const int* __restrict__ perm, const DeltaParams& a, long long g,
+                                         const int* __restrict__ pcol, const DeltaParams& a, long long g,
                                          Sink& sink) {
     const unsigned long long h = read_word(hub_slot(a.ctl, g));
     if (h == 0) return;
@@ -268,7 +278,7 @@ __device__ __forceinline__ void hub_pass(Shared& sh, const int* __restrict__ row
         a.ctl[CTL_HUB_LISTS] += (unsigned long long)count;
         a.ctl[CTL_RELAXATIONS] += (unsigned long long)total;
     }
-    spread_edges_of<BLOCK>(lists, perm, sh.hub.l.off, sh.hub.l.v, count, total, sink);
+    spread_edges_of<BLOCK>(lists, pcol, sh.hub.l.off, sh.hub.l.v, count, total, sink);
     GPUBFS_GRID_SYNC();
 }
 
@@ -276,8 +286,7 @@ __device__ __forceinline__ void hub_pass(Shared& sh, const int* __restrict__ row
 // Entered at light round r whose frontier (queue r, `size` vertices) is at most
 // small_frontier; the other CTAs park. The leader keeps each round's vertices with their
 // light lists (start, length, offset among the round's lists) in shared memory, and
-// relaxes round D's edges from pcol/pw, the neighbours and weights in perm's order (no
-// edge-id hop), DELTA_SMALL_BATCH edges a thread at once: the batch's loads, then its
+// relaxes round D's edges from pcol/pw (as the grid's rounds), DELTA_SMALL_BATCH edges a thread at once: the batch's loads, then its
 // atomicMins, then its claims are each issued together, so a round's chain is three
 // global round trips (the edge and the source's distance; the atomicMin; the stamp claim
 // and the neighbour's list) and a block barrier. Measured, a round still grows with its
@@ -429,11 +438,11 @@ extern "C" __global__ void delta_partition(int n, const int* __restrict__ row,
 }
 
 // One traversal from `source`. HEAVY: delta-stepping (light rounds, then a heavy round
-// per bucket); false: near-far. PRED: the parents pass after the distances. split and
-// perm come from delta_partition (each vertex's light edges first).
+// per bucket); false: near-far. PRED: the parents pass after the distances. split comes
+// from delta_partition, pcol and pw are the neighbours and weights in its perm's order
+// (each vertex's light edges first).
 #define DELTA_PARAMS                                                                              \
-    const int *__restrict__ row, const int *__restrict__ split, const int *__restrict__ perm,      \
-        const int *__restrict__ col, const dsssp::weight_t *__restrict__ w, const int *__restrict__ pcol, \
+    const int *__restrict__ row, const int *__restrict__ split, const int *__restrict__ pcol,      \
         const dsssp::weight_t *__restrict__ pw, const DeltaParams args, int source
 
 template <bool HEAVY, bool PRED>
@@ -507,18 +516,18 @@ __global__ void __launch_bounds__(DELTA_BLOCK, DELTA_MIN_BLOCKS) delta_sssp(DELT
             }
             // Round r appends to slot r + 1; slot r + 2 was last read in round r - 1.
             if (gtid == 0) *lsize(ctl, r + 2) = 0;
-            RelaxSink sink{col, w, dist, lstamp, fstamp, hi, key(r + 1), key(k), queue(r + 1),
+            RelaxSink sink{pw, dist, lstamp, fstamp, hi, key(r + 1), key(k), queue(r + 1),
                            lsize(ctl, r + 1), far(f), ctl + CTL_FSIZE + f, 0};
             const Settle settle{rstamp, (int)(k + 1), ctl + CTL_RSIZE, settled};
             hub_round_starts(args, grid_rounds);
-            gather_items<LIGHT>(sh, row, split, dist, perm, queue(r), size, sink, HEAVY ? &settle : nullptr,
+            gather_items<LIGHT>(sh, row, split, dist, pcol, queue(r), size, sink, HEAVY ? &settle : nullptr,
                                 args.hub_edges, args.hubs, ctl, grid_rounds);
             relaxed += sink.relaxed;
             GPUBFS_GRID_SYNC();
             if (args.hub_edges) {
-                RelaxSink spread{col, w, dist, lstamp, fstamp, hi, key(r + 1), key(k), queue(r + 1),
+                RelaxSink spread{pw, dist, lstamp, fstamp, hi, key(r + 1), key(k), queue(r + 1),
                                  lsize(ctl, r + 1), far(f), ctl + CTL_FSIZE + f, 0};
-                hub_pass<LIGHT>(sh, row, split, perm, args, grid_rounds, spread);
+                hub_pass<LIGHT>(sh, row, split, pcol, args, grid_rounds, spread);
             }
             ++grid_rounds;
             ++r;
@@ -527,19 +536,19 @@ __global__ void __launch_bounds__(DELTA_BLOCK, DELTA_MIN_BLOCKS) delta_sssp(DELT
         }
         if (HEAVY) {  // the heavy edges of every vertex the bucket settled, once
             const long long size = (long long)read_word(ctl + CTL_RSIZE);
-            RelaxSink sink{col, w, dist, lstamp, fstamp, hi, key(r), key(k), queue(r),
+            RelaxSink sink{pw, dist, lstamp, fstamp, hi, key(r), key(k), queue(r),
                            lsize(ctl, r), far(f), ctl + CTL_FSIZE + f, 0};
             hub_round_starts(args, grid_rounds);
-            gather_items<HEAVY_EDGES>(sh, row, split, dist, perm, settled, size, sink, nullptr,
+            gather_items<HEAVY_EDGES>(sh, row, split, dist, pcol, settled, size, sink, nullptr,
                                       args.hub_edges, args.hubs, ctl, grid_rounds);
             relaxed += sink.relaxed;
             if (gtid == 0 && size > 0) ++ctl[CTL_HEAVY_ROUNDS];  // counted in place: registers are at their cap
             GPUBFS_GRID_SYNC();
             if (gtid == 0) ctl[CTL_RSIZE] = 0;  // next appended after the compaction's barrier
             if (args.hub_edges) {
-                RelaxSink spread{col, w, dist, lstamp, fstamp, hi, key(r), key(k), queue(r),
+                RelaxSink spread{pw, dist, lstamp, fstamp, hi, key(r), key(k), queue(r),
                                  lsize(ctl, r), far(f), ctl + CTL_FSIZE + f, 0};
-                hub_pass<HEAVY_EDGES>(sh, row, split, perm, args, grid_rounds, spread);
+                hub_pass<HEAVY_EDGES>(sh, row, split, pcol, args, grid_rounds, spread);
             }
             ++grid_rounds;
         }
@@ -611,8 +620,8 @@ __global__ void __launch_bounds__(DELTA_BLOCK, DELTA_MIN_BLOCKS) delta_sssp(DELT
     }
     GPUBFS_GRID_SYNC();  // the distances final everywhere, the source queued
     {
-        ParentSink<false> sink{col, w, dist, args.parent, args.anchor, 0, q0, psize};
-        gather_items<REACHED>(sh, row, split, dist, perm, nullptr, n, sink);
+        ParentSink<false> sink{pw, dist, args.parent, args.anchor, 0, q0, psize};
+        gather_items<REACHED>(sh, row, split, dist, pcol, nullptr, n, sink);
     }
     GPUBFS_GRID_SYNC();
     int p = 1;
@@ -620,9 +629,9 @@ __global__ void __launch_bounds__(DELTA_BLOCK, DELTA_MIN_BLOCKS) delta_sssp(DELT
         const long long size = (long long)read_word(psize + (p - 1) % 3);
         if (size == 0) break;
         if (gtid == 0) psize[(p + 1) % 3] = 0;
-        ParentSink<true> sink{col, w, dist, args.parent, args.anchor, p, queue(p), psize + p % 3};
+        ParentSink<true> sink{pw, dist, args.parent, args.anchor, p, queue(p), psize + p % 3};
         // zero weighs at most delta: a light edge
-        gather_items<LIGHT>(sh, row, split, dist, perm, queue(p - 1), size, sink);
+        gather_items<LIGHT>(sh, row, split, dist, pcol, queue(p - 1), size, sink);
         GPUBFS_GRID_SYNC();
     }
     if (gtid == 0) ctl[CTL_PARENT_ROUNDS] = (unsigned long long)p;

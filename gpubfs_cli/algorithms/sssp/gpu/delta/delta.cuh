@@ -30,6 +30,10 @@
 // lists as long are many CTAs' tiles anyway
 #define DELTA_HUB_CAP 256
 #endif
+#ifndef DELTA_TILE_MIN
+// the fewest items of a grid round a CTA takes at a time (a whole number of warps)
+#define DELTA_TILE_MIN 32
+#endif
 #ifndef DELTA_WEIGHT64
 #define DELTA_WEIGHT64 0  // int64 edge weights (else int32)
 #endif

@@ -42,21 +42,26 @@ Queue sizes rotate through three control words, so each is cleared between its l
 read and its next append with a barrier on either side.
 
 Load balancing is expand.cuh's (Merrill et al.'s CTA, warp and scan gathering, as in
-do.bfs). Its sinks receive what the gathered column array holds and the list's owner,
-not the edge's position, and the weight needs the edge id: so the kernel gathers
-``perm``, an int32 array of edge ids (4 bytes an edge) in which each vertex's light
-edges come first (built in prepare by delta_partition, one warp per vertex; split[v]
-marks where its heavy edges start). The sink reads the neighbour and the weight through
-the id. near-far's perm is the identity (every edge light).
+do.bfs). A round of fewer vertices than the grid has threads is spread over every CTA,
+a warp's worth of vertices or more each, not a CTA's (a road network's round of a few
+thousand vertices was a handful of CTAs' while the rest waited at the barrier). The
+kernel gathers ``pcol``, the neighbours in the order of ``perm``, an int32 array of
+edge ids in which each vertex's light edges come first (built in prepare by
+delta_partition, one warp per vertex; split[v] marks where its heavy edges start), and
+its sinks take each neighbour's offset (expand.cuh's kOffsets) to read the weight
+beside it in ``pw``: no edge-id hop between the list and the neighbour. near-far's perm
+is the identity (every edge light), so its pcol and pw are the graph's own arrays;
+delta-stepping's are copies (8 or 12 bytes an edge).
 
 Small-frontier mode (``small_frontier``, on by default): while a light round's frontier
 and its light edges number at most the thresholds, CTA 0 runs the bucket's light rounds
 alone from shared-memory queues with block barriers, and the other CTAs park until it
 hands a round back (gpu/include/small_frontier.cuh, as do.bfs). On road networks most
 rounds relax a few hundred edges, so their cost is the chain of dependent memory
-accesses plus the grid barrier: the leader's round drops the barrier and the edge-id
-hop, reading ``pcol``/``pw``, the neighbours and weights in perm's order (near-far: the
-graph's own arrays; delta-stepping: copies, 8 or 12 bytes an edge).
+accesses plus the grid barrier: the leader's round drops the barrier. It relaxes with
+one SM, though, so past a few hundred vertices the grid's spread round is the cheaper:
+the defaults (256 vertices, 1,024 light edges) are the best of a sweep on road, lattice
+and R-MAT graphs (docs/performance.md, "SSSP").
 
 Hub pass (``hub_edges``): a grid round leaves each list of hub_edges or more edges (the
 first DELTA_HUB_CAP of them) to a pass after its barrier, which spreads their edges over
@@ -248,8 +253,8 @@ class DeltaKnobs:
     depth_widen: bool = True  # the default rule's widening on deep graphs (False: 32 x w / d alone)
     cta_size: int = knob(256, among=CTA_SIZES)
     blocks_per_sm: int = knob(0, 0, means="0: as many as fit")
-    small_frontier: int = knob(SMALL_CAP, 0, SMALL_CAP, means="0: off")
-    small_edges: int = knob(4096, 1, SMALL_EDGES_MAX)
+    small_frontier: int = knob(256, 0, SMALL_CAP, means="0: off")
+    small_edges: int = knob(1024, 1, SMALL_EDGES_MAX)
     hub_edges: int = knob(2048, 0, 2**31 - 1, means="0: no hub pass")
 
     def __post_init__(self) -> None:
@@ -275,8 +280,8 @@ class DeltaStepping(GpuStrategy):
     caveats = (
         "not one of the five papers: gpubfs's own delta-stepping",
         RULE,
-        "the edge-id array that carries the light/heavy split costs 4 bytes per edge, and the small-frontier "
-        "mode's neighbours and weights in its order 8 or 12 more",
+        "the edge-id array that carries the light/heavy split costs 4 bytes per edge, and the neighbours and "
+        "weights in its order 8 or 12 more",
     )
     Knobs: ClassVar[type] = DeltaKnobs
     heavy: ClassVar[bool] = True  # False: near-far (every edge light, no heavy round)
@@ -313,7 +318,7 @@ class DeltaStepping(GpuStrategy):
             blocks = min(-(-n * 32 // PARTITION_BLOCK), fit)
             light = self.delta if self.heavy else LIGHT_ALL
             partition((blocks,), (PARTITION_BLOCK,), (i32(n), row, w, i64(light), perm, split))
-        if self.heavy:  # the leader's rounds read neighbours and weights in perm's order
+        if self.heavy:  # the kernel reads neighbours and weights in perm's order
             pcol = self.keep("_pcol", cp.take(dg.col_indices, perm[:m]) if m else perm)
             pw = self.keep("_pw", cp.take(w, perm[:m]) if m else w)
         else:  # near-far's perm is the identity
@@ -338,7 +343,7 @@ class DeltaStepping(GpuStrategy):
                      settled=settled, far0=fars[0], far1=fars[1], ctl=ctl, hubs=hubs, delta=self.delta, n=n,
                      small_frontier=int(k.small_frontier), small_edges=int(k.small_edges),
                      hub_edges=self.hub_edges)
-        self.derived("_params", {p: (row, split, perm, dg.col_indices, w, pcol, pw,
+        self.derived("_params", {p: (row, split, pcol, pw,
                                      kernel_struct(PARAMS, parent=parent if p else None,
                                                    anchor=anchor if p else None, **fixed))
                                  for p in (False, True)})
