@@ -37,6 +37,9 @@
 #   sssp-hubs    studies/sssp-hubs.yaml (the SSSP kernel's hub pass off and at three thresholds,
 #                beside raval.ep) on the NY road graph from .mirror/ and six generated graphs
 #                -> results/sssp-hubs.json; resumed when cut
+#   sssp-rounds  studies/sssp-rounds.yaml (the SSSP leader's thresholds swept, sssp.near_far
+#                and sssp.delta) on the NY road graph from .mirror/ and three generated graphs
+#                -> results/sssp-rounds.json; resumed when cut
 #   sssp-auto    auto.sssp's table and its held-out check in one part: studies/sssp-auto.yaml
 #                -> results/sssp-auto.json, the table built from it (written where the
 #                package reads it), then studies/sssp-auto-heldout.yaml with auto.sssp beside
@@ -195,7 +198,7 @@ for part in "$@"; do
     sssp-peers) sh_run "$part" 580 "$NY &&" \
       "$(run_or_resume sssp-peers sssp-delta -d "$SSSP_PEERS") &&" \
       "$G report results/sssp-peers.json --format md" ;;
-    sssp-delta-scale|sssp-delta-depth|sssp-hubs) sh_run "$part" 580 "$NY &&" \
+    sssp-delta-scale|sssp-delta-depth|sssp-hubs|sssp-rounds) sh_run "$part" 580 "$NY &&" \
       "$(run_or_resume "$part" "studies/$part.yaml") && $G report results/$part.json --format md" ;;
     sssp-auto) sh_run "$part" 580 "$NY &&" \
       "timeout -s INT 300 $G run studies/sssp-auto.yaml --out results/sssp-auto.json --force &&" \
