@@ -14,12 +14,21 @@
 #include "common.cuh"
 #include "expand.cuh"
 
+// The tile of each of `parts` CTAs sharing `count` entries: an equal share rounded up to
+// a multiple of MIN (delta.cu: whole warps), at least MIN and at most BLOCK.
+template <int BLOCK, int MIN = 1>
+__device__ __forceinline__ int tile_share(long long count, int parts) {
+    static_assert(MIN >= 1 && MIN <= BLOCK, "a tile of 1 to BLOCK entries");
+    const long long t = ((count + parts - 1) / parts + MIN - 1) / MIN * MIN;
+    return (int)max((long long)MIN, min((long long)BLOCK, t));
+}
+
 // Every thread of CTAs 0 .. parts - 1: entries 0 .. count - 1 by tiles. N: the count's
 // type (the caller's, so that the loop's arithmetic is the one it had).
 template <int BLOCK, class O, class N, class Load, class Sink>
 __device__ __forceinline__ void gather_tiles(GatherShared<BLOCK, O>& sh, const int* __restrict__ col, N count,
                                              int parts, Load& load, Sink& sink) {
-    const int tile = (int)max(1LL, min((long long)BLOCK, ((long long)count + parts - 1) / parts));
+    const int tile = tile_share<BLOCK>((long long)count, parts);
     const int ntiles = (int)((count + tile - 1) / tile);
     for (int t = blockIdx.x; t < ntiles; t += parts) {
         const int i = t * tile + (int)threadIdx.x;

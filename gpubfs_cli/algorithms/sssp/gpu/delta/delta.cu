@@ -41,6 +41,7 @@
 #include "expand.cuh"
 #include "small_frontier.cuh"
 #include "spread.cuh"
+#include "tiled.cuh"
 
 namespace dsssp {
 
@@ -177,14 +178,6 @@ __device__ __forceinline__ unsigned long long* hub_slot(unsigned long long* ctl,
     return ctl + CTL_HUBS + (int)(g % 3);
 }
 
-// A CTA's tile of a round of `size` items: its share of the grid, rounded up to whole
-// warps (DELTA_TILE_MIN items at least), at most BLOCK.
-__device__ __forceinline__ int tile_of(long long size) {
-    const long long share = (size + gridDim.x - 1) / gridDim.x;
-    const long long t = (share + DELTA_TILE_MIN - 1) / DELTA_TILE_MIN * DELTA_TILE_MIN;
-    return t < BLOCK ? (int)t : BLOCK;
-}
-
 // The part of each vertex's list a round relaxes, as spread.cuh's lists.
 template <ListPart PART>
 struct PartLists {
@@ -207,9 +200,9 @@ struct Settle {
 // The lists of items[0, size) (null items: the vertices 0 .. size - 1) over the grid, a
 // tile of at most BLOCK items per CTA at a time (the loop is CTA-uniform: gather_lists has
 // block barriers). A round of fewer items than the grid's threads is spread over every
-// CTA (tile_of): a road network's round of a few thousand vertices in BLOCK-item tiles
-// kept a handful of CTAs walking their lists a batch after another while the rest of the
-// grid waited at the barrier. With a Settle, each item is recorded (warp-converged) before
+// CTA (tiled.cuh's tile_share, in whole warps, as do.bfs's levels): a road network's round
+// of a few thousand vertices in BLOCK-item tiles kept a handful of CTAs walking their lists
+// a batch after another while the rest of the grid waited at the barrier. With a Settle, each item is recorded (warp-converged) before
 // its list; with hub_edges above 0, lists of hub_edges or more go to grid round g's hub pass
 // (hub_slot's count, the list `hubs`) while its queue has room. The arguments are the
 // parameters' words, which the compiler reads again where used instead of holding them:
@@ -220,7 +213,7 @@ __device__ __forceinline__ void gather_items(Shared& sh, const int* __restrict__
                                              const int* items, long long size, Sink& sink,
                                              const Settle* settle = nullptr, int hub_edges = 0, int* hubs = nullptr,
                                              unsigned long long* ctl = nullptr, long long g = 0) {
-    const int tile = tile_of(size);
+    const int tile = tile_share<BLOCK, DELTA_TILE_MIN>(size, (int)gridDim.x);  // whole warps of the grid's share
     for (long long base = (long long)blockIdx.x * tile; base < size; base += (long long)gridDim.x * tile) {
         const long long i = base + threadIdx.x;
         const bool valid = (int)threadIdx.x < tile && i < size;
