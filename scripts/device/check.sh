@@ -40,11 +40,12 @@
 #   sssp-rounds  studies/sssp-rounds.yaml (the SSSP leader's thresholds swept, sssp.near_far
 #                and sssp.delta) on the NY road graph from .mirror/ and three generated graphs
 #                -> results/sssp-rounds.json; resumed when cut
-#   sssp-auto    auto.sssp's table and its held-out check in one part: studies/sssp-auto.yaml
-#                -> results/sssp-auto.json, the table built from it (written where the
-#                package reads it), then studies/sssp-auto-heldout.yaml with auto.sssp beside
-#                the contenders on graphs the table was not built from (the NY road graph
-#                from .mirror/) -> results/sssp-auto-heldout.json and its check
+#   sssp-auto    auto.sssp's table: studies/sssp-auto.yaml -> results/sssp-auto.json, resumed
+#                from its journal when cut (more than one call on an H200), then the table
+#                built from it (written where the package reads it, a copy in results/)
+#   sssp-auto-heldout   auto.sssp on graphs its table was not built from, with the table in
+#                place: studies/sssp-auto-heldout.yaml (the NY road graph from .mirror/) ->
+#                results/sssp-auto-heldout.json, resumed when cut, and its check
 #   graph500-large   the graph500 config (kernels 2 and 3, 64 keys, validate: certificate)
 #                on scales 24 and 26 -> results/graph500-large.json, its --graph500 report;
 #                cut by its limit, it goes on from its journal when run again
@@ -200,11 +201,10 @@ for part in "$@"; do
       "$G report results/sssp-peers.json --format md" ;;
     sssp-delta-scale|sssp-delta-depth|sssp-hubs|sssp-rounds) sh_run "$part" 580 "$NY &&" \
       "$(run_or_resume "$part" "studies/$part.yaml") && $G report results/$part.json --format md" ;;
-    sssp-auto) sh_run "$part" 580 "$NY &&" \
-      "timeout -s INT 300 $G run studies/sssp-auto.yaml --out results/sssp-auto.json --force &&" \
+    sssp-auto) sh_run "$part" 580 "$(run_or_resume sssp-auto studies/sssp-auto.yaml) &&" \
       "python3 scripts/build_auto_table.py --problem sssp results/sssp-auto.json &&" \
-      "cp gpubfs_cli/algorithms/sssp/auto_table.yaml results/ &&" \
-      "timeout -s INT 250 $G run studies/sssp-auto-heldout.yaml --out results/sssp-auto-heldout.json --force;" \
+      "cp gpubfs_cli/algorithms/sssp/auto_table.yaml results/" ;;
+    sssp-auto-heldout) sh_run "$part" 580 "$NY && $(run_or_resume sssp-auto-heldout studies/sssp-auto-heldout.yaml) &&" \
       "python3 scripts/build_auto_table.py --problem sssp --check results/sssp-auto-heldout.json;" \
       "python3 scripts/build_auto_table.py --problem sssp --check --table-only results/sssp-auto-heldout.json" ;;
     graph500-large) sh_run "$part" 580 "$(run_or_resume graph500-large graph500 -d "$G500_LARGE") &&" \
