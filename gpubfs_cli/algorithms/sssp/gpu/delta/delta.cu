@@ -202,9 +202,10 @@ struct Settle {
 // block barriers). A round of fewer items than the grid's threads is spread over every
 // CTA (tiled.cuh's tile_share, in whole warps, as do.bfs's levels): a road network's round
 // of a few thousand vertices in BLOCK-item tiles kept a handful of CTAs walking their lists
-// a batch after another while the rest of the grid waited at the barrier. With a Settle, each item is recorded (warp-converged) before
-// its list; with hub_edges above 0, lists of hub_edges or more go to grid round g's hub pass
-// (hub_slot's count, the list `hubs`) while its queue has room. The arguments are the
+// a batch after another while the rest of the grid waited at the barrier. With a Settle,
+// each item is recorded (warp-converged) before its list; with hub_edges above 0, lists of
+// hub_edges or more go to grid round g's hub pass (hub_slot's count, the list `hubs`)
+// while its queue has room. The arguments are the
 // parameters' words, which the compiler reads again where used instead of holding them:
 // registers are at their cap.
 template <ListPart PART, class Sink>
@@ -279,11 +280,13 @@ __device__ __forceinline__ void hub_pass(Shared& sh, const int* __restrict__ row
 // Entered at light round r whose frontier (queue r, `size` vertices) is at most
 // small_frontier; the other CTAs park. The leader keeps each round's vertices with their
 // light lists (start, length, offset among the round's lists) in shared memory, and
-// relaxes round D's edges from pcol/pw (as the grid's rounds), DELTA_SMALL_BATCH edges a thread at once: the batch's loads, then its
-// atomicMins, then its claims are each issued together, so a round's chain is three
-// global round trips (the edge and the source's distance; the atomicMin; the stamp claim
-// and the neighbour's list) and a block barrier. Measured, a round still grows with its
-// edges (one SM's throughput: docs/performance.md, "SSSP"). The far pile's and the settled list's sizes are the leader's alone
+// relaxes round D's edges from pcol/pw (as the grid's rounds), DELTA_SMALL_BATCH edges a
+// thread at once: the batch's loads, then its atomicMins, then its claims are each issued
+// together, so a round's chain is three global round trips (the edge and the source's
+// distance; the atomicMin; the stamp claim and the neighbour's list) and a block barrier.
+// Measured, a round still grows with its edges (one SM's throughput), so past a few
+// hundred vertices the grid's spread round is the cheaper (docs/performance.md, "Spread
+// rounds"). The far pile's and the settled list's sizes are the leader's alone
 // while the grid is parked: it counts them in shared memory and writes them back when it
 // hands over. Every vertex pushed also goes to the global queue D + 1, so a round handed
 // back needs no copy. It runs until a round is empty (the bucket's light rounds are over)
