@@ -329,25 +329,27 @@ def test_one_cta_per_sm(monkeypatch, emulation, name):
 
 @pytest.mark.parametrize("name", NAMES)
 def test_light_edges_come_first_in_each_list(monkeypatch, emulation, name):
-    """delta_partition: perm[row[v]:split[v]] are v's edges of weight <= delta (sssp.delta;
-    near-far: all of them, in CSR order), the rest of v's list its heavier ones, each
-    edge once."""
+    """delta_partition's order, as the kernel reads it (pcol, pw): v's list holds its own
+    edges, each once, those of weight <= delta first, up to split[v] (sssp.delta); near-far
+    reads the graph's own arrays, every edge light (split[v] = row[v + 1])."""
     cls = all_strategies("sssp")[name]
     with ec.emulated(monkeypatch, emulation, sms=2, patches=PATCHES):
         for gname in ("hub", "big_int64", "loops_dups", "rmat-w"):
             g = graph(gname)
             strategy = cls(make_knobs(cls, {"cta_size": CTA, "delta": split_delta(g)}))
             strategy.prepare(g)
-            perm, split = np.array(strategy._perm), np.array(strategy._split)
-            row, w = np.asarray(g.row_offsets), np.asarray(g.weights, dtype=np.int64)
+            _, split, pcol, pw = (np.array(a, dtype=np.int64) for a in strategy._params[False][:4])
+            row, col = np.asarray(g.row_offsets), np.asarray(g.col_indices)
+            w = np.asarray(g.weights, dtype=np.int64)
+            assert not hasattr(strategy, "_perm")  # the edge ids are prepare's alone
             for v in range(g.n):
                 b, e, sp = int(row[v]), int(row[v + 1]), int(split[v])
                 assert b <= sp <= e, (gname, v)
-                assert sorted(perm[b:e]) == list(range(b, e)), (gname, v)
+                assert sorted(zip(pcol[b:e], pw[b:e], strict=True)) == sorted(zip(col[b:e], w[b:e], strict=True)), (gname, v)
                 if strategy.heavy:
-                    assert np.all(w[perm[b:sp]] <= strategy.delta) and np.all(w[perm[sp:e]] > strategy.delta)
+                    assert np.all(pw[b:sp] <= strategy.delta) and np.all(pw[sp:e] > strategy.delta)
                 else:
-                    assert sp == e and list(perm[b:e]) == list(range(b, e)), (gname, v)
+                    assert sp == e and list(pcol[b:e]) == list(col[b:e]), (gname, v)
             strategy.release()
 
 

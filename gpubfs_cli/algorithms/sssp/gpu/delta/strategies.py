@@ -51,7 +51,8 @@ delta_partition, one warp per vertex; split[v] marks where its heavy edges start
 its sinks take each neighbour's offset (expand.cuh's kOffsets) to read the weight
 beside it in ``pw``: no edge-id hop between the list and the neighbour. near-far's perm
 is the identity (every edge light), so its pcol and pw are the graph's own arrays;
-delta-stepping's are copies (8 or 12 bytes an edge).
+delta-stepping's are copies (8 or 12 bytes an edge). perm itself is prepare's alone (4
+bytes an edge while it orders them), not kept.
 
 Small-frontier mode (``small_frontier``, on by default): while a light round's frontier
 and its light edges number at most the thresholds, CTA 0 runs the bucket's light rounds
@@ -280,8 +281,8 @@ class DeltaStepping(GpuStrategy):
     caveats = (
         "not one of the five papers: gpubfs's own delta-stepping",
         RULE,
-        "the edge-id array that carries the light/heavy split costs 4 bytes per edge, and the neighbours and "
-        "weights in its order 8 or 12 more",
+        "the neighbours and weights in the light/heavy order cost 8 or 12 bytes per edge (near-far reads the "
+        "graph's own), and prepare 4 more while it orders them",
     )
     Knobs: ClassVar[type] = DeltaKnobs
     heavy: ClassVar[bool] = True  # False: near-far (every edge light, no heavy round)
@@ -309,7 +310,8 @@ class DeltaStepping(GpuStrategy):
         self._grid = persistent_grid(self.name, self._kernels.values(), cta, k.blocks_per_sm, self.device)
 
         row = dg.row_offsets32
-        perm = self.buffer("_perm", max(m, 1), cp.int32)
+        # edge ids, light ones first: read here only, to order pcol and pw (so not kept)
+        perm = cp.empty(max(m, 1), dtype=cp.int32)
         split = self.buffer("_split", max(n, 1), cp.int32)
         if n:  # light edges first in each list (near-far: all of them, in CSR order)
             # The module is cooperative, so this grid-stride kernel's grid is what fits at once.
