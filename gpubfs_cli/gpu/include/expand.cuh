@@ -34,31 +34,20 @@ struct GatherShared {
     int win_par[BLOCK];    // scan gathering: the vertex each offset came from
 };
 
-template <class S, class = void>
-struct SinkPositions {
-    static constexpr bool value = false;
-};
-template <class S>
-struct SinkPositions<S, decltype(void(S::kPositions))> {
-    static constexpr bool value = S::kPositions;
-};
-template <class S, class = void>
-struct SinkParents {
-    static constexpr bool value = true;
-};
-template <class S>
-struct SinkParents<S, decltype(void(S::kParents))> {
-    static constexpr bool value = S::kParents;
-};
-
-template <class S, class = void>
-struct SinkOffsets {
-    static constexpr bool value = false;
-};
-template <class S>
-struct SinkOffsets<S, decltype(void(S::kOffsets))> {
-    static constexpr bool value = S::kOffsets;
-};
+// A sink's optional flag: NAME<S>::value is S::MEMBER where the sink declares it, else DEFAULT.
+#define GPUBFS_SINK_FLAG(NAME, MEMBER, DEFAULT)                 \
+    template <class S, class = void>                            \
+    struct NAME {                                               \
+        static constexpr bool value = DEFAULT;                  \
+    };                                                          \
+    template <class S>                                          \
+    struct NAME<S, decltype(void(S::MEMBER))> {                 \
+        static constexpr bool value = S::MEMBER;                \
+    };
+GPUBFS_SINK_FLAG(SinkPositions, kPositions, false)
+GPUBFS_SINK_FLAG(SinkParents, kParents, true)
+GPUBFS_SINK_FLAG(SinkOffsets, kOffsets, false)
+#undef GPUBFS_SINK_FLAG
 
 // Neighbour v of u, at position pos when the sink takes positions.
 template <class Sink>

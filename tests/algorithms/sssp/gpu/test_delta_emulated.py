@@ -105,7 +105,8 @@ GRAPHS = dict(samples.NASTY_SSSP)
 GRAPHS["zero_undirected"] = zero_undirected
 GRAPHS["grid9x13-w"] = lambda: samples.with_rule_weights(samples.grid(9, 13))
 GRAPHS["rmat-w"] = lambda: samples.with_rule_weights(samples.rmat(8, 6, 4, permute=True), seed=3)
-OTHER = {"wide_hub": wide_hub, "many_hubs": many_hubs, "one_hub": one_hub}
+OTHER = {"wide_hub": wide_hub, "many_hubs": many_hubs, "one_hub": one_hub,
+         "grid-w7": lambda: samples.grid(6, 7, weight=7)}
 HARD = ["zero_cycles", "zero_undirected", "hub", "loops_dups", "big_int64", "directed_random"]
 
 
@@ -276,6 +277,21 @@ def test_a_hub_is_spread_once_per_round_it_is_in(monkeypatch, emulation, name):
             assert a.counters["relaxations"] == int(g.out_degrees()[reached].sum()), a.counters
             if a.counters["relaxations"]:  # a source that reaches the hub
                 assert (a.counters["hub_rounds"], a.counters["hub_lists"]) == (expected, expected), a.counters
+
+
+@pytest.mark.parametrize("small_frontier", [0, 256])
+def test_light_rounds_relax_light_edges_only(monkeypatch, emulation, small_frontier):
+    """sssp.delta with delta 1 on a lattice of weight 7: every edge is heavy, so the light
+    rounds (the grid's, or the leader's) relax none, and each reached vertex's edges are
+    relaxed once, by the heavy round of its bucket (delta 1: the bucket of its final
+    distance). A light round that also took the heavy part of a list would count them
+    twice."""
+    g = graph("grid-w7")
+    knobs = {"delta": 1, "small_frontier": small_frontier}
+    answers = run(monkeypatch, emulation, "sssp.delta", knobs, ["grid-w7"], predecessors=(False,))
+    for s, a in zip(sources(g), answers, strict=True):
+        reached = dijkstra(g, s).distances >= 0
+        assert a.counters["relaxations"] == int(g.out_degrees()[reached].sum()), a.counters
 
 
 def test_no_hub_pass_where_no_list_is_that_long():

@@ -178,15 +178,15 @@ __device__ __forceinline__ unsigned long long* hub_slot(unsigned long long* ctl,
     return ctl + CTL_HUBS + (int)(g % 3);
 }
 
-// The part of each vertex's list a round relaxes, as spread.cuh's lists.
+// The part of each vertex's list a round relaxes (REACHED: the whole list; gather_items
+// skips an unreached vertex's), for gather_items and as spread.cuh's lists.
 template <ListPart PART>
 struct PartLists {
     const int* __restrict__ row;
     const int* __restrict__ split;
     __device__ __forceinline__ int start(int u) const { return PART == HEAVY_EDGES ? split[u] : row[u]; }
-    __device__ __forceinline__ int len(int u) const {
-        return PART == HEAVY_EDGES ? row[u + 1] - split[u] : split[u] - row[u];
-    }
+    __device__ __forceinline__ int end(int u) const { return PART == LIGHT ? split[u] : row[u + 1]; }
+    __device__ __forceinline__ int len(int u) const { return end(u) - start(u); }
 };
 
 // Where the bucket's settled vertices go (the heavy round's list), each once per bucket.
@@ -205,9 +205,8 @@ struct Settle {
 // a batch after another while the rest of the grid waited at the barrier. With a Settle,
 // each item is recorded (warp-converged) before its list; with hub_edges above 0, lists of
 // hub_edges or more go to grid round g's hub pass (hub_slot's count, the list `hubs`)
-// while its queue has room. The arguments are the
-// parameters' words, which the compiler reads again where used instead of holding them:
-// registers are at their cap.
+// while its queue has room. The arguments are the parameters' words, which the compiler
+// reads again where used instead of holding them: registers are at their cap.
 template <ListPart PART, class Sink>
 __device__ __forceinline__ void gather_items(Shared& sh, const int* __restrict__ row, const int* __restrict__ split,
                                              const unsigned long long* dist, const int* __restrict__ pcol,
@@ -221,16 +220,9 @@ __device__ __forceinline__ void gather_items(Shared& sh, const int* __restrict__
         int u = -1, start = 0, len = 0;
         if (valid) {
             u = items != nullptr ? __ldcg(items + i) : (int)i;
-            if (PART == LIGHT) {
-                start = row[u];
-                len = split[u] - start;
-            } else if (PART == HEAVY_EDGES) {
-                start = split[u];
-                len = row[u + 1] - start;
-            } else {
-                start = row[u];
-                len = dist[u] == INF ? 0 : row[u + 1] - start;
-            }
+            const PartLists<PART> lists{row, split};
+            start = lists.start(u);
+            len = PART == REACHED && dist[u] == INF ? 0 : lists.end(u) - start;
         }
         if (settle != nullptr)
             warp_push(valid && atomicMax(&settle->rstamp[u], settle->bucket_stamp) < settle->bucket_stamp, u,

@@ -62,7 +62,7 @@ rounds relax a few hundred edges, so their cost is the chain of dependent memory
 accesses plus the grid barrier: the leader's round drops the barrier. It relaxes with
 one SM, though, so past a few hundred vertices the grid's spread round is the cheaper:
 the defaults (256 vertices, 1,024 light edges) are the best of a sweep on road, lattice
-and R-MAT graphs (docs/performance.md, "SSSP").
+and R-MAT graphs (docs/performance.md, "Spread rounds").
 
 Hub pass (``hub_edges``): a grid round leaves each list of hub_edges or more edges (the
 first DELTA_HUB_CAP of them) to a pass after its barrier, which spreads their edges over
