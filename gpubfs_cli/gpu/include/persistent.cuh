@@ -13,6 +13,7 @@
 #define GPUBFS_SHARED(T, name) T& name = *emu_block_shared<T>()
 #define GPUBFS_GRID_SYNC() emu_grid_sync()
 #define GPUBFS_NOW() emu_clock()
+#define GPUBFS_CYCLES() emu_clock()
 #else
 #include <cooperative_groups.h>
 #define GPUBFS_SHARED(T, name) __shared__ T name
@@ -24,6 +25,14 @@ __device__ __forceinline__ unsigned long long globaltimer_ns() {
     return t;
 }
 #define GPUBFS_NOW() globaltimer_ns()
+// This SM's clock cycles, finer than globaltimer: for phases of well under a microsecond
+// (the memory clobber keeps the compiler from moving loads and stores across it).
+__device__ __forceinline__ unsigned long long clock_cycles() {
+    unsigned long long t;
+    asm volatile("mov.u64 %0, %%clock64;" : "=l"(t)::"memory");
+    return t;
+}
+#define GPUBFS_CYCLES() clock_cycles()
 #endif
 
 // This thread's index in the grid, and the grid's threads, for CTAs of BLOCK threads

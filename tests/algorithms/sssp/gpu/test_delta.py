@@ -60,7 +60,8 @@ def _run(name: str, which: str, predecessors: bool, knobs: dict | None = None) -
         def make(k=k):
             return cls(make_knobs(cls, k))
 
-        def check(at, got, g=g, gname=gname, delta=ds.knob_delta(g, make_knobs(cls, k))[0]):
+        def check(at, got, g=g, gname=gname, delta=ds.knob_delta(g, make_knobs(cls, k))[0],
+                  profile=bool(k.get("profile"))):
             # weighted_graphs.check_sssp's checks, on a reference computed once per source
             ref = reference(gname, at.source)
             assert got.distances.dtype == np.int64, at.label
@@ -71,6 +72,9 @@ def _run(name: str, which: str, predecessors: bool, knobs: dict | None = None) -
             else:
                 assert got.parents is None, at.label
             check_counters(cls.heavy, delta, g, ref, got, predecessors)
+            if profile:  # the profile build: each phase counted wherever the leader ran
+                phases = [got.counters[key] for key in ds.PROFILE_COUNTERS]
+                assert all(phases) if got.counters["small_rounds"] else not any(phases), at.label
 
         failures += run_checks(f"{name} {k}", make, batches([gname], graph), sources, predecessors, check)
     report(failures)
@@ -95,6 +99,14 @@ def test_parents_form_a_shortest_path_tree(name, which):
 @pytest.mark.parametrize("name", NAMES)
 def test_every_cta_size_and_one_cta_per_sm(name, cta_size):
     _run(name, "split", True, {"cta_size": cta_size, "blocks_per_sm": 1})
+
+
+@pytest.mark.gpu
+@pytest.mark.parametrize("name", NAMES)
+def test_the_profile_build(name):
+    """knob profile: the same answers from the build whose leader splits its rounds into
+    phases, and the phases' counters (cycles)."""
+    _run(name, "split", True, {"profile": True})
 
 
 @pytest.mark.gpu

@@ -34,7 +34,8 @@ from tests.gpu import fixed_cost as fc
 
 CTA = 128
 DELTA = ec.Family(ds.KERNELS, "delta_driver.cpp", (ds,),
-                  defines=[ds.kernel_defines(CTA, False), ds.kernel_defines(CTA, True)])
+                  defines=[ds.kernel_defines(CTA, False), ds.kernel_defines(CTA, True),
+                           ds.kernel_defines(CTA, False, profile=True)])
 PATCHES = {"blocks_per_sm": lambda kernel, block, shared_mem=0: 2,
            "PARTITION_BLOCK": 64, "PARTITION_BLOCKS_PER_SM": 1}
 NAMES = ["sssp.delta", "sssp.near_far"]
@@ -318,6 +319,24 @@ def test_the_leader_runs_a_lattice_alone(monkeypatch, emulation, name):
         assert a.counters["small_rounds"] == a.counters["light_rounds"] > 0, a.counters
 
 
+@pytest.mark.parametrize("name", NAMES)
+def test_the_profile_build_splits_the_leaders_rounds(monkeypatch, emulation, name):
+    """profile: the profile build's answers (run() checks each against Dijkstra), with the
+    leader's rounds split into five phases, each counted wherever the leader ran a round
+    and their sum within ns_small (one clock in the emulator: the phases lie inside the
+    leader's spans). The timed build reports no phases."""
+    graphs = ["grid9x13-w", "rmat-w", "wide_hub"]
+    answers = run(monkeypatch, emulation, name, {"delta": "split", "profile": True}, graphs)
+    assert any(a.counters["small_rounds"] for a in answers)
+    for a in answers:
+        c = a.counters
+        phases = [c[key] for key in ds.PROFILE_COUNTERS]
+        assert all(p > 0 for p in phases) if c["small_rounds"] else not any(phases), c
+        assert sum(phases) <= c["ns_small"], c
+    plain = run(monkeypatch, emulation, name, {"delta": "split"}, graphs[:1], predecessors=(False,))
+    assert not set(ds.PROFILE_COUNTERS) & set(plain[0].counters)
+
+
 @pytest.mark.parametrize("seed", [2, 3, 4])
 @pytest.mark.parametrize("name", NAMES)
 def test_more_thread_interleavings(monkeypatch, emulation, name, seed):
@@ -479,7 +498,8 @@ def test_registered_as_beyond_the_papers():
 
 
 def test_builds_cover_every_cta_size_and_weight_type():
-    assert ds.KERNEL_DEFINES == [{"DELTA_BLOCK": c, "DELTA_WEIGHT64": w} for c in (128, 256, 512) for w in (0, 1)]
+    plain = [{"DELTA_BLOCK": c, "DELTA_WEIGHT64": w} for c in (128, 256, 512) for w in (0, 1)]
+    assert ds.KERNEL_DEFINES == plain + [{**d, "DELTA_PROFILE": 1} for d in plain]
     assert set(ds.KERNEL_NAMES) == {f"delta_sssp<{h}, {p}>" for h in ("true", "false") for p in ("true", "false")}
     c = ds.C
     assert c["CTL_PSIZE"] + 3 <= c["CTL_WORDS"]
@@ -487,7 +507,7 @@ def test_builds_cover_every_cta_size_and_weight_type():
         c[k] for k in ("CTL_RSIZE", "CTL_MIN", "CTL_BUCKETS", "CTL_LIGHT_ROUNDS", "CTL_HEAVY_ROUNDS",
                        "CTL_RELAXATIONS", "CTL_PARENT_ROUNDS", "CTL_SMALL_ROUNDS", "CTL_SMALL_ENTRIES",
                        "CTL_FAR_SCANNED", "CTL_NS_SEARCH", "CTL_NS_SMALL", "CTL_NS_GRID", "CTL_HUB_ROUNDS",
-                       "CTL_HUB_LISTS")] + [
+                       "CTL_HUB_LISTS")] + [c["CTL_PROF_GATHER"] + i for i in range(c["CTL_PROF_PHASES"])] + [
         c["CTL_PSIZE"] + i for i in range(3)] + [c["CTL_SF"], c["CTL_SF"] + 1] + [  # three ints in two words
         c["CTL_HUBS"] + i for i in range(3)]
     assert len(set(words)) == len(words) and max(words) < c["CTL_WORDS"]

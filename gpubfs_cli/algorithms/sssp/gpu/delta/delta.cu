@@ -68,6 +68,46 @@ struct Shared {
     unsigned long long clock[5];  // CTA 0's thread 0: the search's start, ns_small, ns_grid, far_scanned, a round's start
     int long_list;               // the last round given a list the queue's count clamps
     int bcast;                   // sf_park's resume word
+#if DELTA_PROFILE
+    unsigned long long prof[CTL_PROF_PHASES + 1];  // the leader's phase sums (thread 0; the last word a sink)
+#endif
+};
+
+// A value that needs every one of a thread's answers (PhaseClock's dep).
+template <class T, int N>
+__device__ __forceinline__ unsigned long long answers(const T (&x)[N]) {
+    unsigned long long s = 0;
+#pragma unroll
+    for (int j = 0; j < N; ++j) s += (unsigned long long)x[j];
+    return s;
+}
+
+// The profile build's clock of the leader's rounds: thread 0 ends a phase once `dep`, an
+// answer the phase waited for (a load's, an atomic's), has arrived, and adds the phase's
+// cycles to sh.prof. A warp issues in order, so a branch on dep before the clock read
+// makes the read wait for it (a branch the compiler cannot drop: it adds the last clock
+// read). The timed build compiles it all out.
+struct PhaseClock {
+#if DELTA_PROFILE
+    unsigned long long last = 0;
+#endif
+    __device__ __forceinline__ void start() {
+#if DELTA_PROFILE
+        if (threadIdx.x == 0) last = GPUBFS_CYCLES();
+#endif
+    }
+    __device__ __forceinline__ void mark(Shared& sh, int phase, unsigned long long dep) {
+#if DELTA_PROFILE
+        if (threadIdx.x == 0) {
+            if (dep + last == 0x5ca1ab1e5ca1ab1eull) sh.prof[CTL_PROF_PHASES] = dep;  // never: last is a clock
+            const unsigned long long t = GPUBFS_CYCLES();
+            sh.prof[phase] += t - last;
+            last = t;
+        }
+#else
+        (void)sh, (void)phase, (void)dep;
+#endif
+    }
 };
 
 // Stamp values fall as rounds go on (all ones: never claimed), so one atomicMin tells a
@@ -317,6 +357,8 @@ __device__ int small_rounds(Shared& sh, const int* __restrict__ row, const int* 
         sf_append(sh.sq, 0, r, i < size, v, start, len);
     }
     __syncthreads();
+    PhaseClock phases;
+    phases.start();
     int D = r, b = 0;
     for (;; ++D, b ^= 1) {
         const unsigned long long packed = sh.sq.packed[D % 3];
@@ -345,8 +387,10 @@ __device__ int small_rounds(Shared& sh, const int* __restrict__ row, const int* 
                     ++relaxed;
                 }
             }
+            phases.mark(sh, 0, answers(nd) + answers(v));
 #pragma unroll
             for (int j = 0; j < SB; ++j) lowered[j] = nd[j] != INF && nd[j] < atomicMin(&a.dist[v[j]], nd[j]);
+            phases.mark(sh, 1, answers(lowered));
 #pragma unroll
             for (int j = 0; j < SB; ++j) {
                 near[j] = to_far[j] = settle[j] = false;
@@ -360,6 +404,7 @@ __device__ int small_rounds(Shared& sh, const int* __restrict__ row, const int* 
                     to_far[j] = atomicMin(&a.fstamp[v[j]], fkey) > fkey;
                 }
             }
+            phases.mark(sh, 2, answers(near) + answers(to_far) + answers(settle) + answers(start) + answers(len));
 #pragma unroll
             for (int j = 0; j < SB; ++j) {
                 sf_reserve(sh.sq, D + 1, near[j], len[j], [&](int pos, int ex) {
@@ -375,8 +420,10 @@ __device__ int small_rounds(Shared& sh, const int* __restrict__ row, const int* 
                 warp_push(to_far[j], v[j], far_size, far);
                 if (HEAVY) warp_push(settle[j], v[j], settled_size, a.settled);
             }
+            phases.mark(sh, 3, 0);
         }
         __syncthreads();
+        phases.mark(sh, 4, 0);
     }
     // Round D's size to its control word and the next one's cleared, as the grid's round
     // D - 1 would leave them, and the piles' sizes; the parked CTAs read round r's size
@@ -388,6 +435,12 @@ __device__ int small_rounds(Shared& sh, const int* __restrict__ row, const int* 
         *lsize(a.ctl, D + 1) = 0;
         a.ctl[CTL_FSIZE + f] = *far_size;
         if (HEAVY) a.ctl[CTL_RSIZE] = *settled_size;
+#if DELTA_PROFILE
+        for (int i = 0; i < CTL_PROF_PHASES; ++i) {
+            a.ctl[CTL_PROF_GATHER + i] += sh.prof[i];
+            sh.prof[i] = 0;
+        }
+#endif
     }
     sf_release(reinterpret_cast<int*>(a.ctl + CTL_SF), epoch, D);
     return D;
@@ -486,6 +539,9 @@ __global__ void __launch_bounds__(DELTA_BLOCK, DELTA_MIN_BLOCKS) delta_sssp(DELT
     if (gtid == 0) {
         sh.clock[0] = GPUBFS_NOW();
         sh.clock[1] = sh.clock[2] = sh.clock[3] = 0;
+#if DELTA_PROFILE
+        for (int i = 0; i < CTL_PROF_PHASES; ++i) sh.prof[i] = 0;
+#endif
     }
     for (;;) {
         bool handed = false;  // the leader just handed round r back: the grid runs it

@@ -37,6 +37,11 @@
 #ifndef DELTA_WEIGHT64
 #define DELTA_WEIGHT64 0  // int64 edge weights (else int32)
 #endif
+#ifndef DELTA_PROFILE
+// 1: the profile build: thread 0 splits the leader's rounds into phases on its clock
+// (the CTL_PROF_* words); the timed build compiles it out
+#define DELTA_PROFILE 0
+#endif
 
 // anchor[v] of a vertex the parents pass has not given a parent yet.
 #define DELTA_UNANCHORED 2147483647
@@ -64,7 +69,15 @@
 #define CTL_HUBS 24          // + (grid round % 3): lists left to that round's hub pass
 #define CTL_HUB_ROUNDS 27    // grid rounds (light or heavy) that ran a hub pass
 #define CTL_HUB_LISTS 28     // lists the hub passes spread (their counts summed)
-#define CTL_WORDS 29
+// The profile build: the leader's rounds in phases, thread 0's clock cycles summed (the
+// phase ends once thread 0 has the answers it waits for; the barrier, once every warp has)
+#define CTL_PROF_GATHER 29   // the round's lists found and their edges loaded (neighbour, weight, source's distance)
+#define CTL_PROF_RELAX 30    // the distances' atomicMin answered
+#define CTL_PROF_CLAIM 31    // the stamps' claims answered, the pushed vertices' lists read
+#define CTL_PROF_PUSH 32     // the next round's and the far pile's places reserved and written
+#define CTL_PROF_SYNC 33     // the round's block barrier
+#define CTL_PROF_PHASES 5
+#define CTL_WORDS 34
 
 #if DELTA_WEIGHT64
 typedef long long delta_weight_t;

@@ -111,6 +111,14 @@ Knobs:
 - ``small_edges``: the most light edges of a round the leader runs alone (near-far
   issues 4 edges a thread at once, so up to 4 x the CTA size they cost one round's
   latency; delta-stepping 1, within its registers).
+- ``profile``: the profile build (DELTA_PROFILE): thread 0 of the leader splits its rounds
+  into phases on its SM's clock, the counters ``prof_gather_cycles`` (the round's lists
+  found, their neighbours, weights and sources' distances loaded), ``prof_relax_cycles``
+  (the distances' atomicMin), ``prof_claim_cycles`` (the stamps' claims, the pushed
+  vertices' lists), ``prof_push_cycles`` (the next round's and the far pile's places) and
+  ``prof_sync_cycles`` (the round's block barrier: the slowest warp), summed over the
+  leader's rounds; their sum against ``ns_small`` shows the take-overs' and hand-backs'
+  share. For profiles only: the clock reads wait for each phase's answers.
 
 Counters: ``buckets`` (buckets processed), ``light_rounds`` (near-far: near rounds; with
 ``small_rounds`` of them run by the leader alone, over ``small_entries`` take-overs),
@@ -177,11 +185,17 @@ SMALL_EDGES_MAX = C["DELTA_SMALL_EDGES_MAX"]
 HUB_CAP = C["DELTA_HUB_CAP"]  # the lists one hub pass spreads at most
 
 
-def kernel_defines(cta_size: int, weight64: bool) -> dict[str, int]:
-    return {"DELTA_BLOCK": cta_size, "DELTA_WEIGHT64": int(weight64)}
+# The profile build's words (knob `profile`): the leader's rounds by phase, in cycles
+PROFILE_COUNTERS = {"prof_gather_cycles": C["CTL_PROF_GATHER"], "prof_relax_cycles": C["CTL_PROF_RELAX"],
+                    "prof_claim_cycles": C["CTL_PROF_CLAIM"], "prof_push_cycles": C["CTL_PROF_PUSH"],
+                    "prof_sync_cycles": C["CTL_PROF_SYNC"]}
 
 
-KERNEL_DEFINES = [kernel_defines(c, w) for c in CTA_SIZES for w in (False, True)]
+def kernel_defines(cta_size: int, weight64: bool, profile: bool = False) -> dict[str, int]:
+    return {"DELTA_BLOCK": cta_size, "DELTA_WEIGHT64": int(weight64), **({"DELTA_PROFILE": 1} if profile else {})}
+
+
+KERNEL_DEFINES = [kernel_defines(c, w, p) for p in (False, True) for c in CTA_SIZES for w in (False, True)]
 
 
 def kernel_name(heavy: bool, predecessors: bool) -> str:
@@ -257,6 +271,7 @@ class DeltaKnobs:
     small_frontier: int = knob(256, 0, SMALL_CAP, means="0: off")
     small_edges: int = knob(1024, 1, SMALL_EDGES_MAX)
     hub_edges: int = knob(2048, 0, 2**31 - 1, means="0: no hub pass")
+    profile: bool = False  # the leader's rounds by phase (a build of its own: counters prof_*_cycles)
 
     def __post_init__(self) -> None:
         if not whole(self.delta) or not 0 <= self.delta <= MAX_DELTA:
@@ -304,7 +319,7 @@ class DeltaStepping(GpuStrategy):
         self.derived("delta", delta)
         self.derived("_rule_counters", {"delta": delta, **({"probe_depth": depth} if depth is not None else {})})
         cta = int(k.cta_size)
-        module = load_module(KERNELS, defines=kernel_defines(cta, weight64), cooperative=True,
+        module = load_module(KERNELS, defines=kernel_defines(cta, weight64, k.profile), cooperative=True,
                              name_expressions=KERNEL_NAMES, device=self.device)
         self._kernels = {p: module.get_function(kernel_name(self.heavy, p)) for p in (False, True)}
         self._grid = persistent_grid(self.name, self._kernels.values(), cta, k.blocks_per_sm, self.device)
@@ -350,7 +365,8 @@ class DeltaStepping(GpuStrategy):
                                                    anchor=anchor if p else None, **fixed))
                                  for p in (False, True)})
         # 0-d views of the control words, made once (ctl[k] would be a copy under numpy)
-        views = {key: ctl[word, ...] for key, word in COUNTERS.items()}
+        words = {**COUNTERS, **(PROFILE_COUNTERS if k.profile else {})}
+        views = {key: ctl[word, ...] for key, word in words.items()}
         self.derived("_views", (views, {**views, "parent_rounds": ctl[C["CTL_PARENT_ROUNDS"], ...]}))
         self.derived("_dist_n", dist[:n])
         self.derived("_parent_n", parent[:n])
