@@ -37,6 +37,9 @@
 #   sssp-hubs    studies/sssp-hubs.yaml (the SSSP kernel's hub pass off and at three thresholds,
 #                beside raval.ep) on the NY road graph from .mirror/ and six generated graphs
 #                -> results/sssp-hubs.json; resumed when cut
+#   sssp-direct  studies/sssp-direct.yaml (sssp.near_far's direct_below off and at three sizes)
+#                on the NY road graph from .mirror/ and five generated graphs
+#                -> results/sssp-direct.json; resumed when cut
 #   sssp-leader-profile   studies/sssp-leader-profile.yaml (the profile build of sssp.near_far
 #                and sssp.delta beside the timed one: the leader's rounds by phase) on the NY
 #                road graph from .mirror/ and two generated graphs -> results/sssp-leader-profile.json
@@ -202,7 +205,7 @@ for part in "$@"; do
     sssp-peers) sh_run "$part" 580 "$NY &&" \
       "$(run_or_resume sssp-peers sssp-delta -d "$SSSP_PEERS") &&" \
       "$G report results/sssp-peers.json --format md" ;;
-    sssp-delta-scale|sssp-delta-depth|sssp-hubs|sssp-rounds|sssp-leader-profile) sh_run "$part" 580 "$NY &&" \
+    sssp-delta-scale|sssp-delta-depth|sssp-hubs|sssp-rounds|sssp-leader-profile|sssp-direct) sh_run "$part" 580 "$NY &&" \
       "$(run_or_resume "$part" "studies/$part.yaml") && $G report results/$part.json --format md" ;;
     sssp-auto) sh_run "$part" 580 "$(run_or_resume sssp-auto studies/sssp-auto.yaml) &&" \
       "python3 scripts/build_auto_table.py --problem sssp results/sssp-auto.json &&" \

@@ -36,7 +36,7 @@ const std::vector<emu_lib::Entry>& emu_lib::kernels() {
 // tests to compare with strategies.py's PARAMS.
 #define DELTA_FIELDS(X)                                                                                 \
     X(dist) X(lstamp) X(fstamp) X(rstamp) X(q0) X(q1) X(settled) X(far0) X(far1) X(ctl) X(parent)        \
-        X(anchor) X(hubs) X(delta) X(n) X(small_frontier) X(small_edges) X(hub_edges)
+        X(anchor) X(hubs) X(delta) X(n) X(small_frontier) X(small_edges) X(hub_edges) X(direct_below)
 #define DELTA_NAME(f) #f " "
 #define DELTA_OFFSET(f) (long long)offsetof(DeltaParams, f),
 

@@ -110,6 +110,14 @@ def test_the_profile_build(name):
 
 
 @pytest.mark.gpu
+@pytest.mark.parametrize("small_frontier", [0, 256])
+def test_direct_rounds(small_frontier):
+    """near-far's grid rounds taking their atomics without a look first (direct_below),
+    every round the grid runs (small_frontier 0) and those the leader leaves it."""
+    _run("sssp.near_far", "split", True, {"direct_below": 1 << 20, "small_frontier": small_frontier})
+
+
+@pytest.mark.gpu
 @pytest.mark.parametrize("small", [(0, 4096), (16, 4096), (1024, 24)])
 @pytest.mark.parametrize("name", NAMES)
 def test_small_frontier_mode_off_and_handing_back(name, small):

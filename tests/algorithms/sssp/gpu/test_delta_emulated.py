@@ -337,6 +337,18 @@ def test_the_profile_build_splits_the_leaders_rounds(monkeypatch, emulation, nam
     assert not set(ds.PROFILE_COUNTERS) & set(plain[0].counters)
 
 
+@pytest.mark.parametrize("small_frontier", [0, 256])
+def test_direct_rounds(monkeypatch, emulation, small_frontier):
+    """near-far's direct_below: grid rounds of fewer vertices take their atomics without a
+    look first, on every graph (the grid alone, and with the leader), at the default width
+    and one bucket, with the threads' interleavings of two seeds; every answer Dijkstra's."""
+    for seed in (1, 5):
+        for which in ("default", "huge", "1"):
+            run(monkeypatch, emulation, "sssp.near_far",
+                {"delta": which, "direct_below": 1 << 20, "small_frontier": small_frontier},
+                [*GRAPHS, "wide_hub"], seed=seed)
+
+
 @pytest.mark.parametrize("seed", [2, 3, 4])
 @pytest.mark.parametrize("name", NAMES)
 def test_more_thread_interleavings(monkeypatch, emulation, name, seed):
@@ -447,6 +459,13 @@ def test_knobs_are_checked():
         assert "\n" not in str(err.value)
     with pytest.raises(UserError):
         make_knobs(all_strategies("sssp")["sssp.delta"], {"width": 3})
+    # direct_below is near-far's alone (sssp.delta's kernel has one form of its rounds)
+    assert ds.NearFarKnobs().direct_below == 0 and ds.NearFarKnobs(direct_below=4096).direct_below == 4096
+    for bad in (-1, 2**31, 2.5, True):
+        with pytest.raises(ValueError):
+            ds.NearFarKnobs(direct_below=bad)
+    with pytest.raises(UserError):
+        make_knobs(all_strategies("sssp")["sssp.delta"], {"direct_below": 4096})
 
 
 def test_default_delta_rule():
@@ -492,7 +511,7 @@ def test_registered_as_beyond_the_papers():
         cls = strategies[name]
         assert cls.problem == "sssp" and cls.paper == "beyond" and cls.device_kind == "gpu"
         assert cls.supports_predecessors and cls.timing == "events" and cls.teps == "traversed"
-        assert cls.Knobs is ds.DeltaKnobs
+    assert strategies["sssp.delta"].Knobs is ds.DeltaKnobs and strategies["sssp.near_far"].Knobs is ds.NearFarKnobs
     assert strategies["sssp.delta"].heavy and not strategies["sssp.near_far"].heavy
     assert "sssp.delta" not in all_strategies("bfs")
 

@@ -42,6 +42,7 @@
 #include "small_frontier.cuh"
 #include "spread.cuh"
 #include "tiled.cuh"
+#include <type_traits>
 
 namespace dsssp {
 
@@ -114,16 +115,18 @@ struct PhaseClock {
 // vertex's first push in a round from a later one.
 __device__ __forceinline__ dist_t key(long long round) { return INF - 1 - (dist_t)round; }
 
-// True for the first claim of v with key k. The plain read only skips what is claimed
-// already: a stale stamp is only ever higher.
-__device__ __forceinline__ bool claim(dist_t* stamp, int v, dist_t k) {
-    if (stamp[v] <= k) return false;
+// True for the first claim of v with key k. The plain read (`look`) only skips what is
+// claimed already: a stale stamp is only ever higher.
+__device__ __forceinline__ bool claim(dist_t* stamp, int v, dist_t k, bool look = true) {
+    if (look && stamp[v] <= k) return false;
     return atomicMin(&stamp[v], k) > k;
 }
 
 // Lowers dist[v] to nd; true when this call lowered it (a stale read is only too high).
-__device__ __forceinline__ bool lower(dist_t* dist, int v, dist_t nd) {
-    if (nd >= __ldcg(&dist[v])) return false;
+// The read first (`look`) spares a large round the atomics of relaxations that lower
+// nothing; a small round's chain is shorter without it.
+__device__ __forceinline__ bool lower(dist_t* dist, int v, dist_t nd, bool look = true) {
+    if (look && nd >= __ldcg(&dist[v])) return false;
     return nd < atomicMin(&dist[v], nd);
 }
 
@@ -150,7 +153,10 @@ __device__ __forceinline__ dist_t warp_min_u64(dist_t x) {
 
 // The relaxation of gathered edges (light and heavy rounds alike): v is the neighbour
 // at offset `at` of perm's order (pcol), u its source, pw[at] the edge's weight. New
-// distances below `hi` go to the next frontier, the others to the far pile.
+// distances below `hi` go to the next frontier, the others to the far pile. LOOK: read
+// the distance and the stamp before their atomics (lower, claim); a template argument,
+// not a field, since a register more makes the kernel spill.
+template <bool LOOK = true>
 struct RelaxSink {
     static constexpr bool kOffsets = true;
     const weight_t* pw;
@@ -169,9 +175,9 @@ struct RelaxSink {
         if (active) {
             ++relaxed;
             const dist_t nd = __ldcg(&dist[u]) + (dist_t)pw[at];
-            if (lower(dist, v, nd)) {
-                if (nd < hi) near = claim(lstamp, v, lkey);
-                else to_far = claim(fstamp, v, fkey);
+            if (lower(dist, v, nd, LOOK)) {
+                if (nd < hi) near = claim(lstamp, v, lkey, LOOK);
+                else to_far = claim(fstamp, v, fkey, LOOK);
             }
         }
         warp_push(near, v, next_size, next);
@@ -560,17 +566,21 @@ __global__ void __launch_bounds__(DELTA_BLOCK, DELTA_MIN_BLOCKS) delta_sssp(DELT
             }
             // Round r appends to slot r + 1; slot r + 2 was last read in round r - 1.
             if (gtid == 0) *lsize(ctl, r + 2) = 0;
-            RelaxSink sink{pw, dist, lstamp, fstamp, hi, key(r + 1), key(k), queue(r + 1),
-                           lsize(ctl, r + 1), far(f), ctl + CTL_FSIZE + f, 0};
             const Settle settle{rstamp, (int)(k + 1), ctl + CTL_RSIZE, settled};
             hub_round_starts(args, grid_rounds);
-            gather_items<LIGHT>(sh, row, split, dist, pcol, queue(r), size, sink, HEAVY ? &settle : nullptr,
-                                args.hub_edges, args.hubs, ctl, grid_rounds);
-            relaxed += sink.relaxed;
+            auto relax = [&](auto look) {  // a round below direct_below skips the looks
+                RelaxSink<decltype(look)::value> sink{pw, dist, lstamp, fstamp, hi, key(r + 1), key(k), queue(r + 1),
+                                                      lsize(ctl, r + 1), far(f), ctl + CTL_FSIZE + f, 0};
+                gather_items<LIGHT>(sh, row, split, dist, pcol, queue(r), size, sink, HEAVY ? &settle : nullptr,
+                                    args.hub_edges, args.hubs, ctl, grid_rounds);
+                return sink.relaxed;
+            };
+            if constexpr (HEAVY) relaxed += relax(std::true_type{});  // its registers have no room for both
+            else relaxed += size < args.direct_below ? relax(std::false_type{}) : relax(std::true_type{});
             GPUBFS_GRID_SYNC();
             if (args.hub_edges) {
-                RelaxSink spread{pw, dist, lstamp, fstamp, hi, key(r + 1), key(k), queue(r + 1),
-                                 lsize(ctl, r + 1), far(f), ctl + CTL_FSIZE + f, 0};
+                RelaxSink<> spread{pw, dist, lstamp, fstamp, hi, key(r + 1), key(k), queue(r + 1),
+                                   lsize(ctl, r + 1), far(f), ctl + CTL_FSIZE + f, 0};
                 hub_pass<LIGHT>(sh, row, split, pcol, args, grid_rounds, spread);
             }
             ++grid_rounds;
@@ -580,8 +590,8 @@ __global__ void __launch_bounds__(DELTA_BLOCK, DELTA_MIN_BLOCKS) delta_sssp(DELT
         }
         if (HEAVY) {  // the heavy edges of every vertex the bucket settled, once
             const long long size = (long long)read_word(ctl + CTL_RSIZE);
-            RelaxSink sink{pw, dist, lstamp, fstamp, hi, key(r), key(k), queue(r),
-                           lsize(ctl, r), far(f), ctl + CTL_FSIZE + f, 0};
+            RelaxSink<> sink{pw, dist, lstamp, fstamp, hi, key(r), key(k), queue(r),
+                             lsize(ctl, r), far(f), ctl + CTL_FSIZE + f, 0};
             hub_round_starts(args, grid_rounds);
             gather_items<HEAVY_EDGES>(sh, row, split, dist, pcol, settled, size, sink, nullptr,
                                       args.hub_edges, args.hubs, ctl, grid_rounds);
@@ -590,8 +600,8 @@ __global__ void __launch_bounds__(DELTA_BLOCK, DELTA_MIN_BLOCKS) delta_sssp(DELT
             GPUBFS_GRID_SYNC();
             if (gtid == 0) ctl[CTL_RSIZE] = 0;  // next appended after the compaction's barrier
             if (args.hub_edges) {
-                RelaxSink spread{pw, dist, lstamp, fstamp, hi, key(r), key(k), queue(r),
-                                 lsize(ctl, r), far(f), ctl + CTL_FSIZE + f, 0};
+                RelaxSink<> spread{pw, dist, lstamp, fstamp, hi, key(r), key(k), queue(r),
+                                   lsize(ctl, r), far(f), ctl + CTL_FSIZE + f, 0};
                 hub_pass<HEAVY_EDGES>(sh, row, split, pcol, args, grid_rounds, spread);
             }
             ++grid_rounds;

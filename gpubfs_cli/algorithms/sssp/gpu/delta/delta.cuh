@@ -112,4 +112,5 @@ struct DeltaParams {
     int small_frontier;          // small-frontier mode: the leader's most vertices a round (0: off)
     int small_edges;             // ... and most light edges a round
     int hub_edges;               // a grid round's lists this long or longer go to its hub pass (0: none)
+    int direct_below;            // near-far: a grid round of fewer vertices takes its atomics without looking first (0: never)
 };

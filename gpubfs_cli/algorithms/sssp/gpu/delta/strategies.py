@@ -111,6 +111,12 @@ Knobs:
 - ``small_edges``: the most light edges of a round the leader runs alone (near-far
   issues 4 edges a thread at once, so up to 4 x the CTA size they cost one round's
   latency; delta-stepping 1, within its registers).
+- ``direct_below`` (sssp.near_far only): a round the grid runs with fewer vertices than
+  this takes its atomics (the distance's atomicMin, the stamp's claim) straight away,
+  without reading the word first (0: every round reads first). The read spares a large
+  round the atomics of relaxations that lower nothing; in a round of a few hundred vertices
+  it is one more L2 round trip in the chain every round waits for. (sssp.delta's kernel
+  has no registers to spare for the second form of its rounds.)
 - ``profile``: the profile build (DELTA_PROFILE): thread 0 of the leader splits its rounds
   into phases on its SM's clock, the counters ``prof_gather_cycles`` (the round's lists
   found, their neighbours, weights and sources' distances loaded), ``prof_relax_cycles``
@@ -211,7 +217,7 @@ PARAMS = param_struct(
     ("dist", POINTER), ("lstamp", POINTER), ("fstamp", POINTER), ("rstamp", POINTER), ("q0", POINTER),
     ("q1", POINTER), ("settled", POINTER), ("far0", POINTER), ("far1", POINTER), ("ctl", POINTER),
     ("parent", POINTER), ("anchor", POINTER), ("hubs", POINTER), ("delta", "i8"), ("n", "i4"),
-    ("small_frontier", "i4"), ("small_edges", "i4"), ("hub_edges", "i4"),
+    ("small_frontier", "i4"), ("small_edges", "i4"), ("hub_edges", "i4"), ("direct_below", "i4"),
 )
 
 
@@ -284,6 +290,16 @@ class DeltaKnobs:
             raise ValueError(f"small_edges must be a whole number between 1 and {SMALL_EDGES_MAX}, "
                              f"not {self.small_edges!r}")
         check_edge_count("hub_edges", self.hub_edges, "no hub pass")
+
+
+@dataclass(frozen=True)
+class NearFarKnobs(DeltaKnobs):
+    # a grid round of fewer vertices takes its atomics without a look first (0: never)
+    direct_below: int = knob(0, 0, 2**31 - 1, means="0: never")
+
+    def __post_init__(self) -> None:
+        super().__post_init__()
+        check_edge_count("direct_below", self.direct_below, "never")
 
 
 @register
@@ -359,7 +375,7 @@ class DeltaStepping(GpuStrategy):
         fixed = dict(dist=dist, lstamp=lstamp, fstamp=fstamp, rstamp=rstamp, q0=queues[0], q1=queues[1],
                      settled=settled, far0=fars[0], far1=fars[1], ctl=ctl, hubs=hubs, delta=self.delta, n=n,
                      small_frontier=int(k.small_frontier), small_edges=int(k.small_edges),
-                     hub_edges=self.hub_edges)
+                     hub_edges=self.hub_edges, direct_below=int(getattr(k, "direct_below", 0)))
         self.derived("_params", {p: (row, split, pcol, pw,
                                      kernel_struct(PARAMS, parent=parent if p else None,
                                                    anchor=anchor if p else None, **fixed))
@@ -390,4 +406,5 @@ class NearFar(DeltaStepping):
         "not one of the five papers: gpubfs's own near-far, sssp.delta's kernel with every edge light",
         RULE,
     )
+    Knobs: ClassVar[type] = NearFarKnobs
     heavy = False
