@@ -76,6 +76,7 @@ TARGETS: dict[str, list[str]] = {
     "gpubfs_cli/gpu/ranks/channels.py": ["tests/gpu/test_ranks.py"],
     "gpubfs_cli/gpu/ranks/nccl.py": ["tests/gpu/test_nccl_guard.py"],
     "scripts/level_shape.py": ["tests/test_level_shape_script.py"],
+    "scripts/sssp_rounds.py": ["tests/test_sssp_rounds_script.py"],
 }
 
 SWAP_COMPARE = {ast.Lt: ast.LtE, ast.LtE: ast.Lt, ast.Gt: ast.GtE, ast.GtE: ast.Gt,

@@ -45,6 +45,20 @@ def test_rounds_and_buckets_worked_by_hand():
     assert two.relaxations == 1 + 2 + 2 + 2 + 1
 
 
+def test_a_distance_at_the_buckets_end_waits_for_the_next_bucket():
+    """The bucket is [hi - delta, hi), as delta.cu's `nd < hi`: a distance of exactly hi
+    goes to the far pile, in a round and at a bucket change alike."""
+    path = samples.from_edges(np.array([0, 1]), np.array([1, 2]), 3, weights=np.array([1, 1]), name="p")
+    # width 2: 1 (at 1) joins round 2; 2 (at 2 = hi) goes far; the next bucket [2, 4) takes it
+    got = sssp_rounds.near_far(path, np.asarray(path.weights, dtype=np.int64), 0, 2)
+    assert (got.buckets, got.rounds) == (2, 3)
+    # a star 0 -> a (3), 0 -> b (4), width 2: the bucket change to [2, 4) takes a, not b (at 4)
+    star = samples.from_edges(np.array([0, 0]), np.array([1, 2]), 3, weights=np.array([3, 4]), name="s")
+    got = sssp_rounds.near_far(star, np.asarray(star.weights, dtype=np.int64), 0, 2)
+    assert (got.buckets, got.rounds) == (3, 3)
+    assert got.distances.tolist() == [0, 3, 4]
+
+
 @pytest.mark.parametrize("make", [
     lambda: samples.with_rule_weights(samples.grid(12, 15), seed=3),
     lambda: samples.with_rule_weights(samples.rmat(10, 8, 4, permute=True), seed=4),
@@ -90,16 +104,52 @@ def test_the_table_replays_the_samples_width_and_the_scales(tmp_path, capsys, st
     w = np.asarray(GRAPH.weights, dtype=np.int64)
     own = default_delta(GRAPH) * 3
     counted = {"delta": own, "buckets": 4, "light_rounds": 30, "relaxations": 2000}
-    assert sssp_rounds.main([results(tmp_path, counted), "--scales", "2", "1000"]) == 0
+    assert sssp_rounds.main([results(tmp_path, counted), "--scales", "0.5", "1000"]) == 0
     first, *scaled = rows(capsys)
     mine = sssp_rounds.near_far(GRAPH, w, SOURCE, own)
     depth = int(sequential_bfs(GRAPH, SOURCE).distances.max())
     assert first == ["g", str(SOURCE), "0.500", f"{own:,}", str(depth), str(mine.buckets), str(mine.rounds),
                      f"{mine.relaxations:,}", "4", "30", "2,000"]
-    for row, scale in zip(scaled, (2, 1000), strict=True):
+    for row, scale in zip(scaled, (0.5, 1000), strict=True):
         other = sssp_rounds.near_far(GRAPH, w, SOURCE, default_delta(GRAPH, scale))
         assert row == ["g", str(SOURCE), "0.500", f"{default_delta(GRAPH, scale):,}", f"{scale:g}", str(depth),
                        str(other.buckets), str(other.rounds), f"{other.relaxations:,}"]
+
+
+def test_only_takes_the_samples_of_the_graphs_it_names(tmp_path, capsys, stand_in):
+    doc = {"schema_version": SCHEMA_VERSION, "datasets": {}, "sources": {}, "samples": [
+        {"dataset": name, "strategy": "sssp.near_far", "source": SOURCE, "time_ms": ms, "status": "ok",
+         "problem": "sssp", "counters": {}} for name, ms in (("g", 0.25), ("h", 0.5))]}
+    path = str(write_results(tmp_path / "two.json", doc))
+    assert sssp_rounds.main([path, "--only", "h"]) == 0
+    assert [row[:3] for row in rows(capsys)] == [["h", str(SOURCE), "0.500"]]
+    assert sssp_rounds.main([path]) == 0
+    assert [row[0] for row in rows(capsys)] == ["g", "h"]
+
+
+def test_an_unweighted_graph_gets_the_runs_weights(monkeypatch):
+    """A graph stored without weights gets them as a run does (ensure_weights); one with
+    weights keeps its own."""
+    plain = samples.grid(4, 5)
+    calls = []
+
+    def weigh(g, data_dir):
+        calls.append(g)
+        return samples.with_rule_weights(g, seed=1)
+
+    monkeypatch.setattr(sssp_rounds, "ensure_weights", weigh)
+    monkeypatch.setattr(sssp_rounds, "ensure_dataset", lambda name, data_dir, progress: plain)
+    g, w = sssp_rounds.weighted("plain", None)
+    assert calls == [plain] and g.weights is not None and len(w) == g.m
+    monkeypatch.setattr(sssp_rounds, "ensure_dataset", lambda name, data_dir, progress: GRAPH)
+    g, w = sssp_rounds.weighted("g", None)
+    assert len(calls) == 1 and g is GRAPH
+
+
+def test_help_says_what_it_does(capsys):
+    with pytest.raises(SystemExit):
+        sssp_rounds.main(["--help"])
+    assert sssp_rounds.__doc__.splitlines()[0] in " ".join(capsys.readouterr().out.split())
 
 
 def test_no_sample_and_bad_scales_are_one_line(tmp_path, capsys, stand_in):
