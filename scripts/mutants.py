@@ -51,7 +51,7 @@ TARGETS: dict[str, list[str]] = {
         "tests/algorithms/sssp/test_validate_bounds.py", "tests/algorithms/sssp/test_validate.py"],
     "gpubfs_cli/core/checks.py": [
         "tests/algorithms/bfs/test_validate_bounds.py", "tests/algorithms/sssp/test_validate_bounds.py",
-        "tests/algorithms/bfs/test_validate.py"],
+        "tests/algorithms/bfs/test_validate.py", "tests/core/test_tree_depths.py"],
     "gpubfs_cli/bench/references.py": ["tests/bench/test_runner_answers.py"],
     "gpubfs_cli/results/status.py": ["tests/bench/test_runner_answers.py", "tests/report/test_aggregate.py"],
     "gpubfs_cli/results/statistics.py": ["tests/results/test_statistics.py"],

@@ -71,3 +71,58 @@ def test_the_bfs_validator_on_a_path_of_every_length(length):
         failures = graph500_failures(g, 0, r.distances, p)
         assert failures[0] == "cycle: 2 tree vertices never reach the source through their parents " \
                               f"(first: vertex {length - 1})"
+
+
+def walked(parents, source: int) -> tuple[list[int], list[bool]]:
+    """tree_depths by walking each vertex's chain one step at a time: a vertex's first
+    ancestor is its parent where that is a vertex (the source's is itself), else itself."""
+    n = len(parents)
+    anc = [int(p) if 0 <= p < n and v != source else v for v, p in enumerate(parents)]
+    depth, broken = [], []
+    for v in range(n):
+        x, steps, seen = v, 0, set()
+        while anc[x] != x and x not in seen:
+            seen.add(x)
+            x, steps = anc[x], steps + 1
+        inside = parents[v] >= 0
+        bad = inside and (anc[x] != x or x != source or parents[v] >= n)
+        broken.append(bool(bad))
+        depth.append(steps if inside and not bad else -1)
+    return depth, broken
+
+
+@pytest.mark.parametrize("seed", range(40))
+def test_random_parent_arrays_against_a_walk(seed):
+    """Every kind of entry at once (outside the tree, out of range, cycles, a vertex its
+    own parent, the source's parent elsewhere or out of range, a source outside [0, n)),
+    int32 and int64, against the chain walked step by step."""
+    rng = np.random.default_rng(seed)
+    for _ in range(10):
+        n = int(rng.integers(1, 80))
+        parents = rng.integers(-2, n + 2, n)
+        # mostly a forest towards low ids, so that some chains do reach the source
+        forest = rng.random(n) < 0.6
+        parents[forest] = (rng.random(forest.sum()) * np.flatnonzero(forest)).astype(np.int64)
+        source = int(rng.integers(-1, n + 1)) if rng.random() < 0.2 else 0
+        for dtype in (np.int64, np.int32):
+            depth, broken = tree_depths(parents.astype(dtype), source)
+            assert (depth.tolist(), broken.tolist()) == walked(parents, source), (seed, parents.tolist(), source)
+
+
+def test_the_doubling_stops_once_every_chain_is_at_its_end(monkeypatch):
+    """A chain of 5 edges among 10,000 vertices: three doublings reach the source from
+    every vertex, and a fourth pass finds nothing moved; the loop's bound (log2 n + 2 = 16
+    passes) is never reached."""
+    from gpubfs_cli.core import checks
+
+    passes = []
+    step = checks._doubling_step
+
+    def counted(*args):
+        passes.append(1)
+        return step(*args)
+
+    monkeypatch.setattr(checks, "_doubling_step", counted)
+    depth, broken = tree_depths(chain(5, 10_000 - 6), 0)
+    assert depth[:6].tolist() == list(range(6)) and not broken.any()
+    assert len(passes) == 4
