@@ -453,7 +453,7 @@ def test_knobs_are_checked():
                 {"blocks_per_sm": False}, {"small_frontier": -1}, {"small_frontier": ds.SMALL_CAP + 1},
                 {"small_frontier": 2.5}, {"small_edges": 0}, {"small_edges": ds.SMALL_EDGES_MAX + 1},
                 {"delta_scale": 0.0}, {"delta_scale": -2.0}, {"delta_scale": 4.0, "delta": 7},
-                {"depth_widen": 1}, {"hub_edges": -1}, {"hub_edges": 2**31}, {"hub_edges": 2.5}]:
+                {"depth_widen": 1}, {"profile": 1}, {"hub_edges": -1}, {"hub_edges": 2**31}, {"hub_edges": 2.5}]:
         with pytest.raises(ValueError) as err:
             ds.DeltaKnobs(**bad)
         assert "\n" not in str(err.value)

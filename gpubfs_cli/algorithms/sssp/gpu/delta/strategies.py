@@ -283,7 +283,7 @@ class DeltaKnobs:
         if not whole(self.delta) or not 0 <= self.delta <= MAX_DELTA:
             raise ValueError(f"delta must be a whole number in [1, 2^62], or 0 for the default rule, not {self.delta!r}")
         check_delta_scale(bool(self.delta), self.delta_scale)
-        check_flags(self, ("depth_widen",))
+        check_flags(self, ("depth_widen", "profile"))
         check_launch(self.cta_size, CTA_SIZES, self.blocks_per_sm)
         check_small_frontier(self.small_frontier, SMALL_CAP)
         if not whole(self.small_edges) or not 1 <= self.small_edges <= SMALL_EDGES_MAX:
