@@ -208,3 +208,26 @@ def test_the_scripts_probe_kernels_compile_too(path):
     proc = nvcc(path, {}, rdc=False, flags=())
     assert proc.returncode == 0, proc.stderr
     assert not other_warnings(proc.stdout + proc.stderr), proc.stderr
+
+
+# NVRTC (the runtime's compiler, through CuPy) has no C++ standard library: nvcc finds
+# the host's <type_traits> where the device's compile fails. These are the system headers
+# the runtime's compiles are known to find (NVRTC's own and CUDA's include folder).
+NVRTC_HEADERS = {"stdint.h", "cooperative_groups.h"}
+_SYSTEM_INCLUDE = re.compile(r'^\s*#\s*include\s*<([^>]+)>', re.M)
+
+
+def system_headers(text: str) -> set[str]:
+    return set(_SYSTEM_INCLUDE.findall(text))
+
+
+def test_system_headers_reads_angle_includes_only():
+    text = '#include "delta.cuh"\n  #  include <type_traits>\n#include <stdint.h>\n// <vector>\n'
+    assert system_headers(text) == {"type_traits", "stdint.h"}
+
+
+def test_kernel_files_include_only_headers_nvrtc_has():
+    files = kernel_files() + sorted(INCLUDE_DIR.rglob("*.cuh")) + sorted(
+        p for d in {k.parent for k in kernel_files()} for p in d.glob("*.cuh"))
+    bad = {f"{p}: <{h}>" for p in files for h in system_headers(p.read_text()) - NVRTC_HEADERS}
+    assert not bad, "NVRTC cannot open these (no C++ standard library there):\n" + "\n".join(sorted(bad))

@@ -42,7 +42,6 @@
 #include "small_frontier.cuh"
 #include "spread.cuh"
 #include "tiled.cuh"
-#include <type_traits>
 
 namespace dsssp {
 
@@ -156,6 +155,12 @@ __device__ __forceinline__ dist_t warp_min_u64(dist_t x) {
 // distances below `hi` go to the next frontier, the others to the far pile. LOOK: read
 // the distance and the stamp before their atomics (lower, claim); a template argument,
 // not a field, since a register more makes the kernel spill.
+// A compile-time flag a generic lambda takes as a value (NVRTC has no <type_traits>).
+template <bool B>
+struct Look {
+    static constexpr bool value = B;
+};
+
 template <bool LOOK = true>
 struct RelaxSink {
     static constexpr bool kOffsets = true;
@@ -575,8 +580,8 @@ __global__ void __launch_bounds__(DELTA_BLOCK, DELTA_MIN_BLOCKS) delta_sssp(DELT
                                     args.hub_edges, args.hubs, ctl, grid_rounds);
                 return sink.relaxed;
             };
-            if constexpr (HEAVY) relaxed += relax(std::true_type{});  // its registers have no room for both
-            else relaxed += size < args.direct_below ? relax(std::false_type{}) : relax(std::true_type{});
+            if constexpr (HEAVY) relaxed += relax(Look<true>{});  // its registers have no room for both
+            else relaxed += size < args.direct_below ? relax(Look<false>{}) : relax(Look<true>{});
             GPUBFS_GRID_SYNC();
             if (args.hub_edges) {
                 RelaxSink<> spread{pw, dist, lstamp, fstamp, hi, key(r + 1), key(k), queue(r + 1),
