@@ -460,7 +460,7 @@ def test_knobs_are_checked():
     with pytest.raises(UserError):
         make_knobs(all_strategies("sssp")["sssp.delta"], {"width": 3})
     # direct_below is near-far's alone (sssp.delta's kernel has one form of its rounds)
-    assert ds.NearFarKnobs().direct_below == 0 and ds.NearFarKnobs(direct_below=4096).direct_below == 4096
+    assert ds.NearFarKnobs().direct_below == 32768 and ds.NearFarKnobs(direct_below=4096).direct_below == 4096
     for bad in (-1, 2**31, 2.5, True):
         with pytest.raises(ValueError):
             ds.NearFarKnobs(direct_below=bad)

@@ -110,6 +110,15 @@ struct PhaseClock {
     }
 };
 
+// Starts bringing p's line to this SM's L1 and does not wait for it (no register held).
+__device__ __forceinline__ void prefetch_l1(const void* p) {
+#ifdef GPUBFS_EMULATE
+    (void)p;
+#else
+    asm volatile("prefetch.global.L1 [%0];" ::"l"(p));
+#endif
+}
+
 // Stamp values fall as rounds go on (all ones: never claimed), so one atomicMin tells a
 // vertex's first push in a round from a later one.
 __device__ __forceinline__ dist_t key(long long round) { return INF - 1 - (dist_t)round; }
@@ -325,8 +334,11 @@ __device__ __forceinline__ void hub_pass(Shared& sh, const int* __restrict__ row
 // light lists (start, length, offset among the round's lists) in shared memory, and
 // relaxes round D's edges from pcol/pw (as the grid's rounds), DELTA_SMALL_BATCH edges a
 // thread at once: the batch's loads, then its atomicMins, then its claims are each issued
-// together, so a round's chain is three global round trips (the edge and the source's
-// distance; the atomicMin; the stamp claim and the neighbour's list) and a block barrier.
+// together, so a round's chain is two global round trips (the edge and the source's
+// distance; the atomicMin, the neighbour's list words prefetched to L1 meanwhile) and a
+// block barrier. A lowered vertex is pushed without a stamp claim: two threads lowering
+// one vertex in a round both push it, and its list is relaxed twice, the second time
+// lowering nothing (the grid's rounds, whose queues can be large, claim).
 // Measured, a round still grows with its edges (one SM's throughput), so past a few
 // hundred vertices the grid's spread round is the cheaper (docs/performance.md, "Spread
 // rounds"). The far pile's and the settled list's sizes are the leader's alone
@@ -380,7 +392,7 @@ __device__ int small_rounds(Shared& sh, const int* __restrict__ row, const int* 
         if (tid == 0) sh.sq.packed[(D + 2) % 3] = 0;  // last read at round D - 1, next filled at D + 1
         int* const next = ((D + 1) & 1) ? a.q1 : a.q0;
         int* const far = f ? a.far1 : a.far0;
-        const dist_t lkey = key(D + 1), fkey = key(k);
+        const dist_t fkey = key(k);
         for (int e0 = 0; e0 < edges; e0 += BLOCK * SB) {
             int v[SB], start[SB], len[SB];
             dist_t nd[SB];
@@ -400,7 +412,13 @@ __device__ int small_rounds(Shared& sh, const int* __restrict__ row, const int* 
             }
             phases.mark(sh, 0, answers(nd) + answers(v));
 #pragma unroll
-            for (int j = 0; j < SB; ++j) lowered[j] = nd[j] != INF && nd[j] < atomicMin(&a.dist[v[j]], nd[j]);
+            for (int j = 0; j < SB; ++j) {  // the lists' words come to L1 while the atomics are out
+                if (nd[j] != INF) {
+                    prefetch_l1(row + v[j]);
+                    prefetch_l1(split + v[j]);
+                }
+                lowered[j] = nd[j] != INF && nd[j] < atomicMin(&a.dist[v[j]], nd[j]);
+            }
             phases.mark(sh, 1, answers(lowered));
 #pragma unroll
             for (int j = 0; j < SB; ++j) {
@@ -409,7 +427,7 @@ __device__ int small_rounds(Shared& sh, const int* __restrict__ row, const int* 
                 if (lowered[j] && nd[j] < hi) {
                     start[j] = row[v[j]];
                     len[j] = split[v[j]] - start[j];
-                    near[j] = atomicMin(&a.lstamp[v[j]], lkey) > lkey;
+                    near[j] = true;  // unclaimed: see above
                     if (HEAVY) settle[j] = atomicMax(&a.rstamp[v[j]], bucket_stamp) < bucket_stamp;
                 } else if (lowered[j]) {
                     to_far[j] = atomicMin(&a.fstamp[v[j]], fkey) > fkey;

@@ -294,8 +294,9 @@ class DeltaKnobs:
 
 @dataclass(frozen=True)
 class NearFarKnobs(DeltaKnobs):
-    # a grid round of fewer vertices takes its atomics without a look first (0: never)
-    direct_below: int = knob(0, 0, 2**31 - 1, means="0: never")
+    # a grid round of fewer vertices takes its atomics without a look first (0: never);
+    # 32,768 led or tied off on every graph of studies/sssp-direct.yaml (H200)
+    direct_below: int = knob(32768, 0, 2**31 - 1, means="0: never")
 
     def __post_init__(self) -> None:
         super().__post_init__()
@@ -362,7 +363,8 @@ class DeltaStepping(GpuStrategy):
         fstamp = self.buffer("_fstamp", size, cp.int64)
         rstamp = self.buffer("_rstamp", size, cp.int32) if self.heavy else self.keep("_rstamp", None)
         settled = self.buffer("_settled", size, cp.int32) if self.heavy else self.keep("_settled", None)
-        queues = [self.buffer(f"_q{i}", size, cp.int32) for i in (0, 1)]
+        # the leader's rounds push a vertex lowered twice twice: at most small_edges more
+        queues = [self.buffer(f"_q{i}", size + min(m, int(k.small_edges)), cp.int32) for i in (0, 1)]
         fars = [self.buffer(f"_far{i}", size, cp.int32) for i in (0, 1)]
         ctl = self.buffer("_ctl", C["CTL_WORDS"], cp.int64, fill=0)
         hubs = self.buffer("_hubs", HUB_CAP, cp.int32)
