@@ -73,7 +73,7 @@
 // phase ends once thread 0 has the answers it waits for; the barrier, once every warp has)
 #define CTL_PROF_GATHER 29   // the round's lists found and their edges loaded (neighbour, weight, source's distance)
 #define CTL_PROF_RELAX 30    // the distances' atomicMin answered
-#define CTL_PROF_CLAIM 31    // the stamps' claims answered, the pushed vertices' lists read
+#define CTL_PROF_CLAIM 31    // the pushed vertices' lists read, the far pile's claims answered
 #define CTL_PROF_PUSH 32     // the next round's and the far pile's places reserved and written
 #define CTL_PROF_SYNC 33     // the round's block barrier
 #define CTL_PROF_PHASES 5

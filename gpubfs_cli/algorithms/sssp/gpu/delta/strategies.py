@@ -113,15 +113,16 @@ Knobs:
   latency; delta-stepping 1, within its registers).
 - ``direct_below`` (sssp.near_far only): a round the grid runs with fewer vertices than
   this takes its atomics (the distance's atomicMin, the stamp's claim) straight away,
-  without reading the word first (0: every round reads first). The read spares a large
+  without reading the word first (0: every round reads first; 32,768 by default, which led
+  or tied off on every graph of studies/sssp-direct.yaml). The read spares a large
   round the atomics of relaxations that lower nothing; in a round of a few hundred vertices
   it is one more L2 round trip in the chain every round waits for. (sssp.delta's kernel
   has no registers to spare for the second form of its rounds.)
 - ``profile``: the profile build (DELTA_PROFILE): thread 0 of the leader splits its rounds
   into phases on its SM's clock, the counters ``prof_gather_cycles`` (the round's lists
   found, their neighbours, weights and sources' distances loaded), ``prof_relax_cycles``
-  (the distances' atomicMin), ``prof_claim_cycles`` (the stamps' claims, the pushed
-  vertices' lists), ``prof_push_cycles`` (the next round's and the far pile's places) and
+  (the distances' atomicMin), ``prof_claim_cycles`` (the pushed vertices' lists read, the
+  far pile's claims; the near ones take none), ``prof_push_cycles`` (the next round's and the far pile's places) and
   ``prof_sync_cycles`` (the round's block barrier: the slowest warp), summed over the
   leader's rounds; their sum against ``ns_small`` shows the take-overs' and hand-backs'
   share. For profiles only: the clock reads wait for each phase's answers.
