@@ -134,8 +134,10 @@ __device__ __forceinline__ int sf_edges(unsigned long long p) { return (int)(p &
 // one shared atomic per warp reserves the positions and the lists' offsets at once, so
 // offsets grow with positions (what sf_expand's binary search needs). Each keeping lane
 // then calls put(position, its list's offset).
-template <int CAP, class O, class Put>
-__device__ __forceinline__ void sf_reserve(SfQueues<CAP, O>& q, int level, bool keep, int len, Put put) {
+// sf_reserve_in takes the three totals' words of any queue of that layout (sssp's leader
+// keeps other fields beside them).
+template <int CAP, class Put>
+__device__ __forceinline__ void sf_reserve_in(unsigned long long* packed, int level, bool keep, int len, Put put) {
     const unsigned int m = __ballot_sync(GPUBFS_FULL_MASK, keep);
     if (!m) return;
     const int clamped = keep ? min(len, CAP + 1) : 0;
@@ -143,10 +145,15 @@ __device__ __forceinline__ void sf_reserve(SfQueues<CAP, O>& q, int level, bool 
     const int ex = warp_exclusive_scan(clamped, &wedges);
     const unsigned int nonempty = __ballot_sync(GPUBFS_FULL_MASK, keep && len > 0);
     const unsigned long long base =
-        warp_leader_add(&q.packed[level % 3], m,
+        warp_leader_add(&packed[level % 3], m,
                         ((unsigned long long)__popc(m) << (2 * SF_FIELD)) |
                             ((unsigned long long)__popc(nonempty) << SF_FIELD) | (unsigned long long)wedges);
     if (keep) put(sf_entries(base) + lane_rank(m), sf_edges(base) + ex);
+}
+
+template <int CAP, class O, class Put>
+__device__ __forceinline__ void sf_reserve(SfQueues<CAP, O>& q, int level, bool keep, int len, Put put) {
+    sf_reserve_in<CAP>(q.packed, level, keep, len, put);
 }
 
 // Appends the lanes' kept vertices with their lists to queue b (at most CAP a level).
