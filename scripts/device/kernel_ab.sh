@@ -9,7 +9,8 @@
 #   FILES="gpubfs_cli/algorithms/bfs/gpu/do/do.cu" STRATEGIES=do.bfs \
 #     DATASETS=g500-s20-ef16,g500-s24-ef16 bash scripts/device/kernel_ab.sh
 # (.ab/do.cu from `git show <commit>:gpubfs_cli/algorithms/bfs/gpu/do/do.cu`). RUN_ARGS adds
-# run flags to both sides (e.g. RUN_ARGS="--validate certificate").
+# run flags to both sides (e.g. RUN_ARGS="--validate certificate"; SSSP strategies need
+# "--problem sssp"). A graph that is downloaded comes from .mirror/ (carried) where it exists.
 set -u
 OUT=${OUT:-/tmp/out}
 : "${FILES:?FILES: the repo paths whose .ab/ copies make side A}" "${STRATEGIES:?STRATEGIES: comma-separated}"
@@ -37,7 +38,10 @@ done
 STRATEGY_ARGS=()
 for s in ${STRATEGIES//,/ }; do STRATEGY_ARGS+=(--strategy "$s"); done
 
-side_py B -m gpubfs_cli fetch-dataset ${DATASETS//,/ } || exit 1
+# a downloaded graph (the New York road graph) from the mirror folder where it is carried
+MIRROR_ARGS=()
+[ -d .mirror ] && MIRROR_ARGS=(--mirror "$PWD/.mirror" --accept-checksum)
+side_py B -m gpubfs_cli fetch-dataset ${DATASETS//,/ } "${MIRROR_ARGS[@]}" || exit 1
 
 for round in $(seq "$ROUNDS"); do
   for side in A B; do

@@ -17,6 +17,16 @@ typedef unsigned long long uint64_t;
 #define GPUBFS_WARP 32
 #define GPUBFS_FULL_MASK 0xffffffffu
 
+// Starts bringing p's line to this SM's L1 and does not wait for it (no register held):
+// a one-CTA loop's next step then finds it there.
+__device__ __forceinline__ void prefetch_l1(const void* p) {
+#ifdef GPUBFS_EMULATE
+    (void)p;
+#else
+    asm volatile("prefetch.global.L1 [%0];" ::"l"(p));
+#endif
+}
+
 // Inclusive scan of `x` across the 32 lanes of a warp (shuffle-based). The templates
 // are the one implementation, for any integer type (lbbfs scans packed 64-bit words);
 // the int functions below are what most kernels call.

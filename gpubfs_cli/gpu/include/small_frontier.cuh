@@ -198,7 +198,10 @@ __device__ void sf_expand(SfQueues<CAP, O>& q, const O* __restrict__ row, const 
             const int u = q.v[b][lo];
             v = col[q.start[b][lo] + (e - q.ex[b][lo])];
             keep = sf_discover(row, bitmask, v, start, len);
-            if (keep) label(v, u, len);
+            if (keep) {
+                label(v, u, len);
+                if (len > 0) prefetch_l1(col + start);  // the next level's loads of v's list
+            }
         }
         sf_append(q, b ^ 1, D + 1, keep, v, start, len);
     }

@@ -121,15 +121,6 @@ struct PhaseClock {
     }
 };
 
-// Starts bringing p's line to this SM's L1 and does not wait for it (no register held).
-__device__ __forceinline__ void prefetch_l1(const void* p) {
-#ifdef GPUBFS_EMULATE
-    (void)p;
-#else
-    asm volatile("prefetch.global.L1 [%0];" ::"l"(p));
-#endif
-}
-
 // Stamp values fall as rounds go on (all ones: never claimed), so one atomicMin tells a
 // vertex's first push in a round from a later one.
 __device__ __forceinline__ dist_t key(long long round) { return INF - 1 - (dist_t)round; }
