@@ -95,8 +95,9 @@
 #                same machine, or with results/*.journal.jsonl carried)
 #   auto-gap     scripts/device/auto_gap.py on the small graphs
 # LIMIT=SECONDS replaces every part's time limit (several parts in one 10-minute call).
-# Logs and results go to $OUT/check-PART.tgz (one file per part); each part's last lines
-# and its exit status are printed.
+# Logs and results go to $OUT/check-PART.tgz (one file per part), each part's log also to
+# $OUT/check-PART.log as it runs (what a call cut by its own limit still returns); each
+# part's last lines and its exit status are printed.
 set -u
 export PYTHONUNBUFFERED=1 OUT=${OUT:-/tmp/out}
 mkdir -p "$OUT" logs results
@@ -138,8 +139,10 @@ run() {  # run PART LIMIT CMD...: a part's command with a time limit (LIMIT over
   local part=$1 limit=${LIMIT:-$2}; shift 2
   local start; start=$(date +%s)
   nvidia-smi --query-gpu=name,clocks.sm,clocks.mem,temperature.gpu --format=csv,noheader > "logs/$part.clocks" 2>&1
-  timeout "$limit" "$@" > "logs/$part.log" 2>&1
+  # written to $OUT as it runs, so a call cut before the part ends still returns its log
+  timeout "$limit" "$@" > "$OUT/check-$part.log" 2>&1
   local rc=$?
+  cp "$OUT/check-$part.log" "logs/$part.log"
   echo "$part: rc=$rc $(( $(date +%s) - start ))s" | tee -a logs/parts.txt
   tail -6 "logs/$part.log"
   tar czf "$OUT/check-$part.tgz" logs results 2>/dev/null
