@@ -77,6 +77,7 @@ TARGETS: dict[str, list[str]] = {
     "gpubfs_cli/gpu/ranks/nccl.py": ["tests/gpu/test_nccl_guard.py"],
     "scripts/level_shape.py": ["tests/test_level_shape_script.py"],
     "scripts/sssp_rounds.py": ["tests/test_sssp_rounds_script.py"],
+    "scripts/device/ab_summary.py": ["tests/test_ab_summary_script.py"],
 }
 
 SWAP_COMPARE = {ast.Lt: ast.LtE, ast.LtE: ast.Lt, ast.Gt: ast.GtE, ast.GtE: ast.Gt,

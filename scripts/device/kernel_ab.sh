@@ -2,7 +2,7 @@
 # Kernel code before (A: the checkout with the files of FILES replaced by those of the
 # same name in .ab/, carried) against the checkout (B): STRATEGIES at their default knobs
 # on DATASETS, runs alternating A B A B ..., then per graph and strategy the median ms of
-# each side's samples and B / A.
+# each side's samples, B / A, and B / A paired by source with its interval (ab_summary.py).
 # Run from the repo root on the GPU machine (python3 with cupy, the project installed
 # editable); each run writes $OUT/ab-<side><round>.json. The first run of each side
 # compiles its kernels.
@@ -53,31 +53,4 @@ for round in $(seq "$ROUNDS"); do
   done
 done
 
-python3 - "$OUT" <<'P'
-import json, statistics, sys
-from pathlib import Path
-# (dataset, strategy, side) -> every ok time, and each round's median (the spread of one
-# side's rounds says how far apart two runs of the same code land)
-times, rounds, bad = {}, {}, {}
-for side in "AB":
-    for f in sorted(Path(sys.argv[1]).glob(f"ab-{side}[0-9]*.json")):
-        mine = {}
-        for s in json.load(open(f))["samples"]:
-            key = (s["dataset"], s["strategy"], side)
-            if s.get("status") == "ok" and s.get("valid") is not False:
-                mine.setdefault(key, []).append(float(s["time_ms"]))
-            else:
-                bad[key] = bad.get(key, 0) + 1
-        for key, t in mine.items():
-            times.setdefault(key, []).extend(t)
-            rounds.setdefault(key, []).append(statistics.median(t))
-print(f"{'dataset':15s} {'strategy':18s} {'A ms':>9s} {'B ms':>9s} {'B/A':>6s}  rounds A (min-max)  rounds B (min-max)  samples A/B")
-for ds, name in sorted({k[:2] for k in times} | {k[:2] for k in bad}):
-    a, b = times.get((ds, name, "A"), []), times.get((ds, name, "B"), [])
-    ma = statistics.median(a) if a else float("nan")
-    mb = statistics.median(b) if b else float("nan")
-    ra, rb = rounds.get((ds, name, "A"), [ma]), rounds.get((ds, name, "B"), [mb])
-    note = "".join(f"  {bad[(ds, name, s)]} {s} not ok" for s in "AB" if (ds, name, s) in bad)
-    print(f"{ds:15s} {name:18s} {ma:9.3f} {mb:9.3f} {mb / ma:6.3f}  {min(ra):8.3f}-{max(ra):<8.3f}  "
-          f"{min(rb):8.3f}-{max(rb):<8.3f}  {len(a)}/{len(b)}{note}")
-P
+python3 scripts/device/ab_summary.py "$OUT"
