@@ -161,17 +161,17 @@ __device__ __forceinline__ dist_t warp_min_u64(dist_t x) {
     return x;
 }
 
-// The relaxation of gathered edges (light and heavy rounds alike): v is the neighbour
-// at offset `at` of perm's order (pcol), u its source, pw[at] the edge's weight. New
-// distances below `hi` go to the next frontier, the others to the far pile. LOOK: read
-// the distance and the stamp before their atomics (lower, claim); a template argument,
-// not a field, since a register more makes the kernel spill.
 // A compile-time flag a generic lambda takes as a value (NVRTC has no <type_traits>).
 template <bool B>
 struct Look {
     static constexpr bool value = B;
 };
 
+// The relaxation of gathered edges (light and heavy rounds alike): v is the neighbour
+// at offset `at` of perm's order (pcol), u its source, pw[at] the edge's weight. New
+// distances below `hi` go to the next frontier, the others to the far pile. LOOK: read
+// the distance and the stamp before their atomics (lower, claim); a template argument,
+// not a field, since a register more makes the kernel spill.
 template <bool LOOK = true>
 struct RelaxSink {
     static constexpr bool kOffsets = true;
