@@ -218,8 +218,17 @@ NVRTC_HEADERS = {"stdint.h", "cooperative_groups.h"}
 _SYSTEM_INCLUDE = re.compile(r'^\s*#\s*include\s*<([^>]+)>', re.M)
 
 
+# the standard library's names, outside comments (cuda::std is CUDA's own)
+_STD_NAME = re.compile(r"(?<!cuda::)\bstd::\w+")
+_COMMENT = re.compile(r"//[^\n]*|/\*.*?\*/", re.S)
+
+
 def system_headers(text: str) -> set[str]:
     return set(_SYSTEM_INCLUDE.findall(text))
+
+
+def std_names(text: str) -> set[str]:
+    return set(_STD_NAME.findall(_COMMENT.sub("", text)))
 
 
 def test_system_headers_reads_angle_includes_only():
@@ -227,8 +236,22 @@ def test_system_headers_reads_angle_includes_only():
     assert system_headers(text) == {"type_traits", "stdint.h"}
 
 
-def test_kernel_files_include_only_headers_nvrtc_has():
-    files = kernel_files() + sorted(INCLUDE_DIR.rglob("*.cuh")) + sorted(
+def test_std_names_reads_code_only():
+    text = "x = std::min(a, b); // std::max\n/* std::swap(a, b) */ cuda::std::tuple<int> t; y = ::std::abs(c);\n"
+    assert std_names(text) == {"std::min", "std::abs"}
+
+
+def device_sources() -> list:
+    """Every kernel file and every header they can include."""
+    return kernel_files() + sorted(INCLUDE_DIR.rglob("*.cuh")) + sorted(
         p for d in {k.parent for k in kernel_files()} for p in d.glob("*.cuh"))
-    bad = {f"{p}: <{h}>" for p in files for h in system_headers(p.read_text()) - NVRTC_HEADERS}
+
+
+def test_kernel_files_include_only_headers_nvrtc_has():
+    bad = {f"{p}: <{h}>" for p in device_sources() for h in system_headers(p.read_text()) - NVRTC_HEADERS}
     assert not bad, "NVRTC cannot open these (no C++ standard library there):\n" + "\n".join(sorted(bad))
+
+
+def test_kernel_files_name_nothing_of_the_standard_library():
+    bad = {f"{p}: {n}" for p in device_sources() for n in std_names(p.read_text())}
+    assert not bad, "NVRTC has no C++ standard library (nvcc finds the host's):\n" + "\n".join(sorted(bad))
