@@ -11,6 +11,8 @@ from pathlib import Path
 
 import pytest
 
+from gpubfs_cli.results.schema import SCHEMA_VERSION
+
 ROOT = Path(__file__).resolve().parents[1]
 SCRIPT = ROOT / "scripts" / "device" / "ab_summary.py"
 spec = importlib.util.spec_from_file_location("ab_summary", SCRIPT)
@@ -24,7 +26,8 @@ def sample(source, ms, *, dataset="g", strategy="s", status="ok", valid=True):
 
 
 def write(folder: Path, name: str, samples: list[dict]) -> None:
-    (folder / name).write_text(json.dumps({"samples": samples}))
+    doc = {"schema_version": SCHEMA_VERSION, "datasets": {}, "sources": {}, "samples": samples}
+    (folder / name).write_text(json.dumps(doc))
 
 
 def row(lines: list[str], dataset: str, strategy: str) -> list[str]:
@@ -87,7 +90,7 @@ def test_the_script_prints_the_table(tmp_path):
 
 @pytest.mark.parametrize("files, says", [
     ({}, "no ab-A<round>.json"),
-    ({"ab-A1.json": "{not json"}, "ab-A1.json: not a gpubfs results file"),
+    ({"ab-A1.json": "{not json"}, "ab-A1.json:1: not valid JSON"),
     ({"ab-A1.json": json.dumps({"runs": []})}, "ab-A1.json: not a gpubfs results file"),
 ])
 def test_bad_input_is_one_line(tmp_path, files, says):

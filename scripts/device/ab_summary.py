@@ -6,14 +6,13 @@ reads OUT_DIR/ab-A<round>.json and ab-B<round>.json and prints, per graph and st
 each side's median ms over its ok samples, B / A of those medians, the spread of each
 side's round medians (how far two runs of the same code land), the sample counts, and B
 over A paired by source: each source's median over its rounds on each side, the median of
-the per-source ratios with a 95 % bootstrap interval (gpubfs's own statistics). Samples
+the per-source ratios with a 95 % bootstrap interval (gpubfs's own reader and statistics). Samples
 that are not ok or not valid are counted, not timed. A missing or unreadable file, or no
 runs at all, is one line and exit status 2.
 """
 
 from __future__ import annotations
 
-import json
 import re
 import statistics
 import sys
@@ -24,6 +23,8 @@ ROOT = Path(__file__).resolve().parents[2]
 if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
 
+from gpubfs_cli.errors import UserError  # noqa: E402
+from gpubfs_cli.results.schema import load_results  # noqa: E402
 from gpubfs_cli.results.statistics import bootstrap_ratio  # noqa: E402
 
 RUN = re.compile(r"^ab-([AB])(\d+)\.json$")
@@ -48,11 +49,11 @@ def runs(folder: Path) -> dict[str, list[Path]]:
 
 
 def samples(path: Path) -> list[dict]:
+    """The file's samples (gpubfs's results reader: a bad file is one line naming it)."""
     try:
-        data = json.loads(path.read_text())
-        return list(data["samples"])
-    except (OSError, ValueError, KeyError, TypeError) as e:
-        raise SummaryError(f"{path}: not a gpubfs results file with samples ({e})") from None
+        return list(load_results(path)["samples"])
+    except UserError as e:
+        raise SummaryError(str(e)) from None
 
 
 def collect(folder: Path):

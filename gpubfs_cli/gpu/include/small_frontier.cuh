@@ -134,10 +134,10 @@ __device__ __forceinline__ int sf_edges(unsigned long long p) { return (int)(p &
 // one shared atomic per warp reserves the positions and the lists' offsets at once, so
 // offsets grow with positions (what sf_expand's binary search needs). Each keeping lane
 // then calls put(position, its list's offset).
-// sf_reserve_in takes the three totals' words of any queue of that layout (sssp's leader
-// keeps other fields beside them).
+// `packed` is a queue's three totals' words (SfQueues::packed, or those of a queue that
+// keeps other fields beside them: sssp's leader).
 template <int CAP, class Put>
-__device__ __forceinline__ void sf_reserve_in(unsigned long long* packed, int level, bool keep, int len, Put put) {
+__device__ __forceinline__ void sf_reserve(unsigned long long* packed, int level, bool keep, int len, Put put) {
     const unsigned int m = __ballot_sync(GPUBFS_FULL_MASK, keep);
     if (!m) return;
     const int clamped = keep ? min(len, CAP + 1) : 0;
@@ -151,16 +151,11 @@ __device__ __forceinline__ void sf_reserve_in(unsigned long long* packed, int le
     if (keep) put(sf_entries(base) + lane_rank(m), sf_edges(base) + ex);
 }
 
-template <int CAP, class O, class Put>
-__device__ __forceinline__ void sf_reserve(SfQueues<CAP, O>& q, int level, bool keep, int len, Put put) {
-    sf_reserve_in<CAP>(q.packed, level, keep, len, put);
-}
-
 // Appends the lanes' kept vertices with their lists to queue b (at most CAP a level).
 template <int CAP, class O>
 __device__ __forceinline__ void sf_append(SfQueues<CAP, O>& q, int b, int level, bool keep, int v,
                                           O start, int len) {
-    sf_reserve(q, level, keep, len, [&](int pos, int ex) {
+    sf_reserve<CAP>(q.packed, level, keep, len, [&](int pos, int ex) {
         q.v[b][pos] = v;
         q.start[b][pos] = start;
         q.len[b][pos] = len;

@@ -384,7 +384,7 @@ __device__ int small_rounds(Shared& sh, const int* __restrict__ row, const int* 
         }
         if (HEAVY) warp_push(settle, v, settled_size, a.settled);
         if (len > SMALL_CAP) sh.long_list = r;
-        sf_reserve_in<SMALL_CAP>(sh.sq.packed, r, i < size, len, [&](int pos, int ex) {
+        sf_reserve<SMALL_CAP>(sh.sq.packed, r, i < size, len, [&](int pos, int ex) {
             sh.sq.v[0][pos] = v;
             sh.sq.start[0][pos] = start;
             sh.sq.ex[0][pos] = ex;
@@ -451,7 +451,7 @@ __device__ int small_rounds(Shared& sh, const int* __restrict__ row, const int* 
                     prefetch_l1(pcol + start);
                     prefetch_l1(pw + start);
                 }
-                sf_reserve_in<SMALL_CAP>(sh.sq.packed, D + 1, near, len, [&](int pos, int ex) {
+                sf_reserve<SMALL_CAP>(sh.sq.packed, D + 1, near, len, [&](int pos, int ex) {
                     next[pos] = v[j];
                     if (len > SMALL_CAP) sh.long_list = D + 1;
                     if (pos < SMALL_CAP) {  // always: a round's pushes are at most its vertices' edges

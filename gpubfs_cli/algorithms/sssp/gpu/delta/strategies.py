@@ -122,8 +122,9 @@ Knobs:
   into phases on its SM's clock, the counters ``prof_gather_cycles`` (the round's lists
   found, their neighbours, weights and sources' distances loaded), ``prof_relax_cycles``
   (the distances' atomicMin), ``prof_claim_cycles`` (the pushed vertices' lists read, the
-  far pile's claims; the near ones take none), ``prof_push_cycles`` (the next round's and the far pile's places) and
-  ``prof_sync_cycles`` (the round's block barrier: the slowest warp), summed over the
+  far pile's claims; the near ones take none), ``prof_push_cycles`` (the next round's and
+  the far pile's places) and ``prof_sync_cycles`` (the round's block barrier: the slowest
+  warp), summed over the
   leader's rounds; their sum against ``ns_small`` shows the take-overs' and hand-backs'
   share. For profiles only: the clock reads wait for each phase's answers.
 
