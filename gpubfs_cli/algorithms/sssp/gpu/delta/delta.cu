@@ -55,21 +55,10 @@ typedef unsigned long long dist_t;
 typedef delta_weight_t weight_t;
 constexpr dist_t INF = ~0ull;
 
-// The leader's two queues (small_frontier.cuh's layout: packed holds each round's
-// totals): an entry's vertex, its list's start and offset among the round's lists, and
-// the distance it was queued with (small_rounds says why), by round parity.
-struct LeadQueues {
-    int v[2][SMALL_CAP];
-    int start[2][SMALL_CAP];
-    int ex[2][SMALL_CAP];
-    dist_t d[2][SMALL_CAP];
-    unsigned long long packed[3];
-};
-
 struct Shared {
     union {
         GatherShared<BLOCK, int> g;   // the grid's rounds
-        LeadQueues sq;                // the leader's rounds (small-frontier mode)
+        SfQueues<SMALL_CAP, int> sq;  // the leader's rounds (small-frontier mode)
         struct {
             SpreadLists<DELTA_HUB_CAP, int> l;
             int scan[33];
@@ -333,17 +322,14 @@ __device__ __forceinline__ void hub_pass(Shared& sh, const int* __restrict__ row
 // ---- Small-frontier mode: the leader runs light rounds alone ---------------------------
 // Entered at light round r whose frontier (queue r, `size` vertices) is at most
 // small_frontier; the other CTAs park. The leader keeps each round's vertices with their
-// light lists (start, offset among the round's lists) and the distance each was queued
-// with in shared memory (LeadQueues), and relaxes round D's edges from pcol/pw (as the
-// grid's rounds), DELTA_SMALL_BATCH edges a thread at once: the batch's loads, then its
-// atomicMins, then its lists' bounds are each issued together. A vertex's list is
-// prefetched to this SM's L1 when it is queued, and its lists' bounds while its
-// atomicMin is out, so a round's chain is one global round trip (the atomicMin) beside
-// L1 hits and a block barrier. A lowered vertex is queued without a stamp claim (the
-// grid's rounds, whose queues can be large, claim): two threads lowering one vertex in a
-// round both queue it, each with its own distance. The smaller one's entry relaxes the
-// list as a claimed entry would; the other's relaxes it with a longer path's length,
-// which can lower a neighbour only to a length some path has, lowered again by the first.
+// light lists (start, length, offset among the round's lists) in shared memory, and
+// relaxes round D's edges from pcol/pw (as the grid's rounds), DELTA_SMALL_BATCH edges a
+// thread at once: the batch's loads, then its atomicMins, then its claims are each issued
+// together, so a round's chain is two global round trips (the edge and the source's
+// distance; the atomicMin, the neighbour's list words prefetched to L1 meanwhile) and a
+// block barrier. A lowered vertex is pushed without a stamp claim: two threads lowering
+// one vertex in a round both push it, and its list is relaxed twice, the second time
+// lowering nothing (the grid's rounds, whose queues can be large, claim).
 // Measured, a round still grows with its edges (one SM's throughput), so past a few
 // hundred vertices the grid's spread round is the cheaper (docs/performance.md, "Spread
 // rounds"). The far pile's and the settled list's sizes are the leader's alone
@@ -373,23 +359,16 @@ __device__ int small_rounds(Shared& sh, const int* __restrict__ row, const int* 
     for (int i0 = 0; i0 < size; i0 += BLOCK) {  // size <= small_frontier <= SMALL_CAP
         const int i = i0 + tid;
         int v = 0, start = 0, len = 0;
-        dist_t d = 0;
         bool settle = false;
         if (i < size) {
             v = __ldcg(in + i);
             start = row[v];
             len = split[v] - start;
-            d = __ldcg(&a.dist[v]);
             if (HEAVY) settle = atomicMax(&a.rstamp[v], bucket_stamp) < bucket_stamp;
         }
         if (HEAVY) warp_push(settle, v, settled_size, a.settled);
         if (len > SMALL_CAP) sh.long_list = r;
-        sf_reserve<SMALL_CAP>(sh.sq.packed, r, i < size, len, [&](int pos, int ex) {
-            sh.sq.v[0][pos] = v;
-            sh.sq.start[0][pos] = start;
-            sh.sq.ex[0][pos] = ex;
-            sh.sq.d[0][pos] = d;
-        });
+        sf_append(sh.sq, 0, r, i < size, v, start, len);
     }
     __syncthreads();
     PhaseClock phases;
@@ -406,9 +385,9 @@ __device__ int small_rounds(Shared& sh, const int* __restrict__ row, const int* 
         int* const far = f ? a.far1 : a.far0;
         const dist_t fkey = key(k);
         for (int e0 = 0; e0 < edges; e0 += BLOCK * SB) {
-            int v[SB];
+            int v[SB], start[SB], len[SB];
             dist_t nd[SB];
-            bool lowered[SB];
+            bool lowered[SB], near[SB], to_far[SB], settle[SB];
 #pragma unroll
             for (int j = 0; j < SB; ++j) {
                 const int e = e0 + j * BLOCK + tid;
@@ -418,7 +397,7 @@ __device__ int small_rounds(Shared& sh, const int* __restrict__ row, const int* 
                     const int lo = mergepath_vertical(sh.sq.ex[b], cnt, e) - 1;  // the last list starting <= e
                     const int at = sh.sq.start[b][lo] + (e - sh.sq.ex[b][lo]);
                     v[j] = pcol[at];
-                    nd[j] = sh.sq.d[b][lo] + (dist_t)pw[at];
+                    nd[j] = __ldcg(&a.dist[sh.sq.v[b][lo]]) + (dist_t)pw[at];
                     ++relaxed;
                 }
             }
@@ -432,39 +411,36 @@ __device__ int small_rounds(Shared& sh, const int* __restrict__ row, const int* 
                 lowered[j] = nd[j] != INF && nd[j] < atomicMin(&a.dist[v[j]], nd[j]);
             }
             phases.mark(sh, 1, answers(lowered));
-            // One edge of the batch at a time from here: its distance is kept until its
-            // entry is written, and the lists' bounds are L1 hits (prefetched above).
 #pragma unroll
             for (int j = 0; j < SB; ++j) {
-                bool near = false, to_far = false, settle = false;
-                int start = 0, len = 0;
+                near[j] = to_far[j] = settle[j] = false;
+                start[j] = len[j] = 0;
                 if (lowered[j] && nd[j] < hi) {
-                    start = row[v[j]];
-                    len = split[v[j]] - start;
-                    near = true;  // unclaimed: see above
-                    if (HEAVY) settle = atomicMax(&a.rstamp[v[j]], bucket_stamp) < bucket_stamp;
+                    start[j] = row[v[j]];
+                    len[j] = split[v[j]] - start[j];
+                    near[j] = true;  // unclaimed: see above
+                    if (HEAVY) settle[j] = atomicMax(&a.rstamp[v[j]], bucket_stamp) < bucket_stamp;
                 } else if (lowered[j]) {
-                    to_far = atomicMin(&a.fstamp[v[j]], fkey) > fkey;
+                    to_far[j] = atomicMin(&a.fstamp[v[j]], fkey) > fkey;
                 }
-                phases.mark(sh, 2, (unsigned long long)near + to_far + settle + start + len);
-                if (near && len > 0) {  // the next round's loads find them in this SM's L1
-                    prefetch_l1(pcol + start);
-                    prefetch_l1(pw + start);
-                }
-                sf_reserve<SMALL_CAP>(sh.sq.packed, D + 1, near, len, [&](int pos, int ex) {
+            }
+            phases.mark(sh, 2, answers(near) + answers(to_far) + answers(settle) + answers(start) + answers(len));
+#pragma unroll
+            for (int j = 0; j < SB; ++j) {
+                sf_reserve<SMALL_CAP>(sh.sq.packed, D + 1, near[j], len[j], [&](int pos, int ex) {
                     next[pos] = v[j];
-                    if (len > SMALL_CAP) sh.long_list = D + 1;
+                    if (len[j] > SMALL_CAP) sh.long_list = D + 1;
                     if (pos < SMALL_CAP) {  // always: a round's pushes are at most its vertices' edges
                         sh.sq.v[b ^ 1][pos] = v[j];
-                        sh.sq.start[b ^ 1][pos] = start;
+                        sh.sq.start[b ^ 1][pos] = start[j];
+                        sh.sq.len[b ^ 1][pos] = len[j];
                         sh.sq.ex[b ^ 1][pos] = ex;
-                        sh.sq.d[b ^ 1][pos] = nd[j];
                     }
                 });
-                warp_push(to_far, v[j], far_size, far);
-                if (HEAVY) warp_push(settle, v[j], settled_size, a.settled);
-                phases.mark(sh, 3, 0);
+                warp_push(to_far[j], v[j], far_size, far);
+                if (HEAVY) warp_push(settle[j], v[j], settled_size, a.settled);
             }
+            phases.mark(sh, 3, 0);
         }
         __syncthreads();
         phases.mark(sh, 4, 0);
