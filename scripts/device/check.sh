@@ -208,7 +208,7 @@ for part in "$@"; do
     sssp-peers) sh_run "$part" 580 "$NY &&" \
       "$(run_or_resume sssp-peers sssp-delta -d "$SSSP_PEERS") &&" \
       "$G report results/sssp-peers.json --format md" ;;
-    sssp-delta-scale|sssp-delta-depth|sssp-hubs|sssp-rounds|sssp-leader-profile|sssp-direct) sh_run "$part" 580 "$NY &&" \
+    sssp-delta-scale|sssp-delta-depth|sssp-hubs|sssp-rounds|sssp-leader-profile|sssp-direct|sssp-async) sh_run "$part" 580 "$NY &&" \
       "$(run_or_resume "$part" "studies/$part.yaml") && $G report results/$part.json --format md" ;;
     sssp-auto) sh_run "$part" 580 "$(run_or_resume sssp-auto studies/sssp-auto.yaml) &&" \
       "python3 scripts/build_auto_table.py --problem sssp results/sssp-auto.json &&" \

@@ -31,6 +31,7 @@
 #define __device__
 #define __host__
 #define __forceinline__ inline
+#define __noinline__ __attribute__((noinline))
 #define __launch_bounds__(...)
 #define __restrict__ __restrict
 
@@ -414,6 +415,7 @@ inline T __ldg(const T* p) {
     return *p;
 }
 inline void __threadfence() {}
+inline void __threadfence_block() {}
 inline void __nanosleep(unsigned int) {}
 
 template <class T>
@@ -441,11 +443,19 @@ inline unsigned long long atomicOr(unsigned long long* p, unsigned long long v) 
 inline int atomicMax(int* p, int v) { return emu_atomic<int>(p, v, [](int a, int b) { return a > b ? a : b; }); }
 inline int atomicMin(int* p, int v) { return emu_atomic<int>(p, v, [](int a, int b) { return a < b ? a : b; }); }
 inline int atomicExch(int* p, int v) { return emu_atomic<int>(p, v, [](int, int b) { return b; }); }
-inline int atomicCAS(int* p, int cmp, int v) {
+template <class T>
+inline T emu_cas(T* p, T cmp, T v) {
     emu::maybe_yield();
-    int old = *p;
-    if (old == cmp) *p = v;
+    T old = *p;
+    if (old == cmp) {
+        *p = v;
+        emu::grid()->progress = true;
+    }
     return old;
+}
+inline int atomicCAS(int* p, int cmp, int v) { return emu_cas<int>(p, cmp, v); }
+inline unsigned int atomicCAS(unsigned int* p, unsigned int cmp, unsigned int v) {
+    return emu_cas<unsigned int>(p, cmp, v);
 }
 
 // Unsigned and 64-bit min/max (algorithms/sssp/gpu/raval/raval.cu: distances as unsigned).

@@ -110,6 +110,17 @@ def test_the_profile_build(name):
 
 
 @pytest.mark.gpu
+@pytest.mark.parametrize("small", [(256, 1024), (1, 1024), (1024, 3), (1024, 1 << 20)])
+@pytest.mark.parametrize("which", ["split", "default"])
+@pytest.mark.parametrize("name", NAMES)
+def test_the_async_leader(name, which, small):
+    """knob leader_async: the same answers from the leader without rounds, at the default
+    thresholds and at those that make it hand its pool back (1 vertex; batches of 3 light
+    edges; no batch too wide), with parents."""
+    _run(name, which, True, {"leader_async": True, "small_frontier": small[0], "small_edges": small[1]})
+
+
+@pytest.mark.gpu
 @pytest.mark.parametrize("small_frontier", [0, 256])
 def test_direct_rounds(small_frontier):
     """near-far's grid rounds taking their atomics without a look first (direct_below),

@@ -35,7 +35,9 @@ from tests.gpu import fixed_cost as fc
 CTA = 128
 DELTA = ec.Family(ds.KERNELS, "delta_driver.cpp", (ds,),
                   defines=[ds.kernel_defines(CTA, False), ds.kernel_defines(CTA, True),
-                           ds.kernel_defines(CTA, False, profile=True)])
+                           ds.kernel_defines(CTA, False, profile=True),
+                           ds.kernel_defines(CTA, False, leader_async=True),
+                           ds.kernel_defines(CTA, True, leader_async=True)])
 PATCHES = {"blocks_per_sm": lambda kernel, block, shared_mem=0: 2,
            "PARTITION_BLOCK": 64, "PARTITION_BLOCKS_PER_SM": 1}
 NAMES = ["sssp.delta", "sssp.near_far"]
@@ -359,6 +361,44 @@ def test_direct_rounds(monkeypatch, emulation, small_frontier):
                 [*GRAPHS, "wide_hub"], seed=seed)
 
 
+@pytest.mark.parametrize("seed", [1, 2, 3])
+@pytest.mark.parametrize("name", NAMES)
+def test_the_async_leader(monkeypatch, emulation, name, seed):
+    """leader_async: the leader's warps take vertices from one pool with no rounds; every
+    answer Dijkstra's (run() checks), at every width, on every graph, with three seeds of
+    the threads' interleavings, and its batches counted where it ran."""
+    answers = []
+    for which in DELTAS:
+        answers += run(monkeypatch, emulation, name, {"delta": which, "leader_async": True},
+                       [*GRAPHS, "wide_hub"], seed=seed)
+    assert any(a.counters["async_batches"] for a in answers)
+    assert all(a.counters["small_rounds"] == a.counters["small_entries"] for a in answers)
+
+
+@pytest.mark.parametrize("small", [(1, 4096), (5, 4096), (1024, 3), (1, ds.SMALL_EDGES_MAX)])
+@pytest.mark.parametrize("name", NAMES)
+def test_the_async_leader_hands_back(monkeypatch, emulation, name, small):
+    """The asynchronous leader stops and hands its pool to the grid as a round: when the
+    pool holds more than small_frontier vertices (1 or 5), when a warp takes a batch wider
+    than small_edges / warps (3: any hub's), and when pushes find the pool full (one hub's
+    5,000 leaves pushed by one batch, no batch too wide, after the first push stopped the
+    takes: 4,096 fill the pool, the rest go straight to the grid's round): the grid then
+    runs rounds after it."""
+    knobs = {"delta": ds.MAX_DELTA, "leader_async": True, "small_frontier": small[0], "small_edges": small[1]}
+    with monkeypatch.context() as m:
+        m.setitem(OTHER, "hub5000", lambda: one_hub(leaves=5000))
+        names = ["hub5000"] if small[1] == ds.SMALL_EDGES_MAX else ["grid9x13-w", "rmat-w", "one_hub", "wide_hub"]
+        answers = run(monkeypatch, emulation, name, knobs, names, predecessors=(False,))
+    grid_rounds = [a.counters["light_rounds"] - a.counters["small_entries"] for a in answers]
+    assert all(a.counters["small_entries"] for a in answers)
+    assert any(grid_rounds), [a.counters for a in answers]
+
+
+def test_async_leader_and_profile_are_one_or_the_other():
+    with pytest.raises(ValueError, match="leader_async"):
+        ds.NearFarKnobs(profile=True, leader_async=True)
+
+
 @pytest.mark.parametrize("seed", [2, 3, 4])
 @pytest.mark.parametrize("name", NAMES)
 def test_more_thread_interleavings(monkeypatch, emulation, name, seed):
@@ -528,7 +568,8 @@ def test_registered_as_beyond_the_papers():
 
 def test_builds_cover_every_cta_size_and_weight_type():
     plain = [{"DELTA_BLOCK": c, "DELTA_WEIGHT64": w} for c in (128, 256, 512) for w in (0, 1)]
-    assert ds.KERNEL_DEFINES == plain + [{**d, "DELTA_PROFILE": 1} for d in plain]
+    assert ds.KERNEL_DEFINES == (plain + [{**d, "DELTA_PROFILE": 1} for d in plain]
+                                 + [{**d, "DELTA_ASYNC": 1} for d in plain])
     assert set(ds.KERNEL_NAMES) == {f"delta_sssp<{h}, {p}>" for h in ("true", "false") for p in ("true", "false")}
     c = ds.C
     assert c["CTL_PSIZE"] + 3 <= c["CTL_WORDS"]

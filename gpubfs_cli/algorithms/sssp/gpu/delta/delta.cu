@@ -55,10 +55,28 @@ typedef unsigned long long dist_t;
 typedef delta_weight_t weight_t;
 constexpr dist_t INF = ~0ull;
 
+// The asynchronous leader's pool (DELTA_ASYNC): a ring of pushed vertices, -1 where a
+// slot is empty. Positions are reserved at `tail` and taken at `head`; `done` counts the
+// taken ones whose edges are relaxed (and their pushes made), so done == tail means no
+// work is left anywhere. A slot is handed over by atomics alone (a writer's CAS from -1,
+// a taker's exchange to -1): a taker may get a later lap's vertex and that lap's taker
+// this one's, but each vertex written is taken once.
+constexpr int POOL_CAP = 4 * SMALL_CAP;
+static_assert((POOL_CAP & (POOL_CAP - 1)) == 0 && POOL_CAP % 512 == 0, "a power of two, whole CTAs of slots");
+static_assert(POOL_CAP > SMALL_CAP, "the entry round fits");
+struct Pool {
+    int slot[POOL_CAP];
+    unsigned int head, tail, done;
+    int stop;                  // hand back: no more takes
+    unsigned long long hand;   // the hand-back queue's size
+    unsigned long long batches;  // the warps' batches, summed
+};
+
 struct Shared {
     union {
         GatherShared<BLOCK, int> g;   // the grid's rounds
         SfQueues<SMALL_CAP, int> sq;  // the leader's rounds (small-frontier mode)
+        Pool pool;                    // the asynchronous leader (DELTA_ASYNC; no larger than sq)
         struct {
             SpreadLists<DELTA_HUB_CAP, int> l;
             int scan[33];
@@ -466,6 +484,190 @@ __device__ int small_rounds(Shared& sh, const int* __restrict__ row, const int* 
     return D;
 }
 
+// ---- The asynchronous leader (DELTA_ASYNC) -------------------------------------------
+// The same take-over as small_rounds, with no rounds: every warp of the leader takes up to
+// 32 vertices from the shared pool (Pool above), relaxes their light edges 32 at a time and
+// puts each vertex it lowers inside the bucket back into the pool, while the other warps do
+// the same; no block barrier, no reservation per round. A vertex's edges are relaxed from
+// its distance when it is taken (a later lowering pushes it again), so the bucket ends, as
+// with rounds, when nothing is lowered inside it: every pushed vertex taken and done. A
+// road graph's hop then costs the chain of its own loads and atomicMin, not the slowest
+// warp of a round and a barrier. Wider work is the grid's: the leader stops taking once
+// the pool holds more than small_frontier vertices, or a warp takes a batch of more than
+// small_edges / WARPS light edges (that batch goes back unrelaxed), and hands what is
+// left to the grid as round r + 1 (each vertex once: the stamp claim of that round).
+// With the pool full, pushes go straight there. It returns r + 1 (a take-over counts as
+// one light round); CTL_ASYNC_BATCHES sums the warps' batches.
+__device__ __forceinline__ void async_pause() { SF_PAUSE(32); }
+
+// The warp's vertices that want it into the pool (warp-converged); with no room, to the
+// hand-back queue `hand` (claimed) and the leader stops.
+__device__ __forceinline__ void pool_push(Pool& p, bool want, int v, int small_frontier, int* hand,
+                                          dist_t* lstamp, dist_t hkey) {
+    const unsigned int m = __ballot_sync(GPUBFS_FULL_MASK, want);
+    if (!m) return;
+    const unsigned int c = __popc(m);
+    unsigned int base = 0;
+    int room = 0;
+    if (lane_id() == 0) {
+        for (;;) {
+            const unsigned int t = *(volatile unsigned int*)&p.tail;
+            const unsigned int h = *(volatile unsigned int*)&p.head;
+            if (t + c - h > (unsigned int)POOL_CAP) break;
+            if (atomicCAS(&p.tail, t, t + c) == t) {
+                base = t;
+                room = 1;
+                if (t + c - h > (unsigned int)small_frontier) *(volatile int*)&p.stop = 1;
+                break;
+            }
+        }
+        if (!room) *(volatile int*)&p.stop = 1;
+    }
+    room = __shfl_sync(GPUBFS_FULL_MASK, room, 0);
+    base = __shfl_sync(GPUBFS_FULL_MASK, base, 0);
+    if (room) {
+        if (want) {
+            int* const s = &p.slot[(base + lane_rank(m)) & (POOL_CAP - 1)];
+            while (atomicCAS(s, -1, v) != -1) async_pause();  // the slot's last lap not taken yet
+        }
+    } else {
+        warp_push(want && claim(lstamp, v, hkey, false), v, &p.hand, hand);
+    }
+}
+
+template <bool HEAVY>
+__device__ __noinline__ int async_rounds(Shared& sh, const int* __restrict__ row, const int* __restrict__ split,
+                            const int* __restrict__ pcol, const weight_t* __restrict__ pw, const DeltaParams a,
+                            int r, int size, dist_t hi, long long k, int f, int epoch, unsigned long long& relaxed) {
+    Pool& p = sh.pool;
+    const int tid = threadIdx.x, lane = lane_id();
+    const int bucket_stamp = (int)(k + 1);
+    const int D = r + 1;  // the grid's round after the hand-back
+    int* const hand = (D & 1) ? a.q1 : a.q0;
+    int* const far = f ? a.far1 : a.far0;
+    const dist_t fkey = key(k), hkey = key(D);
+    const int batch_edges = max(32, a.small_edges / WARPS);
+    unsigned long long* const far_size = &sh.lead[0];
+    unsigned long long* const settled_size = &sh.lead[1];
+    if (tid == 0) {
+        p.head = p.done = 0;
+        p.tail = (unsigned int)size;
+        p.stop = 0;
+        p.hand = p.batches = 0;
+        *far_size = read_word(a.ctl + CTL_FSIZE + f);
+        *settled_size = HEAVY ? read_word(a.ctl + CTL_RSIZE) : 0;
+    }
+    __syncthreads();
+    const int* in = (r & 1) ? a.q1 : a.q0;
+    for (int i = tid; i < POOL_CAP; i += BLOCK) {  // size <= small_frontier <= SMALL_CAP < POOL_CAP
+        const int v = i < size ? __ldcg(in + i) : -1;
+        p.slot[i] = v;
+        if (HEAVY) warp_push(v >= 0 && atomicMax(&a.rstamp[v], bucket_stamp) < bucket_stamp, v, settled_size, a.settled);
+    }
+    __syncthreads();
+    unsigned long long batches = 0;
+    for (;;) {
+        unsigned int h = 0, n = 0;
+        if (lane == 0) {
+            for (;;) {
+                if (*(volatile int*)&p.stop) break;
+                const unsigned int hh = *(volatile unsigned int*)&p.head;
+                const unsigned int t = *(volatile unsigned int*)&p.tail;
+                if (t != hh) {
+                    const unsigned int take = t - hh < 32u ? t - hh : 32u;
+                    if (atomicCAS(&p.head, hh, hh + take) == hh) {
+                        h = hh;
+                        n = take;
+                        break;
+                    }
+                    continue;
+                }
+                // done first, then tail: equal, nothing is being relaxed that could push
+                const unsigned int fin = *(volatile unsigned int*)&p.done;
+                __threadfence_block();
+                if (fin == *(volatile unsigned int*)&p.tail) break;
+                async_pause();
+            }
+        }
+        n = __shfl_sync(GPUBFS_FULL_MASK, n, 0);
+        h = __shfl_sync(GPUBFS_FULL_MASK, h, 0);
+        if (n == 0) break;
+        ++batches;
+        int u = -1, start = 0, len = 0;
+        dist_t du = 0;
+        if (lane < (int)n) {
+            int* const s = &p.slot[(h + lane) & (POOL_CAP - 1)];
+            while ((u = atomicExch(s, -1)) < 0) async_pause();  // reserved, not written yet
+            start = row[u];
+            len = split[u] - start;
+            du = __ldcg(&a.dist[u]);
+        }
+        int edges;
+        const int ex = warp_exclusive_scan(len, &edges);
+        if (edges > batch_edges) {  // wide work: the grid's, unrelaxed
+            warp_push(u >= 0 && claim(a.lstamp, u, hkey, false), u, &p.hand, hand);
+            if (lane == 0) *(volatile int*)&p.stop = 1;
+        } else {
+            for (int e0 = 0; e0 < edges; e0 += 32) {
+                const int e = e0 + lane;
+                int o = 0;  // the last lane whose list starts at or before e
+#pragma unroll
+                for (int step = 16; step > 0; step >>= 1) {
+                    const int x = __shfl_sync(GPUBFS_FULL_MASK, ex, o + step);
+                    if (x <= e) o += step;
+                }
+                const int at = __shfl_sync(GPUBFS_FULL_MASK, start, o) + e - __shfl_sync(GPUBFS_FULL_MASK, ex, o);
+                const dist_t d = __shfl_sync(GPUBFS_FULL_MASK, du, o);
+                int v = 0;
+                bool near = false, to_far = false, settle = false;
+                if (e < edges) {
+                    v = pcol[at];
+                    const dist_t nd = d + (dist_t)pw[at];
+                    ++relaxed;
+                    if (nd < atomicMin(&a.dist[v], nd)) {
+                        if (nd < hi) {
+                            near = true;
+                            if (HEAVY) settle = atomicMax(&a.rstamp[v], bucket_stamp) < bucket_stamp;
+                        } else {
+                            to_far = atomicMin(&a.fstamp[v], fkey) > fkey;
+                        }
+                    }
+                }
+                pool_push(p, near, v, a.small_frontier, hand, a.lstamp, hkey);
+                warp_push(to_far, v, far_size, far);
+                if (HEAVY) warp_push(settle, v, settled_size, a.settled);
+            }
+        }
+        if (lane == 0) {
+            __threadfence_block();  // the batch's pushes before its count
+            atomicAdd(&p.done, n);
+        }
+    }
+    if (lane == 0) atomicAdd(&p.batches, batches);
+    __syncthreads();
+    for (int i = tid; i < POOL_CAP; i += BLOCK) {  // what no warp took: round D's
+        const int v = p.slot[i];
+        warp_push(v >= 0 && claim(a.lstamp, v, hkey, false), v, &p.hand, hand);
+    }
+    sf_wait_parked(reinterpret_cast<int*>(a.ctl + CTL_SF), epoch);  // a barrier: p.hand is final
+    if (tid == 0) {
+        a.ctl[CTL_SMALL_ROUNDS] += 1;
+        a.ctl[CTL_ASYNC_BATCHES] += p.batches;
+        *lsize(a.ctl, D) = p.hand;
+        *lsize(a.ctl, D + 1) = 0;
+        a.ctl[CTL_FSIZE + f] = *far_size;
+        if (HEAVY) a.ctl[CTL_RSIZE] = *settled_size;
+    }
+    sf_release(reinterpret_cast<int*>(a.ctl + CTL_SF), epoch, D);
+    return D;
+}
+
+#if DELTA_ASYNC
+#define DELTA_LEADER async_rounds
+#else
+#define DELTA_LEADER small_rounds
+#endif
+
 }  // namespace dsssp
 
 // Each vertex's edge ids with its light edges (weight <= light_max) first, and where its
@@ -572,7 +774,7 @@ __global__ void __launch_bounds__(DELTA_BLOCK, DELTA_MIN_BLOCKS) delta_sssp(DELT
             if (size <= args.small_frontier && !handed) {  // every CTA read the same word
                 ++epoch;
                 r = blockIdx.x == 0
-                        ? small_rounds<HEAVY>(sh, row, split, pcol, pw, args, (int)r, (int)size, hi, k, f, epoch, relaxed)
+                        ? DELTA_LEADER<HEAVY>(sh, row, split, pcol, pw, args, (int)r, (int)size, hi, k, f, epoch, relaxed)
                         : sf_park(reinterpret_cast<int*>(ctl + CTL_SF), epoch, &sh.bcast);
                 handed = true;
                 if (gtid == 0) sh.clock[1] += GPUBFS_NOW() - sh.clock[4];

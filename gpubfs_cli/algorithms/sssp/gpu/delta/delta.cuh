@@ -43,6 +43,15 @@
 #define DELTA_PROFILE 0
 #endif
 
+#ifndef DELTA_ASYNC
+// 1: the asynchronous leader (knob leader_async): the leader's warps take vertices from
+// one shared pool as they come, with no round and no block barrier (delta.cu says how)
+#define DELTA_ASYNC 0
+#endif
+#if DELTA_ASYNC && DELTA_PROFILE
+#error "the profile build times the leader's rounds; the asynchronous leader has none"
+#endif
+
 // anchor[v] of a vertex the parents pass has not given a parent yet.
 #define DELTA_UNANCHORED 2147483647
 
@@ -60,7 +69,7 @@
 #define CTL_PARENT_ROUNDS 11 // rounds of the parents pass (predecessors only)
 #define CTL_PSIZE 12         // + (parents round % 3): vertices anchored in that round
 #define CTL_SF 16            // small_frontier.cuh's words (three ints in two words)
-#define CTL_SMALL_ROUNDS 18  // light rounds the leader ran alone (small-frontier mode)
+#define CTL_SMALL_ROUNDS 18  // light rounds the leader ran alone (small-frontier mode; DELTA_ASYNC: one a take-over)
 #define CTL_SMALL_ENTRIES 19 // times the leader took over
 #define CTL_FAR_SCANNED 20   // far-pile entries the bucket changes read (their sizes summed)
 #define CTL_NS_SEARCH 21     // the distances' nanoseconds (CTA 0's clock: after the set-up, to the parents)
@@ -77,7 +86,8 @@
 #define CTL_PROF_PUSH 32     // the next round's and the far pile's places reserved and written
 #define CTL_PROF_SYNC 33     // the round's block barrier
 #define CTL_PROF_PHASES 5
-#define CTL_WORDS 34
+#define CTL_ASYNC_BATCHES 34 // DELTA_ASYNC: the batches the leader's warps took, summed
+#define CTL_WORDS 35
 
 #if DELTA_WEIGHT64
 typedef long long delta_weight_t;

@@ -127,6 +127,16 @@ Knobs:
   warp), summed over the
   leader's rounds; their sum against ``ns_small`` shows the take-overs' and hand-backs'
   share. For profiles only: the clock reads wait for each phase's answers.
+- ``leader_async``: the asynchronous leader (DELTA_ASYNC, a build of its own): instead of
+  rounds with a block barrier each, the leader's warps take up to 32 vertices at a time
+  from one shared pool, relax their light edges from the distances they find, and put
+  each vertex they lower inside the bucket back into the pool; the bucket's light work
+  ends when every pushed vertex is taken and done. A hop then waits for its own loads and
+  atomicMin only. It hands the rest to the grid (as a round, each vertex once) once the
+  pool holds more than ``small_frontier`` vertices or a warp takes more than
+  ``small_edges`` / (warps of a CTA) light edges at once. A take-over counts as one light
+  round (``small_rounds``); the counter ``async_batches`` sums the batches the warps took.
+  Not with ``profile``.
 
 Counters: ``buckets`` (buckets processed), ``light_rounds`` (near-far: near rounds; with
 ``small_rounds`` of them run by the leader alone, over ``small_entries`` take-overs),
@@ -199,11 +209,14 @@ PROFILE_COUNTERS = {"prof_gather_cycles": C["CTL_PROF_GATHER"], "prof_relax_cycl
                     "prof_sync_cycles": C["CTL_PROF_SYNC"]}
 
 
-def kernel_defines(cta_size: int, weight64: bool, profile: bool = False) -> dict[str, int]:
-    return {"DELTA_BLOCK": cta_size, "DELTA_WEIGHT64": int(weight64), **({"DELTA_PROFILE": 1} if profile else {})}
+def kernel_defines(cta_size: int, weight64: bool, profile: bool = False, leader_async: bool = False) -> dict[str, int]:
+    return {"DELTA_BLOCK": cta_size, "DELTA_WEIGHT64": int(weight64), **({"DELTA_PROFILE": 1} if profile else {}),
+            **({"DELTA_ASYNC": 1} if leader_async else {})}
 
 
-KERNEL_DEFINES = [kernel_defines(c, w, p) for p in (False, True) for c in CTA_SIZES for w in (False, True)]
+# the timed builds, the profile builds and the asynchronous leader's, at every CTA size and weight width
+KERNEL_DEFINES = [kernel_defines(c, w, p, a) for p, a in ((False, False), (True, False), (False, True))
+                  for c in CTA_SIZES for w in (False, True)]
 
 
 def kernel_name(heavy: bool, predecessors: bool) -> str:
@@ -280,12 +293,15 @@ class DeltaKnobs:
     small_edges: int = knob(1024, 1, SMALL_EDGES_MAX)
     hub_edges: int = knob(2048, 0, 2**31 - 1, means="0: no hub pass")
     profile: bool = False  # the leader's rounds by phase (a build of its own: counters prof_*_cycles)
+    leader_async: bool = False  # the leader without rounds (a build of its own; see the module text)
 
     def __post_init__(self) -> None:
         if not whole(self.delta) or not 0 <= self.delta <= MAX_DELTA:
             raise ValueError(f"delta must be a whole number in [1, 2^62], or 0 for the default rule, not {self.delta!r}")
         check_delta_scale(bool(self.delta), self.delta_scale)
-        check_flags(self, ("depth_widen", "profile"))
+        check_flags(self, ("depth_widen", "profile", "leader_async"))
+        if self.profile and self.leader_async:
+            raise ValueError("profile times the leader's rounds, and leader_async has none: set one of them")
         check_launch(self.cta_size, CTA_SIZES, self.blocks_per_sm)
         check_small_frontier(self.small_frontier, SMALL_CAP)
         if not whole(self.small_edges) or not 1 <= self.small_edges <= SMALL_EDGES_MAX:
@@ -338,7 +354,7 @@ class DeltaStepping(GpuStrategy):
         self.derived("delta", delta)
         self.derived("_rule_counters", {"delta": delta, **({"probe_depth": depth} if depth is not None else {})})
         cta = int(k.cta_size)
-        module = load_module(KERNELS, defines=kernel_defines(cta, weight64, k.profile), cooperative=True,
+        module = load_module(KERNELS, defines=kernel_defines(cta, weight64, k.profile, k.leader_async), cooperative=True,
                              name_expressions=KERNEL_NAMES, device=self.device)
         self._kernels = {p: module.get_function(kernel_name(self.heavy, p)) for p in (False, True)}
         self._grid = persistent_grid(self.name, self._kernels.values(), cta, k.blocks_per_sm, self.device)
@@ -385,7 +401,8 @@ class DeltaStepping(GpuStrategy):
                                                    anchor=anchor if p else None, **fixed))
                                  for p in (False, True)})
         # 0-d views of the control words, made once (ctl[k] would be a copy under numpy)
-        words = {**COUNTERS, **(PROFILE_COUNTERS if k.profile else {})}
+        words = {**COUNTERS, **(PROFILE_COUNTERS if k.profile else {}),
+                 **({"async_batches": C["CTL_ASYNC_BATCHES"]} if k.leader_async else {})}
         views = {key: ctl[word, ...] for key, word in words.items()}
         self.derived("_views", (views, {**views, "parent_rounds": ctl[C["CTL_PARENT_ROUNDS"], ...]}))
         self.derived("_dist_n", dist[:n])
