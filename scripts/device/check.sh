@@ -40,6 +40,9 @@
 #   sssp-direct  studies/sssp-direct.yaml (sssp.near_far's direct_below off and at three sizes)
 #                on the NY road graph from .mirror/ and five generated graphs
 #                -> results/sssp-direct.json; resumed when cut
+#   sssp-async   studies/sssp-async.yaml (the asynchronous leader, leader_async, at five
+#                thresholds beside the leader's rounds) on the NY road graph from .mirror/ and
+#                four generated graphs -> results/sssp-async.json; resumed when cut
 #   sssp-leader-profile   studies/sssp-leader-profile.yaml (the profile build of sssp.near_far
 #                and sssp.delta beside the timed one: the leader's rounds by phase) on the NY
 #                road graph from .mirror/ and two generated graphs -> results/sssp-leader-profile.json
