@@ -8,7 +8,7 @@
 #   tests        make test-gpu whole (its two passes: the Makefile says why); with the
 #                peers' binaries found (below: gunrock/bfs, gapbs/bfs ...) their GPU tests run too
 #   tests-main tests-paced   its first pass, then its second, each in a call of its own
-#                (together they are make test-gpu: 167 s and 285 s on one H200, docs/ci.md)
+#                (together they are make test-gpu: 291 s and 315 s on one H200, docs/ci.md)
 #   sanitize     make test-gpu-sanitize, six sanitizer processes
 #   gather-ab    merrill.cu's gathering before (.ab/, carried) and after: gather_ab.sh
 #   kernel-ab    any kernel files before (.ab/, carried) and after: kernel_ab.sh, with
