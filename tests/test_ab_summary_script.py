@@ -20,9 +20,9 @@ ab = importlib.util.module_from_spec(spec)
 spec.loader.exec_module(ab)
 
 
-def sample(source, ms, *, dataset="g", strategy="s", status="ok", valid=True):
+def sample(source, ms, *, dataset="g", strategy="s", status="ok", valid=True, knobs=None):
     return {"dataset": dataset, "strategy": strategy, "source": source, "time_ms": ms,
-            "status": status, "valid": valid}
+            "status": status, "valid": valid, **({"knobs": knobs} if knobs is not None else {})}
 
 
 def write(folder: Path, name: str, samples: list[dict]) -> None:
@@ -71,6 +71,20 @@ def test_a_variant_on_one_side_only_and_invalid_answers(tmp_path):
     # no source on both sides: no paired column at all, then the note
     assert t[3] == "nan" and t[7] == "1/0" and t[8:] == ["1", "B", "not", "ok"]
     assert row(ab.table(tmp_path), "g", "s")[8:] == ["0.500", "(0.500-0.500)", "2", "sources"]
+
+
+def test_variants_of_one_strategy_are_rows_of_their_own(tmp_path):
+    # s at its defaults and s[leader_async=True] on both sides, plus a knob B's code alone
+    # has (at one value): the variants pair with their own kind, the new knob splits nothing
+    def two(side, fast, slow, extra):
+        return [sample(1, fast, knobs={"leader_async": False, **extra}),
+                sample(1, slow, knobs={"leader_async": True, **extra})]
+    write(tmp_path, "ab-A1.json", two("A", 2.0, 4.0, {}))
+    write(tmp_path, "ab-B1.json", two("B", 1.0, 1.0, {"new_knob": 7}))
+    lines = ab.table(tmp_path)
+    assert row(lines, "g", "s[leader_async=False]")[8] == "0.500"
+    assert row(lines, "g", "s[leader_async=True]")[8] == "0.250"
+    assert lines[0] == ab.header(len("s[leader_async=False]")) and len(lines) == 3
 
 
 def test_one_source(tmp_path):

@@ -2,7 +2,9 @@
 
     python scripts/device/ab_summary.py OUT_DIR
 
-reads OUT_DIR/ab-A<round>.json and ab-B<round>.json and prints, per graph and strategy,
+reads OUT_DIR/ab-A<round>.json and ab-B<round>.json and prints, per graph and variant
+(a strategy, with the knobs that tell its variants apart where a side ran several,
+NAME[knob=value,...]),
 each side's median ms over its ok samples, B / A of those medians, the spread of each
 side's round medians (how far two runs of the same code land), the sample counts, and B
 over A paired by source: each source's median over its rounds on each side, the median of
@@ -24,12 +26,20 @@ if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
 
 from gpubfs_cli.errors import UserError  # noqa: E402
+from gpubfs_cli.report.aggregate import knob_label  # noqa: E402
 from gpubfs_cli.results.schema import load_results  # noqa: E402
 from gpubfs_cli.results.statistics import bootstrap_ratio  # noqa: E402
 
 RUN = re.compile(r"^ab-([AB])(\d+)\.json$")
-HEADER = (f"{'dataset':15s} {'strategy':18s} {'A ms':>9s} {'B ms':>9s} {'B/A':>6s}  rounds A (min-max)  "
-          f"rounds B (min-max)  samples A/B  paired B/A (95 %)")
+WIDTH = 18  # the variant column, wider where a label is
+
+
+def header(width: int = WIDTH) -> str:
+    return (f"{'dataset':15s} {'strategy':{width}s} {'A ms':>9s} {'B ms':>9s} {'B/A':>6s}  rounds A (min-max)  "
+            f"rounds B (min-max)  samples A/B  paired B/A (95 %)")
+
+
+HEADER = header()
 
 
 class SummaryError(Exception):
@@ -56,18 +66,43 @@ def samples(path: Path) -> list[dict]:
         raise SummaryError(str(e)) from None
 
 
+def labeller(read: list[tuple[str, list[list[dict]]]]):
+    """The variant label of a sample: its strategy, plus the knobs whose values differ
+    among that strategy's samples within one side (a knob only one side's code has, at
+    its default, does not split the pairs)."""
+    seen: dict = defaultdict(lambda: defaultdict(set))  # (side, strategy) -> knob -> values
+    for side, files in read:
+        for f in files:
+            for s in f:
+                for k, v in (s.get("knobs") or {}).items():
+                    seen[(side, s["strategy"])][k].add(repr(v))
+    varying: dict = defaultdict(set)
+    for (_, name), knobs in seen.items():
+        varying[name] |= {k for k, values in knobs.items() if len(values) > 1}
+
+    def label(s: dict) -> str:
+        keys = sorted(varying[s["strategy"]])
+        if not keys:
+            return s["strategy"]
+        return f"{s['strategy']}[{knob_label(s.get('knobs') or {}, keys)}]".replace(" ", "_")
+
+    return label
+
+
 def collect(folder: Path):
-    """(times, round_medians, per_source, bad): keyed by (dataset, strategy, side);
+    """(times, round_medians, per_source, bad): keyed by (dataset, variant, side);
     per_source maps a source to its times over the rounds."""
     times: dict = defaultdict(list)
     round_medians: dict = defaultdict(list)
     per_source: dict = defaultdict(lambda: defaultdict(list))
     bad: dict = defaultdict(int)
-    for side, files in runs(folder).items():
+    read = [(side, [samples(f) for f in files]) for side, files in runs(folder).items()]
+    label = labeller(read)
+    for side, files in read:
         for f in files:
             mine: dict = defaultdict(list)
-            for s in samples(f):
-                key = (s["dataset"], s["strategy"], side)
+            for s in f:
+                key = (s["dataset"], label(s), side)
                 if s.get("status") == "ok" and s.get("valid") is not False and s.get("time_ms") is not None:
                     mine[key].append(float(s["time_ms"]))
                     per_source[key][s["source"]].append(float(s["time_ms"]))
@@ -93,15 +128,17 @@ def paired(per_source: dict, ds: str, name: str) -> str:
 
 def table(folder: Path) -> list[str]:
     times, round_medians, per_source, bad = collect(folder)
-    lines = [HEADER]
+    keys = sorted({k[:2] for k in times} | {k[:2] for k in bad})
+    width = max([WIDTH] + [len(name) for _, name in keys])
+    lines = [header(width)]
     nan = float("nan")
-    for ds, name in sorted({k[:2] for k in times} | {k[:2] for k in bad}):
+    for ds, name in keys:
         a, b = times.get((ds, name, "A"), []), times.get((ds, name, "B"), [])
         ma = statistics.median(a) if a else nan
         mb = statistics.median(b) if b else nan
         ra, rb = round_medians.get((ds, name, "A"), [ma]), round_medians.get((ds, name, "B"), [mb])
         note = "".join(f"  {bad[(ds, name, s)]} {s} not ok" for s in "AB" if (ds, name, s) in bad)
-        lines.append(f"{ds:15s} {name:18s} {ma:9.3f} {mb:9.3f} {mb / ma:6.3f}  {min(ra):8.3f}-{max(ra):<8.3f}  "
+        lines.append(f"{ds:15s} {name:{width}s} {ma:9.3f} {mb:9.3f} {mb / ma:6.3f}  {min(ra):8.3f}-{max(ra):<8.3f}  "
                      f"{min(rb):8.3f}-{max(rb):<8.3f}  {len(a)}/{len(b)}  {paired(per_source, ds, name)}{note}")
     return lines
 

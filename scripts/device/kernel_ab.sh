@@ -8,9 +8,11 @@
 # compiles its kernels.
 #   FILES="gpubfs_cli/algorithms/bfs/gpu/do/do.cu" STRATEGIES=do.bfs \
 #     DATASETS=g500-s20-ef16,g500-s24-ef16 bash scripts/device/kernel_ab.sh
-# (.ab/do.cu from `git show <commit>:gpubfs_cli/algorithms/bfs/gpu/do/do.cu`). RUN_ARGS adds
-# run flags to both sides (e.g. RUN_ARGS="--validate certificate"; SSSP strategies need
-# "--problem sssp"). A graph that is downloaded comes from .mirror/ (carried) where it exists.
+# (.ab/do.cu from `git show <commit>:gpubfs_cli/algorithms/bfs/gpu/do/do.cu`). A strategy
+# may be a variant of one knob, NAME[KNOB=VALUE] (STRATEGIES splits at commas); the table
+# gives each variant its row. RUN_ARGS adds run flags to both sides (e.g.
+# RUN_ARGS="--validate certificate"; SSSP strategies need "--problem sssp"). A graph that
+# is downloaded comes from .mirror/ (carried) where it exists.
 set -u
 OUT=${OUT:-/tmp/out}
 : "${FILES:?FILES: the repo paths whose .ab/ copies make side A}" "${STRATEGIES:?STRATEGIES: comma-separated}"
@@ -36,7 +38,9 @@ for side in A B; do
   [ "$got" = "${TREE[$side]}/gpubfs_cli" ] || { echo "wrong tree"; exit 2; }
 done
 STRATEGY_ARGS=()
+set -f  # a variant's brackets (sssp.near_far[leader_async=true]) are no glob
 for s in ${STRATEGIES//,/ }; do STRATEGY_ARGS+=(--strategy "$s"); done
+set +f
 
 # a downloaded graph (the New York road graph) from the mirror folder where it is carried
 MIRROR_ARGS=()
