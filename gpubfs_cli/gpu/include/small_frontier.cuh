@@ -134,8 +134,7 @@ __device__ __forceinline__ int sf_edges(unsigned long long p) { return (int)(p &
 // one shared atomic per warp reserves the positions and the lists' offsets at once, so
 // offsets grow with positions (what sf_expand's binary search needs). Each keeping lane
 // then calls put(position, its list's offset).
-// `packed` is a queue's three totals' words (SfQueues::packed, or those of a queue that
-// keeps other fields beside them: sssp's leader).
+// `packed` is the queue's three totals' words (SfQueues::packed).
 template <int CAP, class Put>
 __device__ __forceinline__ void sf_reserve(unsigned long long* packed, int level, bool keep, int len, Put put) {
     const unsigned int m = __ballot_sync(GPUBFS_FULL_MASK, keep);
