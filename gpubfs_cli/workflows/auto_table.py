@@ -9,7 +9,9 @@ Pool of candidates: the problem's samples without predecessors, warm L2, on a GP
 file's prepares say where each strategy ran), neither auto.* itself nor a peer timed by
 its own clock nor a batch strategy (auto answers one source per call); only groups whose status is ok (no wrong answer, no time-out). Where
 several files measured the same graph, strategy and knobs, the newest file (`created`)
-counts. All files must come from one GPU model: a table is per machine.
+counts. An older file may name fewer knobs (those added since); its cell is the same
+variant where each knob it names has the newer value and each it lacks is at its default
+(same_variant). All files must come from one GPU model: a table is per machine.
 """
 
 from __future__ import annotations
@@ -54,6 +56,41 @@ def _key(strategy: str, knobs: dict) -> str:
     return f"{strategy} {knobs_key(knobs)}"
 
 
+def knob_defaults(strategy: str, problem: str) -> dict | None:
+    """The strategy's knobs at their defaults; None where it is not registered here."""
+    import dataclasses
+
+    from gpubfs_cli.core.strategy import get_strategy
+
+    try:
+        cls = get_strategy(strategy, problem)
+    except UserError:
+        return None
+    knobs = cls.Knobs()
+    return {f.name: getattr(knobs, f.name) for f in dataclasses.fields(knobs)}
+
+
+def same_variant(older: dict, knobs: dict, defaults: dict | None) -> bool:
+    """Whether knobs recorded by an older file (`older`) name the variant `knobs` does:
+    every knob it names at the same value, every knob it lacks (one added since) at its
+    default (`defaults`: the strategy's; None: no knob may be missing)."""
+    older = older or {}
+    return (all(k in knobs and knobs[k] == v for k, v in older.items())
+            and all(k in older or (defaults is not None and k in defaults and v == defaults[k])
+                    for k, v in knobs.items()))
+
+
+def _variant_entry(entries: dict[str, dict], strategy: str, knobs: dict, problem: str) -> dict | None:
+    """The entry of `strategy` at `knobs` among a graph's entries: its exact key, else
+    one an older file recorded with fewer knobs (same_variant)."""
+    exact = entries.get(_key(strategy, knobs))
+    if exact is not None:
+        return exact
+    defaults = knob_defaults(strategy, problem)
+    return next((e for e in entries.values()
+                 if e["strategy"] == strategy and same_variant(e["knobs"], knobs, defaults)), None)
+
+
 def _gpu_strategies(doc: dict) -> set[tuple[str, str]]:
     """(dataset, strategy) pairs the file's prepares place on a GPU."""
     from gpubfs_cli.core.strategy import canonical_name
@@ -92,7 +129,12 @@ def measured(paths: list[str | Path], problem: str = "bfs") -> Measured:
             if g.strategy.startswith(AUTO_PREFIX):
                 out.auto[g.dataset] = entry
             elif g.status == "ok":
-                out.candidates.setdefault(g.dataset, {})[_key(g.strategy, g.knobs)] = entry
+                cells = out.candidates.setdefault(g.dataset, {})
+                defaults = knob_defaults(g.strategy, problem)
+                for key in [k for k, e in cells.items() if e["file"] != path and e["strategy"] == g.strategy
+                            and same_variant(e["knobs"], g.knobs, defaults)]:
+                    del cells[key]  # an older file's cell of the same variant
+                cells[_key(g.strategy, g.knobs)] = entry
     return out
 
 
@@ -246,7 +288,7 @@ def check(m: Measured, table: Table, tolerance: float = TOLERANCE) -> list[Verdi
                                     "no features recorded (a run without validation)"))
             continue
         rule, _ = table.nearest(feats)
-        entry = m.candidates[graph].get(_key(rule.strategy, rule.knobs))
+        entry = _variant_entry(m.candidates[graph], rule.strategy, rule.knobs, m.problem)
         choice = f"{rule.strategy} (as on {rule.graph})"
         if entry is None:
             verdicts.append(Verdict(graph, "table", choice, fastest, None, False,
