@@ -25,7 +25,8 @@
 #                end to end (e.g. reproduce:luo, reproduce:merrill)
 #   sssp-peers   the sssp-delta config (gpubfs's SSSP, raval.bs/ep, gapbs's delta sweep and
 #                Gunrock's SSSP where their binaries are found, cpu.dijkstra) on the real New
-#                York road graph from .mirror/ and the config's own graphs -> results/sssp-peers.json
+#                York road graph from .mirror/ and the config's own graphs, or those SSSP_PEERS
+#                names (SSSP_PEERS=USA-road-d.NY bash ... sssp-peers) -> results/sssp-peers.json
 #                (cut by its limit, it goes on from its journal when run again)
 #   sssp-delta-scale   studies/sssp-delta-scale.yaml (sssp.near_far's bucket width swept in mean
 #                edge weights, beside the default rule, sssp.delta and raval.ep) on the NY road
@@ -43,6 +44,9 @@
 #   sssp-async   studies/sssp-async.yaml (the asynchronous leader, leader_async, at five
 #                thresholds beside the leader's rounds) on the NY road graph from .mirror/ and
 #                four generated graphs -> results/sssp-async.json; resumed when cut
+#   sssp-async-warps   studies/sssp-async-warps.yaml (the leader with 4, 8 and 16 warps,
+#                cta_size 128 to 512, asynchronous and in rounds) on the same five graphs
+#                -> results/sssp-async-warps.json; resumed when cut
 #   sssp-leader-profile   studies/sssp-leader-profile.yaml (the profile build of sssp.near_far
 #                and sssp.delta beside the timed one: the leader's rounds by phase) on the NY
 #                road graph from .mirror/ and two generated graphs -> results/sssp-leader-profile.json
@@ -55,6 +59,12 @@
 #   sssp-auto-heldout   auto.sssp on graphs its table was not built from, with the table in
 #                place: studies/sssp-auto-heldout.yaml (the NY road graph from .mirror/) ->
 #                results/sssp-auto-heldout.json, resumed when cut, and its check
+#   sssp-auto-warps   studies/sssp-auto-warps.yaml (near_far at 512 threads, with and without
+#                the asynchronous leader, beside the defaults and sssp.delta, on sssp-auto's
+#                thirteen graphs) -> results/sssp-auto-warps.json; resumed when cut
+#   sssp-auto-heldout-warps   studies/sssp-auto-heldout-warps.yaml (auto.sssp with the table
+#                in place beside the three near_far variants on deep graphs the table was not
+#                built from, the NY road graph from .mirror/) -> results/sssp-auto-heldout-warps.json
 #   graph500-large   the graph500 config (kernels 2 and 3, 64 keys, validate: certificate)
 #                on scales 24 and 26 -> results/graph500-large.json, its --graph500 report;
 #                cut by its limit, it goes on from its journal when run again
@@ -134,7 +144,7 @@ CATALOGUE3=luo-scalefree-10M,random.2Mv.128Me,rmat.2Mv.128Me,kron_g500-logn20-ge
 PEERS=${PEERS:-graph500-s24-ef20-seed1}
 # Graph 500's kernels 2 and 3 past the config's default scales (answers proved by certificate)
 G500_LARGE=g500-s24-ef16@weights=graph500,g500-s26-ef16@weights=graph500
-SSSP_PEERS=USA-road-d.NY,geo-road-1M,rmat20,ER20,luo-grid-1M,grid5pt.5000
+SSSP_PEERS=${SSSP_PEERS:-USA-road-d.NY,geo-road-1M,rmat20,ER20,luo-grid-1M,grid5pt.5000}
 # the real New York road graph into the dataset cache from the carried mirror folder
 NY="$G fetch-dataset USA-road-d.NY --mirror .mirror --accept-checksum"
 
@@ -211,7 +221,7 @@ for part in "$@"; do
     sssp-peers) sh_run "$part" 580 "$NY &&" \
       "$(run_or_resume sssp-peers sssp-delta -d "$SSSP_PEERS") &&" \
       "$G report results/sssp-peers.json --format md" ;;
-    sssp-delta-scale|sssp-delta-depth|sssp-hubs|sssp-rounds|sssp-leader-profile|sssp-direct|sssp-async) sh_run "$part" 580 "$NY &&" \
+    sssp-delta-scale|sssp-delta-depth|sssp-hubs|sssp-rounds|sssp-leader-profile|sssp-direct|sssp-async|sssp-async-warps|sssp-auto-warps|sssp-auto-heldout-warps) sh_run "$part" 580 "$NY &&" \
       "$(run_or_resume "$part" "studies/$part.yaml") && $G report results/$part.json --format md" ;;
     sssp-auto) sh_run "$part" 580 "$(run_or_resume sssp-auto studies/sssp-auto.yaml) &&" \
       "python3 scripts/build_auto_table.py --problem sssp results/sssp-auto.json &&" \
