@@ -121,6 +121,15 @@ def test_the_async_leader(name, which, small):
 
 
 @pytest.mark.gpu
+@pytest.mark.parametrize("cta_size", ds.CTA_SIZES)
+@pytest.mark.parametrize("name", NAMES)
+def test_the_async_leader_at_every_cta_size(name, cta_size):
+    """leader_async with 4, 8 and 16 warps (auto.sssp's table takes it at 512 threads),
+    each warp's batch bound at 128 light edges (small_edges / warps), with parents."""
+    _run(name, "split", True, {"leader_async": True, "cta_size": cta_size, "small_edges": 4 * cta_size})
+
+
+@pytest.mark.gpu
 @pytest.mark.parametrize("small_frontier", [0, 256])
 def test_direct_rounds(small_frontier):
     """near-far's grid rounds taking their atomics without a look first (direct_below),
