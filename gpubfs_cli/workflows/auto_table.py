@@ -58,16 +58,12 @@ def _key(strategy: str, knobs: dict) -> str:
 
 def knob_defaults(strategy: str, problem: str) -> dict | None:
     """The strategy's knobs at their defaults; None where it is not registered here."""
-    import dataclasses
-
-    from gpubfs_cli.core.strategy import get_strategy
+    from gpubfs_cli.core.strategy import get_strategy, knobs_dict, make_knobs
 
     try:
-        cls = get_strategy(strategy, problem)
+        return knobs_dict(make_knobs(get_strategy(strategy, problem), {}))
     except UserError:
         return None
-    knobs = cls.Knobs()
-    return {f.name: getattr(knobs, f.name) for f in dataclasses.fields(knobs)}
 
 
 def same_variant(older: dict, knobs: dict, defaults: dict | None) -> bool:

@@ -124,9 +124,8 @@ Knobs:
   (the distances' atomicMin), ``prof_claim_cycles`` (the pushed vertices' lists read, the
   far pile's claims; the near ones take none), ``prof_push_cycles`` (the next round's and
   the far pile's places) and ``prof_sync_cycles`` (the round's block barrier: the slowest
-  warp), summed over the
-  leader's rounds; their sum against ``ns_small`` shows the take-overs' and hand-backs'
-  share. For profiles only: the clock reads wait for each phase's answers.
+  warp), summed over the leader's rounds; their sum against ``ns_small`` shows the
+  take-overs' and hand-backs' share. For profiles only: the clock reads wait for each phase's answers.
 - ``leader_async``: the asynchronous leader (DELTA_ASYNC, a build of its own): instead of
   rounds with a block barrier each, the leader's warps take up to 32 vertices at a time
   from one shared pool, relax their light edges from the distances they find, and put
