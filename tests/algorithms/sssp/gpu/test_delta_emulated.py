@@ -37,7 +37,8 @@ DELTA = ec.Family(ds.KERNELS, "delta_driver.cpp", (ds,),
                   defines=[ds.kernel_defines(CTA, False), ds.kernel_defines(CTA, True),
                            ds.kernel_defines(CTA, False, profile=True),
                            ds.kernel_defines(CTA, False, leader_async=True),
-                           ds.kernel_defines(CTA, True, leader_async=True)])
+                           ds.kernel_defines(CTA, True, leader_async=True),
+                           ds.kernel_defines(384, False), ds.kernel_defines(384, False, leader_async=True)])
 PATCHES = {"blocks_per_sm": lambda kernel, block, shared_mem=0: 2,
            "PARTITION_BLOCK": 64, "PARTITION_BLOCKS_PER_SM": 1}
 NAMES = ["sssp.delta", "sssp.near_far"]
@@ -375,6 +376,18 @@ def test_the_async_leader(monkeypatch, emulation, name, seed):
     assert all(a.counters["small_rounds"] == a.counters["small_entries"] for a in answers)
 
 
+@pytest.mark.parametrize("leader_async", [False, True])
+@pytest.mark.parametrize("name", NAMES)
+def test_a_cta_of_twelve_warps(monkeypatch, emulation, name, leader_async):
+    """cta_size 384: 12 warps, not a power of two (the block scans over its warps, the
+    leader's rounds and its pool, the tiles of the grid's rounds), with each leader, on the
+    lattice, the skewed graph and the zero-weight cycles; Dijkstra's answers (run() checks)."""
+    answers = run(monkeypatch, emulation, name, {"cta_size": 384, "leader_async": leader_async, "small_edges": 1536},
+                  ["grid9x13-w", "rmat-w", "zero_cycles"])
+    assert any(a.counters["small_rounds"] for a in answers)
+    assert any(a.counters.get("async_batches", 0) for a in answers) == leader_async
+
+
 @pytest.mark.parametrize("small", [(1, 4096), (5, 4096), (1024, 3), (1, ds.SMALL_EDGES_MAX)])
 @pytest.mark.parametrize("name", NAMES)
 def test_the_async_leader_hands_back(monkeypatch, emulation, name, small):
@@ -567,7 +580,7 @@ def test_registered_as_beyond_the_papers():
 
 
 def test_builds_cover_every_cta_size_and_weight_type():
-    plain = [{"DELTA_BLOCK": c, "DELTA_WEIGHT64": w} for c in (128, 256, 512) for w in (0, 1)]
+    plain = [{"DELTA_BLOCK": c, "DELTA_WEIGHT64": w} for c in (128, 256, 384, 512) for w in (0, 1)]
     assert ds.KERNEL_DEFINES == (plain + [{**d, "DELTA_PROFILE": 1} for d in plain]
                                  + [{**d, "DELTA_ASYNC": 1} for d in plain])
     assert set(ds.KERNEL_NAMES) == {f"delta_sssp<{h}, {p}>" for h in ("true", "false") for p in ("true", "false")}

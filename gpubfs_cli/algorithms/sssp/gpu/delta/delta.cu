@@ -337,6 +337,25 @@ __device__ __forceinline__ void hub_pass(Shared& sh, const int* __restrict__ row
     GPUBFS_GRID_SYNC();
 }
 
+// The leader's take-over and hand-back (small_rounds and async_rounds alike), thread 0:
+// the far pile's and the settled list's sizes into shared memory, the leader's alone while
+// the grid is parked; then round D (`size` vertices) to its control word and the next
+// one's cleared, as the grid's round D - 1 would leave them, and the sizes back.
+template <bool HEAVY>
+__device__ __forceinline__ void lead_take(Shared& sh, const DeltaParams& a, int f) {
+    sh.lead[0] = read_word(a.ctl + CTL_FSIZE + f);
+    sh.lead[1] = HEAVY ? read_word(a.ctl + CTL_RSIZE) : 0;
+}
+
+template <bool HEAVY>
+__device__ __forceinline__ void lead_hand_back(Shared& sh, const DeltaParams& a, int f, int D,
+                                               unsigned long long size) {
+    *lsize(a.ctl, D) = size;
+    *lsize(a.ctl, D + 1) = 0;
+    a.ctl[CTL_FSIZE + f] = sh.lead[0];
+    if (HEAVY) a.ctl[CTL_RSIZE] = sh.lead[1];
+}
+
 // ---- Small-frontier mode: the leader runs light rounds alone ---------------------------
 // Entered at light round r whose frontier (queue r, `size` vertices) is at most
 // small_frontier; the other CTAs park. The leader keeps each round's vertices with their
@@ -369,8 +388,7 @@ __device__ int small_rounds(Shared& sh, const int* __restrict__ row, const int* 
     if (tid < 3) sh.sq.packed[tid] = 0;
     if (tid == 0) {
         sh.long_list = -1;
-        *far_size = read_word(a.ctl + CTL_FSIZE + f);
-        *settled_size = HEAVY ? read_word(a.ctl + CTL_RSIZE) : 0;
+        lead_take<HEAVY>(sh, a, f);
     }
     __syncthreads();
     const int* in = (r & 1) ? a.q1 : a.q0;
@@ -463,16 +481,11 @@ __device__ int small_rounds(Shared& sh, const int* __restrict__ row, const int* 
         __syncthreads();
         phases.mark(sh, 4, 0);
     }
-    // Round D's size to its control word and the next one's cleared, as the grid's round
-    // D - 1 would leave them, and the piles' sizes; the parked CTAs read round r's size
-    // before parking.
+    // The parked CTAs read round r's size before parking.
     sf_wait_parked(reinterpret_cast<int*>(a.ctl + CTL_SF), epoch);
     if (tid == 0) {
         a.ctl[CTL_SMALL_ROUNDS] += (unsigned long long)(D - r);
-        *lsize(a.ctl, D) = (unsigned long long)sf_entries(sh.sq.packed[D % 3]);
-        *lsize(a.ctl, D + 1) = 0;
-        a.ctl[CTL_FSIZE + f] = *far_size;
-        if (HEAVY) a.ctl[CTL_RSIZE] = *settled_size;
+        lead_hand_back<HEAVY>(sh, a, f, D, (unsigned long long)sf_entries(sh.sq.packed[D % 3]));
 #if DELTA_PROFILE
         for (int i = 0; i < CTL_PROF_PHASES; ++i) {
             a.ctl[CTL_PROF_GATHER + i] += sh.prof[i];
@@ -554,8 +567,7 @@ __device__ __noinline__ int async_rounds(Shared& sh, const int* __restrict__ row
         p.tail = (unsigned int)size;
         p.stop = 0;
         p.hand = p.batches = 0;
-        *far_size = read_word(a.ctl + CTL_FSIZE + f);
-        *settled_size = HEAVY ? read_word(a.ctl + CTL_RSIZE) : 0;
+        lead_take<HEAVY>(sh, a, f);
     }
     __syncthreads();
     const int* in = (r & 1) ? a.q1 : a.q0;
@@ -653,10 +665,7 @@ __device__ __noinline__ int async_rounds(Shared& sh, const int* __restrict__ row
     if (tid == 0) {
         a.ctl[CTL_SMALL_ROUNDS] += 1;
         a.ctl[CTL_ASYNC_BATCHES] += p.batches;
-        *lsize(a.ctl, D) = p.hand;
-        *lsize(a.ctl, D + 1) = 0;
-        a.ctl[CTL_FSIZE + f] = *far_size;
-        if (HEAVY) a.ctl[CTL_RSIZE] = *settled_size;
+        lead_hand_back<HEAVY>(sh, a, f, D, p.hand);
     }
     sf_release(reinterpret_cast<int*>(a.ctl + CTL_SF), epoch, D);
     return D;

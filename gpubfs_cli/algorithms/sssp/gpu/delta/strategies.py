@@ -101,7 +101,7 @@ Knobs:
   weight (rounded, at least 1); the counters' ``delta`` says the width used.
 - ``depth_widen``: the default rule's widening by depth (True); False gives 32 x mean
   weight / mean out-degree alone, the rule before it, and skips the probe.
-- ``cta_size``: threads per CTA, 128, 256 or 512 (compiled per size; at 1024 the
+- ``cta_size``: threads per CTA, 128, 256, 384 or 512 (compiled per size; at 1024 the
   64-register cap spills).
 - ``blocks_per_sm``: CTAs per SM of the persistent grid (0 = as many as fit).
 - ``small_frontier``: the most vertices of a light round the leader runs alone; 0 turns
@@ -187,7 +187,7 @@ from gpubfs_cli.graph.csr import CSRGraph
 
 KERNELS = Path(__file__).with_name("delta.cu")
 C = header_constants(Path(__file__).with_name("delta.cuh"))
-CTA_SIZES = (128, 256, 512)
+CTA_SIZES = (128, 256, 384, 512)
 MAX_DELTA = 2**62  # with distances below 2^63, a bucket's end stays below 2^64 - 1
 LIGHT_ALL = np.iinfo(np.int64).max  # near-far: every weight counts as light
 PARTITION_BLOCK = 256
