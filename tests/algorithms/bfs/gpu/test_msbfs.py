@@ -1,7 +1,8 @@
 """msbfs.bfs on a real GPU: every source of a batch against cpu.sequential (distances,
 a BFS tree of parents, its level count), the directions Beamer's rule takes replayed on
-the host, the 64-bit offset build and no allocation in a traversal; with counters, the
-same answers as without and every per-level series equal to the host's replay. The generic suite
+the host, the 64-bit offset build, passes of 100, 128 and 256 sources and no allocation
+in a traversal; with counters, the same answers as without and every per-level series
+equal to the host's replay. The generic suite
 (test_strategies.py) runs traverse() (a batch of one) on every graph; the kernel logic
 is checked on the CPU by test_msbfs_emulated.py. Skipped, visibly, without a GPU."""
 
@@ -52,9 +53,9 @@ def _ms(**knobs):
     return cls(make_knobs(cls, knobs))
 
 
-def sixty_four(name: str, seed: int = 11) -> list[int]:
-    """64 sources drawn with repeats, the first one twice."""
-    batch = np.random.default_rng(seed).integers(0, graph(name).n, ms.WORD).tolist()
+def sixty_four(name: str, seed: int = 11, size: int = ms.WORD) -> list[int]:
+    """64 sources (or `size`) drawn with repeats, the first one twice."""
+    batch = np.random.default_rng(seed).integers(0, graph(name).n, size).tolist()
     batch[1] = batch[0]
     return batch
 
@@ -192,6 +193,34 @@ def test_probe_builds_change_no_answer(knobs):
                 np.testing.assert_array_equal(a.parents, b.parents, err_msg=f"{build}")
             for key in ms.PER_LEVEL:
                 np.testing.assert_array_equal(a.counters[key], b.counters[key], err_msg=f"{build}: {key}")
+
+
+@pytest.mark.gpu
+@pytest.mark.parametrize("width", [100, 128, 256])
+@pytest.mark.parametrize("knobs", [{}, FORCED_BU, TOP_DOWN, {"thread_edges": 1, "counters": True},
+                                   {"hub_edges": 64, "profile": True}])
+def test_passes_wider_than_64(width, knobs):
+    """The 2- and 4-word builds: every source of a full batch checked, the pass's
+    counters (and with counters or profile each level's series) exact, on the graphs
+    that take both directions; and a batch of one from the same prepared pass."""
+    for name in ("rmat14", "kronecker", "directed"):
+        strategy = _ms(**knobs, width=width)
+        strategy.prepare(graph(name))
+        for pred in (False, True):
+            check_batch(strategy, name, sixty_four(name, size=width), pred)
+            check_batch(strategy, name, [graph(name).n - 1], pred)
+        strategy.release()
+
+
+@pytest.mark.gpu
+@pytest.mark.parametrize("width", [128, 256])
+def test_wide_64bit_offsets_build(width, monkeypatch):
+    monkeypatch.setattr(ms, "OFFSET64_EDGES", 0)
+    strategy = _ms(width=width, counters=True)
+    strategy.prepare(graph("kronecker"))
+    assert strategy._offset64
+    check_batch(strategy, "kronecker", sixty_four("kronecker", size=width), True)
+    strategy.release()
 
 
 @pytest.mark.parametrize("bad", [-1, 2**31, 1.5, True, "64"])

@@ -44,7 +44,8 @@ MS = ec.Family(ms.KERNELS, "msbfs_driver.cpp", (ms,),
                defines=[ms.kernel_defines(128), ms.kernel_defines(128, offset64=True),
                         {**ms.kernel_defines(128), **SPREAD8},
                         *(ms.kernel_defines(128, probe_batch=b) for b in (1, 8)),
-                        ms.kernel_defines(128, frontier_cache="l1")])
+                        ms.kernel_defines(128, frontier_cache="l1"),
+                        *(ms.kernel_defines(128, words=w) for w in (2, 4))])
 BASE = {"cta_size": 128}
 PATCHES = {"blocks_per_sm": lambda kernel, block, shared_mem=0: 2}
 FORCED_BU = {"alpha": 1e9, "beta": 1e9}  # bottom-up from the first level, never back
@@ -124,36 +125,29 @@ def bottom_up_scan(g, dist, L: int, thread_edges: int) -> tuple[int, int]:
     """(vertices, in-edges) a bottom-up level L examines: every vertex lacking a live
     source (one with a level-L frontier) scans its in-edges in order until it has them
     all, its thread the first thread_edges (0: all), then its warp 32 a step."""
-    k = dist.shape[0]
-    bits = np.uint64(1) << np.arange(k, dtype=np.uint64)
-
-    def words(mask):  # per vertex, bit i set where row i of `mask` is
-        return np.bitwise_or.reduce(np.where(mask, bits[:, None], np.uint64(0)), axis=0)
-
-    frontier, seen = words(dist == L), words((dist >= 0) & (dist <= L))
-    miss = ~seen & np.bitwise_or.reduce(frontier)
+    frontier, seen = dist == L, (dist >= 0) & (dist <= L)  # sources x vertices
+    miss = ~seen & frontier.any(axis=1)[:, None]  # the live sources each vertex lacks
     row, col = in_edges(g)
     degree = np.diff(row)
     owner = np.repeat(np.arange(g.n), degree)
-    got = frontier[col] & miss[owner]  # per in-edge, in scan order
-    at = np.arange(len(col)) - row[owner]  # its place in its list
+    at = np.arange(len(col)) - row[owner]  # an in-edge's place in its list
     # a list is done at the in-edge that brings its last missing source: the latest of
     # each missing source's first in-edge
     done, complete = np.zeros(g.n, dtype=np.int64), np.ones(g.n, dtype=bool)
-    for bit in bits:
-        edges = np.flatnonzero(got & bit)
+    for i in range(dist.shape[0]):
+        edges = np.flatnonzero(frontier[i, col] & miss[i, owner])  # in scan order
         first = np.full(g.n, -1)
         if edges.size:
             lead = np.r_[True, owner[edges[1:]] != owner[edges[:-1]]]  # the first of each owner's
             first[owner[edges[lead]]] = at[edges[lead]]
-        wanted = (miss & bit) != 0
+        wanted = miss[i]
         complete &= ~wanted | (first >= 0)
         done = np.where(wanted, np.maximum(done, first + 1), done)
     scanned = np.where(complete, done, degree)
     if thread_edges > 0:  # past them the warp scans 32 in-edges a step, the last step whole
         warp = np.minimum(-(-(done - thread_edges) // 32) * 32, degree - thread_edges)
         scanned = np.where(complete & (done > thread_edges), thread_edges + warp, scanned)
-    lacking = miss != 0
+    lacking = miss.any(axis=0)
     return int(lacking.sum()), int(scanned[lacking].sum())
 
 
@@ -313,6 +307,36 @@ def test_frontier_through_l1(monkeypatch, emulation):
     assert {dict(k).get("BU_FRONT_L1") for k in emulation.defines} == {1}
 
 
+# Passes of more than 64 sources: source sets of 2 words (65 to 128 sources) and of 4
+# (129 to 256), each source checked on its own and every level's series exact. Top-down,
+# a vertex's set is several words, so its queueing and its leaving m_u go through its
+# marks (a level, a count of sources) instead of one word's atomic: the exact frontier
+# and direction series say each vertex was queued once and left m_u once.
+WIDE = [{"counters": True}, {**TOP_DOWN, "counters": True}, {**FORCED_BU, "thread_edges": 2, "counters": True},
+        {"alpha": 0.5, "beta": 2.0, "hub_edges": 3, "profile": True}]
+
+
+@pytest.mark.parametrize("width", [65, 128, 129, 256])
+@pytest.mark.parametrize("knobs", WIDE, ids=[_id(k) for k in WIDE])
+def test_passes_wider_than_64(monkeypatch, emulation, knobs, width):
+    run(monkeypatch, emulation, {**knobs, "width": width}, GRAPHS)
+    assert {dict(k).get("MSBFS_WORDS") for k in emulation.defines} == {ms.words_for(width)}
+
+
+@pytest.mark.parametrize("seed", [2, 3])
+def test_wide_passes_under_more_interleavings(monkeypatch, emulation, seed):
+    run(monkeypatch, emulation, {"alpha": 2.0, "beta": 8.0, "thread_edges": 1, "counters": True, "width": 200},
+        ["rmat", "star300", "directed"], seed=seed)
+
+
+def test_sets_take_the_words_their_width_needs():
+    assert [ms.words_for(w) for w in (1, 64, 65, 128, 129, 256)] == [1, 1, 2, 2, 4, 4]
+    assert "MSBFS_WORDS" not in ms.kernel_defines(256)  # the 64-source build's key is unchanged
+    assert ms.kernel_defines(256, words=2) == {**ms.kernel_defines(256), "MSBFS_WORDS": 2, "MSBFS_MIN_BLOCKS": 3}
+    assert ms.kernel_defines(256, words=4)["MSBFS_MIN_BLOCKS"] == 2
+    assert ms.kernel_defines(1024, words=4)["MSBFS_MIN_BLOCKS"] == 1
+
+
 def test_counters_see_both_directions_and_the_warp(monkeypatch, emulation):
     """The replay is not vacuous: some checked pass has top-down and bottom-up levels,
     and a bottom-up level whose warps scanned past thread_edges (more in-edges than
@@ -438,7 +462,7 @@ def test_bad_batches_are_refused(monkeypatch, emulation):
 
 
 @pytest.mark.parametrize("knobs, what", [
-    ({"width": 0}, "width"), ({"width": 65}, "width"), ({"width": 3.0}, "width"), ({"width": True}, "width"),
+    ({"width": 0}, "width"), ({"width": 257}, "width"), ({"width": 3.0}, "width"), ({"width": True}, "width"),
     ({"alpha": -1.0}, "alpha"), ({"beta": "x"}, "beta"), ({"alpha": True}, "alpha"),
     ({"bottom_up": 1}, "bottom_up"), ({"cta_size": 96}, "cta_size"), ({"cta_size": 2048}, "cta_size"),
     ({"blocks_per_sm": -1}, "blocks_per_sm"), ({"blocks_per_sm": 1.5}, "blocks_per_sm"),
@@ -475,4 +499,5 @@ def test_64bit_offsets_from_2_31_edges():
     assert {tuple(sorted(d.items())) for d in ms.KERNEL_DEFINES} == {
         tuple(sorted(ms.kernel_defines(c, w).items())) for c in ms.CTA_SIZES for w in (False, True)} | {
         tuple(sorted(ms.kernel_defines(256, w, b).items())) for b in PROBE_BATCHES for w in (False, True)} | {
-        tuple(sorted(ms.kernel_defines(256, w, frontier_cache="l1").items())) for w in (False, True)}
+        tuple(sorted(ms.kernel_defines(256, w, frontier_cache="l1").items())) for w in (False, True)} | {
+        tuple(sorted(ms.kernel_defines(256, w, words=x).items())) for x in (2, 4) for w in (False, True)}

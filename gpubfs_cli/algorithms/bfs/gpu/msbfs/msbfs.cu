@@ -1,6 +1,7 @@
 // Bit-parallel multi-source BFS (after Then et al., PVLDB 2014) with Beamer's direction
-// optimization, in one persistent cooperative kernel per batch of up to 64 sources:
-// bit i of a vertex's 64-bit words belongs to source i.
+// optimization, in one persistent cooperative kernel per batch of up to 64 sources, or
+// 128 or 256 in the wider builds (MSBFS_WORDS): bit i of a vertex's source sets belongs
+// to source i (bit i % 64 of word i / 64).
 //
 //   seen[u]      sources that reached u
 //   vis(L)[u]    sources whose level-L frontier holds u (three rotating arrays)
@@ -10,7 +11,10 @@
 //              expand.cuh); for an edge f -> u, m = vis(L)[f] & ~seen[u]; the bits an
 //              atomicOr on seen[u] sets first are u's new sources (labelled L + 1, parent
 //              f), or-ed into vis(L+1)[u]; the thread whose or finds vis(L+1)[u] empty
-//              queues u.
+//              queues u. In the wider builds a set is several words, so no one word's or
+//              says who was first: the thread whose atomicMax raises u's mark to L + 1
+//              queues it, and the add that brings u's count of sources to the batch's
+//              takes u out of m_u.
 //              Lists of hub_edges or more are left to a hub pass after the level's
 //              barrier, which spreads their edges over every warp of the grid
 //              (gpu/include/spread.cuh; one more barrier, only on a level with such a list)
@@ -55,6 +59,93 @@ constexpr int BLOCK = MSBFS_BLOCK;
 static_assert(BLOCK % 32 == 0 && BLOCK <= 1024, "CTAs of 32 to 1024 threads");
 static_assert(sizeof(Params) == MSBFS_PARAMS_BYTES, "strategies.py's PARAMS mirrors Params");
 typedef unsigned long long word_t;
+constexpr int WORDS = MSBFS_WORDS;
+static_assert(WORDS == 1 || WORDS == 2 || WORDS == 4, "64, 128 or 256 sources a pass");
+static_assert(WORDS <= MSBFS_MAX_WORDS && 3 * (4 + MSBFS_MAX_WORDS) <= MS_SLOTS_END && MS_SLOTS_END <= MS_CTL_LEVELS,
+              "ctl's three slots end before its pass words");
+
+// A set of the batch's sources: source i is bit i % 64 of word i / 64.
+struct Bits {
+    word_t w[WORDS];
+
+    __device__ bool any() const {
+        word_t x = 0;
+#pragma unroll
+        for (int k = 0; k < WORDS; ++k) x |= w[k];
+        return x != 0;
+    }
+    __device__ int count() const {
+        int c = 0;
+#pragma unroll
+        for (int k = 0; k < WORDS; ++k) c += __popcll(w[k]);
+        return c;
+    }
+    __device__ bool has(int i) const { return (w[i / MSBFS_WORD] >> (i % MSBFS_WORD)) & 1; }
+};
+
+__device__ __forceinline__ Bits no_bits() {
+    Bits b;
+#pragma unroll
+    for (int k = 0; k < WORDS; ++k) b.w[k] = 0;
+    return b;
+}
+__device__ __forceinline__ Bits one_bit(int i) {
+    Bits b = no_bits();
+    b.w[i / MSBFS_WORD] = 1ull << (i % MSBFS_WORD);
+    return b;
+}
+__device__ __forceinline__ Bits operator&(Bits a, const Bits& b) {
+#pragma unroll
+    for (int k = 0; k < WORDS; ++k) a.w[k] &= b.w[k];
+    return a;
+}
+__device__ __forceinline__ Bits operator|(Bits a, const Bits& b) {
+#pragma unroll
+    for (int k = 0; k < WORDS; ++k) a.w[k] |= b.w[k];
+    return a;
+}
+__device__ __forceinline__ Bits operator~(Bits a) {
+#pragma unroll
+    for (int k = 0; k < WORDS; ++k) a.w[k] = ~a.w[k];
+    return a;
+}
+__device__ __forceinline__ bool operator==(const Bits& a, const Bits& b) {
+    word_t x = 0;
+#pragma unroll
+    for (int k = 0; k < WORDS; ++k) x |= a.w[k] ^ b.w[k];
+    return x == 0;
+}
+
+// Each source of `b`, lowest first.
+template <class F>
+__device__ __forceinline__ void each_source(const Bits& b, F f) {
+#pragma unroll
+    for (int k = 0; k < WORDS; ++k)
+        for (word_t x = b.w[k]; x; x &= x - 1) f(k * MSBFS_WORD + __ffsll((long long)x) - 1);
+}
+
+// A set in global memory, through L2 (__ldcg), or as bottom-up reads the frontier.
+__device__ __forceinline__ Bits load_cg(const Bits* p) {
+    Bits b;
+#pragma unroll
+    for (int k = 0; k < WORDS; ++k) b.w[k] = __ldcg(p->w + k);
+    return b;
+}
+__device__ __forceinline__ Bits frontier_bits(const Bits* p) {
+    Bits b;
+#pragma unroll
+    for (int k = 0; k < WORDS; ++k) b.w[k] = frontier_word(p->w + k);
+    return b;
+}
+
+// m's words or-ed into *p, one atomic each word that has a bit; the old words (0 where m
+// has none).
+__device__ __forceinline__ Bits or_into(Bits* p, const Bits& m) {
+    Bits old;
+#pragma unroll
+    for (int k = 0; k < WORDS; ++k) old.w[k] = m.w[k] ? atomicOr(p->w + k, m.w[k]) : 0;
+    return old;
+}
 
 struct Shared {
     union {  // the tiles' gathering and the hub pass: a grid barrier apart
@@ -68,17 +159,31 @@ struct Shared {
     word_t stat[MS_CNT_KINDS];   // STATS: the level's counters summed over the CTA's warps
 };
 
-__device__ __forceinline__ word_t warp_or(word_t x) {
+__device__ __forceinline__ Bits warp_or(Bits x) {
 #pragma unroll
-    for (int d = 16; d > 0; d >>= 1) x |= __shfl_xor_sync(GPUBFS_FULL_MASK, x, d);
+    for (int k = 0; k < WORDS; ++k)
+#pragma unroll
+        for (int d = 16; d > 0; d >>= 1) x.w[k] |= __shfl_xor_sync(GPUBFS_FULL_MASK, x.w[k], d);
+    return x;
+}
+__device__ __forceinline__ Bits shfl_bits(Bits x, int from) {
+#pragma unroll
+    for (int k = 0; k < WORDS; ++k) x.w[k] = __shfl_sync(GPUBFS_FULL_MASK, x.w[k], from);
+    return x;
+}
+__device__ __forceinline__ Bits shfl_up_bits(Bits x, int d) {
+#pragma unroll
+    for (int k = 0; k < WORDS; ++k) x.w[k] = __shfl_up_sync(GPUBFS_FULL_MASK, x.w[k], d);
     return x;
 }
 
 // The parameters and what the kernel derives from them.
 struct State : Params {
-    word_t full;  // every source of the batch
+    Bits full;    // every source of the batch
+    int sources;  // how many: full's bits
 
-    __device__ word_t* vis(int L) const { return visit + (size_t)(L % 3) * n; }
+    __device__ Bits* seen_at(int u) const { return reinterpret_cast<Bits*>(seen) + u; }
+    __device__ Bits* vis(int L) const { return reinterpret_cast<Bits*>(visit) + (size_t)(L % 3) * n; }
     __device__ int* q(int L) const { return queue + (size_t)(L % 3) * n; }
     __device__ word_t* slot(int L) const { return ctl + (L % 3) * MS_SLOT_WORDS; }
     __device__ int* hubs() const { return queue + (size_t)3 * n; }
@@ -88,33 +193,26 @@ struct State : Params {
 
     // Every source of `bits` reaches u at `level`, from `from`.
     template <bool PRED>
-    __device__ void label(word_t bits, int u, int level, int from) const {
-        while (bits) {
-            const int i = __ffsll((long long)bits) - 1;
-            bits &= bits - 1;
+    __device__ void label(const Bits& bits, int u, int level, int from) const {
+        each_source(bits, [&](int i) {
             const size_t at = (size_t)i * n + u;
             dist[at] = level;
             if (PRED) parent[at] = from;
-        }
+        });
     }
 
     // Parents only: a bottom-up level writes the distances after its scan (label_warp).
-    __device__ void name_parent(word_t bits, int u, int from) const {
-        while (bits) {
-            const int i = __ffsll((long long)bits) - 1;
-            bits &= bits - 1;
-            parent[(size_t)i * n + u] = from;
-        }
+    __device__ void name_parent(const Bits& bits, int u, int from) const {
+        each_source(bits, [&](int i) { parent[(size_t)i * n + u] = from; });
     }
 
     // Warp-converged, lanes holding consecutive u: every source of a lane's `bits`
     // reaches its u at `level`. One source at a time over the warp's union, so a row
     // gets the warp's vertices in one store.
-    __device__ void label_warp(word_t bits, int u, int level) const {
-        for (word_t any = warp_or(bits); any; any &= any - 1) {
-            const int i = __ffsll((long long)any) - 1;
-            if ((bits >> i) & 1) dist[(size_t)i * n + u] = level;
-        }
+    __device__ void label_warp(const Bits& bits, int u, int level) const {
+        each_source(warp_or(bits), [&](int i) {
+            if (bits.has(i)) dist[(size_t)i * n + u] = level;
+        });
     }
 
     // STATS, from CTA 0's thread 0: level L's direction and frontier, and level L + 1's
@@ -146,7 +244,8 @@ struct State : Params {
 // What a thread found in one level: summed (found: or-ed) per warp, then added to the
 // next level's slot; vertices, edges and labels (STATS) to level L's counters.
 struct Counts {
-    word_t mf = 0, inf = 0, found = 0;
+    word_t mf = 0, inf = 0;
+    Bits found = no_bits();
     word_t labels = 0;
     unsigned int vertices = 0;  // at most n
     // STATS: edges examined, at most m: the offsets' width holds it (one register less
@@ -154,10 +253,10 @@ struct Counts {
     edge_count_t edges = 0;
 
     // u joined the next frontier with `bits`; `all`: every source has now reached it.
-    __device__ void joined(const State& S, int u, word_t bits, bool first, bool all) {
+    __device__ void joined(const State& S, int u, const Bits& bits, bool first, bool all) {
         if (first) mf += S.out_degree(u);
         if (all) inf += S.in_degree(u);
-        found |= bits;
+        found = found | bits;
     }
 };
 
@@ -166,12 +265,15 @@ struct Counts {
 // the profile's level times are not the counters' contention.
 template <bool STATS>
 __device__ void flush(const State& S, Shared& sh, int L, const Counts& c) {
-    const word_t mf = warp_sum_t(c.mf), inf = warp_sum_t(c.inf), found = warp_or(c.found);
+    const word_t mf = warp_sum_t(c.mf), inf = warp_sum_t(c.inf);
+    const Bits found = warp_or(c.found);
     if (lane_id() == 0) {
         word_t* next = S.slot(L + 1);
         if (mf) atomicAdd(next + MS_SLOT_MF, mf);
         if (inf) atomicAdd(next + MS_SLOT_INF, inf);
-        if (found) atomicOr(next + MS_SLOT_FOUND, found);
+#pragma unroll
+        for (int k = 0; k < WORDS; ++k)
+            if (found.w[k]) atomicOr(next + MS_SLOT_FOUND + k, found.w[k]);
     }
     if (STATS) {
         const word_t v = warp_sum_t((word_t)c.vertices), e = warp_sum_t((word_t)c.edges), l = warp_sum_t(c.labels);
@@ -199,15 +301,23 @@ struct TopDownSink {
         bool mine = false;
         if (active) {
             if (STATS) ++c->edges;
-            const word_t m = __ldcg(S->vis(L) + f) & ~__ldcg(S->seen + u);  // a cheap look before the atomic
-            if (m) {
-                const word_t old = atomicOr(S->seen + u, m);
-                const word_t fresh = m & ~old;
-                if (fresh) {
-                    mine = atomicOr(S->vis(L + 1) + u, fresh) == 0;
-                    c->joined(*S, u, fresh, mine, (old | fresh) == S->full);
+            const Bits m = load_cg(S->vis(L) + f) & ~load_cg(S->seen_at(u));  // a cheap look before the atomic
+            if (m.any()) {
+                const Bits old = or_into(S->seen_at(u), m);
+                const Bits fresh = m & ~old;
+                if (fresh.any()) {
+#if MSBFS_WORDS == 1
+                    mine = atomicOr(S->vis(L + 1)[u].w, fresh.w[0]) == 0;
+                    const bool all = (old | fresh) == S->full;
+#else
+                    or_into(S->vis(L + 1) + u, fresh);
+                    mine = atomicMax(S->marks + 2 * (size_t)u, L + 1) <= L;
+                    const int got = fresh.count();
+                    const bool all = atomicAdd(S->marks + 2 * (size_t)u + 1, got) + got == S->sources;
+#endif
+                    c->joined(*S, u, fresh, mine, all);
                     S->label<PRED>(fresh, u, L + 1, f);
-                    if (STATS) c->labels += (word_t)__popcll(fresh);
+                    if (STATS) c->labels += (word_t)fresh.count();
                 }
             }
         }
@@ -251,39 +361,39 @@ __device__ void hub_pass(const State& S, Shared& sh, int L, int count) {
 // a level-L frontier, the only ones that can reach u now (a finished or isolated source
 // would otherwise keep every vertex scanning its whole list).
 template <bool PRED, bool STATS>
-__device__ void bottom_up(const State& S, int L, word_t live, int thread_edges, Counts& c) {
-    const word_t* cur = S.vis(L);
-    word_t* next = S.vis(L + 1);
+__device__ void bottom_up(const State& S, int L, const Bits& live, int thread_edges, Counts& c) {
+    const Bits* cur = S.vis(L);
+    Bits* next = S.vis(L + 1);
     const int lane = lane_id();
     const long long stride = grid_threads<BLOCK, long long>();
     for (long long base = grid_thread<BLOCK, long long>() - lane; base < S.n; base += stride) {
         const int u = (int)base + lane;
-        word_t s = 0, miss = 0, acc = 0;  // miss: the live sources u still lacks
+        Bits s = no_bits(), miss = no_bits(), acc = no_bits();  // miss: the live sources u still lacks
         offset_t e = 0, end = 0;
         if (u < S.n) {
-            s = __ldcg(S.seen + u);
+            s = load_cg(S.seen_at(u));
             miss = ~s & live;  // live holds only the batch's sources
-            if (miss) {
+            if (miss.any()) {
                 e = S.in_row[u];
                 end = S.in_row[u + 1];
                 const offset_t first = e, stop = thread_edges > 0 && end - e > thread_edges ? e + thread_edges : end;
                 // BU_BATCH in-edges at a time: their column and frontier loads are
                 // issued unconditionally (clamped to the list), then taken in order, so
                 // the edges examined and the parents named are a serial scan's.
-                while (e < stop && miss) {
+                while (e < stop && miss.any()) {
                     int v[BU_BATCH];
-                    word_t f[BU_BATCH];
+                    Bits f[BU_BATCH];
 #pragma unroll
                     for (int j = 0; j < BU_BATCH; ++j) v[j] = S.in_col[e + j < stop ? e + j : stop - 1];
 #pragma unroll
-                    for (int j = 0; j < BU_BATCH; ++j) f[j] = frontier_word(cur + v[j]);
+                    for (int j = 0; j < BU_BATCH; ++j) f[j] = frontier_bits(cur + v[j]);
 #pragma unroll
                     for (int j = 0; j < BU_BATCH; ++j) {
-                        if (e < stop && miss) {
-                            const word_t fresh = f[j] & miss;
-                            if (fresh) {
-                                acc |= fresh;
-                                miss &= ~fresh;
+                        if (e < stop && miss.any()) {
+                            const Bits fresh = f[j] & miss;
+                            if (fresh.any()) {
+                                acc = acc | fresh;
+                                miss = miss & ~fresh;
                                 if (PRED) S.name_parent(fresh, u, v[j]);
                             }
                             ++e;
@@ -298,40 +408,43 @@ __device__ void bottom_up(const State& S, int L, word_t live, int thread_edges, 
         }
         // The lists left unfinished: the warp takes them one at a time, a lane an edge;
         // a bit found by several lanes goes to the lowest (an exclusive prefix OR).
-        for (unsigned int rest = __ballot_sync(GPUBFS_FULL_MASK, miss && e < end); rest; rest &= rest - 1) {
+        for (unsigned int rest = __ballot_sync(GPUBFS_FULL_MASK, miss.any() && e < end); rest; rest &= rest - 1) {
             const int j = __ffs(rest) - 1;
             const int uj = __shfl_sync(GPUBFS_FULL_MASK, u, j);
-            word_t missj = __shfl_sync(GPUBFS_FULL_MASK, miss, j);
+            Bits missj = shfl_bits(miss, j);
             const offset_t endj = __shfl_sync(GPUBFS_FULL_MASK, end, j);
-            for (offset_t b = __shfl_sync(GPUBFS_FULL_MASK, e, j); b < endj && missj; b += 32) {
+            for (offset_t b = __shfl_sync(GPUBFS_FULL_MASK, e, j); b < endj && missj.any(); b += 32) {
                 int v = -1;
-                word_t got = 0;
+                Bits got = no_bits();
                 if (b + lane < endj) {
                     if (STATS) ++c.edges;
                     v = S.in_col[b + lane];
-                    got = frontier_word(cur + v) & missj;
+                    got = frontier_bits(cur + v) & missj;
                 }
-                word_t below = got;  // inclusive prefix OR over the lanes
+                Bits below = got;  // inclusive prefix OR over the lanes
 #pragma unroll
                 for (int d = 1; d < 32; d <<= 1) {
-                    const word_t y = __shfl_up_sync(GPUBFS_FULL_MASK, below, d);
-                    if (lane >= d) below |= y;
+                    const Bits y = shfl_up_bits(below, d);
+                    if (lane >= d) below = below | y;
                 }
-                const word_t all = __shfl_sync(GPUBFS_FULL_MASK, below, 31);
-                const word_t earlier = __shfl_up_sync(GPUBFS_FULL_MASK, below, 1);
-                const word_t fresh = got & ~(lane ? earlier : 0);
-                if (PRED && fresh) S.name_parent(fresh, uj, v);
-                missj &= ~all;
+                const Bits all = shfl_bits(below, 31);
+                const Bits earlier = shfl_up_bits(below, 1);
+                const Bits fresh = lane ? got & ~earlier : got;
+                if (PRED && fresh.any()) S.name_parent(fresh, uj, v);
+                missj = missj & ~all;
             }
-            if (lane == j) acc |= miss & ~missj;  // the bits the warp found for u
+            if (lane == j) acc = acc | (miss & ~missj);  // the bits the warp found for u
         }
         S.label_warp(acc, u, L + 1);  // acc is final on every lane
-        const bool mine = acc != 0;
+        const bool mine = acc.any();
         if (mine) {
-            S.seen[u] = s | acc;
+            *S.seen_at(u) = s | acc;
             next[u] = acc;
             c.joined(S, u, acc, true, (s | acc) == S.full);
-            if (STATS) c.labels += (word_t)__popcll(acc);
+#if MSBFS_WORDS > 1
+            S.marks[2 * (size_t)u + 1] += acc.count();  // u's warp alone counts u's sources this level
+#endif
+            if (STATS) c.labels += (word_t)acc.count();
         }
         S.enqueue(L, mine, u);
     }
@@ -340,28 +453,30 @@ __device__ void bottom_up(const State& S, int L, word_t live, int thread_edges, 
 // Thread 0 alone: the sources into seen, vis(0), q(0), their labels, and slot 0's counts.
 template <bool PRED>
 __device__ void seed(const State& S, const int* sources, int k, int src0) {
-    word_t* v0 = S.vis(0);
+    Bits* v0 = S.vis(0);
     int* q0 = S.q(0);
-    word_t nf = 0, mf = 0, inf = 0, found = 0;
+    word_t nf = 0, mf = 0, inf = 0;
     for (int i = 0; i < k; ++i) {
         const int s = sources ? sources[i] : src0;
-        const word_t bit = 1ull << i;
-        if (v0[s] == 0) {
+        const Bits bit = one_bit(i);
+        if (!v0[s].any()) {
             q0[nf++] = s;
             mf += S.out_degree(s);
         }
-        v0[s] |= bit;
-        S.seen[s] |= bit;
-        found |= bit;
+        v0[s] = v0[s] | bit;
+        *S.seen_at(s) = *S.seen_at(s) | bit;
+#if MSBFS_WORDS > 1
+        ++S.marks[2 * (size_t)s + 1];
+#endif
         S.label<PRED>(bit, s, 0, s);
     }
     for (word_t j = 0; j < nf; ++j)
-        if (S.seen[q0[j]] == S.full) inf += S.in_degree(q0[j]);
+        if (*S.seen_at(q0[j]) == S.full) inf += S.in_degree(q0[j]);
     word_t* slot = S.slot(0);
     slot[MS_SLOT_NF] = nf;
     slot[MS_SLOT_MF] = mf;
     slot[MS_SLOT_INF] = inf;
-    slot[MS_SLOT_FOUND] = found;
+    *reinterpret_cast<Bits*>(slot + MS_SLOT_FOUND) = S.full;
 }
 
 // The knobs come as values the kernel reads from its parameters, not from S in place:
@@ -377,8 +492,11 @@ __device__ void bfs(const State& S, const int* sources, int k, int src0, long lo
         S.dist[i] = -1;
         if (PRED) S.parent[i] = -1;
     }
-    for (long long i = gtid; i < S.n; i += gstride) S.seen[i] = 0;
-    for (long long i = gtid; i < 3LL * S.n; i += gstride) S.visit[i] = 0;
+    for (long long i = gtid; i < (long long)WORDS * S.n; i += gstride) S.seen[i] = 0;
+    for (long long i = gtid; i < 3LL * WORDS * S.n; i += gstride) S.visit[i] = 0;
+#if MSBFS_WORDS > 1
+    for (long long i = gtid; i < 2LL * S.n; i += gstride) S.marks[i] = 0;
+#endif
     if (gtid == 0)
         for (int j = 0; j < MS_CTL_WORDS; ++j) S.ctl[j] = 0;
     if (STATS && gtid == 0 && S.counter_cap > 0)
@@ -401,11 +519,11 @@ __device__ void bfs(const State& S, const int* sources, int k, int src0, long lo
         }
         __syncthreads();
         const long long nf = (long long)sh.slot[MS_SLOT_NF], mf = (long long)sh.slot[MS_SLOT_MF];
-        const word_t found = sh.slot[MS_SLOT_FOUND];
+        const Bits found = *reinterpret_cast<const Bits*>(sh.slot + MS_SLOT_FOUND);
         m_u -= (long long)sh.slot[MS_SLOT_INF];
         __syncthreads();  // sh.slot is rewritten next level
         if (blockIdx.x == 0 && threadIdx.x == 0) {
-            for (word_t b = found; b; b &= b - 1) S.levels[__ffsll((long long)b) - 1] = L + 1;
+            each_source(found, [&](int i) { S.levels[i] = L + 1; });
             word_t* clear = S.slot(L + 2);
             for (int j = 0; j < MS_SLOT_WORDS; ++j) clear[j] = 0;
         }
@@ -417,10 +535,10 @@ __device__ void bfs(const State& S, const int* sources, int k, int src0, long lo
         }
         if (STATS && blockIdx.x == 0 && threadIdx.x == 0) S.record(L, bu, nf);
         {
-            word_t* old = S.vis(L + 2);  // = vis(L - 1): next written in level L + 1
+            Bits* old = S.vis(L + 2);  // = vis(L - 1): next written in level L + 1
             const int* oq = S.q(L + 2);
             for (long long i = grid_thread<BLOCK, long long>(); i < prev_nf; i += grid_threads<BLOCK, long long>())
-                old[__ldcg(oq + i)] = 0;
+                old[__ldcg(oq + i)] = no_bits();
         }
         Counts c;
         if (bu) {
@@ -448,14 +566,19 @@ __device__ void bfs(const State& S, const int* sources, int k, int src0, long lo
 
 }  // namespace msbfs
 
-// One pass from k sources (1..64): sources[0..k-1], or src0 alone when sources is null
-// (a batch of one needs no copy); its state in `p` (msbfs.cuh). The STATS instantiation
-// keeps the per-level counters and profile stamps the timed one compiles out.
+// One pass from k sources (1..64 x MSBFS_WORDS): sources[0..k-1], or src0 alone when
+// sources is null (a batch of one needs no copy); its state in `p` (msbfs.cuh). The STATS
+// instantiation keeps the per-level counters and profile stamps the timed one compiles out.
 template <bool PRED, bool STATS>
 __global__ void __launch_bounds__(MSBFS_BLOCK, MSBFS_MIN_BLOCKS)
     msbfs_bfs(const msbfs::Params p, const int* sources, int k, int src0) {
-    const unsigned long long full = k >= MSBFS_WORD ? ~0ull : (1ull << k) - 1;
-    const msbfs::State S{p, full};
+    msbfs::Bits full;
+#pragma unroll
+    for (int w = 0; w < msbfs::WORDS; ++w) {
+        const int in = k - w * MSBFS_WORD;  // the batch's sources in word w
+        full.w[w] = in >= MSBFS_WORD ? ~0ull : in > 0 ? (1ull << in) - 1 : 0;
+    }
+    const msbfs::State S{p, full, k};
     msbfs::bfs<PRED, STATS>(S, sources, k, src0, p.m_in, p.alpha_milli, p.beta_milli, p.bottom_up, p.thread_edges);
 }
 

@@ -23,21 +23,28 @@
 #define MSBFS_SPREAD 1024  // the hub queue's room: lists a top-down level leaves to its hub pass
 #endif
 
-#define MSBFS_WORD 64    // sources per pass: the bits of one 64-bit word
+#define MSBFS_WORD 64  // the sources one 64-bit word holds, a bit each
+#define MSBFS_MAX_WORDS 4  // the widest build: 256 sources a pass
+#ifndef MSBFS_WORDS
+#define MSBFS_WORDS 1  // 64-bit words in a vertex's source sets: 64, 128 or 256 sources a pass
+#endif
 #define MSBFS_MILLI 1000  // alpha and beta reach the kernel in thousandths
 
 // ctl[] words (64-bit). Three rotating slots: level L reads slot L%3, fills slot
-// (L+1)%3 and clears slot (L+2)%3, so one grid barrier per level is enough.
+// (L+1)%3 and clears slot (L+2)%3, so one grid barrier per level is enough. A slot is as
+// wide as its build's source sets need (a wider slot costs the 64-source build a spill);
+// the words after the slots sit where the widest build's end.
 #define MS_SLOT_NF 0     // frontier vertices (also the queue's reservation counter)
 #define MS_SLOT_MF 1     // out-edges of the frontier's vertices
 #define MS_SLOT_INF 2    // in-edges of the vertices every source has now seen (leave m_u)
-#define MS_SLOT_FOUND 3  // the sources that reached some vertex at this level (bit i: source i)
-#define MS_SLOT_HUBS 4   // top-down level L's lists of hub_edges or more (slot L + 1): hub queue entries
-#define MS_SLOT_WORDS 5
-#define MS_CTL_LEVELS 15      // levels the pass ran (the last one found nothing)
-#define MS_CTL_BU_LEVELS 16   // of which bottom-up
-#define MS_CTL_HUB_LEVELS 17  // top-down levels that ran the hub pass
-#define MS_CTL_WORDS 18
+#define MS_SLOT_FOUND 3  // the sources that reached some vertex at this level (MSBFS_WORDS words)
+#define MS_SLOT_HUBS (MS_SLOT_FOUND + MSBFS_WORDS)  // top-down level L's lists of hub_edges or more (slot L + 1): hub queue entries
+#define MS_SLOT_WORDS (MS_SLOT_HUBS + 1)
+#define MS_SLOTS_END 24       // 3 x the widest slot (4 + MSBFS_MAX_WORDS)
+#define MS_CTL_LEVELS 24      // levels the pass ran (the last one found nothing)
+#define MS_CTL_BU_LEVELS 25   // of which bottom-up
+#define MS_CTL_HUB_LEVELS 26  // top-down levels that ran the hub pass
+#define MS_CTL_WORDS 27
 
 // Per-level counters (the counters and profile builds): counters[kind * cap + L], level
 // L being the step that expands frontier L (its labels are distance L + 1).
@@ -75,13 +82,16 @@ struct Params {
     const int* __restrict__ in_col;
     int* dist;                     // width rows of n
     int* parent;                   // width rows of n, or null without predecessors
-    unsigned long long* seen;      // n words
-    unsigned long long* visit;     // three arrays of n words
+    unsigned long long* seen;      // n source sets (MSBFS_WORDS words each)
+    unsigned long long* visit;     // three arrays of n source sets
     int* queue;                    // three queues of n, then the hub queue (MSBFS_SPREAD)
     unsigned long long* ctl;       // MS_CTL_WORDS
     int* levels;                   // per source: its deepest level + 1
     unsigned long long* counters;  // MS_CNT_KINDS rows of counter_cap levels (STATS), else null
     unsigned long long* prof;      // prof_cap stamps (profile), else null
+    // The wider builds, per vertex: the last level that queued it and how many sources
+    // have reached it (2n ints); null in the 64-source build, whose one atomic word tells both
+    int* marks;
     long long m_in;                // in-edges (m)
     long long alpha_milli;         // the switch thresholds, in thousandths (MSBFS_MILLI)
     long long beta_milli;
@@ -97,4 +107,4 @@ struct Params {
 
 }  // namespace msbfs
 
-#define MSBFS_PARAMS_BYTES 152  // sizeof(msbfs::Params), checked by msbfs.cu and strategies.py
+#define MSBFS_PARAMS_BYTES 160  // sizeof(msbfs::Params), checked by msbfs.cu and strategies.py

@@ -41,7 +41,12 @@ over its share of the batch's time.
 
 Knobs:
 
-- ``width``: sources per batch (1 to 64: the bits of one word).
+- ``width``: sources per batch, 1 to 256. Up to 64 a vertex's source sets are one
+  64-bit word; 65 to 128 take a build of 2 words, 129 to 256 one of 4 (MSBFS_WORDS),
+  whose launch bounds give an SM 768 and 512 threads so as not to spill. A set of
+  several words has no one word whose atomic says who was first, so there a vertex's
+  marks (the last level that queued it, how many sources have reached it: 2n ints)
+  decide its queueing and its leaving m_u.
 - ``alpha``, ``beta``: the switch thresholds (>= 0; read in thousandths). ``alpha = 0``
   never goes bottom-up; a huge alpha and beta go bottom-up from the first level and
   stay. Defaults 4 and 18: lower than Beamer's, since a bit-parallel bottom-up level
@@ -122,7 +127,8 @@ from gpubfs_cli.graph.csr import CSRGraph
 KERNELS = Path(__file__).with_name("msbfs.cu")
 C = header_constants(Path(__file__).with_name("msbfs.cuh"))
 CTA_SIZES = (128, 256, 512, 1024)
-WORD = C["MSBFS_WORD"]
+WORD = C["MSBFS_WORD"]  # sources a 64-bit word holds
+WIDEST = WORD * C["MSBFS_MAX_WORDS"]  # sources a pass holds in the widest build
 MILLI = C["MSBFS_MILLI"]
 CTL_WORDS, CTL_LEVELS, CTL_BU_LEVELS = C["MS_CTL_WORDS"], C["MS_CTL_LEVELS"], C["MS_CTL_BU_LEVELS"]
 CTL_HUB_LEVELS = C["MS_CTL_HUB_LEVELS"]
@@ -140,7 +146,7 @@ LABEL_BYTES = 4  # a label writes one int32 distance
 # msbfs.cuh's msbfs::Params, field by field in its order (the emulated tests compare offsets)
 PARAMS = param_struct(
     *((name, POINTER) for name in ("row", "col", "in_row", "in_col", "dist", "parent", "seen", "visit", "queue",
-                                   "ctl", "levels", "counters", "prof")),
+                                   "ctl", "levels", "counters", "prof", "marks")),
     *((name, "i8") for name in ("m_in", "alpha_milli", "beta_milli")),
     *((name, "i4") for name in ("n", "hub_edges", "counter_cap", "prof_cap", "bottom_up", "thread_edges")),
 )
@@ -153,15 +159,34 @@ def offsets64(m: int) -> bool:
     return int(m) >= OFFSET64_EDGES
 
 
+# Threads an SM in the wider builds' launch bounds (the 64-source build's: 1024): at 256
+# threads a CTA, 80 registers a thread for 128 sources, 128 for 256 (nvcc 13, sm_90).
+WIDE_THREADS = {2: 768, 4: 512}
+
+
+def words_for(width: int) -> int:
+    """64-bit words a vertex's source sets take for passes of `width` sources: 1, 2 or 4."""
+    words = 1
+    while words * WORD < width:
+        words *= 2
+    return words
+
+
 def kernel_defines(cta_size: int, offset64: bool = False, probe_batch: int = PROBE_BATCH,
-                   frontier_cache: str = FRONTIER_CACHE) -> dict[str, int]:
+                   frontier_cache: str = FRONTIER_CACHE, words: int = 1) -> dict[str, int]:
     """The -D defines of the build for CTAs of `cta_size` threads (64-bit edge offsets
-    when `offset64`; bottom-up lanes loading `probe_batch` in-edges at once)."""
-    return persistent_defines("MSBFS", cta_size, offset64, probe_batch, frontier_cache)
+    when `offset64`; bottom-up lanes loading `probe_batch` in-edges at once; source sets
+    of `words` 64-bit words, the 64-source build naming no define)."""
+    defines = persistent_defines("MSBFS", cta_size, offset64, probe_batch, frontier_cache)
+    if words != 1:  # wider sets take more registers: fewer threads an SM, so as not to spill
+        defines["MSBFS_WORDS"] = int(words)
+        defines["MSBFS_MIN_BLOCKS"] = max(1, WIDE_THREADS[words] // cta_size)
+    return defines
 
 
-# every build, for the compile test
-KERNEL_DEFINES = persistent_builds("MSBFS", CTA_SIZES)
+# every build, for the compile test: the wider source sets at the default CTA size
+KERNEL_DEFINES = persistent_builds("MSBFS", CTA_SIZES) + [
+    kernel_defines(256, wide, words=w) for w in (2, 4) for wide in (False, True)]
 
 
 def kernel_name(predecessors: bool, stats: bool = False) -> str:
@@ -203,7 +228,7 @@ def setup_us(counters: dict) -> float | None:
 
 @dataclass(frozen=True)
 class MsbfsKnobs:
-    width: int = knob(WORD, 1, WORD)
+    width: int = knob(WORD, 1, WIDEST)
     alpha: float = knob(4.0, 0)
     beta: float = knob(18.0, 0)
     bottom_up: bool = True
@@ -217,8 +242,8 @@ class MsbfsKnobs:
     profile: bool = False
 
     def __post_init__(self) -> None:
-        if not whole(self.width) or not 1 <= self.width <= WORD:
-            raise ValueError(f"width must be an integer from 1 to {WORD} (sources per batch), not {self.width!r}")
+        if not whole(self.width) or not 1 <= self.width <= WIDEST:
+            raise ValueError(f"width must be an integer from 1 to {WIDEST} (sources per batch), not {self.width!r}")
         check_thresholds(self, MILLI)
         check_flags(self, ("bottom_up", "counters", "profile"))
         check_launch(self.cta_size, CTA_SIZES, self.blocks_per_sm)
@@ -229,8 +254,8 @@ class MsbfsKnobs:
 
 
 def compiled_module(cta_size: int, device=None, offset64: bool = False, probe_batch: int = PROBE_BATCH,
-                    frontier_cache: str = FRONTIER_CACHE):
-    return load_module(KERNELS, defines=kernel_defines(cta_size, offset64, probe_batch, frontier_cache),
+                    frontier_cache: str = FRONTIER_CACHE, words: int = 1):
+    return load_module(KERNELS, defines=kernel_defines(cta_size, offset64, probe_batch, frontier_cache, words),
                        cooperative=True,
                        name_expressions=KERNEL_NAMES, device=device)
 
@@ -272,7 +297,7 @@ class GpuMultiSourceBfs(GpuStrategy):
     paper = "beyond"
     section = ("beyond the papers: bit-parallel multi-source BFS (Then et al., PVLDB'14) with direction "
                "optimization, one persistent kernel per batch")
-    summary = "up to 64 BFSs in one pass, one bit per source, top-down and bottom-up levels switched on the device"
+    summary = "up to 256 BFSs in one pass, one bit per source, top-down and bottom-up levels switched on the device"
     caveats = (
         "not one of the five papers: gpubfs's own multi-source BFS",
         "answers a batch of sources per call: each source's time is the batch's time over its size",
@@ -305,13 +330,15 @@ class GpuMultiSourceBfs(GpuStrategy):
             else:
                 in_row, in_col = self.keep("_in_row", dg.in_offsets.astype(cp.int32)), dg.in_indices
         stats = bool(k.counters or k.profile)
-        module = compiled_module(int(k.cta_size), self.device, wide, int(k.probe_batch), k.frontier_cache)
+        words = words_for(width)
+        module = compiled_module(int(k.cta_size), self.device, wide, int(k.probe_batch), k.frontier_cache, words)
         self._kernels = {p: module.get_function(kernel_name(p, stats)) for p in (False, True)}
         self._grid = persistent_grid(self.name, self._kernels.values(), int(k.cta_size), k.blocks_per_sm, self.device)
         dist = self.buffer("_dist", (width, n), cp.int32)
         parent = self.buffer("_parent", (width, n), cp.int32)
-        seen = self.buffer("_seen", n, cp.uint64)
-        visit = self.buffer("_visit", 3 * n, cp.uint64)
+        seen = self.buffer("_seen", n * words, cp.uint64)
+        visit = self.buffer("_visit", 3 * n * words, cp.uint64)
+        marks = self.buffer("_marks", 2 * n, cp.int32) if words > 1 else None
         queue = self.buffer("_queue", 3 * n + SPREAD, cp.int32)  # three queues, then the hub queue
         ctl = self.buffer("_ctl", CTL_WORDS, cp.uint64)
         levels = self.buffer("_levels", width, cp.int32)
@@ -334,7 +361,7 @@ class GpuMultiSourceBfs(GpuStrategy):
         # struct holds addresses only: the arrays stay referenced beside it.
         arrays = self.derived("_param_arrays", dict(
             row=row, col=dg.col_indices, in_row=in_row, in_col=in_col, dist=dist, seen=seen, visit=visit,
-            queue=queue, ctl=ctl, levels=levels, counters=counters, prof=prof))
+            queue=queue, ctl=ctl, levels=levels, counters=counters, prof=prof, marks=marks))
         fixed = dict(
             arrays, m_in=int(graph.m), alpha_milli=round(float(k.alpha) * MILLI),
             beta_milli=round(float(k.beta) * MILLI), n=n, bottom_up=1 if k.bottom_up else 0,
