@@ -599,7 +599,7 @@ def run(
                                "round r starting from the r-th variant (default 1: one variant after another)."),
     time_limit: float = typer.Option(None, "--time-limit", help="Seconds per traversal before out-of-time (default 60)."),
     predecessors: str = typer.Option(None, "--predecessors", help="false, true or both: also compute (and check) BFS parents."),
-    validate: str = typer.Option(None, "--validate", help="all (check every answer against the problem's baseline), certificate (an answer with a parent tree by its certificate alone, no baseline) or none."),
+    validate: str = typer.Option(None, "--validate", help="all (check every answer against the problem's baseline), certificate (an answer by its parent tree's certificate, or by its distances alone where every weight is positive: no baseline) or none."),
     require_gpu: bool = typer.Option(
         None, "--require-gpu/--no-require-gpu",
         help="Fail unless a GPU is usable (for GPU CI); --no-require-gpu runs a config that sets "

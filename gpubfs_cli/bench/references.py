@@ -1,8 +1,10 @@
 """The reference answers of one problem for one graph's sources, kept for validation.
 
 With `certify` (validate: certificate) nothing is solved ahead: an answer with a parent
-tree is checked by the problem's certificate (core/problem.py certify), one without by
-its source's baseline, solved then; `reaches` is None.
+tree is checked by the problem's certificate (core/problem.py certify); one without, by
+the certificate of its distances alone where the problem can prove them on this graph
+(certify_distances: BFS always, SSSP where every weight is positive), else by its
+source's baseline, solved then; `reaches` is None.
 
 Distances for every source are computed once per graph with the problem's sequential
 baseline (BFS: cpu.sequential; SSSP: cpu.dijkstra), outside any timed region. They are kept as arrays while they fit in `budget_bytes`; beyond
@@ -58,6 +60,8 @@ class References:
         self.graph = graph
         self.sources = list(sources)
         self.certify = certify
+        # answers without parents proved by their distances (no baseline solved)
+        self.certify_distances = certify and problem.certifies_distances(graph)
         itemsize = np.dtype(problem.distance_dtype).itemsize
         self.keep_arrays = not certify and len(sources) * graph.n * itemsize <= budget_bytes
         self._arrays: list[np.ndarray] = []
@@ -86,6 +90,8 @@ class References:
         source = self.sources[i]
         if self.certify and predecessors and result.parents is not None:
             return self.problem.certify(self.graph, source, result)
+        if self.certify_distances and not predecessors:
+            return self.problem.certify_distances(self.graph, source, result)
         if self.keep_arrays:
             reference = self._arrays[i]
         elif self.certify:

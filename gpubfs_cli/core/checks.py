@@ -1,6 +1,16 @@
 """Checks every problem's validator shares: exact distance comparison, depths of a
-parent tree (cycle detection), iteration over a graph's edges in bounded blocks, and
-one parallel count of the edges a distance array violates.
+parent tree (cycle detection), iteration over a graph's edges in bounded blocks, one
+parallel count of the edges a distance array violates, and the checks of distances that
+need no reference (relaxation_failures, support_failures).
+
+Distances alone, with every edge weight positive (BFS: 1), are proved shortest by two
+passes over the edges: relaxed (no edge out of a reached vertex can shorten a distance,
+none leaves the reached set) means none is too long; supported (every reached vertex but
+the source has a tight in-edge from a reached vertex, d[v] == d[u] + w) means none is too
+short, since following tight in-edges lowers the distance at every step and so ends at
+the source along a path of that length. A zero-weight edge breaks the second half (a
+cycle of them supports any distance), so a problem proves distances alone only where
+every weight is positive.
 
 Whole-array numpy or numba: nothing here loops over vertices or edges in Python.
 """
@@ -162,7 +172,10 @@ def certify_answer(result, n: int, certificate) -> str | None:
 
 
 @njit(cache=True, parallel=True)
-def _violations(row_offsets, col_indices, weights, unit, distances):
+def _violations(row_offsets, col_indices, weights, unit, distances, tight):
+    """(loose, escapes); where `tight` has a slot a vertex, also marks each v that some
+    edge u -> v out of a reached u reaches exactly (d[v] == d[u] + w)."""
+    mark = len(tight) == len(distances)
     loose = 0
     escapes = 0
     for u in prange(len(row_offsets) - 1):
@@ -170,22 +183,104 @@ def _violations(row_offsets, col_indices, weights, unit, distances):
         if du < 0:
             continue
         for j in range(row_offsets[u], row_offsets[u + 1]):
-            dv = distances[col_indices[j]]
+            v = col_indices[j]
+            dv = distances[v]
             if dv < 0:
                 escapes += 1
-            elif dv > du + (1 if unit else weights[j]):
+                continue
+            reach = du + (1 if unit else weights[j])
+            if dv > reach:
                 loose += 1
+            elif mark and dv == reach and not tight[v]:
+                tight[v] = True  # once a vertex: a write per tight edge would bounce its line between cores
     return loose, escapes
 
 
-def edge_violations(graph, distances: np.ndarray, weights: np.ndarray | None = None) -> tuple[int, int]:
+def edge_violations(graph, distances: np.ndarray, weights: np.ndarray | None = None,
+                    tight: np.ndarray | None = None) -> tuple[int, int]:
     """(loose, escapes) over every edge u -> v out of a reached vertex u (distance >= 0):
     loose when v's distance is longer than u's plus the edge's weight (1 without
     `weights`: BFS levels), escapes when v has none. Both zero: no edge can shorten a
     distance or reach past the reached set. One parallel pass; the validators' numpy
-    passes run only to name the first offender of a failed check."""
+    passes run only to name the first offender of a failed check. `tight` (n bools, all
+    False) gets True for every vertex some such edge reaches exactly (support_failures)."""
     unit = weights is None
     w = np.zeros(1, dtype=np.int64) if unit else weights
     loose, escapes = _violations(np.asarray(graph.row_offsets), np.asarray(graph.col_indices), w, unit,
-                                 np.asarray(distances, dtype=np.int64))
+                                 np.asarray(distances, dtype=np.int64),
+                                 np.zeros(0, dtype=np.bool_) if tight is None else tight)
     return int(loose), int(escapes)
+
+
+def relaxation_failures(graph, source: int, distances, weights: np.ndarray | None = None,
+                        block: int = 1 << 24, counts: tuple[int, int] | None = None) -> list[str]:
+    """The checks of distances that need no reference, each as 'check: detail': source
+    (d[source] == 0), relax (no edge u -> v out of a reached vertex has d[v] > d[u] + w;
+    `weights` per edge, None: 1 each, BFS levels) and component (no such edge reaches an
+    unreached vertex). One parallel pass over the edges (or its `counts`, edge_violations'
+    result, when already known); only where it finds an offender, numpy passes in blocks
+    of about `block` edges to name the first."""
+    distances = np.asarray(distances).astype(np.int64)
+    if distances.shape != (graph.n,):
+        return [f"shape: distances have shape {distances.shape}, expected ({graph.n},)"]
+    failures: list[str] = []
+    if distances[source] != 0:
+        failures.append(f"source: distance of source {source} is {distances[source]}, expected 0")
+    if (edge_violations(graph, distances, weights) if counts is None else counts) == (0, 0):
+        return failures
+    loose = escapes = 0
+    first_loose = first_escape = None
+    for rows, a, b in edge_ranges(graph, block):
+        cols = np.asarray(graph.col_indices[a:b])
+        w = 1 if weights is None else weights[a:b]
+        du = distances[rows]
+        dv = distances[cols]
+        reached = du >= 0
+        escape = reached & (dv < 0)
+        bad = reached & (dv >= 0) & (dv > du + w)
+        if bad.any():
+            loose += int(bad.sum())
+            if first_loose is None:
+                e = first_true(bad)
+                first_loose = (int(rows[e]), int(du[e]), int(cols[e]), int(dv[e]),
+                               1 if weights is None else int(weights[a + e]))
+        if escape.any():
+            escapes += int(escape.sum())
+            if first_escape is None:
+                e = first_true(escape)
+                first_escape = (int(rows[e]), int(cols[e]))
+    if first_loose is not None:
+        u, du, v, dv, w = first_loose
+        failures.append(
+            f"relax: {loose:,} edges would shorten a distance (first: {u} at {du} -> {v} at {dv}, weight {w})"
+        )
+    if first_escape is not None:
+        u, v = first_escape
+        failures.append(f"component: {escapes:,} edges leave the reached set (first: {u} -> {v}, which has no distance)")
+    return failures
+
+
+def support_failures(source: int, distances: np.ndarray, tight: np.ndarray) -> list[str]:
+    """'support' when some reached vertex other than the source is not `tight` (no edge
+    from a reached vertex reaches it exactly, edge_violations' marks: no path gives its
+    distance, which is too short); empty otherwise."""
+    lacking = (distances >= 0) & ~tight
+    lacking[source] = False
+    if not lacking.any():
+        return []
+    v = first_true(lacking)
+    return [f"support: {int(lacking.sum()):,} reached vertices have no tight in-edge from a reached vertex, "
+            f"so no path gives their distance (first: vertex {v} at {distances[v]})"]
+
+
+def distance_certificate(graph, source: int, distances, weights: np.ndarray | None = None) -> list[str]:
+    """Every check of distances alone (relaxation_failures, then support_failures), from
+    one parallel pass over the edges: empty proves them shortest where every weight is
+    positive (the module's note)."""
+    distances = np.asarray(distances).astype(np.int64)
+    if distances.shape != (graph.n,):
+        return relaxation_failures(graph, source, distances, weights)  # its shape failure
+    tight = np.zeros(graph.n, dtype=np.bool_)
+    counts = edge_violations(graph, distances, weights, tight)
+    return relaxation_failures(graph, source, distances, weights, counts=counts) + support_failures(
+        source, distances, tight)

@@ -132,6 +132,16 @@ class Problem:
         (core.checks.certify_answer and the problem's certificate), else why not (one line)."""
         raise NotImplementedError
 
+    def certifies_distances(self, graph) -> bool:
+        """Whether certify_distances can prove this graph's answers without parents."""
+        return False
+
+    def certify_distances(self, graph, source: int, answer: Answer) -> str | None:
+        """None when `answer`'s distances alone are proved shortest with no reference
+        (relaxed and supported: core.checks.distance_certificate), else why not (one line).
+        Only where certifies_distances(graph)."""
+        raise NotImplementedError
+
     def facts(self, graph) -> ReachedEdges:
         """The per-graph object that measures answers."""
         return ReachedEdges(graph)

@@ -1,8 +1,11 @@
 """validate: certificate. An answer with a parent tree is proved by its certificate (the
 problem's certify: a tight, acyclic tree to the source and no edge left to relax), with
-no baseline solved; one without parents is checked against its source's baseline, solved
-then. Every damaged answer of test_runner_answers gets the same verdict as under
-validate: all, and only the answers without parents cost a baseline."""
+no baseline solved; one without parents by its distances alone (no edge left to relax,
+and a tight in-edge into every reached vertex but the source) where every weight is
+positive, with no baseline solved either; on a graph with a zero weight, against its
+source's baseline, solved then. Every damaged answer of test_runner_answers gets the same
+verdict as under validate: all; only an answer whose parents were asked for and are
+missing, or one without parents on a zero-weight graph, costs a baseline."""
 
 from __future__ import annotations
 
@@ -49,12 +52,46 @@ def test_every_wrong_answer_is_caught_without_a_baseline_where_parents_prove_it(
     assert s["status"] == status, s["reason"]
     assert s["valid"] is (status == "ok")
     assert doc["config"]["validate"] == "certificate"
-    has_parents = parents and damage.__name__ != "parents_missing"
-    assert solved == ([] if has_parents else [SOURCE])  # a baseline only for an answer without parents
-    if has_parents and status != "ok":
+    missing = parents and damage.__name__ == "parents_missing"
+    assert solved == ([SOURCE] if missing else [])  # a baseline only where asked-for parents are missing
+    if not missing and status != "ok":
         check = s["reason"].split(":")[0]  # the certificate's check, named as the validators name theirs
         assert check in {"source", "relax", "component", "root", "reach", "tree-edge", "tight", "cycle", "levels",
-                         "edge-span", "shape", "whole", "distances have shape (35,), expected (36,)"}, s["reason"]
+                         "edge-span", "shape", "whole", "support", "distances have shape (35,), expected (36,)"}, s["reason"]
+
+
+@pytest.mark.parametrize("problem", ["bfs", "sssp"])
+def test_distances_too_short_yet_relaxed_are_caught_by_their_support(tmp_path, monkeypatch, problem):
+    """Every vertex at half its distance (rounded down) relaxes every edge, since nothing
+    got longer, and only the support check (no tight in-edge gives the distance) catches
+    it; with no baseline solved."""
+    def halved(g, d, p):
+        return np.where(d > 0, d // 2, d), p
+
+    doc, solved = run(tmp_path, monkeypatch, problem, fake(problem, halved), "false")
+    (s,) = doc["samples"]
+    assert s["status"] == "wrong-answer" and s["reason"].startswith("support:"), s["reason"]
+    assert solved == []
+
+
+def test_a_zero_weight_graph_checks_answers_without_parents_against_the_baseline(tmp_path, monkeypatch):
+    """A zero-weight cycle supports any distance, so the distances alone prove nothing
+    there: the baseline is solved and a made-up distance on the cycle differs from it."""
+    src = np.array([0, 1, 0, 2, 2, 3])
+    dst = np.array([1, 0, 2, 0, 3, 2])
+    g = from_edges(src, dst, 4, weights=np.array([5, 5, 1, 1, 0, 0]), name="zw", self_loops="drop",
+                   duplicates="drop")
+
+    def made_up(g, d, p):
+        d[2] = d[3] = 0  # relaxed, and each the other's tight in-edge
+        return d, p
+
+    doc, solved = run(tmp_path, monkeypatch, "sssp", fake("sssp", made_up), "false", graph=g)
+    (s,) = doc["samples"]
+    assert s["status"] == "wrong-answer" and s["reason"].startswith("distances differ"), s["reason"]
+    assert solved == [SOURCE]
+    doc, solved = run(tmp_path, monkeypatch, "sssp", DijkstraSssp, "false", graph=g)
+    assert [x["status"] for x in doc["samples"]] == ["ok"] and solved == [SOURCE]
 
 
 def test_a_zero_weight_cycle_claiming_a_distance_is_caught(tmp_path, monkeypatch):

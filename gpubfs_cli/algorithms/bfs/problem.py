@@ -67,6 +67,14 @@ class Bfs(Problem):
 
         return certify_answer(answer, graph.n, lambda d, p: graph500_failures(graph, source, d, p))
 
+    def certifies_distances(self, graph) -> bool:
+        return True  # every edge counts 1
+
+    def certify_distances(self, graph, source, answer) -> str | None:
+        from gpubfs_cli.core.checks import certify_answer, distance_certificate
+
+        return certify_answer(answer, graph.n, lambda d, p: distance_certificate(graph, source, d))
+
     def facts(self, graph) -> BfsFacts:
         return BfsFacts(graph)
 

@@ -61,6 +61,17 @@ class Sssp(Problem):
 
         return certify_answer(answer, graph.n, lambda d, p: certificate_failures(graph, source, d, p))
 
+    def certifies_distances(self, graph) -> bool:
+        from gpubfs_cli.algorithms.sssp.validate import positive_weights
+
+        return positive_weights(graph)
+
+    def certify_distances(self, graph, source, answer) -> str | None:
+        from gpubfs_cli.algorithms.sssp.validate import distance_certificate_failures
+        from gpubfs_cli.core.checks import certify_answer
+
+        return certify_answer(answer, graph.n, lambda d, p: distance_certificate_failures(graph, source, d))
+
     def facts(self, graph) -> SsspFacts:
         return SsspFacts(graph)
 

@@ -18,7 +18,9 @@ Without a reference, relaxation_failures checks what makes distances shortest:
 (implied by equal distances, so validate() does not repeat that edge pass).
 Relaxation plus the parent checks certify distances with no reference at all
 (certificate_failures): relaxed means no distance is too long, a tight acyclic tree
-to the source means none is too short.
+to the source means none is too short. Without parents, relaxed and supported (every
+reached vertex but the source has a tight in-edge) prove them where every weight is
+positive (distance_certificate_failures, core/checks.py says why).
 """
 
 from __future__ import annotations
@@ -27,11 +29,10 @@ import numpy as np
 from numba import njit, prange
 
 from gpubfs_cli.algorithms.sssp.inputs import integer_weights
+from gpubfs_cli.core import checks
 from gpubfs_cli.core.answer import Answer
 from gpubfs_cli.core.checks import (
     check_answer,
-    edge_ranges,
-    edge_violations,
     first_true,
     root_check,
     tree_depths,
@@ -127,45 +128,22 @@ def parent_failures(graph: CSRGraph, source: int, distances, parents) -> list[st
 
 
 def relaxation_failures(graph: CSRGraph, source: int, distances, block: int = 1 << 24) -> list[str]:
-    """The checks of distances that need no reference (source, relax, component), in
-    one pass over the edges in blocks of about `block` edges."""
-    distances = np.asarray(distances).astype(np.int64)
-    if distances.shape != (graph.n,):
-        return [f"shape: distances have shape {distances.shape}, expected ({graph.n},)"]
-    failures: list[str] = []
-    if distances[source] != 0:
-        failures.append(f"source: distance of source {source} is {distances[source]}, expected 0")
-    weights = integer_weights(graph)
-    if edge_violations(graph, distances, weights) == (0, 0):
-        return failures
-    loose = escapes = 0
-    first_loose = first_escape = None
-    for rows, a, b in edge_ranges(graph, block):
-        cols = np.asarray(graph.col_indices[a:b])
-        du = distances[rows]
-        dv = distances[cols]
-        reached = du >= 0
-        escape = reached & (dv < 0)
-        bad = reached & (dv >= 0) & (dv > du + weights[a:b])
-        if bad.any():
-            loose += int(bad.sum())
-            if first_loose is None:
-                e = first_true(bad)
-                first_loose = (int(rows[e]), int(du[e]), int(cols[e]), int(dv[e]), int(weights[a + e]))
-        if escape.any():
-            escapes += int(escape.sum())
-            if first_escape is None:
-                e = first_true(escape)
-                first_escape = (int(rows[e]), int(cols[e]))
-    if first_loose is not None:
-        u, du, v, dv, w = first_loose
-        failures.append(
-            f"relax: {loose:,} edges would shorten a distance (first: {u} at {du} -> {v} at {dv}, weight {w})"
-        )
-    if first_escape is not None:
-        u, v = first_escape
-        failures.append(f"component: {escapes:,} edges leave the reached set (first: {u} -> {v}, which has no distance)")
-    return failures
+    """The checks of distances that need no reference (source, relax, component) with the
+    graph's weights (core.checks.relaxation_failures)."""
+    return checks.relaxation_failures(graph, source, distances, integer_weights(graph), block)
+
+
+def positive_weights(graph: CSRGraph) -> bool:
+    """Whether every edge weight is above zero: then distances alone can be proved
+    (certify_distances); a zero weight leaves answers without parents to the baseline."""
+    w = integer_weights(graph)
+    return len(w) == 0 or int(w.min()) > 0
+
+
+def distance_certificate_failures(graph: CSRGraph, source: int, distances) -> list[str]:
+    """Relaxed and supported (core.checks.distance_certificate): proof of distances with
+    no parents and no reference, where every weight is positive (positive_weights)."""
+    return checks.distance_certificate(graph, source, distances, integer_weights(graph))
 
 
 def certificate_failures(graph: CSRGraph, source: int, distances, parents) -> list[str]:
