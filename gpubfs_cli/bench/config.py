@@ -14,8 +14,7 @@ Keys (all optional except datasets):
   sources:       random sources per graph (100)
   seed:          seed of the source generator (0)
   fixed_sources: [V, ...]  run from these vertices instead of random ones
-  validate:      all | certificate | none (certificate: a parent tree, or the distances alone where every
-                 weight is positive, proves an answer, no baseline)
+  validate:      all | certificate | none (certificate: proved by parents or distances, no baseline)
   predecessors:  false | true | both
   time_limit_s:  per traversal; a variant over it is out-of-time on that graph (60)
   warmup:        untimed runs per variant and graph before the timed ones (1)
