@@ -62,6 +62,9 @@
 #   sssp-cta-size   studies/sssp-cta-size.yaml (near_far at 256, 384 and 512 threads, in
 #                rounds and asynchronous, delta at 256 and 384) on the same five graphs
 #                -> results/sssp-cta-size.json; resumed when cut
+#   msbfs-width  studies/msbfs-width.yaml (msbfs.bfs passes of 64, 128 and 256 sources
+#                beside do.bfs, 1,024 sources a graph) -> results/msbfs-width.json; resumed
+#                from its journal when cut (several calls; carry results/ between machines)
 #   sssp-auto-warps   studies/sssp-auto-warps.yaml (near_far at 512 threads, with and without
 #                the asynchronous leader, beside the defaults and sssp.delta, on sssp-auto's
 #                thirteen graphs) -> results/sssp-auto-warps.json; resumed when cut
@@ -232,6 +235,7 @@ for part in "$@"; do
     sssp-auto-heldout) sh_run "$part" 580 "$NY && $(run_or_resume sssp-auto-heldout studies/sssp-auto-heldout.yaml) &&" \
       "python3 scripts/build_auto_table.py --problem sssp --check results/sssp-auto-heldout.json;" \
       "python3 scripts/build_auto_table.py --problem sssp --check --table-only results/sssp-auto-heldout.json" ;;
+    msbfs-width) sh_run "$part" 580 "$(run_or_resume "$part" "studies/$part.yaml") && $G report results/$part.json --format md" ;;
     graph500-large) sh_run "$part" 580 "$(run_or_resume graph500-large graph500 -d "$G500_LARGE") &&" \
       "$G report --graph500 results/graph500-large.json" ;;
     gunrock) sh_run gunrock 580 "$(config do do -d $LOW)" ;;
