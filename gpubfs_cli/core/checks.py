@@ -4,13 +4,14 @@ parallel count of the edges a distance array violates, and the checks of distanc
 need no reference (relaxation_failures, support_failures).
 
 Distances alone, with every edge weight positive (BFS: 1), are proved shortest by two
-passes over the edges: relaxed (no edge out of a reached vertex can shorten a distance,
-none leaves the reached set) means none is too long; supported (every reached vertex but
-the source has a tight in-edge from a reached vertex, d[v] == d[u] + w) means none is too
-short, since following tight in-edges lowers the distance at every step and so ends at
-the source along a path of that length. A zero-weight edge breaks the second half (a
-cycle of them supports any distance), so a problem proves distances alone only where
-every weight is positive.
+conditions, both checked in one parallel pass over the edges (edge_violations): relaxed
+(no edge out of a reached vertex can shorten a distance, none leaves the reached set)
+means none is too long; supported (every reached vertex but the source has a tight
+in-edge from a reached vertex, d[v] == d[u] + w) means none is too short, since
+following tight in-edges lowers the distance at every step and so ends at the source
+along a path of that length. A zero-weight edge breaks the second half (a cycle of them
+supports any distance), so a problem proves distances alone only where every weight is
+positive.
 
 Whole-array numpy or numba: nothing here loops over vertices or edges in Python.
 """
@@ -220,7 +221,7 @@ def relaxation_failures(graph, source: int, distances, weights: np.ndarray | Non
     unreached vertex). One parallel pass over the edges (or its `counts`, edge_violations'
     result, when already known); only where it finds an offender, numpy passes in blocks
     of about `block` edges to name the first."""
-    distances = np.asarray(distances).astype(np.int64)
+    distances = np.asarray(distances, dtype=np.int64)  # no copy where distance_certificate made one
     if distances.shape != (graph.n,):
         return [f"shape: distances have shape {distances.shape}, expected ({graph.n},)"]
     failures: list[str] = []
@@ -277,7 +278,7 @@ def distance_certificate(graph, source: int, distances, weights: np.ndarray | No
     """Every check of distances alone (relaxation_failures, then support_failures), from
     one parallel pass over the edges: empty proves them shortest where every weight is
     positive (the module's note)."""
-    distances = np.asarray(distances).astype(np.int64)
+    distances = np.asarray(distances, dtype=np.int64)
     if distances.shape != (graph.n,):
         return relaxation_failures(graph, source, distances, weights)  # its shape failure
     tight = np.zeros(graph.n, dtype=np.bool_)
