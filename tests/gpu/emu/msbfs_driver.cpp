@@ -35,7 +35,7 @@ const std::vector<emu_lib::Entry>& emu_lib::kernels() {
 #define MS_FIELDS(X)                                                                                     \
     X(row) X(col) X(in_row) X(in_col) X(dist) X(parent) X(seen) X(visit) X(queue) X(ctl) X(levels)       \
         X(counters) X(prof) X(marks) X(m_in) X(alpha_milli) X(beta_milli) X(n) X(hub_edges) X(counter_cap)       \
-            X(prof_cap) X(bottom_up) X(thread_edges)
+            X(prof_cap) X(bottom_up) X(thread_edges) X(warp_edges)
 #define MS_NAME(f) #f " "
 #define MS_OFFSET(f) (long long)offsetof(msbfs::Params, f),
 

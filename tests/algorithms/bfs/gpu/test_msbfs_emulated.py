@@ -20,6 +20,8 @@ warp).
 The hub pass (top-down lists of hub_edges or more spread over the grid's warps after the
 level's barrier) runs with hub_edges 1 and 3 on these graphs, also in a build whose hub
 queue holds 8 lists (MSBFS_SPREAD 8), so that lists past its room stay with their tiles.
+Bottom-up, lists still lacking sources past warp_edges 1, 2 or 5 in-edges are held for
+the hub pass (their remaining in-edges a chunk a warp): answers and series exact too.
 """
 
 from __future__ import annotations
@@ -121,10 +123,12 @@ def in_edges(g) -> tuple[np.ndarray, np.ndarray]:
     return offsets, rows[order]
 
 
-def bottom_up_scan(g, dist, L: int, thread_edges: int) -> tuple[int, int]:
-    """(vertices, in-edges) a bottom-up level L examines: every vertex lacking a live
-    source (one with a level-L frontier) scans its in-edges in order until it has them
-    all, its thread the first thread_edges (0: all), then its warp 32 a step."""
+def bottom_up_scan(g, dist, L: int, thread_edges: int, warp_edges: int = 0) -> tuple[int, int, int]:
+    """(vertices, in-edges, lists held for the hub pass) of bottom-up level L:
+    every vertex lacking a live source (one with a level-L frontier) scans its in-edges in
+    order until it has them all, its thread the first thread_edges (0: all), then its warp
+    32 a step, up to warp_edges in-edges (0: all); a list that goes on past them still
+    lacking a source there is held, and the hub pass examines every in-edge past them."""
     frontier, seen = dist == L, (dist >= 0) & (dist <= L)  # sources x vertices
     miss = ~seen & frontier.any(axis=1)[:, None]  # the live sources each vertex lacks
     row, col = in_edges(g)
@@ -143,12 +147,15 @@ def bottom_up_scan(g, dist, L: int, thread_edges: int) -> tuple[int, int]:
         wanted = miss[i]
         complete &= ~wanted | (first >= 0)
         done = np.where(wanted, np.maximum(done, first + 1), done)
-    scanned = np.where(complete, done, degree)
+    reach = np.minimum(degree, warp_edges) if warp_edges > 0 else degree  # the thread's and warp's part
+    within = complete & (done <= reach)
+    scanned = np.where(within, done, degree)
     if thread_edges > 0:  # past them the warp scans 32 in-edges a step, the last step whole
-        warp = np.minimum(-(-(done - thread_edges) // 32) * 32, degree - thread_edges)
-        scanned = np.where(complete & (done > thread_edges), thread_edges + warp, scanned)
+        warp = np.minimum(-(-(done - thread_edges) // 32) * 32, reach - thread_edges)
+        scanned = np.where(within & (done > thread_edges), thread_edges + warp, scanned)
     lacking = miss.any(axis=0)
-    return int(lacking.sum()), int(scanned[lacking].sum())
+    held = lacking & ~within & (degree > reach)
+    return int(lacking.sum()), int(scanned[lacking].sum()), int(held.sum())
 
 
 def check_level_counters(g, answers, knobs, label):
@@ -168,7 +175,7 @@ def check_level_counters(g, answers, knobs, label):
         want["frontier"].append(int(frontier.sum()))
         want["labels"].append(int((dist == L + 1).sum()))
         if bu:
-            vertices, edges = bottom_up_scan(g, dist, L, int(knobs.thread_edges))
+            vertices, edges, _ = bottom_up_scan(g, dist, L, int(knobs.thread_edges), int(knobs.warp_edges))
         else:
             vertices, edges = int(frontier.sum()), int(out_deg[frontier].sum())
         want["vertices_examined"].append(vertices)
@@ -192,13 +199,18 @@ def check_level_counters(g, answers, knobs, label):
 
 
 def expected_hub_levels(g, answers, knobs) -> int:
-    """The top-down levels whose frontier holds a list of hub_edges or more (0: none)."""
-    if knobs.hub_edges == 0:
-        return 0
+    """The levels that run a hub pass: top-down, a frontier holding a list of hub_edges
+    or more; bottom-up, a list held past warp_edges (bottom_up_scan)."""
     dist = np.stack([np.asarray(a.distances) for a in answers])
     deg = g.out_degrees()
-    return sum(1 for L, bu in enumerate(expected_directions(g, answers, knobs))
-               if not bu and (deg[(dist == L).any(axis=0)] >= knobs.hub_edges).any())
+    count = 0
+    for L, bu in enumerate(expected_directions(g, answers, knobs)):
+        if bu:
+            count += knobs.warp_edges > 0 and bottom_up_scan(g, dist, L, int(knobs.thread_edges),
+                                                             int(knobs.warp_edges))[2] > 0
+        else:
+            count += knobs.hub_edges > 0 and bool((deg[(dist == L).any(axis=0)] >= knobs.hub_edges).any())
+    return count
 
 
 def check_pass(strategy, g, batch, answers, label):
@@ -387,6 +399,75 @@ def test_the_hub_pass_changes_no_answer(monkeypatch, emulation):
             np.testing.assert_array_equal(x.distances, y.distances)
             for key in ms.PER_LEVEL:
                 np.testing.assert_array_equal(x.counters[key], y.counters[key])
+
+
+# Bottom-up lists held past warp_edges for the hub pass: after 1, 2 or 5 in-edges, the
+# thread alone or with its warp, 64 and wider sets, both offset widths.
+BU_HUBS = [{**FORCED_BU, "warp_edges": 1, "counters": True},
+           {**FORCED_BU, "warp_edges": 5, "thread_edges": 2, "counters": True},
+           {**FORCED_BU, "warp_edges": 2, "thread_edges": 0, "counters": True},
+           {"alpha": 0.5, "beta": 2.0, "warp_edges": 2, "thread_edges": 1, "profile": True},
+           {**FORCED_BU, "warp_edges": 2, "thread_edges": 1, "counters": True, "width": 130}]
+
+
+def held_counter(held: list):
+    """A run() check that appends, per bottom-up level of the pass, the lists it holds
+    (the replay's)."""
+    def count_held(g, answers, k):
+        dist = np.stack([np.asarray(a.distances) for a in answers])
+        held.extend(bottom_up_scan(g, dist, L, int(k.thread_edges), int(k.warp_edges))[2]
+                    for L, bu in enumerate(expected_directions(g, answers, k)) if bu)
+    return count_held
+
+
+@pytest.mark.parametrize("knobs", BU_HUBS, ids=[_id(k) for k in BU_HUBS])
+def test_bottom_up_hub_pass(monkeypatch, emulation, knobs):
+    """Lists still lacking sources past warp_edges are held for the hub pass, the rest of
+    their in-edges a chunk a warp over the grid: exact answers and parents, every
+    per-level series exact against the replay (each held list's in-edges all examined),
+    hub_levels on exactly the levels with a held list. Not vacuous: some level held a list."""
+    held = []
+    passes = run(monkeypatch, emulation, knobs, GRAPHS, check=held_counter(held))
+    assert max(held) > 0 and any(int(p[0].counters["hub_levels"]) > 0 for p in passes)
+
+
+def test_held_lists_have_no_room_limit(monkeypatch, emulation):
+    """In the build whose top-down hub queue holds 8 lists, a level holding more than 8
+    lists still gets them all through the hub pass (they queue after that room): exact
+    answers and series."""
+    defines = ms.kernel_defines
+    monkeypatch.setattr(ms, "kernel_defines", lambda *a, **kw: {**defines(*a, **kw), **SPREAD8})
+    held = []
+    run(monkeypatch, emulation, {**FORCED_BU, "warp_edges": 1, "counters": True}, GRAPHS, check=held_counter(held))
+    assert {dict(d).get("MSBFS_SPREAD") for d in emulation.defines} == {8}
+    assert max(held) > 8
+
+
+def test_bottom_up_hub_pass_64bit_offsets(monkeypatch, emulation):
+    run(monkeypatch, emulation, {**FORCED_BU, "warp_edges": 2, "thread_edges": 1, "counters": True},
+        ["rmat", "star300"], offsets=64)
+
+
+def test_the_bottom_up_hub_pass_changes_no_answer(monkeypatch, emulation):
+    """warp_edges 0 (warps only) and 1 give the same distances, frontiers and labels on
+    every graph."""
+    off = run(monkeypatch, emulation, {**FORCED_BU, "warp_edges": 0, "counters": True}, GRAPHS, preds=(False,))
+    on = run(monkeypatch, emulation, {**FORCED_BU, "warp_edges": 1, "counters": True}, GRAPHS, preds=(False,))
+    assert all(int(p[0].counters["hub_levels"]) == 0 for p in off)
+    for a, b in zip(off, on, strict=True):
+        for x, y in zip(a, b, strict=True):
+            np.testing.assert_array_equal(x.distances, y.distances)
+            for key in ("direction", "frontier", "vertices_examined", "labels"):
+                np.testing.assert_array_equal(x.counters[key], y.counters[key])
+
+
+def test_held_lists_bound_the_bottom_up_hub_queue():
+    """Room for every list of more than warp_edges in-edges: at most m / (warp_edges + 1),
+    and n; none with warp_edges 0."""
+    assert ms.held_lists(10, 100, 0) == 0
+    assert ms.held_lists(10, 100, 1) == 10
+    assert ms.held_lists(1000, 100, 4) == 20
+    assert ms.held_lists(1000, 99, 4) == 19  # 20 lists of 5 would need 100 edges
 
 
 def test_counters_name_their_instantiation():

@@ -22,7 +22,13 @@
 //              level-L frontier is not empty) scans u's in-edges, taking from each
 //              neighbour v the bits of vis(L)[v] it still needs (v is their parent), and
 //              stops once every live source has reached u; past thread_edges in-edges
-//              its warp scans the rest of the list with it, 32 edges a step
+//              its warp scans the rest of the list with it, 32 edges a step. A list
+//              still lacking sources past warp_edges in-edges is held for a hub pass
+//              after the level's barrier, its remaining edges a chunk a warp over the
+//              grid (an atomicOr into vis(L+1)[u] a find), then a settling pass labels
+//              and queues those vertices: two more barriers, only on a level with such
+//              a list. So a hub's list (64 K in-edges: 2,000 dependent 32-edge steps
+//              for one warp) is not the level's critical path
 //
 // The queue rather than a scan of all n words per level: a top-down level costs its
 // frontier's edges, not n (a path or a road graph runs thousands of tiny levels), and
@@ -187,6 +193,7 @@ struct State : Params {
     __device__ int* q(int L) const { return queue + (size_t)(L % 3) * n; }
     __device__ word_t* slot(int L) const { return ctl + (L % 3) * MS_SLOT_WORDS; }
     __device__ int* hubs() const { return queue + (size_t)3 * n; }
+    __device__ int* held() const { return queue + (size_t)3 * n + MSBFS_SPREAD; }  // two ints a held list
     __device__ word_t* hub_slot(int L) const { return slot(L + 1) + MS_SLOT_HUBS; }  // its count
     __device__ int out_degree(int v) const { return (int)(row[v + 1] - row[v]); }
     __device__ int in_degree(int v) const { return (int)(in_row[v + 1] - in_row[v]); }
@@ -355,28 +362,88 @@ __device__ void hub_pass(const State& S, Shared& sh, int L, int count) {
     flush<STATS>(S, sh, L, c);
 }
 
+// The lists a warp's lanes left unfinished: the warp takes them one at a time, a lane an
+// edge, 32 a step, up to the lane's lim; a bit found by several lanes goes to the lowest
+// (an exclusive prefix OR). Each such lane's acc gains what the warp found, its miss
+// keeps what it did not.
+template <bool PRED, bool STATS>
+__device__ __forceinline__ void warp_scan(const State& S, const Bits* cur, int u, Bits& miss, Bits& acc,
+                                          offset_t e, offset_t lim, Counts& c) {
+    const int lane = lane_id();
+    for (unsigned int rest = __ballot_sync(GPUBFS_FULL_MASK, miss.any() && e < lim); rest;
+         rest &= rest - 1) {
+        const int j = __ffs(rest) - 1;
+        const int uj = __shfl_sync(GPUBFS_FULL_MASK, u, j);
+        Bits missj = shfl_bits(miss, j);
+        const offset_t endj = __shfl_sync(GPUBFS_FULL_MASK, lim, j);
+        for (offset_t b = __shfl_sync(GPUBFS_FULL_MASK, e, j); b < endj && missj.any(); b += 32) {
+            int v = -1;
+            Bits got = no_bits();
+            if (b + lane < endj) {
+                if (STATS) ++c.edges;
+                v = S.in_col[b + lane];
+                got = frontier_bits(cur + v) & missj;
+            }
+            Bits below = got;  // inclusive prefix OR over the lanes
+#pragma unroll
+            for (int d = 1; d < 32; d <<= 1) {
+                const Bits y = shfl_up_bits(below, d);
+                if (lane >= d) below = below | y;
+            }
+            const Bits all = shfl_bits(below, 31);
+            const Bits earlier = shfl_up_bits(below, 1);
+            const Bits fresh = lane ? got & ~earlier : got;
+            if (PRED && fresh.any()) S.name_parent(fresh, uj, v);
+            missj = missj & ~all;
+        }
+        if (lane == j) {  // the bits the warp found for u
+            acc = acc | (miss & ~missj);
+            miss = missj;
+        }
+    }
+}
+
+// u's list, still lacking sources at lim, held for the hub pass: its chunks past lim
+// queued, what was found so far left in vis(L+1)[u] (the hub pass ors the rest in,
+// settle_hubs labels u); acc and miss come back empty.
+__device__ __forceinline__ void hold(const State& S, int L, int u, offset_t lim, Bits& miss, Bits& acc) {
+    const word_t chunks = ((word_t)(S.in_row[u + 1] - lim) + MSBFS_HELD_CHUNK - 1) / MSBFS_HELD_CHUNK;
+    const word_t at = atomicAdd(S.slot(L + 1) + MS_SLOT_HUBS, (1ull << MS_HELD_SHIFT) | chunks);
+    int* entry = S.held() + 2 * (size_t)(at >> MS_HELD_SHIFT);
+    entry[0] = u;
+    entry[1] = (int)(at & ((1ull << MS_HELD_SHIFT) - 1));  // its first chunk
+    S.vis(L + 1)[u] = acc;
+    acc = no_bits();
+    miss = no_bits();
+}
+
 // A thread per vertex, grid-stride with warp-uniform trips (base is the warp's: the
 // queue's ballots and label_warp need every lane). Only u's warp writes seen[u],
 // vis(L+1)[u] and u's labels in a bottom-up level: no atomics. `live`: the sources with
 // a level-L frontier, the only ones that can reach u now (a finished or isolated source
-// would otherwise keep every vertex scanning its whole list).
+// would otherwise keep every vertex scanning its whole list). A list's first warp_edges
+// in-edges (0: all) are its thread's and its warp's; a list still lacking sources past
+// them is held (warp_scan), and the grid's warps finish it after the level's barrier
+// (bottom_up_hubs), so one warp's hub does not hold up the level.
 template <bool PRED, bool STATS>
-__device__ void bottom_up(const State& S, int L, const Bits& live, int thread_edges, Counts& c) {
+__device__ void bottom_up(const State& S, int L, const Bits& live, int thread_edges, int warp_edges, Counts& c) {
     const Bits* cur = S.vis(L);
     Bits* next = S.vis(L + 1);
     const int lane = lane_id();
     const long long stride = grid_threads<BLOCK, long long>();
     for (long long base = grid_thread<BLOCK, long long>() - lane; base < S.n; base += stride) {
         const int u = (int)base + lane;
-        Bits s = no_bits(), miss = no_bits(), acc = no_bits();  // miss: the live sources u still lacks
-        offset_t e = 0, end = 0;
+        Bits miss = no_bits(), acc = no_bits();  // miss: the live sources u still lacks
+        offset_t e = 0, lim = 0;  // lim: the list's end, or warp_edges in-edges in
+        bool longer = false;      // the list goes on past lim
         if (u < S.n) {
-            s = load_cg(S.seen_at(u));
-            miss = ~s & live;  // live holds only the batch's sources
+            miss = ~load_cg(S.seen_at(u)) & live;  // live holds only the batch's sources
             if (miss.any()) {
                 e = S.in_row[u];
-                end = S.in_row[u + 1];
-                const offset_t first = e, stop = thread_edges > 0 && end - e > thread_edges ? e + thread_edges : end;
+                lim = S.in_row[u + 1];
+                longer = warp_edges > 0 && lim - e > warp_edges;
+                if (longer) lim = e + warp_edges;
+                const offset_t stop = thread_edges > 0 && lim - e > thread_edges ? e + thread_edges : lim;
                 // BU_BATCH in-edges at a time: their column and frontier loads are
                 // issued unconditionally (clamped to the list), then taken in order, so
                 // the edges examined and the parents named are a serial scan's.
@@ -397,47 +464,19 @@ __device__ void bottom_up(const State& S, int L, const Bits& live, int thread_ed
                                 if (PRED) S.name_parent(fresh, u, v[j]);
                             }
                             ++e;
+                            if (STATS) ++c.edges;
                         }
                     }
                 }
-                if (STATS) {
-                    ++c.vertices;
-                    c.edges += (edge_count_t)(e - first);
-                }
+                if (STATS) ++c.vertices;
             }
         }
-        // The lists left unfinished: the warp takes them one at a time, a lane an edge;
-        // a bit found by several lanes goes to the lowest (an exclusive prefix OR).
-        for (unsigned int rest = __ballot_sync(GPUBFS_FULL_MASK, miss.any() && e < end); rest; rest &= rest - 1) {
-            const int j = __ffs(rest) - 1;
-            const int uj = __shfl_sync(GPUBFS_FULL_MASK, u, j);
-            Bits missj = shfl_bits(miss, j);
-            const offset_t endj = __shfl_sync(GPUBFS_FULL_MASK, end, j);
-            for (offset_t b = __shfl_sync(GPUBFS_FULL_MASK, e, j); b < endj && missj.any(); b += 32) {
-                int v = -1;
-                Bits got = no_bits();
-                if (b + lane < endj) {
-                    if (STATS) ++c.edges;
-                    v = S.in_col[b + lane];
-                    got = frontier_bits(cur + v) & missj;
-                }
-                Bits below = got;  // inclusive prefix OR over the lanes
-#pragma unroll
-                for (int d = 1; d < 32; d <<= 1) {
-                    const Bits y = shfl_up_bits(below, d);
-                    if (lane >= d) below = below | y;
-                }
-                const Bits all = shfl_bits(below, 31);
-                const Bits earlier = shfl_up_bits(below, 1);
-                const Bits fresh = lane ? got & ~earlier : got;
-                if (PRED && fresh.any()) S.name_parent(fresh, uj, v);
-                missj = missj & ~all;
-            }
-            if (lane == j) acc = acc | (miss & ~missj);  // the bits the warp found for u
-        }
+        warp_scan<PRED, STATS>(S, cur, u, miss, acc, e, lim, c);
+        if (longer && miss.any()) hold(S, L, u, lim, miss, acc);
         S.label_warp(acc, u, L + 1);  // acc is final on every lane
         const bool mine = acc.any();
         if (mine) {
+            const Bits s = load_cg(S.seen_at(u));  // read again rather than held through the scan
             *S.seen_at(u) = s | acc;
             next[u] = acc;
             c.joined(S, u, acc, true, (s | acc) == S.full);
@@ -448,6 +487,77 @@ __device__ void bottom_up(const State& S, int L, const Bits& live, int thread_ed
         }
         S.enqueue(L, mine, u);
     }
+}
+
+// The held lists' chunks (a held list's in-edges past warp_edges, MSBFS_HELD_CHUNK at a
+// time) as a sorted array: entry i's first chunk, for the binary search of a chunk's list.
+struct FirstChunks {
+    const int* held;
+    __device__ __forceinline__ int operator[](int i) const { return __ldcg(held + 2 * (size_t)i + 1); }
+};
+
+// After bottom-up level L's barrier: every in-edge of the held lists past warp_edges, a
+// chunk of one list a warp at a time over the whole grid. An edge from a neighbour whose
+// frontier holds live sources the list's vertex still lacks ors them into vis(L+1)[u];
+// the bits an or sets first name this neighbour their parent. Every such edge is
+// examined, so the counts do not depend on timing.
+template <bool PRED, bool STATS>
+__device__ void bottom_up_hubs(const State& S, Shared& sh, int L, const Bits& live, word_t h, int warp_edges) {
+    Counts c;
+    const int lists = (int)(h >> MS_HELD_SHIFT);
+    const long long chunks = (long long)(h & ((1ull << MS_HELD_SHIFT) - 1));
+    const int lane = lane_id();
+    const Bits* cur = S.vis(L);
+#pragma unroll 1
+    for (long long k = grid_warp<BLOCK>(); k < chunks; k += grid_warps<BLOCK>()) {
+        const int i = mergepath_vertical(FirstChunks{S.held()}, lists, (int)k) - 1;  // the last list starting <= k
+        const int u = __ldcg(S.held() + 2 * (size_t)i);
+        Bits* acc = S.vis(L + 1) + u;
+        const Bits need = live & ~load_cg(S.seen_at(u));
+        const offset_t from = S.in_row[u] + warp_edges + (offset_t)(k - __ldcg(S.held() + 2 * (size_t)i + 1)) *
+                                                                 MSBFS_HELD_CHUNK;
+        const offset_t end = S.in_row[u + 1], to = end - from > MSBFS_HELD_CHUNK ? from + MSBFS_HELD_CHUNK : end;
+        for (offset_t b = from + lane; b < to; b += 32) {
+            if (STATS) ++c.edges;
+            const int v = S.in_col[b];
+            const Bits got = frontier_bits(cur + v) & need;
+            if (got.any()) {
+                const Bits fresh = got & ~or_into(acc, got & ~load_cg(acc));
+                if (PRED && fresh.any()) S.name_parent(fresh, u, v);
+            }
+        }
+    }
+    flush<STATS>(S, sh, L, c);
+}
+
+// After the hub pass's barrier: each held vertex takes what its list found (labels,
+// seen, the next queue), as bottom_up does for the others.
+template <bool STATS>
+__device__ void settle_hubs(const State& S, Shared& sh, int L, int count) {
+    Counts c;
+    const int lane = lane_id();
+    for (long long base = grid_thread<BLOCK, long long>() - lane; base < count; base += grid_threads<BLOCK, long long>()) {
+        const int i = (int)base + lane;
+        int u = -1;
+        Bits acc = no_bits(), s = no_bits();
+        if (i < count) {
+            u = __ldcg(S.held() + 2 * (size_t)i);
+            acc = load_cg(S.vis(L + 1) + u);
+            s = load_cg(S.seen_at(u));
+        }
+        const bool mine = acc.any();
+        if (mine) {
+            S.label<false>(acc, u, L + 1, u);
+            *S.seen_at(u) = s | acc;
+            c.joined(S, u, acc, true, (s | acc) == S.full);
+#if MSBFS_WORDS > 1
+            S.marks[2 * (size_t)u + 1] += acc.count();
+#endif
+            if (STATS) c.labels += (word_t)acc.count();
+        }
+        S.enqueue(L, mine, u);
+    }
+    flush<STATS>(S, sh, L, c);
 }
 
 // Thread 0 alone: the sources into seen, vis(0), q(0), their labels, and slot 0's counts.
@@ -483,7 +593,7 @@ __device__ void seed(const State& S, const int* sources, int k, int src0) {
 // that way the capped builds spill no more than with one kernel parameter a knob.
 template <bool PRED, bool STATS>
 __device__ void bfs(const State& S, const int* sources, int k, int src0, long long m_in, long long alpha_milli,
-                    long long beta_milli, int bottom_up_ok, int thread_edges) {
+                    long long beta_milli, int bottom_up_ok, int thread_edges, int warp_edges) {
     GPUBFS_SHARED(Shared, sh);
     if (STATS) S.stamp(MS_PROF_KERNEL);
     const long long gtid = grid_thread<BLOCK, long long>(), gstride = grid_threads<BLOCK, long long>();
@@ -543,9 +653,17 @@ __device__ void bfs(const State& S, const int* sources, int k, int src0, long lo
         Counts c;
         if (bu) {
             if (blockIdx.x == 0 && threadIdx.x == 0) ++S.ctl[MS_CTL_BU_LEVELS];  // counted in ctl: a register fewer
-            bottom_up<PRED, STATS>(S, L, found, thread_edges, c);
+            bottom_up<PRED, STATS>(S, L, found, thread_edges, warp_edges, c);
             flush<STATS>(S, sh, L, c);
             GPUBFS_GRID_SYNC();
+            const word_t held = warp_edges > 0 ? __ldcg(S.slot(L + 1) + MS_SLOT_HUBS) : 0;  // lists and chunks
+            if (held) {  // the same word for every thread: the whole grid takes this branch
+                if (blockIdx.x == 0 && threadIdx.x == 0) ++S.ctl[MS_CTL_HUB_LEVELS];
+                bottom_up_hubs<PRED, STATS>(S, sh, L, found, held, warp_edges);
+                GPUBFS_GRID_SYNC();
+                settle_hubs<STATS>(S, sh, L, (int)(held >> MS_HELD_SHIFT));
+                GPUBFS_GRID_SYNC();
+            }
         } else {
             top_down<PRED, STATS>(S, sh, L, (int)nf, c);
             flush<STATS>(S, sh, L, c);
@@ -579,7 +697,8 @@ __global__ void __launch_bounds__(MSBFS_BLOCK, MSBFS_MIN_BLOCKS)
         full.w[w] = in >= MSBFS_WORD ? ~0ull : in > 0 ? (1ull << in) - 1 : 0;
     }
     const msbfs::State S{p, full, k};
-    msbfs::bfs<PRED, STATS>(S, sources, k, src0, p.m_in, p.alpha_milli, p.beta_milli, p.bottom_up, p.thread_edges);
+    msbfs::bfs<PRED, STATS>(S, sources, k, src0, p.m_in, p.alpha_milli, p.beta_milli, p.bottom_up, p.thread_edges,
+                            p.warp_edges);
 }
 
 // Every instantiation, so that a plain nvcc compile checks them all.

@@ -23,6 +23,13 @@
 #define MSBFS_SPREAD 1024  // the hub queue's room: lists a top-down level leaves to its hub pass
 #endif
 
+// A bottom-up level's held lists (their in-edges past warp_edges): a warp of the hub pass
+// takes this many of one list's in-edges at a time; slot L + 1's MS_SLOT_HUBS word
+// counts the lists above MS_HELD_SHIFT and their chunks below it, one atomicAdd a list,
+// so a list's first chunk grows with its place in the held queue.
+#define MSBFS_HELD_CHUNK 1024
+#define MS_HELD_SHIFT 40
+
 #define MSBFS_WORD 64  // the sources one 64-bit word holds, a bit each
 #define MSBFS_MAX_WORDS 4  // the widest build: 256 sources a pass
 #ifndef MSBFS_WORDS
@@ -38,12 +45,12 @@
 #define MS_SLOT_MF 1     // out-edges of the frontier's vertices
 #define MS_SLOT_INF 2    // in-edges of the vertices every source has now seen (leave m_u)
 #define MS_SLOT_FOUND 3  // the sources that reached some vertex at this level (MSBFS_WORDS words)
-#define MS_SLOT_HUBS (MS_SLOT_FOUND + MSBFS_WORDS)  // top-down level L's lists of hub_edges or more (slot L + 1): hub queue entries
+#define MS_SLOT_HUBS (MS_SLOT_FOUND + MSBFS_WORDS)  // level L's lists left to its hub pass (slot L + 1): top-down, hub queue entries; bottom-up, held lists and chunks
 #define MS_SLOT_WORDS (MS_SLOT_HUBS + 1)
 #define MS_SLOTS_END 24       // 3 x the widest slot (4 + MSBFS_MAX_WORDS)
 #define MS_CTL_LEVELS 24      // levels the pass ran (the last one found nothing)
 #define MS_CTL_BU_LEVELS 25   // of which bottom-up
-#define MS_CTL_HUB_LEVELS 26  // top-down levels that ran the hub pass
+#define MS_CTL_HUB_LEVELS 26  // levels that ran a hub pass (either direction)
 #define MS_CTL_WORDS 27
 
 // Per-level counters (the counters and profile builds): counters[kind * cap + L], level
@@ -84,7 +91,8 @@ struct Params {
     int* parent;                   // width rows of n, or null without predecessors
     unsigned long long* seen;      // n source sets (MSBFS_WORDS words each)
     unsigned long long* visit;     // three arrays of n source sets
-    int* queue;                    // three queues of n, then the hub queue (MSBFS_SPREAD)
+    int* queue;                    // three queues of n, the hub queue (MSBFS_SPREAD), then the held
+                                   // lists (a vertex and its first chunk, two ints each)
     unsigned long long* ctl;       // MS_CTL_WORDS
     int* levels;                   // per source: its deepest level + 1
     unsigned long long* counters;  // MS_CNT_KINDS rows of counter_cap levels (STATS), else null
@@ -103,8 +111,9 @@ struct Params {
     // with a field read at entry would be held in a register from there.
     int bottom_up;                 // 0 holds every level top-down
     int thread_edges;              // bottom-up: in-edges a thread scans before its warp joins in (0: no limit)
+    int warp_edges;                // bottom-up: a list's in-edges past these go to the hub pass (0: none do)
 };
 
 }  // namespace msbfs
 
-#define MSBFS_PARAMS_BYTES 160  // sizeof(msbfs::Params), checked by msbfs.cu and strategies.py
+#define MSBFS_PARAMS_BYTES 168  // sizeof(msbfs::Params), checked by msbfs.cu and strategies.py

@@ -57,6 +57,12 @@ Knobs:
   SM of the persistent grid (0 = as many as fit).
 - ``thread_edges``: in-edges a vertex's thread scans alone in a bottom-up level; past
   them its warp scans the rest of the list with it, a lane an edge (0: never).
+- ``warp_edges``: a bottom-up level's lists still lacking sources past this many
+  in-edges (their thread's and warp's) are held for a hub pass after the level's
+  barrier: their remaining in-edges go to the grid's warps MSBFS_HELD_CHUNK (1,024) at a
+  time, each find an atomicOr into the vertex's next-frontier set, then a settling pass
+  labels and queues those vertices. Two more grid barriers, only on levels with such a
+  list. 0: a vertex's warp scans its whole list, 32 in-edges a dependent step.
 - ``probe_batch``: a bottom-up lane loads this many in-edges and their frontier words at
   once (1, 2, 4 or 8; a build each, BU_BATCH), then takes them in order, so the edges
   examined and the parents are a serial scan's.
@@ -71,7 +77,7 @@ Knobs:
   %globaltimer stamps (the kernel's start, each level's start, the end of the last).
 
 Counters, per answer: ``levels`` (that source's depth + 1), ``bottom_up_levels``,
-``hub_levels`` (top-down levels that ran the hub pass) and ``pass_levels`` (the batch's:
+``hub_levels`` (levels that ran a hub pass, either direction) and ``pass_levels`` (the batch's:
 levels run, the last one empty), ``batch`` (its size). A hub pass's edges and labels
 count in its level's series.
 With ``counters`` or ``profile``, the batch's per-level series, int64 arrays of
@@ -79,7 +85,7 @@ With ``counters`` or ``profile``, the batch's per-level series, int64 arrays of
 labels distance L + 1): ``direction`` (0 top-down, 1 bottom-up), ``frontier`` (its
 vertices), ``vertices_examined`` (top-down: queue entries expanded; bottom-up: vertices
 some live source still needed), ``edges_examined`` (top-down: out-edges gathered;
-bottom-up: in-edges scanned, the warp's part included) and ``labels`` ((source, vertex)
+bottom-up: in-edges scanned, the warp's part and the hub pass's included) and ``labels`` ((source, vertex)
 distances written). With ``profile``, ``profile``: ``pass_levels + 2`` nanosecond
 stamps. ``level_rows`` turns them into a table with each level's least traffic
 (``level_bytes``; scripts/device/msbfs_profile.py prints it).
@@ -134,6 +140,7 @@ CTL_WORDS, CTL_LEVELS, CTL_BU_LEVELS = C["MS_CTL_WORDS"], C["MS_CTL_LEVELS"], C[
 CTL_HUB_LEVELS = C["MS_CTL_HUB_LEVELS"]
 SPREAD = C["MSBFS_SPREAD"]  # the hub queue's room (a build may define less; never more)
 HUB_EDGES = 4096  # hub_edges' default
+WARP_EDGES = 1024  # warp_edges' default
 OFFSET64_EDGES = 2**31  # from this many edges on, the 64-bit offset build (int32 holds 0..m below)
 CNT_KINDS = C["MS_CNT_KINDS"]
 # the per-level series, by counters row (msbfs.cuh's MS_CNT_*)
@@ -148,7 +155,8 @@ PARAMS = param_struct(
     *((name, POINTER) for name in ("row", "col", "in_row", "in_col", "dist", "parent", "seen", "visit", "queue",
                                    "ctl", "levels", "counters", "prof", "marks")),
     *((name, "i8") for name in ("m_in", "alpha_milli", "beta_milli")),
-    *((name, "i4") for name in ("n", "hub_edges", "counter_cap", "prof_cap", "bottom_up", "thread_edges")),
+    *((name, "i4") for name in ("n", "hub_edges", "counter_cap", "prof_cap", "bottom_up", "thread_edges",
+                                    "warp_edges")),
 )
 if PARAMS.itemsize != C["MSBFS_PARAMS_BYTES"]:
     raise ImportError(f"msbfs.cuh's Params has {C['MSBFS_PARAMS_BYTES']} bytes, PARAMS {PARAMS.itemsize}")
@@ -162,6 +170,12 @@ def offsets64(m: int) -> bool:
 # Threads an SM in the wider builds' launch bounds (the 64-source build's: 1024): at 256
 # threads a CTA, 80 registers a thread for 128 sources, 128 for 256 (nvcc 13, sm_90).
 WIDE_THREADS = {2: 768, 4: 512}
+
+
+def held_lists(n: int, m: int, warp_edges: int) -> int:
+    """The most lists a bottom-up level can hold for its hub pass: those of more than
+    warp_edges in-edges (none when it is 0)."""
+    return 0 if warp_edges == 0 else min(n, m // (warp_edges + 1))
 
 
 def words_for(width: int) -> int:
@@ -235,6 +249,7 @@ class MsbfsKnobs:
     cta_size: int = knob(256, among=CTA_SIZES)
     blocks_per_sm: int = knob(0, 0, means="0: as many as fit")
     thread_edges: int = knob(32, 0, 2**31 - 1, means="0: the warp at once")
+    warp_edges: int = knob(WARP_EDGES, 0, 2**31 - 1, means="0: no hub pass bottom-up")
     probe_batch: int = knob(PROBE_BATCH, among=PROBE_BATCHES)
     frontier_cache: str = FRONTIER_CACHE
     hub_edges: int = knob(HUB_EDGES, 0, 2**31 - 1, means="0: no hub pass")
@@ -251,6 +266,7 @@ class MsbfsKnobs:
         check_probe_batch(self.probe_batch)
         check_frontier_cache(self.frontier_cache)
         check_edge_count("hub_edges", self.hub_edges, "no hub pass")
+        check_edge_count("warp_edges", self.warp_edges, "no hub pass bottom-up")
 
 
 def compiled_module(cta_size: int, device=None, offset64: bool = False, probe_batch: int = PROBE_BATCH,
@@ -339,7 +355,8 @@ class GpuMultiSourceBfs(GpuStrategy):
         seen = self.buffer("_seen", n * words, cp.uint64)
         visit = self.buffer("_visit", 3 * n * words, cp.uint64)
         marks = self.buffer("_marks", 2 * n, cp.int32) if words > 1 else None
-        queue = self.buffer("_queue", 3 * n + SPREAD, cp.int32)  # three queues, then the hub queue
+        # three queues, the hub queue, then two ints a held list
+        queue = self.buffer("_queue", 3 * n + SPREAD + 2 * held_lists(n, graph.m, int(k.warp_edges)), cp.int32)
         ctl = self.buffer("_ctl", CTL_WORDS, cp.uint64)
         levels = self.buffer("_levels", width, cp.int32)
         cap = level_capacity(n)
@@ -365,7 +382,8 @@ class GpuMultiSourceBfs(GpuStrategy):
         fixed = dict(
             arrays, m_in=int(graph.m), alpha_milli=round(float(k.alpha) * MILLI),
             beta_milli=round(float(k.beta) * MILLI), n=n, bottom_up=1 if k.bottom_up else 0,
-            thread_edges=int(k.thread_edges), hub_edges=int(k.hub_edges), counter_cap=cap if stats else 0,
+            thread_edges=int(k.thread_edges), warp_edges=int(k.warp_edges), hub_edges=int(k.hub_edges),
+            counter_cap=cap if stats else 0,
             prof_cap=cap + 2 if prof is not None else 0)
         self.derived("_params", {p: kernel_struct(PARAMS, parent=parent if p else None, **fixed) for p in (False, True)})
 
