@@ -30,6 +30,7 @@ import numpy as np
 import pytest
 
 from gpubfs_cli.algorithms.bfs.cpu.sequential import sequential_bfs
+from gpubfs_cli.algorithms.bfs.gpu.msbfs import replay
 from gpubfs_cli.algorithms.bfs.gpu.msbfs import strategies as ms
 from gpubfs_cli.core.knobs import PROBE_BATCHES
 from gpubfs_cli.core.strategy import all_strategies, make_knobs
@@ -84,27 +85,11 @@ def check_answer(g, s, got, label):
 
 def expected_directions(g, answers, knobs) -> list[int]:
     """Beamer's rule replayed on the host from the batch's distances, per level (1:
-    bottom-up): n_f (the vertices some source's frontier holds), m_f (their out-edges) and
-    m_u (the in-edges of the vertices not yet reached by every source of the batch)."""
+    bottom-up): msbfs.replay's counts and rule."""
     dist = np.stack([np.asarray(a.distances) for a in answers])
-    levels = int(dist.max()) + 1
-    if not knobs.bottom_up:
-        return [0] * levels
-    out_deg = g.out_degrees().astype(np.int64)
-    in_deg = np.bincount(g.col_indices, minlength=g.n).astype(np.int64)
-    everyone = np.where((dist >= 0).all(axis=0), dist.max(axis=0), -1)  # the level every source has reached v by
-    alpha, beta = round(knobs.alpha * ms.MILLI), round(knobs.beta * ms.MILLI)
-    bu, out = False, []
-    for L in range(levels):
-        frontier = (dist == L).any(axis=0)
-        nf, mf = int(frontier.sum()), int(out_deg[frontier].sum())
-        m_u = int(g.m) - int(in_deg[(everyone >= 0) & (everyone <= L)].sum())
-        if not bu and mf * alpha > m_u * ms.MILLI:
-            bu = True
-        elif bu and nf * beta < g.n * ms.MILLI:
-            bu = False
-        out.append(int(bu))
-    return out
+    in_deg = np.bincount(g.col_indices, minlength=g.n)
+    counts = replay.pass_counts(dist, g.out_degrees(), in_deg, int(g.m))
+    return replay.directions(*counts, g.n, knobs.alpha, knobs.beta, bool(knobs.bottom_up))
 
 
 def expected_bottom_up_levels(g, answers, knobs) -> int:
@@ -459,6 +444,10 @@ def test_the_bottom_up_hub_pass_changes_no_answer(monkeypatch, emulation):
             np.testing.assert_array_equal(x.distances, y.distances)
             for key in ("direction", "frontier", "vertices_examined", "labels"):
                 np.testing.assert_array_equal(x.counters[key], y.counters[key])
+
+
+def test_the_replay_reads_the_thresholds_as_the_kernel_does():
+    assert replay.MILLI == ms.MILLI
 
 
 def test_held_lists_bound_the_bottom_up_hub_queue():
