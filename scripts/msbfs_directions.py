@@ -29,9 +29,10 @@ from gpubfs_cli.errors import UserError  # noqa: E402
 from gpubfs_cli.results.schema import load_results  # noqa: E402
 
 
-def passes(paths, only) -> dict[str, tuple[dict, list[list[int]], list[float]]]:
-    """Per graph: the knobs of its first msbfs.bfs variant, that variant's passes (sources
-    in run order) and each pass's time in ms (a sample's time is its pass's over its size)."""
+def passes(paths, only) -> dict[str, tuple[dict, int, list[list[int]], list[float]]]:
+    """Per graph: the knobs of its first msbfs.bfs variant, its pass size, that variant's
+    whole passes (sources in run order) and each one's time in ms (a sample's time is its
+    pass's over its size)."""
     found: dict[str, tuple[dict, list[dict]]] = {}
     for path in paths:
         for s in load_results(path).get("samples", []):
@@ -44,35 +45,33 @@ def passes(paths, only) -> dict[str, tuple[dict, list[list[int]], list[float]]]:
     for name, (knobs, rows) in found.items():
         size = int(rows[0].get("batch") or knobs["width"])
         whole = [rows[i:i + size] for i in range(0, len(rows) - size + 1, size)]
-        out[name] = (knobs, [[int(r["source"]) for r in p] for p in whole], [p[0]["time_ms"] * size for p in whole])
+        out[name] = (knobs, size, [[int(r["source"]) for r in p] for p in whole],
+                     [p[0]["time_ms"] * size for p in whole])
     return out
 
 
-def table(args) -> int:
-    """Print a line a pass; returns how many passes' directions differ between the alphas."""
+def table(args) -> None:
+    """Print a line a pass, and a line a graph with how many passes' directions differ."""
     todo = passes(args.results, set(args.only or ()))
     if not todo:
         raise UserError("no msbfs.bfs sample that ran in the files")
-    differ = 0
     for name in sorted(todo):
-        knobs, batches, times = todo[name]
+        knobs, size, batches, times = todo[name]
         g = ensure_dataset(name, args.data_dir, progress=False)
         out_deg, in_deg = g.out_degrees(), np.bincount(g.col_indices, minlength=g.n)
-        print(f"{name}: {len(batches)} passes of {len(batches[0]) if batches else 0}, beta {knobs['beta']}")
+        print(f"{name}: {len(batches)} passes of {size}, beta {knobs['beta']}")
         print(f"  {'pass':>4} {'first source':>12} {'ms':>8}  " + "  ".join(f"alpha {a:<10g}" for a in args.alpha))
-        graph_differ = 0
+        differ = 0
         for i, (batch, ms) in enumerate(zip(batches, times, strict=True)):
             dist = np.stack(list(solve_each(get_problem("bfs"), g, batch))).astype(np.int32)
             counts = replay.pass_counts(dist, out_deg, in_deg, int(g.m))
             dirs = ["".join("B" if b else "T" for b in replay.directions(*counts, g.n, a, knobs["beta"]))
                     for a in args.alpha]
             same = len(set(dirs)) == 1
-            graph_differ += not same
+            differ += not same
             print(f"  {i:>4} {batch[0]:>12} {ms:>8.3f}  " + "  ".join(f"{d:<16}" for d in dirs)
                   + ("  same" if same else ""))
-        print(f"  {name}: {graph_differ} of {len(batches)} passes take other directions")
-        differ += graph_differ
-    return differ
+        print(f"  {name}: {differ} of {len(batches)} passes take other directions")
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -76,6 +76,8 @@ TARGETS: dict[str, list[str]] = {
     "gpubfs_cli/gpu/ranks/channels.py": ["tests/gpu/test_ranks.py"],
     "gpubfs_cli/gpu/ranks/nccl.py": ["tests/gpu/test_nccl_guard.py"],
     "scripts/level_shape.py": ["tests/test_level_shape_script.py"],
+    "gpubfs_cli/algorithms/bfs/gpu/msbfs/replay.py": ["tests/test_msbfs_directions_script.py"],
+    "scripts/msbfs_directions.py": ["tests/test_msbfs_directions_script.py"],
     "scripts/sssp_rounds.py": ["tests/test_sssp_rounds_script.py"],
     "scripts/device/ab_summary.py": ["tests/test_ab_summary_script.py"],
 }

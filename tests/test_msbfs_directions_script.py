@@ -13,6 +13,7 @@ import pytest
 
 from gpubfs_cli.algorithms.bfs.cpu.sequential import sequential_bfs
 from gpubfs_cli.algorithms.bfs.gpu.msbfs import replay
+from gpubfs_cli.algorithms.bfs.gpu.msbfs.strategies import MILLI
 from gpubfs_cli.graph import samples as sample_graphs
 from gpubfs_cli.results.schema import SCHEMA_VERSION, write_results
 
@@ -31,17 +32,22 @@ def in_degrees():
     return np.bincount(GRAPH.col_indices, minlength=GRAPH.n)
 
 
-def test_pass_counts_are_the_union_frontiers_and_the_in_edges_left():
-    sources = [0, 5, 17]
-    dist = distances(sources)
-    n_f, m_f, m_u = replay.pass_counts(dist, GRAPH.out_degrees(), in_degrees(), GRAPH.m)
-    out_deg, in_deg = GRAPH.out_degrees(), in_degrees()
+CONNECTED = sample_graphs.gnm(300, 2000, 4, name="connected")  # undirected: every source reaches the others
+
+
+@pytest.mark.parametrize("g,sources", [(GRAPH, [0, 5, 17]), (CONNECTED, [0, 5, 17]), (CONNECTED, [9])],
+                         ids=["directed", "undirected", "one-source"])
+def test_pass_counts_are_the_union_frontiers_and_the_in_edges_left(g, sources):
+    dist = np.stack([sequential_bfs(g, s).distances for s in sources])
+    out_deg, in_deg = g.out_degrees(), np.bincount(g.col_indices, minlength=g.n)
+    n_f, m_f, m_u = replay.pass_counts(dist, out_deg, in_deg, g.m)
     assert len(n_f) == dist.max() + 1
     for L in range(len(n_f)):
-        at = [v for v in range(GRAPH.n) if any(dist[i, v] == L for i in range(len(sources)))]
+        at = [v for v in range(g.n) if any(dist[i, v] == L for i in range(len(sources)))]
         assert n_f[L] == len(at) and m_f[L] == sum(int(out_deg[v]) for v in at)
-        done = [v for v in range(GRAPH.n) if all(0 <= dist[i, v] <= L for i in range(len(sources)))]
-        assert m_u[L] == GRAPH.m - sum(int(in_deg[v]) for v in done)
+        done = [v for v in range(g.n) if all(0 <= dist[i, v] <= L for i in range(len(sources)))]
+        assert m_u[L] == g.m - sum(int(in_deg[v]) for v in done)
+    assert m_u[0] < g.m if len(sources) == 1 else True  # the one source leaves m_u at once
 
 
 def test_the_rule_worked_by_hand():
@@ -52,10 +58,13 @@ def test_the_rule_worked_by_hand():
     assert replay.directions(n_f, m_f, m_u, 100, 2, 10, bottom_up=False) == [0] * 6
     assert replay.directions([2], [150], [300], 100, 2, 10) == [0]
     assert replay.directions([2], [150], [300], 100, 2.001, 10) == [1]  # thousandths, as the kernel
+    assert replay.MILLI == MILLI  # msbfs.cuh's
+    # back top-down strictly below n / beta: a frontier of 10 (10 * 10 = 100) stays bottom-up
+    assert replay.directions([1, 10, 9], [500, 1, 1], [100, 50, 40], 100, 10, 10) == [1, 1, 0]
 
 
 def results(tmp_path, sources, size, knobs=None):
-    knobs = {"width": size, "alpha": 4.0, "beta": 18.0, **(knobs or {})}
+    knobs = {"width": 64, "alpha": 4.0, "beta": 18.0, **(knobs or {})}  # passes of `size`: the samples' batch
     samples = [{"dataset": "g", "strategy": "msbfs.bfs", "knobs": knobs, "source": s, "time_ms": 0.01 * (1 + i // size),
                 "status": "ok", "batch": size} for i, s in enumerate(sources)]
     other = [{**samples[0], "strategy": "do.bfs"}, {**samples[0], "knobs": {**knobs, "alpha": 9.0}}]  # left out
@@ -92,6 +101,12 @@ def test_the_table_replays_each_pass_at_each_alpha(tmp_path, capsys, stand_in):
 
 
 def test_the_same_alpha_twice_is_the_same_pass(tmp_path, capsys, stand_in):
+    # five sources: one whole pass of 3, the short one left out; alpha 0 (top-down only) is valid
+    assert msbfs_directions.main([results(tmp_path, [0, 5, 17, 40, 41], 3), "--alpha", "4", "4", "0"]) == 0
+    out = capsys.readouterr().out.splitlines()
+    assert out[0].startswith("g: 1 passes of 3")
+    row = out[2].split()
+    assert set(row[-1]) == {"T"} and row[-2] == row[-3] != row[-1]  # alpha 0 parts from 4 here
     assert msbfs_directions.main([results(tmp_path, [0, 5, 17], 3), "--alpha", "4", "4"]) == 0
     out = capsys.readouterr().out.splitlines()
     assert out[2].split()[-1] == "same" and out[3].strip() == "g: 0 of 1 passes take other directions"
