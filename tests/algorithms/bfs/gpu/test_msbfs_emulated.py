@@ -33,7 +33,7 @@ from gpubfs_cli.algorithms.bfs.cpu.sequential import sequential_bfs
 from gpubfs_cli.algorithms.bfs.gpu.msbfs import replay
 from gpubfs_cli.algorithms.bfs.gpu.msbfs import strategies as ms
 from gpubfs_cli.core.knobs import PROBE_BATCHES
-from gpubfs_cli.core.strategy import all_strategies, make_knobs
+from gpubfs_cli.core.strategy import StrategyUnavailable, all_strategies, make_knobs
 from gpubfs_cli.errors import UserError
 from tests.algorithms.bfs.gpu import emulated_bfs as eb
 from tests.algorithms.bfs.gpu import test_strategies as ts
@@ -457,6 +457,26 @@ def test_held_lists_bound_the_bottom_up_hub_queue():
     assert ms.held_lists(10, 100, 1) == 10
     assert ms.held_lists(1000, 100, 4) == 20
     assert ms.held_lists(1000, 99, 4) == 19  # 20 lists of 5 would need 100 edges
+
+
+def test_a_warp_edges_that_could_overflow_the_held_count_is_unavailable(monkeypatch, emulation):
+    """A level counts its held lists in the bits above MS_HELD_SHIFT: a warp_edges under
+    which more lists could be held than those bits count is refused in prepare, naming the
+    least that fits (here the counter stood in for by one of 4 lists)."""
+    monkeypatch.setattr(ms, "HELD_MAX", 4)
+    g = eb.graph("rmat")
+    cls = all_strategies()["msbfs.bfs"]
+    with ec.emulated(monkeypatch, emulation, patches=PATCHES, sms=2, resident=2):
+        strategy = cls(make_knobs(cls, {**BASE, "warp_edges": 1}))
+        with pytest.raises(StrategyUnavailable, match=rf"warp_edges 1 could hold [\d,]+ lists .* use warp_edges "
+                                                       rf"{g.m // 4} or more, or 0"):
+            strategy.prepare(g)
+        fits = cls(make_knobs(cls, {**BASE, "warp_edges": g.m // 4}))
+        fits.prepare(g)  # m / (m // 4 + 1) < 4 lists
+        fits.release()
+        off = cls(make_knobs(cls, {**BASE, "warp_edges": 0}))
+        off.prepare(g)
+        off.release()
 
 
 def test_counters_name_their_instantiation():

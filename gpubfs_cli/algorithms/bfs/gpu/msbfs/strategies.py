@@ -112,7 +112,7 @@ from gpubfs_cli.core.knobs import (
     knob,
     whole,
 )
-from gpubfs_cli.core.strategy import register
+from gpubfs_cli.core.strategy import StrategyUnavailable, register
 from gpubfs_cli.gpu.base import GpuStrategy
 from gpubfs_cli.gpu.launch import (
     FRONTIER_CACHE,
@@ -172,10 +172,24 @@ def offsets64(m: int) -> bool:
 WIDE_THREADS = {2: 768, 4: 512}
 
 
+HELD_MAX = 1 << (64 - C["MS_HELD_SHIFT"])  # held lists a level counts: the bits above the chunks
+
+
 def held_lists(n: int, m: int, warp_edges: int) -> int:
     """The most lists a bottom-up level can hold for its hub pass: those of more than
     warp_edges in-edges (none when it is 0)."""
     return 0 if warp_edges == 0 else min(n, m // (warp_edges + 1))
+
+
+def check_held_lists(graph: CSRGraph, warp_edges: int) -> int:
+    """held_lists on `graph`; a warp_edges that could hold more lists than a level's
+    counter holds is unavailable, with the least one that fits."""
+    held = held_lists(graph.n, graph.m, warp_edges)
+    if held >= HELD_MAX:
+        raise StrategyUnavailable(
+            f"msbfs.bfs: warp_edges {warp_edges} could hold {held:,} lists a level on this graph, more than the "
+            f"{HELD_MAX:,} its counter holds; use warp_edges {graph.m // HELD_MAX} or more, or 0")
+    return held
 
 
 def words_for(width: int) -> int:
@@ -356,7 +370,7 @@ class GpuMultiSourceBfs(GpuStrategy):
         visit = self.buffer("_visit", 3 * n * words, cp.uint64)
         marks = self.buffer("_marks", 2 * n, cp.int32) if words > 1 else None
         # three queues, the hub queue, then two ints a held list
-        queue = self.buffer("_queue", 3 * n + SPREAD + 2 * held_lists(n, graph.m, int(k.warp_edges)), cp.int32)
+        queue = self.buffer("_queue", 3 * n + SPREAD + 2 * check_held_lists(graph, int(k.warp_edges)), cp.int32)
         ctl = self.buffer("_ctl", CTL_WORDS, cp.uint64)
         levels = self.buffer("_levels", width, cp.int32)
         cap = level_capacity(n)
