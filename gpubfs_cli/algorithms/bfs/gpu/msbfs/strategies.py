@@ -62,7 +62,9 @@ Knobs:
   barrier: their remaining in-edges go to the grid's warps MSBFS_HELD_CHUNK (1,024) at a
   time, each find an atomicOr into the vertex's next-frontier set, then a settling pass
   labels and queues those vertices. Two more grid barriers, only on levels with such a
-  list. 0: a vertex's warp scans its whole list, 32 in-edges a dependent step.
+  list. Default 1,024 (docs/performance.md); 0: a vertex's warp scans its whole list, 32
+  in-edges a dependent step. A value under which a level could hold 2^24 lists or more
+  (the bits its counter has) is unavailable on that graph.
 - ``probe_batch``: a bottom-up lane loads this many in-edges and their frontier words at
   once (1, 2, 4 or 8; a build each, BU_BATCH), then takes them in order, so the edges
   examined and the parents are a serial scan's.
