@@ -81,10 +81,9 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--only", nargs="*", default=None, help="these graphs only")
     ap.add_argument("--data-dir", default=None, help="the dataset cache (default: gpubfs's)")
     args = ap.parse_args(argv)
-    if any(a < 0 for a in args.alpha):
-        print("error: --alpha: a threshold is 0 or more", file=sys.stderr)
-        return 2
     try:
+        if any(a < 0 for a in args.alpha):
+            raise UserError("--alpha: a threshold is 0 or more")
         table(args)
     except UserError as exc:
         print(f"error: {exc}", file=sys.stderr)

@@ -13,7 +13,8 @@ from __future__ import annotations
 
 import numpy as np
 
-MILLI = 1000  # msbfs.cuh's MSBFS_MILLI: alpha and beta reach the kernel in thousandths
+# alpha and beta in thousandths, as the kernel reads them
+from gpubfs_cli.algorithms.bfs.gpu.msbfs.strategies import MILLI
 
 
 def pass_counts(dist: np.ndarray, out_deg: np.ndarray, in_deg: np.ndarray,

@@ -141,6 +141,7 @@ MILLI = C["MSBFS_MILLI"]
 CTL_WORDS, CTL_LEVELS, CTL_BU_LEVELS = C["MS_CTL_WORDS"], C["MS_CTL_LEVELS"], C["MS_CTL_BU_LEVELS"]
 CTL_HUB_LEVELS = C["MS_CTL_HUB_LEVELS"]
 SPREAD = C["MSBFS_SPREAD"]  # the hub queue's room (a build may define less; never more)
+HELD_MAX = 1 << (64 - C["MS_HELD_SHIFT"])  # bottom-up held lists a level counts: the bits above the chunks
 HUB_EDGES = 4096  # hub_edges' default
 WARP_EDGES = 1024  # warp_edges' default
 OFFSET64_EDGES = 2**31  # from this many edges on, the 64-bit offset build (int32 holds 0..m below)
@@ -174,9 +175,6 @@ def offsets64(m: int) -> bool:
 WIDE_THREADS = {2: 768, 4: 512}
 
 
-HELD_MAX = 1 << (64 - C["MS_HELD_SHIFT"])  # held lists a level counts: the bits above the chunks
-
-
 def held_lists(n: int, m: int, warp_edges: int) -> int:
     """The most lists a bottom-up level can hold for its hub pass: those of more than
     warp_edges in-edges (none when it is 0)."""
@@ -189,8 +187,8 @@ def check_held_lists(graph: CSRGraph, warp_edges: int) -> int:
     held = held_lists(graph.n, graph.m, warp_edges)
     if held >= HELD_MAX:
         raise StrategyUnavailable(
-            f"msbfs.bfs: warp_edges {warp_edges} could hold {held:,} lists a level on this graph, more than the "
-            f"{HELD_MAX:,} its counter holds; use warp_edges {graph.m // HELD_MAX} or more, or 0")
+            f"msbfs.bfs: warp_edges {warp_edges} could hold {held:,} lists a level on this graph, and its "
+            f"counter holds fewer than {HELD_MAX:,}; use warp_edges {graph.m // HELD_MAX} or more, or 0")
     return held
 
 
