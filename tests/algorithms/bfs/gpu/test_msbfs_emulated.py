@@ -575,7 +575,7 @@ def test_registration():
     assert cls.teps == "equivalent" and any("batch" in c for c in cls.caveats)
     k = cls.Knobs()
     assert (k.width, k.alpha, k.beta, k.bottom_up, k.cta_size, k.blocks_per_sm, k.thread_edges, k.probe_batch,
-            k.hub_edges, k.warp_edges, k.counters, k.profile) == (64, 4.0, 18.0, True, 256, 0, 32, 4, 4096, 1024,
+            k.hub_edges, k.warp_edges, k.counters, k.profile) == (64, 8.0, 18.0, True, 256, 0, 32, 4, 4096, 1024,
                                                                    False, False)
     assert cls(make_knobs(cls, {"width": 7})).batch_size() == 7
 

@@ -49,9 +49,10 @@ Knobs:
   decide its queueing and its leaving m_u.
 - ``alpha``, ``beta``: the switch thresholds (>= 0; read in thousandths). ``alpha = 0``
   never goes bottom-up; a huge alpha and beta go bottom-up from the first level and
-  stay. Defaults 4 and 18: lower than Beamer's, since a bit-parallel bottom-up level
+  stay. Defaults 8 and 18: lower than Beamer's, since a bit-parallel bottom-up level
   stops scanning a vertex only once every live source has reached it, so early levels
-  cost about m_u (docs/performance.md).
+  cost about m_u; 8 rather than 4 since the bottom-up hub pass made such a level cheaper
+  than the top-down one it replaces (docs/performance.md).
 - ``bottom_up``: False holds every level top-down (the paper's plain MS-BFS).
 - ``cta_size``: threads per CTA (128 to 1024; a build each). ``blocks_per_sm``: CTAs per
   SM of the persistent grid (0 = as many as fit).
@@ -257,7 +258,7 @@ def setup_us(counters: dict) -> float | None:
 @dataclass(frozen=True)
 class MsbfsKnobs:
     width: int = knob(WORD, 1, WIDEST)
-    alpha: float = knob(4.0, 0)
+    alpha: float = knob(8.0, 0)
     beta: float = knob(18.0, 0)
     bottom_up: bool = True
     cta_size: int = knob(256, among=CTA_SIZES)
