@@ -130,18 +130,30 @@ __device__ __forceinline__ void each_source(const Bits& b, F f) {
         for (word_t x = b.w[k]; x; x &= x - 1) f(k * MSBFS_WORD + __ffsll((long long)x) - 1);
 }
 
-// A set in global memory, through L2 (__ldcg), or as bottom-up reads the frontier.
-__device__ __forceinline__ Bits load_cg(const Bits* p) {
+// A set in global memory, through L2 (__ldcg), or as bottom-up reads the frontier. The
+// wider sets load two words at once (a set of 2 or 4 words is 16-byte aligned): one
+// request a pair rather than a word.
+template <class Load>
+__device__ __forceinline__ Bits load_bits(const Bits* p, Load load) {
     Bits b;
+    if (WORDS == 1) {
+        b.w[0] = load(p->w);
+    } else {
+        const ulonglong2* pairs = reinterpret_cast<const ulonglong2*>(p->w);
 #pragma unroll
-    for (int k = 0; k < WORDS; ++k) b.w[k] = __ldcg(p->w + k);
+        for (int k = 0; k < WORDS / 2; ++k) {
+            const ulonglong2 x = load(pairs + k);
+            b.w[2 * k] = x.x;
+            b.w[2 * k + 1] = x.y;
+        }
+    }
     return b;
 }
+__device__ __forceinline__ Bits load_cg(const Bits* p) {
+    return load_bits(p, [](const auto* q) { return __ldcg(q); });
+}
 __device__ __forceinline__ Bits frontier_bits(const Bits* p) {
-    Bits b;
-#pragma unroll
-    for (int k = 0; k < WORDS; ++k) b.w[k] = frontier_word(p->w + k);
-    return b;
+    return load_bits(p, [](const auto* q) { return frontier_word(q); });
 }
 
 // m's words or-ed into *p, one atomic each word that has a bit; the old words (0 where m
@@ -278,9 +290,7 @@ __device__ void flush(const State& S, Shared& sh, int L, const Counts& c) {
         word_t* next = S.slot(L + 1);
         if (mf) atomicAdd(next + MS_SLOT_MF, mf);
         if (inf) atomicAdd(next + MS_SLOT_INF, inf);
-#pragma unroll
-        for (int k = 0; k < WORDS; ++k)
-            if (found.w[k]) atomicOr(next + MS_SLOT_FOUND + k, found.w[k]);
+        or_into(reinterpret_cast<Bits*>(next + MS_SLOT_FOUND), found);
     }
     if (STATS) {
         const word_t v = warp_sum_t((word_t)c.vertices), e = warp_sum_t((word_t)c.edges), l = warp_sum_t(c.labels);
