@@ -355,7 +355,7 @@ __device__ void top_down(const State& S, Shared& sh, int L, int nf, Counts& c) {
 // MSBFS_SPREAD; more such lists are many CTAs' tiles anyway). Every thread reads the
 // same count, so the whole grid takes the same branch.
 __device__ __forceinline__ int hub_count(const State& S, int L) {
-    const word_t h = __ldcg(S.slot(L + 1) + MS_SLOT_HUBS);
+    const word_t h = __ldcg(S.hub_slot(L));
     const int count = h < MSBFS_SPREAD ? (int)h : MSBFS_SPREAD;
     if (count && blockIdx.x == 0 && threadIdx.x == 0) ++S.ctl[MS_CTL_HUB_LEVELS];
     return count;
@@ -370,6 +370,18 @@ __device__ void hub_pass(const State& S, Shared& sh, int L, int count) {
     const offset_t total = spread_scan<BLOCK>(S.row, S.hubs(), count, sh.spread.l.off, sh.spread.l.v, sh.spread.scan);
     spread_edges<BLOCK>(S.row, S.col, sh.spread.l.off, sh.spread.l.v, count, total, sink);
     flush<STATS>(S, sh, L, c);
+}
+
+// A bottom-up level found the sources `acc` at u, which had `s`: only u's warp (or, for a
+// held list, its settling thread) writes seen[u] and u's count of sources this level.
+template <bool STATS>
+__device__ __forceinline__ void found_at(const State& S, int u, const Bits& s, const Bits& acc, Counts& c) {
+    *S.seen_at(u) = s | acc;
+    c.joined(S, u, acc, true, (s | acc) == S.full);
+#if MSBFS_WORDS > 1
+    S.marks[2 * (size_t)u + 1] += acc.count();
+#endif
+    if (STATS) c.labels += (word_t)acc.count();
 }
 
 // The lists a warp's lanes left unfinished: the warp takes them one at a time, a lane an
@@ -418,7 +430,7 @@ __device__ __forceinline__ void warp_scan(const State& S, const Bits* cur, int u
 // settle_hubs labels u); acc and miss come back empty.
 __device__ __forceinline__ void hold(const State& S, int L, int u, offset_t lim, Bits& miss, Bits& acc) {
     const word_t chunks = ((word_t)(S.in_row[u + 1] - lim) + MSBFS_HELD_CHUNK - 1) / MSBFS_HELD_CHUNK;
-    const word_t at = atomicAdd(S.slot(L + 1) + MS_SLOT_HUBS, (1ull << MS_HELD_SHIFT) | chunks);
+    const word_t at = atomicAdd(S.hub_slot(L), (1ull << MS_HELD_SHIFT) | chunks);
     int* entry = S.held() + 2 * (size_t)(at >> MS_HELD_SHIFT);
     entry[0] = u;
     entry[1] = (int)(at & ((1ull << MS_HELD_SHIFT) - 1));  // its first chunk
@@ -486,14 +498,8 @@ __device__ void bottom_up(const State& S, int L, const Bits& live, int thread_ed
         S.label_warp(acc, u, L + 1);  // acc is final on every lane
         const bool mine = acc.any();
         if (mine) {
-            const Bits s = load_cg(S.seen_at(u));  // read again rather than held through the scan
-            *S.seen_at(u) = s | acc;
             next[u] = acc;
-            c.joined(S, u, acc, true, (s | acc) == S.full);
-#if MSBFS_WORDS > 1
-            S.marks[2 * (size_t)u + 1] += acc.count();  // u's warp alone counts u's sources this level
-#endif
-            if (STATS) c.labels += (word_t)acc.count();
+            found_at<STATS>(S, u, load_cg(S.seen_at(u)), acc, c);  // seen read again rather than held through the scan
         }
         S.enqueue(L, mine, u);
     }
@@ -558,12 +564,7 @@ __device__ void settle_hubs(const State& S, Shared& sh, int L, int count) {
         const bool mine = acc.any();
         if (mine) {
             S.label<false>(acc, u, L + 1, u);
-            *S.seen_at(u) = s | acc;
-            c.joined(S, u, acc, true, (s | acc) == S.full);
-#if MSBFS_WORDS > 1
-            S.marks[2 * (size_t)u + 1] += acc.count();
-#endif
-            if (STATS) c.labels += (word_t)acc.count();
+            found_at<STATS>(S, u, s, acc, c);
         }
         S.enqueue(L, mine, u);
     }
@@ -666,7 +667,7 @@ __device__ void bfs(const State& S, const int* sources, int k, int src0, long lo
             bottom_up<PRED, STATS>(S, L, found, thread_edges, warp_edges, c);
             flush<STATS>(S, sh, L, c);
             GPUBFS_GRID_SYNC();
-            const word_t held = warp_edges > 0 ? __ldcg(S.slot(L + 1) + MS_SLOT_HUBS) : 0;  // lists and chunks
+            const word_t held = warp_edges > 0 ? __ldcg(S.hub_slot(L)) : 0;  // lists and chunks
             if (held) {  // the same word for every thread: the whole grid takes this branch
                 if (blockIdx.x == 0 && threadIdx.x == 0) ++S.ctl[MS_CTL_HUB_LEVELS];
                 bottom_up_hubs<PRED, STATS>(S, sh, L, found, held, warp_edges);
