@@ -94,7 +94,7 @@ KNOWN_SPILLS = {
     # 32-bit 128-source build spills nothing; the 256-source build's instantiations with
     # parents 80 bytes (counting) and 98 (timed: a run that asks for parents); the 64-bit
     # builds more, in STATS mostly. Their timed msbfs_bfs<false, false> spills nothing.
-    "msbfs.cu MSBFS_BLOCK=256 MSBFS_MIN_BLOCKS=3 MSBFS_OFFSET64=1 MSBFS_WORDS=2": 122,
+    "msbfs.cu MSBFS_BLOCK=256 MSBFS_MIN_BLOCKS=3 MSBFS_OFFSET64=1 MSBFS_WORDS=2": 146,
     "msbfs.cu MSBFS_BLOCK=256 MSBFS_MIN_BLOCKS=2 MSBFS_WORDS=4": 178,
     "msbfs.cu MSBFS_BLOCK=256 MSBFS_MIN_BLOCKS=2 MSBFS_OFFSET64=1 MSBFS_WORDS=4": 500,
     # msbfs's probe_batch builds other than the default 4: the 64-bit ones spill as the

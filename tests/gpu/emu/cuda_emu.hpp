@@ -11,7 +11,7 @@
 //
 // Supports what algorithms/bfs/gpu/merrill/merrill.cu uses: threadIdx/blockIdx/blockDim/gridDim .x,
 // __syncthreads(_or/_count), __syncwarp, __shfl(_up/_down/_xor)_sync, __ballot_sync,
-// __match_any_sync, atomics, __ldcg, __ldca, int4, per-block shared storage
+// __match_any_sync, atomics, __ldcg, __ldca, int4, ulonglong2, per-block shared storage
 // (emu_block_shared<T>) and a grid barrier (emu_grid_sync).
 #pragma once
 
@@ -50,6 +50,9 @@ struct int4 {
     int x, y, z, w;
 };
 inline int4 make_int4(int x, int y, int z, int w) { return int4{x, y, z, w}; }
+struct ulonglong2 {
+    unsigned long long x, y;
+};
 
 struct EmuDim {
     unsigned int x, y, z;

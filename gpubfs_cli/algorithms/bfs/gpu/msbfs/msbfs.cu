@@ -130,18 +130,30 @@ __device__ __forceinline__ void each_source(const Bits& b, F f) {
         for (word_t x = b.w[k]; x; x &= x - 1) f(k * MSBFS_WORD + __ffsll((long long)x) - 1);
 }
 
-// A set in global memory, through L2 (__ldcg), or as bottom-up reads the frontier.
-__device__ __forceinline__ Bits load_cg(const Bits* p) {
+// A set in global memory, through L2 (__ldcg), or as bottom-up reads the frontier. The
+// wider sets load two words at once (a set of 2 or 4 words is 16-byte aligned): one
+// request a pair rather than a word.
+template <class Load>
+__device__ __forceinline__ Bits load_bits(const Bits* p, Load load) {
     Bits b;
+    if (WORDS == 1) {
+        b.w[0] = load(p->w);
+    } else {
+        const ulonglong2* pairs = reinterpret_cast<const ulonglong2*>(p->w);
 #pragma unroll
-    for (int k = 0; k < WORDS; ++k) b.w[k] = __ldcg(p->w + k);
+        for (int k = 0; k < WORDS / 2; ++k) {
+            const ulonglong2 x = load(pairs + k);
+            b.w[2 * k] = x.x;
+            b.w[2 * k + 1] = x.y;
+        }
+    }
     return b;
 }
+__device__ __forceinline__ Bits load_cg(const Bits* p) {
+    return load_bits(p, [](const auto* q) { return __ldcg(q); });
+}
 __device__ __forceinline__ Bits frontier_bits(const Bits* p) {
-    Bits b;
-#pragma unroll
-    for (int k = 0; k < WORDS; ++k) b.w[k] = frontier_word(p->w + k);
-    return b;
+    return load_bits(p, [](const auto* q) { return frontier_word(q); });
 }
 
 // m's words or-ed into *p, one atomic each word that has a bit; the old words (0 where m
@@ -278,9 +290,7 @@ __device__ void flush(const State& S, Shared& sh, int L, const Counts& c) {
         word_t* next = S.slot(L + 1);
         if (mf) atomicAdd(next + MS_SLOT_MF, mf);
         if (inf) atomicAdd(next + MS_SLOT_INF, inf);
-#pragma unroll
-        for (int k = 0; k < WORDS; ++k)
-            if (found.w[k]) atomicOr(next + MS_SLOT_FOUND + k, found.w[k]);
+        or_into(reinterpret_cast<Bits*>(next + MS_SLOT_FOUND), found);
     }
     if (STATS) {
         const word_t v = warp_sum_t((word_t)c.vertices), e = warp_sum_t((word_t)c.edges), l = warp_sum_t(c.labels);
@@ -345,7 +355,7 @@ __device__ void top_down(const State& S, Shared& sh, int L, int nf, Counts& c) {
 // MSBFS_SPREAD; more such lists are many CTAs' tiles anyway). Every thread reads the
 // same count, so the whole grid takes the same branch.
 __device__ __forceinline__ int hub_count(const State& S, int L) {
-    const word_t h = __ldcg(S.slot(L + 1) + MS_SLOT_HUBS);
+    const word_t h = __ldcg(S.hub_slot(L));
     const int count = h < MSBFS_SPREAD ? (int)h : MSBFS_SPREAD;
     if (count && blockIdx.x == 0 && threadIdx.x == 0) ++S.ctl[MS_CTL_HUB_LEVELS];
     return count;
@@ -360,6 +370,18 @@ __device__ void hub_pass(const State& S, Shared& sh, int L, int count) {
     const offset_t total = spread_scan<BLOCK>(S.row, S.hubs(), count, sh.spread.l.off, sh.spread.l.v, sh.spread.scan);
     spread_edges<BLOCK>(S.row, S.col, sh.spread.l.off, sh.spread.l.v, count, total, sink);
     flush<STATS>(S, sh, L, c);
+}
+
+// A bottom-up level found the sources `acc` at u, which had `s`: only u's warp (or, for a
+// held list, its settling thread) writes seen[u] and u's count of sources this level.
+template <bool STATS>
+__device__ __forceinline__ void found_at(const State& S, int u, const Bits& s, const Bits& acc, Counts& c) {
+    *S.seen_at(u) = s | acc;
+    c.joined(S, u, acc, true, (s | acc) == S.full);
+#if MSBFS_WORDS > 1
+    S.marks[2 * (size_t)u + 1] += acc.count();
+#endif
+    if (STATS) c.labels += (word_t)acc.count();
 }
 
 // The lists a warp's lanes left unfinished: the warp takes them one at a time, a lane an
@@ -408,7 +430,7 @@ __device__ __forceinline__ void warp_scan(const State& S, const Bits* cur, int u
 // settle_hubs labels u); acc and miss come back empty.
 __device__ __forceinline__ void hold(const State& S, int L, int u, offset_t lim, Bits& miss, Bits& acc) {
     const word_t chunks = ((word_t)(S.in_row[u + 1] - lim) + MSBFS_HELD_CHUNK - 1) / MSBFS_HELD_CHUNK;
-    const word_t at = atomicAdd(S.slot(L + 1) + MS_SLOT_HUBS, (1ull << MS_HELD_SHIFT) | chunks);
+    const word_t at = atomicAdd(S.hub_slot(L), (1ull << MS_HELD_SHIFT) | chunks);
     int* entry = S.held() + 2 * (size_t)(at >> MS_HELD_SHIFT);
     entry[0] = u;
     entry[1] = (int)(at & ((1ull << MS_HELD_SHIFT) - 1));  // its first chunk
@@ -476,14 +498,8 @@ __device__ void bottom_up(const State& S, int L, const Bits& live, int thread_ed
         S.label_warp(acc, u, L + 1);  // acc is final on every lane
         const bool mine = acc.any();
         if (mine) {
-            const Bits s = load_cg(S.seen_at(u));  // read again rather than held through the scan
-            *S.seen_at(u) = s | acc;
             next[u] = acc;
-            c.joined(S, u, acc, true, (s | acc) == S.full);
-#if MSBFS_WORDS > 1
-            S.marks[2 * (size_t)u + 1] += acc.count();  // u's warp alone counts u's sources this level
-#endif
-            if (STATS) c.labels += (word_t)acc.count();
+            found_at<STATS>(S, u, load_cg(S.seen_at(u)), acc, c);  // seen read again rather than held through the scan
         }
         S.enqueue(L, mine, u);
     }
@@ -548,12 +564,7 @@ __device__ void settle_hubs(const State& S, Shared& sh, int L, int count) {
         const bool mine = acc.any();
         if (mine) {
             S.label<false>(acc, u, L + 1, u);
-            *S.seen_at(u) = s | acc;
-            c.joined(S, u, acc, true, (s | acc) == S.full);
-#if MSBFS_WORDS > 1
-            S.marks[2 * (size_t)u + 1] += acc.count();
-#endif
-            if (STATS) c.labels += (word_t)acc.count();
+            found_at<STATS>(S, u, s, acc, c);
         }
         S.enqueue(L, mine, u);
     }
@@ -656,7 +667,7 @@ __device__ void bfs(const State& S, const int* sources, int k, int src0, long lo
             bottom_up<PRED, STATS>(S, L, found, thread_edges, warp_edges, c);
             flush<STATS>(S, sh, L, c);
             GPUBFS_GRID_SYNC();
-            const word_t held = warp_edges > 0 ? __ldcg(S.slot(L + 1) + MS_SLOT_HUBS) : 0;  // lists and chunks
+            const word_t held = warp_edges > 0 ? __ldcg(S.hub_slot(L)) : 0;  // lists and chunks
             if (held) {  // the same word for every thread: the whole grid takes this branch
                 if (blockIdx.x == 0 && threadIdx.x == 0) ++S.ctl[MS_CTL_HUB_LEVELS];
                 bottom_up_hubs<PRED, STATS>(S, sh, L, found, held, warp_edges);
