@@ -5,10 +5,11 @@ direction, frontier, microseconds (profile only), vertices and edges examined, l
 and the bytes the level must move at least, with the time those bytes take at the
 bandwidth given:
 
-    bytes = edges_examined * (4 + 8) + labels * 4
+    bytes = edges_examined * (4 + 8 * words) + labels * 4
 
-(a 4-byte column id and an 8-byte frontier word read for each edge examined, a 4-byte
-distance written for each label; seen, queue and parent traffic left out, so a floor).
+(a 4-byte column id and a frontier set of `words` 8-byte words read for each edge
+examined: 1, 2 or 4 for the sample's width; a 4-byte distance written for each label;
+seen, queue and parent traffic left out, so a floor).
 Then the set-up (the kernel's start to level 0: clearing k rows of distances) and the
 time and floor per direction.
 
@@ -21,7 +22,7 @@ import argparse
 import sys
 from collections import defaultdict
 
-from gpubfs_cli.algorithms.bfs.gpu.msbfs.strategies import level_rows, setup_us
+from gpubfs_cli.algorithms.bfs.gpu.msbfs.strategies import level_rows, setup_us, words_for
 from gpubfs_cli.results.schema import load_results
 
 
@@ -32,11 +33,13 @@ def floor_us(nbytes: int, tbps: float) -> float:
 
 def show(path: str, sample: dict, tbps: float) -> None:
     c = sample["counters"]
-    rows = level_rows(c)
     batch = sample.get("batch") or c.get("batch") or 1
+    words = words_for(int((sample.get("knobs") or {}).get("width") or batch))  # the build the width picked
+    rows = level_rows(c, words)
     call = "" if sample.get("time_ms") is None else f", {sample['time_ms'] * batch:.3f} ms a call"
     print(f"\n{path}: {sample['dataset']} {sample['strategy']} {sample.get('knobs')} source {sample['source']} "
-          f"(a batch of {batch}{call}, levels {c['pass_levels']}, bottom-up {c['bottom_up_levels']})")
+          f"(a batch of {batch}{call}, levels {c['pass_levels']}, bottom-up {c['bottom_up_levels']}, "
+          f"sets of {words} word{'s' if words > 1 else ''})")
     print(f"{'level':>5} {'dir':>9} {'frontier':>9} {'us':>9} {'vertices':>10} {'edges':>12} {'labels':>11} "
           f"{'MB':>9} {'floor us':>9}")
     spent: dict[str, float] = defaultdict(float)

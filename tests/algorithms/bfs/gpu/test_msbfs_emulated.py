@@ -492,7 +492,7 @@ def test_the_emulated_profile_stamps_every_level_apart(monkeypatch, emulation):
 
 
 def test_level_rows_state_the_floor():
-    """level_bytes: 4 + 8 bytes an edge examined, 4 a label; the rows' microseconds from
+    """level_bytes: 4 + 8 bytes an edge examined (8 a word of a wider set), 4 a label; the rows' microseconds from
     consecutive stamps, the set-up's from the kernel's start to level 0."""
     c = {"pass_levels": 2, "direction": np.array([0, 1]), "frontier": np.array([1, 5]),
          "vertices_examined": np.array([1, 9]), "edges_examined": np.array([3, 20]), "labels": np.array([5, 0]),
@@ -501,6 +501,9 @@ def test_level_rows_state_the_floor():
     assert [(r["direction"], r["us"], r["bytes"]) for r in rows] == [("top-down", 2.5, 56), ("bottom-up", 4.0, 240)]
     assert ms.setup_us(c) == 3.0
     assert ms.level_bytes(np.array([1, 2]), np.array([3, 0])).tolist() == [24, 24]
+    # a 4-word set read for each edge: 4 + 32 bytes
+    assert [r["bytes"] for r in ms.level_rows(c, 4)] == [3 * 36 + 5 * 4, 20 * 36]
+    assert ms.level_bytes(np.array([1, 2]), np.array([3, 0]), 2).tolist() == [32, 40]
 
 
 def test_traverse_is_a_batch_of_one(monkeypatch, emulation):

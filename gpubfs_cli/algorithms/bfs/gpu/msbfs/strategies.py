@@ -152,7 +152,7 @@ PER_LEVEL = {"direction": C["MS_CNT_DIR"], "frontier": C["MS_CNT_FRONTIER"],
              "vertices_examined": C["MS_CNT_VERTICES"], "edges_examined": C["MS_CNT_EDGES"],
              "labels": C["MS_CNT_LABELS"]}
 PROF_KERNEL, PROF_LEVEL0 = C["MS_PROF_KERNEL"], C["MS_PROF_LEVEL0"]
-EDGE_BYTES = 4 + 8  # an edge examined reads its column id and the frontier word of its other end
+COLUMN_BYTES, WORD_BYTES = 4, 8  # an edge examined reads its column id and its other end's frontier set
 LABEL_BYTES = 4  # a label writes one int32 distance
 # msbfs.cuh's msbfs::Params, field by field in its order (the emulated tests compare offsets)
 PARAMS = param_struct(
@@ -225,17 +225,18 @@ def kernel_name(predecessors: bool, stats: bool = False) -> str:
 KERNEL_NAMES = tuple(kernel_name(p, s) for s in (False, True) for p in (False, True))
 
 
-def level_bytes(edges, labels):
-    """The least bytes a level moves: ``edges * (4 + 8) + labels * 4``, each edge
-    examined reading a 4-byte column id and an 8-byte frontier word, each label writing a
-    4-byte distance (seen, queue and parent traffic left out: a floor, not a model)."""
-    return edges * EDGE_BYTES + labels * LABEL_BYTES
+def level_bytes(edges, labels, words: int = 1):
+    """The least bytes a level moves: ``edges * (4 + 8 * words) + labels * 4``, each edge
+    examined reading a 4-byte column id and a frontier set of `words` 8-byte words, each
+    label writing a 4-byte distance (seen, queue and parent traffic left out: a floor,
+    not a model)."""
+    return edges * (COLUMN_BYTES + WORD_BYTES * words) + labels * LABEL_BYTES
 
 
-def level_rows(counters: dict) -> list[dict]:
-    """Per level of a pass with counters (an answer's host counters): direction, frontier,
-    microseconds (None without profile), vertices and edges examined, labels and
-    ``level_bytes``."""
+def level_rows(counters: dict, words: int = 1) -> list[dict]:
+    """Per level of a pass with counters (an answer's host counters) from a build of
+    `words`-word sets: direction, frontier, microseconds (None without profile),
+    vertices and edges examined, labels and ``level_bytes``."""
     prof = counters.get("profile")
     rows = []
     for L in range(len(counters["direction"])):  # the levels run, or the first MAX_LEVELS
@@ -244,7 +245,7 @@ def level_rows(counters: dict) -> list[dict]:
         rows.append({"level": L, "direction": "bottom-up" if counters["direction"][L] else "top-down",
                      "frontier": int(counters["frontier"][L]), "us": us,
                      "vertices_examined": int(counters["vertices_examined"][L]), "edges_examined": edges,
-                     "labels": labels, "bytes": level_bytes(edges, labels)})
+                     "labels": labels, "bytes": level_bytes(edges, labels, words)})
     return rows
 
 
