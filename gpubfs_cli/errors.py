@@ -3,7 +3,8 @@
 from __future__ import annotations
 
 import difflib
-from collections.abc import Iterable
+import sys
+from collections.abc import Callable, Iterable
 
 
 def one_line(text: str) -> str:
@@ -43,3 +44,13 @@ def unknown_name(kind: str, name: str, valid: Iterable[str]) -> UserError:
     close = difflib.get_close_matches(name, valid, n=3, cutoff=0.5)
     hint = f" (did you mean: {', '.join(close)}?)" if close else f" (valid: {', '.join(valid[:12])}{', ...' if len(valid) > 12 else ''})"
     return UserError(f"unknown {kind} '{name}'{hint}")
+
+
+def exit_status(step: Callable[[], int | None]) -> int:
+    """A script's exit status: `step()`'s own (None: 0), or, where it raises a UserError,
+    that error's code after its one line on stderr (never a traceback)."""
+    try:
+        return step() or 0
+    except UserError as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return exc.exit_code

@@ -34,7 +34,7 @@ if str(ROOT) not in sys.path:
 
 from gpubfs_cli.algorithms.bfs.gpu.auto.table import SHIPPED_TABLES, load_table  # noqa: E402
 from gpubfs_cli.core.knobs import knobs_key  # noqa: E402
-from gpubfs_cli.errors import UserError  # noqa: E402
+from gpubfs_cli.errors import UserError, exit_status  # noqa: E402
 from gpubfs_cli.workflows import auto_table  # noqa: E402
 
 
@@ -126,15 +126,15 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--within", type=float, default=1.5, help="with --contenders: the ratio that counts as close")
     ap.add_argument("--tolerance", type=float, default=auto_table.TOLERANCE, help="allowed share behind (0.10)")
     args = ap.parse_args(argv)
-    try:
+
+    def run() -> int:
         if args.contenders:
             return contenders(args.results, args.within, args.problem)
         if args.check:
             return check(args.results, args.table, args.tolerance, args.table_only, args.problem)
         return build(args.results, args.out or SHIPPED_TABLES[args.problem], args.problem)
-    except UserError as exc:
-        print(f"error: {exc}", file=sys.stderr)
-        return 2
+
+    return exit_status(run)
 
 
 if __name__ == "__main__":

@@ -20,7 +20,7 @@ ROOT = Path(__file__).resolve().parents[1]
 if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
 
-from gpubfs_cli.errors import UserError  # noqa: E402
+from gpubfs_cli.errors import UserError, exit_status  # noqa: E402
 from gpubfs_cli.workflows import history  # noqa: E402
 
 
@@ -39,6 +39,27 @@ def build_text(results: Path) -> str:
     return text
 
 
+def write_or_check(results: Path, out: Path, check: bool) -> int:
+    """Build the table from `results`; write it to `out`, or, with `check`, say whether
+    `out` is that table (1 if not)."""
+    text = build_text(results)
+    if check:
+        current = out.read_text(encoding="utf-8") if out.is_file() else None
+        if current != text:
+            print(f"{out}: stale; rebuild it: python scripts/build_estimate_table.py", file=sys.stderr)
+            return 1
+        print(f"{out}: up to date")
+        return 0
+    from gpubfs_cli.files import write_text_atomic
+
+    write_text_atomic(out, text, "estimate table")
+    shipped = history.load_shipped.__wrapped__(out)  # what was written must read back
+    cells = sum(len(c) for c in shipped.by_model.values())
+    print(f"{out}: {cells} cells of {len(shipped.by_model)} GPU models from {shipped.files} results files, "
+          f"{len(text) / 1024:.0f} KB")
+    return 0
+
+
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--results", type=Path, default=history.shipped_dir(), help="the shipped results files' folder")
@@ -46,26 +67,7 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--check", action="store_true", help="compare with a rebuild; write nothing")
     args = ap.parse_args(argv)
     out = args.out or history.table_path()
-    try:
-        text = build_text(args.results)
-        if args.check:
-            current = out.read_text(encoding="utf-8") if out.is_file() else None
-            if current != text:
-                print(f"{out}: stale; rebuild it: python scripts/build_estimate_table.py", file=sys.stderr)
-                return 1
-            print(f"{out}: up to date")
-            return 0
-        from gpubfs_cli.files import write_text_atomic
-
-        write_text_atomic(out, text, "estimate table")
-        shipped = history.load_shipped.__wrapped__(out)  # what was written must read back
-    except UserError as exc:
-        print(f"error: {exc}", file=sys.stderr)
-        return 2
-    cells = sum(len(c) for c in shipped.by_model.values())
-    print(f"{out}: {cells} cells of {len(shipped.by_model)} GPU models from {shipped.files} results files, "
-          f"{len(text) / 1024:.0f} KB")
-    return 0
+    return exit_status(lambda: write_or_check(args.results, out, args.check))
 
 
 if __name__ == "__main__":

@@ -39,7 +39,7 @@ from gpubfs_cli.algorithms.bfs.cpu.sequential import sequential_bfs  # noqa: E40
 from gpubfs_cli.algorithms.bfs.gpu.do.strategies import DoKnobs  # noqa: E402
 from gpubfs_cli.algorithms.bfs.problem import per_level  # noqa: E402
 from gpubfs_cli.datasets.prepare import ensure_dataset  # noqa: E402
-from gpubfs_cli.errors import UserError  # noqa: E402
+from gpubfs_cli.errors import UserError, exit_status  # noqa: E402
 from gpubfs_cli.graph.list_order import hubs_first  # noqa: E402
 from gpubfs_cli.results.schema import load_results  # noqa: E402
 
@@ -151,13 +151,12 @@ def main(argv: list[str] | None = None) -> int:
                     help="replay with these knobs in place of the samples' own")
     args = ap.parse_args(argv)
     extra = parse_knobs(args.knobs)
-    try:
+
+    def run() -> int:
         knobs_of({}, extra)  # a wrong knob is refused before any graph loads
-        mismatches = table(args, extra)
-    except UserError as exc:
-        print(f"error: {exc}", file=sys.stderr)
-        return 2
-    return 1 if mismatches else 0
+        return 1 if table(args, extra) else 0
+
+    return exit_status(run)
 
 
 if __name__ == "__main__":

@@ -25,7 +25,7 @@ from gpubfs_cli.algorithms.bfs.gpu.msbfs import replay  # noqa: E402
 from gpubfs_cli.core.problem import get_problem  # noqa: E402
 from gpubfs_cli.core.solve import solve_each  # noqa: E402
 from gpubfs_cli.datasets.prepare import ensure_dataset  # noqa: E402
-from gpubfs_cli.errors import UserError  # noqa: E402
+from gpubfs_cli.errors import UserError, exit_status  # noqa: E402
 from gpubfs_cli.results.schema import load_results  # noqa: E402
 
 
@@ -81,14 +81,13 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--only", nargs="*", default=None, help="these graphs only")
     ap.add_argument("--data-dir", default=None, help="the dataset cache (default: gpubfs's)")
     args = ap.parse_args(argv)
-    try:
+
+    def run() -> None:
         if any(a < 0 for a in args.alpha):
             raise UserError("--alpha: a threshold is 0 or more")
         table(args)
-    except UserError as exc:
-        print(f"error: {exc}", file=sys.stderr)
-        return 2
-    return 0
+
+    return exit_status(run)
 
 
 if __name__ == "__main__":

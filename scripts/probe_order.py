@@ -33,7 +33,7 @@ if str(ROOT) not in sys.path:
 
 from gpubfs_cli.algorithms.bfs.cpu.sequential import sequential_bfs  # noqa: E402
 from gpubfs_cli.datasets.prepare import ensure_dataset  # noqa: E402
-from gpubfs_cli.errors import UserError  # noqa: E402
+from gpubfs_cli.errors import UserError, exit_status  # noqa: E402
 from gpubfs_cli.graph.build import reverse_csr  # noqa: E402
 from gpubfs_cli.graph.list_order import hubs_first  # noqa: E402
 from gpubfs_cli.results.schema import load_results  # noqa: E402
@@ -92,45 +92,47 @@ def counted_samples(paths, only):
             for (d, src, batch), (directions, examined) in stored.items()]
 
 
+def probes(args) -> int:
+    """The table, one line a bottom-up level of each counted sample; 1 if a count differs
+    from the host's."""
+    todo = counted_samples(args.results, set(args.only or ()))
+    if not todo:
+        raise UserError("no do.* sample with per-level counters (knob counters or profile) in the files")
+    mismatches = 0
+    print(f"{'graph':<24} {'source':>9} {'level':>5} {'stored: GPU':>13} {'host':>13} "
+          f"{'hubs first: GPU':>16} {'host':>13} {'ratio':>6} {'warp steps: stored':>19} "
+          f"{'hubs first':>11} {'ratio':>6}")
+    graphs = {}
+    for dataset, source, directions, batch, examined, examined_hubs in sorted(todo, key=lambda t: t[:2]):
+        if dataset not in graphs:
+            graphs.clear()  # one graph in memory at a time
+            g = ensure_dataset(dataset, args.data_dir, progress=False)
+            offsets, cols = in_lists(g)
+            graphs[dataset] = (g, offsets, cols, hubs_first(np, offsets, cols, g.out_degrees()))
+        g, offsets, cols, hubs = graphs[dataset]
+        dist = sequential_bfs(g, source).distances
+        for level, bottom_up in enumerate(directions):
+            if not bottom_up:
+                continue
+            stored, stored_steps = level_probes(offsets, cols, dist, level, batch)
+            ordered, ordered_steps = level_probes(offsets, hubs, dist, level, batch)
+            gpu_hubs = None if examined_hubs is None else examined_hubs[level]
+            ok = stored == examined[level] and gpu_hubs in (None, ordered)
+            mismatches += not ok
+            shown = "-" if gpu_hubs is None else f"{gpu_hubs:,}"
+            print(f"{dataset:<24} {source:>9} {level:>5} {examined[level]:>13,} {stored:>13,} {shown:>16} "
+                  f"{ordered:>13,} {ordered / max(stored, 1):>6.3f} {stored_steps:>19,} {ordered_steps:>11,} "
+                  f"{ordered_steps / max(stored_steps, 1):>6.3f}" + ("" if ok else "  MISMATCH"))
+    return 1 if mismatches else 0
+
+
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("results", nargs="+", help="results files with do.bfs's per-level counters")
     ap.add_argument("--data-dir", default=None, help="the dataset cache (default: gpubfs's)")
     ap.add_argument("--only", nargs="*", default=None, help="these graphs only")
     args = ap.parse_args(argv)
-    try:
-        todo = counted_samples(args.results, set(args.only or ()))
-        if not todo:
-            raise UserError("no do.* sample with per-level counters (knob counters or profile) in the files")
-        mismatches = 0
-        print(f"{'graph':<24} {'source':>9} {'level':>5} {'stored: GPU':>13} {'host':>13} "
-              f"{'hubs first: GPU':>16} {'host':>13} {'ratio':>6} {'warp steps: stored':>19} "
-              f"{'hubs first':>11} {'ratio':>6}")
-        graphs = {}
-        for dataset, source, directions, batch, examined, examined_hubs in sorted(todo, key=lambda t: t[:2]):
-            if dataset not in graphs:
-                graphs.clear()  # one graph in memory at a time
-                g = ensure_dataset(dataset, args.data_dir, progress=False)
-                offsets, cols = in_lists(g)
-                graphs[dataset] = (g, offsets, cols, hubs_first(np, offsets, cols, g.out_degrees()))
-            g, offsets, cols, hubs = graphs[dataset]
-            dist = sequential_bfs(g, source).distances
-            for level, bottom_up in enumerate(directions):
-                if not bottom_up:
-                    continue
-                stored, stored_steps = level_probes(offsets, cols, dist, level, batch)
-                ordered, ordered_steps = level_probes(offsets, hubs, dist, level, batch)
-                gpu_hubs = None if examined_hubs is None else examined_hubs[level]
-                ok = stored == examined[level] and gpu_hubs in (None, ordered)
-                mismatches += not ok
-                shown = "-" if gpu_hubs is None else f"{gpu_hubs:,}"
-                print(f"{dataset:<24} {source:>9} {level:>5} {examined[level]:>13,} {stored:>13,} {shown:>16} "
-                      f"{ordered:>13,} {ordered / max(stored, 1):>6.3f} {stored_steps:>19,} {ordered_steps:>11,} "
-                      f"{ordered_steps / max(stored_steps, 1):>6.3f}" + ("" if ok else "  MISMATCH"))
-        return 1 if mismatches else 0
-    except UserError as exc:
-        print(f"error: {exc}", file=sys.stderr)
-        return 2
+    return exit_status(lambda: probes(args))
 
 
 if __name__ == "__main__":

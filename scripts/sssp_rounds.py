@@ -38,7 +38,7 @@ from gpubfs_cli.algorithms.sssp.gpu.delta.strategies import default_delta  # noq
 from gpubfs_cli.algorithms.sssp.inputs import integer_weights  # noqa: E402
 from gpubfs_cli.datasets.prepare import ensure_dataset  # noqa: E402
 from gpubfs_cli.datasets.weights import ensure_weights  # noqa: E402
-from gpubfs_cli.errors import UserError  # noqa: E402
+from gpubfs_cli.errors import UserError, exit_status  # noqa: E402
 from gpubfs_cli.results.schema import load_results  # noqa: E402
 
 UNREACHED = np.iinfo(np.int64).max
@@ -141,14 +141,13 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--scales", nargs="*", type=float, default=[], metavar="X",
                     help="also replay widths of X times the mean edge weight")
     args = ap.parse_args(argv)
-    try:
+
+    def run() -> None:
         if any(x <= 0 for x in args.scales):
             raise UserError("--scales: each must be above 0")
         table(args)
-    except UserError as exc:
-        print(f"error: {exc}", file=sys.stderr)
-        return 2
-    return 0
+
+    return exit_status(run)
 
 
 if __name__ == "__main__":

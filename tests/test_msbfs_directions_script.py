@@ -13,7 +13,6 @@ import pytest
 
 from gpubfs_cli.algorithms.bfs.cpu.sequential import sequential_bfs
 from gpubfs_cli.algorithms.bfs.gpu.msbfs import replay
-from gpubfs_cli.algorithms.bfs.gpu.msbfs.strategies import MILLI
 from gpubfs_cli.graph import samples as sample_graphs
 from gpubfs_cli.results.schema import SCHEMA_VERSION, write_results
 
@@ -50,6 +49,16 @@ def test_pass_counts_are_the_union_frontiers_and_the_in_edges_left(g, sources):
     assert m_u[0] < g.m if len(sources) == 1 else True  # the one source leaves m_u at once
 
 
+def test_counts_worked_by_hand_where_the_deepest_vertex_lacks_a_source():
+    """Every series has a level each even where no vertex of the last level is reached by
+    every source (m_u's counts then end a level early); a vertex two sources share in a
+    frontier counts once."""
+    dist = np.array([[0, 1, 2, 1], [1, 0, -1, 1]])
+    n_f, m_f, m_u = replay.pass_counts(dist, [1, 10, 100, 1000], [2, 20, 200, 2000], 2222)
+    assert n_f.tolist() == [2, 3, 1] and m_f.tolist() == [11, 1011, 100]
+    assert m_u.tolist() == [2222, 2222 - 2 - 20 - 2000, 2222 - 2 - 20 - 2000]
+
+
 def test_the_rule_worked_by_hand():
     # n = 100, alpha 2, beta 10: level 2 (300 * 2 > 100) goes bottom-up, level 3 stays
     # (30 * 10 < 100 fails), level 4 goes back (5 * 10 < 100); the switch is strict.
@@ -58,7 +67,6 @@ def test_the_rule_worked_by_hand():
     assert replay.directions(n_f, m_f, m_u, 100, 2, 10, bottom_up=False) == [0] * 6
     assert replay.directions([2], [150], [300], 100, 2, 10) == [0]
     assert replay.directions([2], [150], [300], 100, 2.001, 10) == [1]  # thousandths, as the kernel
-    assert replay.MILLI == MILLI  # msbfs.cuh's
     # back top-down strictly below n / beta: a frontier of 10 (10 * 10 = 100) stays bottom-up
     assert replay.directions([1, 10, 9], [500, 1, 1], [100, 50, 40], 100, 10, 10) == [1, 1, 0]
 

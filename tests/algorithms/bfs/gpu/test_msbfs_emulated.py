@@ -446,10 +446,6 @@ def test_the_bottom_up_hub_pass_changes_no_answer(monkeypatch, emulation):
                 np.testing.assert_array_equal(x.counters[key], y.counters[key])
 
 
-def test_the_replay_reads_the_thresholds_as_the_kernel_does():
-    assert replay.MILLI == ms.MILLI
-
-
 def test_held_lists_bound_the_bottom_up_hub_queue():
     """Room for every list of more than warp_edges in-edges: at most m / (warp_edges + 1),
     and n; none with warp_edges 0."""
