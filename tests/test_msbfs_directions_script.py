@@ -51,8 +51,8 @@ def test_pass_counts_are_the_union_frontiers_and_the_in_edges_left(g, sources):
 
 def test_counts_worked_by_hand_where_the_deepest_vertex_lacks_a_source():
     """Every series has a level each even where no vertex of the last level is reached by
-    every source (m_u's counts then end a level early); a vertex two sources share in a
-    frontier counts once."""
+    every source (m_u's in-degree counts then end a level early); a vertex two sources
+    share in a frontier counts once."""
     dist = np.array([[0, 1, 2, 1], [1, 0, -1, 1]])
     n_f, m_f, m_u = replay.pass_counts(dist, [1, 10, 100, 1000], [2, 20, 200, 2000], 2222)
     assert n_f.tolist() == [2, 3, 1] and m_f.tolist() == [11, 1011, 100]

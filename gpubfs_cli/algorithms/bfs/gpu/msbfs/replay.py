@@ -31,15 +31,10 @@ def pass_counts(dist: np.ndarray, out_deg: np.ndarray, in_deg: np.ndarray,
     # (their last source labelled them in level L - 1, whose warps counted them out)
     m_u = m_in - np.cumsum(np.bincount(everyone[everyone >= 0], weights=in_deg[everyone >= 0],
                                        minlength=levels).astype(np.int64))
-    # level L's frontier: the vertices some source reaches at distance L, each counted once
-    # however many sources do (a column's distances sorted, its repeats dropped)
-    ranked = np.sort(dist, axis=0)
-    first = np.ones(ranked.shape, dtype=bool)
-    first[1:] = ranked[1:] != ranked[:-1]
-    first &= ranked >= 0
-    level, vertex = ranked[first], np.nonzero(first)[1]
-    n_f = np.bincount(level, minlength=levels).astype(np.int64)
-    m_f = np.bincount(level, weights=out_deg[vertex], minlength=levels).astype(np.int64)
+    n_f, m_f = np.zeros(levels, dtype=np.int64), np.zeros(levels, dtype=np.int64)
+    for L in range(levels):
+        frontier = (dist == L).any(axis=0)
+        n_f[L], m_f[L] = int(frontier.sum()), int(out_deg[frontier].sum())
     return n_f, m_f, m_u
 
 
