@@ -49,7 +49,9 @@ MS = ec.Family(ms.KERNELS, "msbfs_driver.cpp", (ms,),
                         *(ms.kernel_defines(128, probe_batch=b) for b in (1, 8)),
                         ms.kernel_defines(128, frontier_cache="l1"),
                         *(ms.kernel_defines(128, words=w) for w in (2, 4))])
-BASE = {"cta_size": 128}
+# 128-thread CTAs and passes of 64 (the 1-word build) unless a test names its width: the
+# features below are the same code at every width, and the wide builds have tests of their own.
+BASE = {"cta_size": 128, "width": 64}
 PATCHES = {"blocks_per_sm": lambda kernel, block, shared_mem=0: 2}
 FORCED_BU = {"alpha": 1e9, "beta": 1e9}  # bottom-up from the first level, never back
 TOP_DOWN = {"bottom_up": False}
@@ -68,7 +70,7 @@ def test_params_mirror_the_compiled_struct(emulation):
 
 
 def batches(g, width: int, seed: int = 5) -> list[list[int]]:
-    """One source, three, and `width` (64 at the defaults) drawn with repeats (the first
+    """One source, three, and `width` (64 at BASE) drawn with repeats (the first
     one twice)."""
     first = eb.sources(g)
     three = (first * 3)[:3]
@@ -574,7 +576,7 @@ def test_registration():
     assert cls.teps == "equivalent" and any("batch" in c for c in cls.caveats)
     k = cls.Knobs()
     assert (k.width, k.alpha, k.beta, k.bottom_up, k.cta_size, k.blocks_per_sm, k.thread_edges, k.probe_batch,
-            k.hub_edges, k.warp_edges, k.counters, k.profile) == (64, 8.0, 18.0, True, 256, 0, 32, 4, 4096, 1024,
+            k.hub_edges, k.warp_edges, k.counters, k.profile) == (256, 8.0, 18.0, True, 256, 0, 32, 4, 4096, 1024,
                                                                    False, False)
     assert cls(make_knobs(cls, {"width": 7})).batch_size() == 7
 

@@ -41,9 +41,12 @@ over its share of the batch's time.
 
 Knobs:
 
-- ``width``: sources per batch, 1 to 256. Up to 64 a vertex's source sets are one
-  64-bit word; 65 to 128 take a build of 2 words, 129 to 256 one of 4 (MSBFS_WORDS),
-  whose launch bounds give an SM 768 and 512 threads so as not to spill. A set of
+- ``width``: sources per batch, 1 to 256 (default 256). Up to 64 a vertex's source sets
+  are one 64-bit word; 65 to 128 take a build of 2 words, 129 to 256 one of 4
+  (MSBFS_WORDS), whose launch bounds give an SM 768 and 512 threads so as not to spill.
+  256 by default: a wide set's in-edge probe reads one 32-byte sector as a word does, so
+  a pass of 256 costs less a source than four of 64 on all four msbfs graphs
+  (docs/performance.md). A batch of fewer sources takes the width's build all the same. A set of
   several words has no one word whose atomic says who was first, so there a vertex's
   marks (the last level that queued it, how many sources have reached it: 2n ints)
   decide its queueing and its leaving m_u.
@@ -258,7 +261,7 @@ def setup_us(counters: dict) -> float | None:
 
 @dataclass(frozen=True)
 class MsbfsKnobs:
-    width: int = knob(WORD, 1, WIDEST)
+    width: int = knob(WIDEST, 1, WIDEST)
     alpha: float = knob(8.0, 0)
     beta: float = knob(18.0, 0)
     bottom_up: bool = True
