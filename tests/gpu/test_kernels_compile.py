@@ -92,10 +92,11 @@ KNOWN_SPILLS = {
     "msbfs.cu MSBFS_BLOCK=1024 MSBFS_MIN_BLOCKS=1 MSBFS_OFFSET64=1": 504,
     # msbfs's wider source sets (128 sources at 768 threads an SM, 256 at 512): the
     # 32-bit 128-source build spills nothing; the 256-source build's instantiations with
-    # parents 80 bytes (counting) and 98 (timed: a run that asks for parents); the 64-bit
+    # parents 88 bytes (counting) and 106 (timed: a run that asks for parents; 8 more each
+    # since the labels' set-up stores 16 bytes at once); the 64-bit
     # builds more, in STATS mostly. Their timed msbfs_bfs<false, false> spills nothing.
     "msbfs.cu MSBFS_BLOCK=256 MSBFS_MIN_BLOCKS=3 MSBFS_OFFSET64=1 MSBFS_WORDS=2": 146,
-    "msbfs.cu MSBFS_BLOCK=256 MSBFS_MIN_BLOCKS=2 MSBFS_WORDS=4": 178,
+    "msbfs.cu MSBFS_BLOCK=256 MSBFS_MIN_BLOCKS=2 MSBFS_WORDS=4": 194,
     "msbfs.cu MSBFS_BLOCK=256 MSBFS_MIN_BLOCKS=2 MSBFS_OFFSET64=1 MSBFS_WORDS=4": 500,
     # msbfs's probe_batch builds other than the default 4: the 64-bit ones spill as the
     # default 64-bit build does, the 32-bit batch of 1 58 bytes in a counting

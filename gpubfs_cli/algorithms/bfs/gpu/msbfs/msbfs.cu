@@ -609,7 +609,17 @@ __device__ void bfs(const State& S, const int* sources, int k, int src0, long lo
     if (STATS) S.stamp(MS_PROF_KERNEL);
     const long long gtid = grid_thread<BLOCK, long long>(), gstride = grid_threads<BLOCK, long long>();
     const long long labels = (long long)k * S.n;
-    for (long long i = gtid; i < labels; i += gstride) {
+    // The k rows of labels to -1. The wider builds store 16 bytes at once (the rows start a
+    // CuPy allocation, 16-byte aligned; the last 0-3 labels are thread 0's): 256 sources of
+    // 2^20 vertices write 1 GB here, about an eighth of the pass with 4-byte stores. The
+    // 64-source build keeps them (its counting instantiation spills with the wide loop).
+    const long long wide = WORDS > 1 ? labels / 4 : 0;
+    const int4 none = make_int4(-1, -1, -1, -1);
+    for (long long i = gtid; i < wide; i += gstride) {
+        reinterpret_cast<int4*>(S.dist)[i] = none;
+        if (PRED) reinterpret_cast<int4*>(S.parent)[i] = none;
+    }
+    for (long long i = 4 * wide + gtid; i < labels; i += gstride) {
         S.dist[i] = -1;
         if (PRED) S.parent[i] = -1;
     }
