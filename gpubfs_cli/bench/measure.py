@@ -1,6 +1,13 @@
 """Measuring one variant on one graph: upload and prepare (timed apart), the warm-up, then
 one timed call per source (or per batch of sources), each answer checked and measured.
 
+The calls run back to back and their answers (host copies) are checked afterwards, up to
+CHECK_AFTER_BYTES of answers at a time: a check's host work (a pass over every edge, on
+every core, for a certificate) right before an unprimed call slows that call's launch
+(docs/performance.md, "The check between timed calls"), and the peers time their sources
+back to back too. A failure, the time limit or an interrupt checks and records the calls
+timed before it first, so nothing measured is lost.
+
 The timer is the one the strategy declares (bench/timing.py: events, host or self); this
 room never asks what kind of strategy it holds. A strategy whose batch_size() is above 1
 gets its sources in batches, a timed call each. Each answer is checked and measured by
@@ -21,8 +28,8 @@ memory exhaustion is `out-of-memory`, an answer that differs from the baseline i
 
 Reordering: a variant with a vertex order (bench/variants.py, graph/reorder.py) uploads,
 prepares and traverses the relabelled graph, from its sources' new ids; each answer is
-mapped back to the graph's own ids after its timer stops, so the check and the measures
-are those of every other variant. Computing the order and the relabelled graph (once
+mapped back to the graph's own ids with its check, so the check and the measures are
+those of every other variant. Computing the order and the relabelled graph (once
 per graph and order, bench/inputs.Reorders) is the prepare record's `reorder_ms`, never
 in a traversal's time.
 """
@@ -33,11 +40,14 @@ import time
 from collections.abc import Callable, Sequence
 from typing import Protocol
 
+import numpy as np
+
 from gpubfs_cli.bench.energy import EnergyMeter
 from gpubfs_cli.bench.inputs import ProblemInput
 from gpubfs_cli.bench.schedule import Indexed, batches, warm_up_runs
 from gpubfs_cli.bench.timing import prime, primes, timed_batch, timed_call, timed_traverse
 from gpubfs_cli.bench.verdict import call_samples, failed_call
+from gpubfs_cli.core.answer import Answer
 from gpubfs_cli.core.device import Device
 from gpubfs_cli.core.strategy import Strategy, knobs_dict
 from gpubfs_cli.gpu.clocks import clock_entries, default_reader, readings
@@ -47,6 +57,14 @@ from gpubfs_cli.results.schema import Prepare, Sample
 from gpubfs_cli.results.status import classify
 
 L2Flush = Callable[[Sequence[Device]], None]
+# The answers (bytes of their distances and parents) a variant's timed calls hold before
+# they are checked: about 250 answers of a 2^20-vertex graph, one of a 2^28-vertex one.
+CHECK_AFTER_BYTES = 1 << 30
+
+
+def answer_bytes(answer: Answer) -> int:
+    """The bytes of an answer's distances and parents (host arrays)."""
+    return sum(int(np.asarray(a).nbytes) for a in (answer.distances, answer.parents) if a is not None)
 
 
 class Records(Protocol):
@@ -197,46 +215,62 @@ class Measure:
         n, done, kept = len(indexed), 0, []
         groups = list(batches(indexed, size))
         before = groups[-1] if cfg.prime and primes(strategy) else None  # the prime call's sources
+        timed: list[tuple] = []  # calls timed and not yet checked: (group, answers, ms, left)
+        held = 0  # their answers' bytes
 
         def asked_of(group) -> list[int]:  # the ids the strategy answers from
             return [s if view is None else view.source(s) for _, s in group]
 
-        for group in groups:
-            self.progress.describe(f"{name} · {label} · source {done + 1}/{n}"
-                                   + (f" (a batch of {len(group)})" if size > 1 else ""))
-            left = n - done - len(group) + later  # sources after this call
-            stage = "prime: "  # a failed prime call or flush is the sample's failure, named as such
-            try:
-                if before is not None:
-                    prime(strategy, asked_of(before), mode)
-                    before = group
-                stage = "L2 flush: "
-                if self.flush_l2 is not None:
-                    self.flush_l2(strategy.devices)
-                stage = ""
-                asked = asked_of(group)
-                if size > 1:
-                    ms, answers = timed_batch(strategy, asked, mode)
-                else:
-                    ms, answer = timed_traverse(strategy, asked[0], mode)
-                    answers = [answer]
-                if view is not None:  # untimed: the answers in the graph's own ids
+        def settle() -> None:  # the calls timed so far checked and recorded, in their order
+            for group, answers, ms, left in timed:
+                if view is not None:  # the answers in the graph's own ids
                     answers = [view.answer(a) for a in answers]
-            except Exception as exc:
-                self.records.sample(failed_call(name, pi, strategy.name, kd, group, mode, exc, stage, left))
-                self.progress.advance_by(n - done)
-                return None
-            over = ms / len(group) > limit_ms  # call_samples marks them out-of-time
-            for sample in call_samples(name, pi, strategy.name, kd, group, answers, ms, mode,
-                                       cfg.time_limit_s, left, batched=size > 1):
-                self.records.sample(sample)
-                kept.append(sample)
-            done += len(group)
-            if over:
-                self.progress.advance_by(n - done + len(group))
-                return None
-            self.progress.advance_by(len(group))
-        return kept
+                for sample in call_samples(name, pi, strategy.name, kd, group, answers, ms, mode,
+                                           cfg.time_limit_s, left, batched=size > 1):
+                    self.records.sample(sample)
+                    kept.append(sample)
+            timed.clear()
+
+        try:
+            for group in groups:
+                self.progress.describe(f"{name} · {label} · source {done + 1}/{n}"
+                                       + (f" (a batch of {len(group)})" if size > 1 else ""))
+                left = n - done - len(group) + later  # sources after this call
+                stage = "prime: "  # a failed prime call or flush is the sample's failure, named as such
+                try:
+                    if before is not None:
+                        prime(strategy, asked_of(before), mode)
+                        before = group
+                    stage = "L2 flush: "
+                    if self.flush_l2 is not None:
+                        self.flush_l2(strategy.devices)
+                    stage = ""
+                    asked = asked_of(group)
+                    if size > 1:
+                        ms, answers = timed_batch(strategy, asked, mode)
+                    else:
+                        ms, answer = timed_traverse(strategy, asked[0], mode)
+                        answers = [answer]
+                except Exception as exc:
+                    settle()
+                    self.records.sample(failed_call(name, pi, strategy.name, kd, group, mode, exc, stage, left))
+                    self.progress.advance_by(n - done)
+                    return None
+                timed.append((group, answers, ms, left))
+                held += sum(answer_bytes(a) for a in answers)
+                done += len(group)
+                if ms / len(group) > limit_ms:  # call_samples marks them out-of-time
+                    settle()
+                    self.progress.advance_by(n - done + len(group))
+                    return None
+                if held >= CHECK_AFTER_BYTES:
+                    settle()
+                    held = 0
+                self.progress.advance_by(len(group))
+            settle()
+            return kept
+        finally:
+            settle()  # an interrupt: what was timed is checked and kept
 
     # ------------------------------------------------------------------ the machine
     def _read_clocks(self, devices: Sequence[Device]) -> dict:
