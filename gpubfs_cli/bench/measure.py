@@ -2,7 +2,7 @@
 one timed call per source (or per batch of sources), each answer checked and measured.
 
 The calls run back to back and their answers (host copies) are checked afterwards, up to
-CHECK_AFTER_BYTES of answers at a time: a check's host work (a pass over every edge, on
+CHECK_AFTER_BYTES of answers or CHECK_AFTER_MS of calls at a time: a check's host work (a pass over every edge, on
 every core, for a certificate) right before an unprimed call slows that call's launch
 (docs/performance.md, "The check between timed calls"), and the peers time their sources
 back to back too. A failure, the time limit or an interrupt checks and records the calls
@@ -58,8 +58,11 @@ from gpubfs_cli.results.status import classify
 
 L2Flush = Callable[[Sequence[Device]], None]
 # The answers (bytes of their distances and parents) a variant's timed calls hold before
-# they are checked: about 250 answers of a 2^20-vertex graph, one of a 2^28-vertex one.
+# they are checked: about 250 answers of a 2^20-vertex graph, one of a 2^28-vertex one;
+# and the time they take, so that a kill (which no handler sees) loses at most about that
+# much of a slow strategy's measurements.
 CHECK_AFTER_BYTES = 1 << 30
+CHECK_AFTER_MS = 1000.0
 
 
 def answer_bytes(answer: Answer) -> int:
@@ -216,7 +219,7 @@ class Measure:
         groups = list(batches(indexed, size))
         before = groups[-1] if cfg.prime and primes(strategy) else None  # the prime call's sources
         timed: list[tuple] = []  # calls timed and not yet checked: (group, answers, ms, left)
-        held = 0  # their answers' bytes
+        held, held_ms = 0, 0.0  # their answers' bytes, their time
 
         def asked_of(group) -> list[int]:  # the ids the strategy answers from
             return [s if view is None else view.source(s) for _, s in group]
@@ -258,14 +261,15 @@ class Measure:
                     return None
                 timed.append((group, answers, ms, left))
                 held += sum(answer_bytes(a) for a in answers)
+                held_ms += ms
                 done += len(group)
                 if ms / len(group) > limit_ms:  # call_samples marks them out-of-time
                     settle()
                     self.progress.advance_by(n - done + len(group))
                     return None
-                if held >= CHECK_AFTER_BYTES:
+                if held >= CHECK_AFTER_BYTES or held_ms >= CHECK_AFTER_MS:
                     settle()
-                    held = 0
+                    held, held_ms = 0, 0.0
                 self.progress.advance_by(len(group))
             settle()
             return kept

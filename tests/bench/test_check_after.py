@@ -1,9 +1,10 @@
 """A variant's timed calls run back to back and their answers are checked afterwards
-(bench/measure.py, CHECK_AFTER_BYTES of answers at a time), so no check's host work sits
-just before an unprimed call. Through the runner, with a fake strategy and the problem's
-check both writing one log: every call before every check while the answers fit; a
-check after each call, or each second one, when the room holds one or two answers; and a
-failure, the time limit or Ctrl-C in a call first checks and records the calls before it."""
+(bench/measure.py: CHECK_AFTER_BYTES of answers or CHECK_AFTER_MS of calls at a time), so
+no check's host work sits just before an unprimed call. Through the runner, with a fake
+strategy and the problem's check both writing one log: every call before every check
+while the answers fit; a check after each call, or each second one, when the room holds
+one or two answers or when any call's time fills it; and a failure, the time limit or
+Ctrl-C in a call first checks and records the calls before it."""
 
 from __future__ import annotations
 
@@ -82,9 +83,12 @@ def test_every_call_runs_before_any_check_while_the_answers_fit(tmp_path, logged
     assert statuses(doc) == [(s, "ok") for s in sources]
 
 
-@pytest.mark.parametrize("answers", [1, 2])
-def test_the_room_for_answers_sets_how_many_calls_run_before_their_checks(tmp_path, logged, monkeypatch, answers):
-    monkeypatch.setattr(measure, "CHECK_AFTER_BYTES", answers * answer_size())
+@pytest.mark.parametrize(("answers", "by"), [(1, "bytes"), (2, "bytes"), (1, "time")])
+def test_the_room_for_answers_sets_how_many_calls_run_before_their_checks(tmp_path, logged, monkeypatch, answers, by):
+    if by == "bytes":
+        monkeypatch.setattr(measure, "CHECK_AFTER_BYTES", answers * answer_size())
+    else:  # any call's time fills the room
+        monkeypatch.setattr(measure, "CHECK_AFTER_MS", 0.0)
     doc = run(tmp_path).doc
     sources = doc["sources"][bfs_graph().name]
     expected = []
