@@ -1,12 +1,7 @@
 """Measuring one variant on one graph: upload and prepare (timed apart), the warm-up, then
 one timed call per source (or per batch of sources), each answer checked and measured.
 
-The calls run back to back and their answers (host copies) are checked afterwards, up to
-CHECK_AFTER_BYTES of answers or CHECK_AFTER_MS of calls at a time: a check's host work (a pass over every edge, on
-every core, for a certificate) right before an unprimed call slows that call's launch
-(docs/performance.md, "The check between timed calls"), and the peers time their sources
-back to back too. A failure, the time limit or an interrupt checks and records the calls
-timed before it first, so nothing measured is lost.
+The calls run back to back; their answers are checked afterwards (bench/unchecked.py).
 
 The timer is the one the strategy declares (bench/timing.py: events, host or self); this
 room never asks what kind of strategy it holds. A strategy whose batch_size() is above 1
@@ -36,18 +31,15 @@ in a traversal's time.
 
 from __future__ import annotations
 
-import time
 from collections.abc import Callable, Sequence
 from typing import Protocol
-
-import numpy as np
 
 from gpubfs_cli.bench.energy import EnergyMeter
 from gpubfs_cli.bench.inputs import ProblemInput
 from gpubfs_cli.bench.schedule import Indexed, batches, warm_up_runs
-from gpubfs_cli.bench.timing import prime, primes, timed_batch, timed_call, timed_traverse
+from gpubfs_cli.bench.timing import prime, primes, timed_batch, timed_call, timed_traverse, warm_up
+from gpubfs_cli.bench.unchecked import Unchecked
 from gpubfs_cli.bench.verdict import call_samples, failed_call
-from gpubfs_cli.core.answer import Answer
 from gpubfs_cli.core.device import Device
 from gpubfs_cli.core.strategy import Strategy, knobs_dict
 from gpubfs_cli.gpu.clocks import clock_entries, default_reader, readings
@@ -57,17 +49,6 @@ from gpubfs_cli.results.schema import Prepare, Sample
 from gpubfs_cli.results.status import classify
 
 L2Flush = Callable[[Sequence[Device]], None]
-# The answers (bytes of their distances and parents) a variant's timed calls hold before
-# they are checked: about 250 answers of a 2^20-vertex graph, one of a 2^28-vertex one;
-# and the time they take, so that a kill (which no handler sees) loses at most about that
-# much of a slow strategy's measurements.
-CHECK_AFTER_BYTES = 1 << 30
-CHECK_AFTER_MS = 1000.0
-
-
-def answer_bytes(answer: Answer) -> int:
-    """The bytes of an answer's distances and parents (host arrays)."""
-    return sum(int(np.asarray(a).nbytes) for a in (answer.distances, answer.parents) if a is not None)
 
 
 class Records(Protocol):
@@ -159,7 +140,8 @@ class Measure:
                     whole("unavailable", cls.no_predecessors_reason or f"{cls.name} has no {pi.problem.option} output",
                           mode)
                     continue
-                failure = self._warm_up(strategy, new_id(sources[0]), mode)
+                failure = warm_up(strategy, new_id(sources[0]), mode, warm_up_runs(self.config.warmup,
+                                  self.config.warmup_ms), self.config.time_limit_s)
                 if failure is not None:
                     whole(*failure, mode)
                     continue
@@ -186,26 +168,6 @@ class Measure:
             self.records.sample(Sample(name, cls.name, kd, -1, None, 0, 0, None, status, m, reason, problem=problem))
         self.progress.advance_by(sources * len(modes))
 
-    def _warm_up(self, strategy: Strategy, source: int, mode: bool) -> tuple[str, str] | None:
-        """Untimed runs (bench/schedule.warm_up_runs); a failure, or one run over the time
-        limit, ends the variant here. A batch strategy warms up on one source."""
-        cfg = self.config
-        batched = strategy.batch_size() > 1
-        for _ in warm_up_runs(cfg.warmup, cfg.warmup_ms):
-            t0 = time.perf_counter()
-            try:
-                if batched:
-                    [a.to_host() for a in strategy.traverse_batch([source], mode)]
-                else:
-                    strategy.traverse(source, mode).to_host()
-            except Exception as exc:
-                status, why = classify(exc)
-                return status, f"warm-up: {why}"
-            took = time.perf_counter() - t0
-            if took > cfg.time_limit_s:
-                return "out-of-time", f"warm-up took {took:.3g} s, over the limit of {cfg.time_limit_s:g} s"
-        return None
-
     def _sources(self, name: str, pi: ProblemInput, indexed: Indexed, strategy: Strategy, kd: dict,
                  mode: bool, label: str, later: int = 0, view: Reordered | None = None) -> list[Sample] | None:
         """Time and check one mode of a prepared variant from each (index, source) of
@@ -218,21 +180,18 @@ class Measure:
         n, done, kept = len(indexed), 0, []
         groups = list(batches(indexed, size))
         before = groups[-1] if cfg.prime and primes(strategy) else None  # the prime call's sources
-        timed: list[tuple] = []  # calls timed and not yet checked: (group, answers, ms, left)
-        held, held_ms = 0, 0.0  # their answers' bytes, their time
-
         def asked_of(group) -> list[int]:  # the ids the strategy answers from
             return [s if view is None else view.source(s) for _, s in group]
 
-        def settle() -> None:  # the calls timed so far checked and recorded, in their order
-            for group, answers, ms, left in timed:
-                if view is not None:  # the answers in the graph's own ids
-                    answers = [view.answer(a) for a in answers]
-                for sample in call_samples(name, pi, strategy.name, kd, group, answers, ms, mode,
-                                           cfg.time_limit_s, left, batched=size > 1):
-                    self.records.sample(sample)
-                    kept.append(sample)
-            timed.clear()
+        def check(group, answers, ms, left) -> None:  # one call's samples checked and recorded
+            if view is not None:  # the answers in the graph's own ids
+                answers = [view.answer(a) for a in answers]
+            for sample in call_samples(name, pi, strategy.name, kd, group, answers, ms, mode,
+                                       cfg.time_limit_s, left, batched=size > 1):
+                self.records.sample(sample)
+                kept.append(sample)
+
+        unchecked = Unchecked(check)
 
         try:
             for group in groups:
@@ -255,26 +214,19 @@ class Measure:
                         ms, answer = timed_traverse(strategy, asked[0], mode)
                         answers = [answer]
                 except Exception as exc:
-                    settle()
+                    unchecked.settle()
                     self.records.sample(failed_call(name, pi, strategy.name, kd, group, mode, exc, stage, left))
                     self.progress.advance_by(n - done)
                     return None
-                timed.append((group, answers, ms, left))
-                held += sum(answer_bytes(a) for a in answers)
-                held_ms += ms
+                unchecked.add(group, answers, ms, left)
                 done += len(group)
                 if ms / len(group) > limit_ms:  # call_samples marks them out-of-time
-                    settle()
                     self.progress.advance_by(n - done + len(group))
                     return None
-                if held >= CHECK_AFTER_BYTES or held_ms >= CHECK_AFTER_MS:
-                    settle()
-                    held, held_ms = 0, 0.0
                 self.progress.advance_by(len(group))
-            settle()
             return kept
-        finally:
-            settle()  # an interrupt: what was timed is checked and kept
+        finally:  # every way out (the end, the time limit, an interrupt) checks what was timed
+            unchecked.settle()
 
     # ------------------------------------------------------------------ the machine
     def _read_clocks(self, devices: Sequence[Device]) -> dict:

@@ -11,10 +11,12 @@ before a timer starts or after it stops: never inside a timed region.
 
 `prime` (a run's policy, bench/config.py): before each timed call of a strategy that runs
 on a GPU, one untimed call of the same kind, waited for. Without it a timed call starts
-after the harness has checked the previous answer on the CPU (tens of milliseconds on a
-large graph), and the host's launch path is slower after that idle (measured in
-docs/performance.md, "Primed runs"); a loop of traversals, as the peers' own timers
-measure, never idles so.
+after the harness's host work since the previous one (the answer's copy home; at times
+the checks of the calls before, bench/unchecked.py), and the host's launch path is slower
+after that (measured in docs/performance.md, "Primed runs"); a loop of traversals, as the
+peers' own timers measure, never pauses so.
+
+`warm_up`: the untimed runs before a variant's first timed call.
 """
 
 from __future__ import annotations
@@ -26,6 +28,7 @@ from typing import Any
 from gpubfs_cli.core.answer import Answer
 from gpubfs_cli.core.device import Device
 from gpubfs_cli.core.strategy import Strategy
+from gpubfs_cli.results.status import classify
 
 
 def time_host(fn: Callable[[], Any], devices: Sequence[Device] = ()) -> tuple[float, Any]:
@@ -128,3 +131,24 @@ def timed_traverse_split(strategy: Strategy, source: int, predecessors: bool = F
 
     ms, answer = TIMERS[strategy.timing](launch, strategy.devices)
     return ms, host[0], answer
+
+
+def warm_up(strategy: Strategy, source: int, mode: bool, runs, limit_s: float) -> tuple[str, str] | None:
+    """The untimed runs `runs` yields (bench/schedule.warm_up_runs): None, or the (status,
+    reason) of a failure or of one run over the time limit, which ends the variant. A
+    batch strategy warms up on one source."""
+    batched = strategy.batch_size() > 1
+    for _ in runs:
+        t0 = time.perf_counter()
+        try:
+            if batched:
+                [a.to_host() for a in strategy.traverse_batch([source], mode)]
+            else:
+                strategy.traverse(source, mode).to_host()
+        except Exception as exc:
+            status, why = classify(exc)
+            return status, f"warm-up: {why}"
+        took = time.perf_counter() - t0
+        if took > limit_s:
+            return "out-of-time", f"warm-up took {took:.3g} s, over the limit of {limit_s:g} s"
+    return None

@@ -1,5 +1,5 @@
 """A variant's timed calls run back to back and their answers are checked afterwards
-(bench/measure.py: CHECK_AFTER_BYTES of answers or CHECK_AFTER_MS of calls at a time), so
+(bench/unchecked.py: CHECK_AFTER_BYTES of answers or CHECK_AFTER_MS of calls at a time), so
 no check's host work sits just before an unprimed call. Through the runner, with a fake
 strategy and the problem's check both writing one log: every call before every check
 while the answers fit; a check after each call, or each second one, when the room holds
@@ -14,7 +14,7 @@ import numpy as np
 import pytest
 
 from gpubfs_cli.algorithms.bfs.cpu.sequential import SequentialBfs, sequential_bfs
-from gpubfs_cli.bench import measure
+from gpubfs_cli.bench import unchecked
 from gpubfs_cli.bench.config import build_config
 from gpubfs_cli.bench.references import References
 from gpubfs_cli.bench.runner import Runner
@@ -86,9 +86,9 @@ def test_every_call_runs_before_any_check_while_the_answers_fit(tmp_path, logged
 @pytest.mark.parametrize(("answers", "by"), [(1, "bytes"), (2, "bytes"), (1, "time")])
 def test_the_room_for_answers_sets_how_many_calls_run_before_their_checks(tmp_path, logged, monkeypatch, answers, by):
     if by == "bytes":
-        monkeypatch.setattr(measure, "CHECK_AFTER_BYTES", answers * answer_size())
+        monkeypatch.setattr(unchecked, "CHECK_AFTER_BYTES", answers * answer_size())
     else:  # any call's time fills the room
-        monkeypatch.setattr(measure, "CHECK_AFTER_MS", 0.0)
+        monkeypatch.setattr(unchecked, "CHECK_AFTER_MS", 0.0)
     doc = run(tmp_path).doc
     sources = doc["sources"][bfs_graph().name]
     expected = []
