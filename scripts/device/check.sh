@@ -100,6 +100,10 @@
 #                at its defaults and with small_frontier 512, and the launch floor
 #                (FIXED_COST_ARGS replaces those flags, e.g. "--only do.bfs --floor")
 #   probes       scripts/barrier_probe.py, and scripts/device/order_probe.py with idle gaps
+#   check-effect do.bfs alone in five runs (128 sources of seed 0 on three graphs): no check,
+#                checked against cpu.sequential, by certificate, checked and primed, no check
+#                again -> results/check-effect-*.json, then each against the first
+#                (report --compare): what the harness's checks cost the unprimed calls
 # auto.bfs (docs/auto.md):
 #   catalogue1 catalogue2 catalogue3   catalogue-gpu.yaml with auto.bfs, in three parts
 #                (10 sources, 2 rounds) -> results/catalogue-K1.json ...; then, anywhere:
@@ -247,6 +251,15 @@ for part in "$@"; do
       "$G report results/gpu-levels.json --metric us_level --format md" ;;
     fixed-cost) run fixed-cost 580 python3 scripts/fixed_cost.py ${FIXED_COST_ARGS:---samples 50 --knobs small_frontier=512 --floor} \
       --json results/fixed_cost.json ;;
+    check-effect)
+      ce="$G run -d g500-s20-ef16,kron_g500-logn20-gen,lbbfs-rmat-d32 -s do.bfs --sources 128 --seed 0 --warmup 2"
+      sh_run check-effect 400 "$ce --validate none --out results/check-effect-none.json --force &&" \
+        "$ce --validate all --out results/check-effect-all.json --force &&" \
+        "$ce --validate certificate --out results/check-effect-certificate.json --force &&" \
+        "$ce --validate all --prime --out results/check-effect-all-primed.json --force &&" \
+        "$ce --validate none --out results/check-effect-none-again.json --force &&" \
+        "for r in all certificate all-primed none-again; do $G report --compare" \
+        "results/check-effect-\$r.json results/check-effect-none.json; done" ;;
     probes) sh_run probes 400 "python3 scripts/barrier_probe.py && python3 scripts/device/order_probe.py --gaps 0,1,5,20,0" ;;
     catalogue1|catalogue2|catalogue3)
       i=${part#catalogue}; graphs=CATALOGUE$i
