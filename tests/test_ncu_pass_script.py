@@ -1,8 +1,8 @@
 """scripts/device/ncu_pass.py on the CPU (a CPU strategy and a sample graph stand in for a
 GPU strategy and a catalogue graph): a one-source strategy is called once a call from the
 first source, a batch strategy with its width of sources (a knob given as `gpubfs run
--s` spells it); a bad name or knob is one line
-and status 2."""
+-s` spells it); an SSSP strategy gets the graph
+with its weights; a bad name or knob is one line and status 2."""
 
 from __future__ import annotations
 
@@ -19,10 +19,15 @@ import ncu_pass  # noqa: E402
 GRAPH = sample_graphs.gnm(300, 1200, 5, directed=False, isolated=0, name="sample")
 
 
+WEIGHTED = sample_graphs.grid(6, 6, weight=3, name="weighted")
+
+
 def stand_in(monkeypatch):
     import gpubfs_cli.datasets.prepare as prepare
+    import gpubfs_cli.datasets.weights as weights
 
     monkeypatch.setattr(prepare, "ensure_dataset", lambda name, progress: GRAPH)
+    monkeypatch.setattr(weights, "ensure_weights", lambda graph: WEIGHTED)
 
 
 def test_each_call_answers_the_first_source_or_the_whole_batch(monkeypatch, capsys):
@@ -49,3 +54,15 @@ def test_a_bad_name_or_knob_is_one_line(monkeypatch, capsys):
     assert ncu_pass.main(["cpu.sequential[nosuch=1]", "x"]) == 2
     err = capsys.readouterr().err.strip()
     assert err.count("\n") == 0 and "nosuch" in err
+
+
+def test_an_sssp_strategy_gets_the_graph_with_its_weights(monkeypatch, capsys):
+    stand_in(monkeypatch)
+    got = []
+    one = all_strategies("sssp")["cpu.dijkstra"]
+    monkeypatch.setattr(one, "traverse", lambda self, s, predecessors=False, f=one.traverse:
+                        got.append(self.graph) or f(self, s))
+    assert ncu_pass.main(["cpu.dijkstra", "x", "--problem", "sssp", "--calls", "1"]) == 0
+    assert got == [WEIGHTED]
+    assert ncu_pass.main(["cpu.sequential", "x", "--problem", "sssp"]) == 2  # a BFS strategy
+    assert "not a sssp strategy name" in capsys.readouterr().err

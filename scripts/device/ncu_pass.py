@@ -6,10 +6,11 @@ profiles (do_profile.py, msbfs_profile.py) give only time against a floor.
         --section SpeedOfLight --section MemoryWorkloadAnalysis --section Occupancy \\
         --section WarpStateStats python3 scripts/device/ncu_pass.py 'msbfs.bfs[width=256]' g500-s20-ef16
 
-STRATEGY is NAME or NAME[KNOB=VALUE,...] as `gpubfs run -s` spells it; the graph is
-generated or read from the cache as `gpubfs run` would; a batch strategy answers its
-batch's width of sources (seed 0) in one call. The answers are not checked: run the
-same variant under `gpubfs run` for that.
+STRATEGY is NAME or NAME[KNOB=VALUE,...] as `gpubfs run -s` spells it, of `--problem`'s
+strategies (bfs, or sssp: the graph then with its weights, NAME@weights=graph500 as a run
+names them); the graph is generated, or read from the cache or $GPUBFS_MIRROR, as `gpubfs
+run` would; a batch strategy answers its batch's width of sources (seed 0) in one call.
+The answers are not checked: run the same variant under `gpubfs run` for that.
 """
 
 from __future__ import annotations
@@ -29,23 +30,28 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("strategy", help="NAME or NAME[KNOB=VALUE,...]")
     ap.add_argument("graph", help="a catalogue name")
     ap.add_argument("--calls", type=int, default=2, help="traversals (default 2: ncu skips the first)")
+    ap.add_argument("--problem", default="bfs", choices=("bfs", "sssp"))
     a = ap.parse_args(argv)
-    return exit_status(lambda: run(a.strategy, a.graph, a.calls))
+    return exit_status(lambda: run(a.strategy, a.graph, a.calls, a.problem))
 
 
-def run(text: str, name: str, calls: int) -> None:
+def run(text: str, name: str, calls: int, problem: str = "bfs") -> None:
     from gpubfs_cli.bench.config_cli import strategy_entry
+    from gpubfs_cli.core.problem import get_problem
     from gpubfs_cli.core.strategy import all_strategies, make_knobs
     from gpubfs_cli.datasets.prepare import ensure_dataset
+    from gpubfs_cli.datasets.weights import ensure_weights
     from gpubfs_cli.graph.sources import choose_sources
 
     entry = strategy_entry(text, None)
     sname, knobs = (entry, {}) if isinstance(entry, str) else (entry["name"], entry.get("knobs", {}))
-    classes = all_strategies("bfs")
+    classes = all_strategies(problem)
     if sname not in classes:
-        raise UserError(f"{sname}: not a BFS strategy name")
+        raise UserError(f"{sname}: not a {problem} strategy name")
     cls = classes[sname]
     graph = ensure_dataset(name, progress=False)
+    if get_problem(problem).needs_weights:
+        graph = ensure_weights(graph)
     strategy = cls(make_knobs(cls, knobs))
     strategy.upload(graph)
     strategy.prepare(graph)
