@@ -1,8 +1,8 @@
 """scripts/device/ncu_pass.py on the CPU (a CPU strategy and a sample graph stand in for a
 GPU strategy and a catalogue graph): a one-source strategy is called once a call from the
 first source, a batch strategy with its width of sources (a knob given as `gpubfs run
--s` spells it); an SSSP strategy gets the graph
-with its weights; a bad name or knob is one line and status 2."""
+-s` spells it); an SSSP strategy gets the graph with its weights; a bad name or knob is
+one line and status 2."""
 
 from __future__ import annotations
 
