@@ -23,11 +23,11 @@ WEIGHTED = sample_graphs.grid(6, 6, weight=3, name="weighted")
 
 
 def stand_in(monkeypatch):
+    import gpubfs_cli.bench.inputs as inputs
     import gpubfs_cli.datasets.prepare as prepare
-    import gpubfs_cli.datasets.weights as weights
 
     monkeypatch.setattr(prepare, "ensure_dataset", lambda name, progress: GRAPH)
-    monkeypatch.setattr(weights, "ensure_weights", lambda graph: WEIGHTED)
+    monkeypatch.setattr(inputs, "default_weights", lambda graph, data_dir: WEIGHTED)
 
 
 def test_each_call_answers_the_first_source_or_the_whole_batch(monkeypatch, capsys):
@@ -65,4 +65,4 @@ def test_an_sssp_strategy_gets_the_graph_with_its_weights(monkeypatch, capsys):
     assert ncu_pass.main(["cpu.dijkstra", "x", "--problem", "sssp", "--calls", "1"]) == 0
     assert got == [WEIGHTED]
     assert ncu_pass.main(["cpu.sequential", "x", "--problem", "sssp"]) == 2  # a BFS strategy
-    assert "not a sssp strategy name" in capsys.readouterr().err
+    assert "unknown sssp strategy 'cpu.sequential'" in capsys.readouterr().err

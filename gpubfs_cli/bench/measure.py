@@ -180,6 +180,7 @@ class Measure:
         n, done, kept = len(indexed), 0, []
         groups = list(batches(indexed, size))
         before = groups[-1] if cfg.prime and primes(strategy) else None  # the prime call's sources
+
         def asked_of(group) -> list[int]:  # the ids the strategy answers from
             return [s if view is None else view.source(s) for _, s in group]
 

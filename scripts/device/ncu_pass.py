@@ -22,7 +22,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT))
 
-from gpubfs_cli.errors import UserError, exit_status  # noqa: E402
+from gpubfs_cli.errors import exit_status  # noqa: E402
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -37,21 +37,18 @@ def main(argv: list[str] | None = None) -> int:
 
 def run(text: str, name: str, calls: int, problem: str = "bfs") -> None:
     from gpubfs_cli.bench.config_cli import strategy_entry
+    from gpubfs_cli.bench.inputs import default_weights
     from gpubfs_cli.core.problem import get_problem
-    from gpubfs_cli.core.strategy import all_strategies, make_knobs
+    from gpubfs_cli.core.strategy import get_strategy, make_knobs
     from gpubfs_cli.datasets.prepare import ensure_dataset
-    from gpubfs_cli.datasets.weights import ensure_weights
     from gpubfs_cli.graph.sources import choose_sources
 
     entry = strategy_entry(text, None)
     sname, knobs = (entry, {}) if isinstance(entry, str) else (entry["name"], entry.get("knobs", {}))
-    classes = all_strategies(problem)
-    if sname not in classes:
-        raise UserError(f"{sname}: not a {problem} strategy name")
-    cls = classes[sname]
+    cls = get_strategy(sname, problem)
     graph = ensure_dataset(name, progress=False)
     if get_problem(problem).needs_weights:
-        graph = ensure_weights(graph)
+        graph = default_weights(graph, None)
     strategy = cls(make_knobs(cls, knobs))
     strategy.upload(graph)
     strategy.prepare(graph)
