@@ -100,6 +100,7 @@ class Measure:
             return None, set(modes)
 
         strategy = cls(knobs)
+        strategy.plan_predecessors(any(modes))
         uploaded = strategy.device.is_gpu
         graph, view = pi.graph, None
         self.progress.describe(f"{name} · {label}: " + ("reorder, " if reorder else "") + "upload and prepare")

@@ -92,6 +92,7 @@ class Strategy:
     # convention) or "equivalent" (a strategy that skips edges, as direction-optimizing
     # BFS does, over the same edge count: every table labels its rates so).
     teps: ClassVar[str] = "traversed"
+    predecessors_planned = True  # an instance's, once plan_predecessors() is told
 
     def __init__(self, knobs: Any | None = None, devices: tuple[Device, ...] | None = None):
         self.knobs = knobs if knobs is not None else self.Knobs()
@@ -125,6 +126,13 @@ class Strategy:
     def prepare(self, graph) -> None:
         """One-time work per graph (COO copies, splitting, buffers). Timed separately."""
         self.graph = graph
+
+    def plan_predecessors(self, asked: bool) -> None:
+        """Told before upload() and prepare(): whether any traverse() will ask for
+        predecessors (the runner knows its modes). A strategy whose parent buffers are
+        large may then leave them out, and refuse such a traverse() with one line; without
+        this call it prepares for both."""
+        self.predecessors_planned = bool(asked)
 
     def plan_sources(self, sources: list[int]) -> None:
         """The sources traverse() will be asked for, in order, told before the warm-up

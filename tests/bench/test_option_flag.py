@@ -106,3 +106,29 @@ def test_a_batch_strategy_gets_its_modes_flag_in_every_call(tmp_path, recorded, 
         expected += [("timed", mode, tuple(sources[i:i + 2])) for i in range(0, len(sources), 2)]
     assert recorded == expected
     assert [(s["predecessors"], s["status"]) for s in doc["samples"]] == [(m, "ok") for m in modes for _ in sources]
+
+
+class Plans(RecordsBfs):
+    """Records what it is told before its graph, and what it holds when prepared."""
+
+    name = "fake.plans"
+    told: list = []
+
+    def plan_predecessors(self, asked):
+        Plans.told.append(("plan", asked, self.graph is None))
+        super().plan_predecessors(asked)
+
+    def prepare(self, graph):
+        Plans.told.append(("prepare", self.predecessors_planned, None))
+        super().prepare(graph)
+
+
+@pytest.mark.parametrize(("option", "asked"), [("false", False), ("true", True), ("both", True)])
+def test_a_strategy_is_told_before_its_graph_whether_any_call_asks_for_the_option(tmp_path, recorded, option, asked):
+    Plans.told = []
+    run(tmp_path, Plans, bfs_graph(), SequentialBfs, option)
+    assert Plans.told == [("plan", asked, True), ("prepare", asked, None)]
+
+
+def test_a_strategy_never_told_prepares_for_both():
+    assert Strategy().predecessors_planned is True and RecordsBfs().predecessors_planned is True

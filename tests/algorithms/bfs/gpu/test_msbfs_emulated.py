@@ -269,6 +269,34 @@ def test_batches_on_the_nasty_graphs(monkeypatch, emulation, knobs):
     run(monkeypatch, emulation, knobs, GRAPHS)
 
 
+def test_without_parents_planned_the_rows_are_left_out(monkeypatch, emulation):
+    """Told that no call will ask for parents (plan_predecessors(False), as the runner does
+    for a run without them), prepare leaves out the width x n parent rows: the prepared
+    bytes are fewer by exactly those, every answer is the same, and a call that asks for
+    parents anyway is refused with one line."""
+    cls = all_strategies()["msbfs.bfs"]
+    g = eb.graph("rmat")
+    sizes = {}
+    with ec.emulated(monkeypatch, emulation, seed=1, patches=PATCHES, sms=2, resident=2):
+        for planned in (True, False):
+            strategy = cls(make_knobs(cls, BASE))
+            strategy.plan_predecessors(planned)
+            strategy.prepare(g)
+            sizes[planned] = strategy.prepared_bytes()
+            width = strategy.batch_size()
+            if not planned:
+                for batch in batches(g, width):
+                    answers = [eb.host(a.to_host()) for a in strategy.traverse_batch(batch)]
+                    for i, (s, got) in enumerate(zip(batch, answers, strict=True)):
+                        check_answer(g, s, got, f"unplanned parents, source {i} ({s})")
+                        assert got.parents is None
+                with pytest.raises(ValueError, match=r"^msbfs.bfs was prepared without parent rows") as refused:
+                    strategy.traverse_batch(batch, True)
+                assert "\n" not in str(refused.value)
+            strategy.release()
+    assert sizes[True] - sizes[False] == width * g.n * 4
+
+
 @pytest.mark.parametrize("knobs", [{}, {**FORCED_BU, "thread_edges": 2}, {"alpha": 0.5, "beta": 2.0, "width": 40},
                                    {"alpha": 0.5, "beta": 2.0, "thread_edges": 1, "profile": True}],
                          ids=["defaults", "bottom-up-thread_edges2", "switching-width40", "profile"])

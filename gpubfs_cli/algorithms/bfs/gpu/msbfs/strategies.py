@@ -370,7 +370,9 @@ class GpuMultiSourceBfs(GpuStrategy):
         self._kernels = {p: module.get_function(kernel_name(p, stats)) for p in (False, True)}
         self._grid = persistent_grid(self.name, self._kernels.values(), int(k.cta_size), k.blocks_per_sm, self.device)
         dist = self.buffer("_dist", (width, n), cp.int32)
-        parent = self.buffer("_parent", (width, n), cp.int32)
+        # width x n ints more: 64 GB at 256 sources of 2^26 vertices, left out when no
+        # traverse will ask for parents (plan_predecessors)
+        parent = self.buffer("_parent", (width, n), cp.int32) if self.predecessors_planned else None
         seen = self.buffer("_seen", n * words, cp.uint64)
         visit = self.buffer("_visit", 3 * n * words, cp.uint64)
         marks = self.buffer("_marks", 2 * n, cp.int32) if words > 1 else None
@@ -386,7 +388,7 @@ class GpuMultiSourceBfs(GpuStrategy):
         # Views made once (a CuPy view costs microseconds): each source's rows and level
         # count; ctl[k, ...] is a 0-d view (ctl[k] would be a copy under numpy, the emulation's).
         self.derived("_rows", [dist[i] for i in range(width)])
-        self.derived("_parent_rows", [parent[i] for i in range(width)])
+        self.derived("_parent_rows", None if parent is None else [parent[i] for i in range(width)])
         self.derived("_level_views", [levels[i, ...] for i in range(width)])
         self.derived("_pass_views", (ctl[CTL_LEVELS, ...], ctl[CTL_BU_LEVELS, ...], ctl[CTL_HUB_LEVELS, ...]))
         series = {key: counters[row * cap: (row + 1) * cap] for key, row in PER_LEVEL.items()} if stats else {}
@@ -404,7 +406,8 @@ class GpuMultiSourceBfs(GpuStrategy):
             thread_edges=int(k.thread_edges), warp_edges=int(k.warp_edges), hub_edges=int(k.hub_edges),
             counter_cap=cap if stats else 0,
             prof_cap=cap + 2 if prof is not None else 0)
-        self.derived("_params", {p: kernel_struct(PARAMS, parent=parent if p else None, **fixed) for p in (False, True)})
+        self.derived("_params", {p: kernel_struct(PARAMS, parent=parent if p else None, **fixed)
+                                 for p in (False, True) if parent is not None or not p})
 
     def traverse_batch(self, sources: list[int], predecessors: bool = False) -> list[Answer]:
         n, k = self.graph.n, len(sources)
@@ -413,6 +416,9 @@ class GpuMultiSourceBfs(GpuStrategy):
         for s in sources:
             if not 0 <= int(s) < n:
                 raise ValueError(f"source {s} out of range [0, {n})")
+        if predecessors and self._parent_rows is None:
+            raise ValueError(f"{self.name} was prepared without parent rows (plan_predecessors(False)): "
+                             "prepare it again for a run that asks for parents")
         if k == 1:
             args = (self._params[predecessors], None, i32(1), i32(int(sources[0])))
         else:
