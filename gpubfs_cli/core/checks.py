@@ -197,6 +197,14 @@ def _violations(row_offsets, col_indices, weights, unit, distances, tight):
     return loose, escapes
 
 
+def summable(distances, unit: bool) -> np.ndarray:
+    """Distances in a width their sums cannot overflow: int64, but BFS levels (`unit`,
+    below n) keep an int32, so that the edge pass's random reads of d[v] touch half the
+    cache lines (docs/performance.md, "Host work a key")."""
+    d = np.asarray(distances)
+    return d if unit and d.dtype == np.int32 else d.astype(np.int64, copy=False)
+
+
 def edge_violations(graph, distances: np.ndarray, weights: np.ndarray | None = None,
                     tight: np.ndarray | None = None) -> tuple[int, int]:
     """(loose, escapes) over every edge u -> v out of a reached vertex u (distance >= 0):
@@ -208,8 +216,7 @@ def edge_violations(graph, distances: np.ndarray, weights: np.ndarray | None = N
     unit = weights is None
     w = np.zeros(1, dtype=np.int64) if unit else weights
     loose, escapes = _violations(np.asarray(graph.row_offsets), np.asarray(graph.col_indices), w, unit,
-                                 np.asarray(distances, dtype=np.int64),
-                                 np.zeros(0, dtype=np.bool_) if tight is None else tight)
+                                 summable(distances, unit), np.zeros(0, dtype=np.bool_) if tight is None else tight)
     return int(loose), int(escapes)
 
 
@@ -221,7 +228,7 @@ def relaxation_failures(graph, source: int, distances, weights: np.ndarray | Non
     unreached vertex). One parallel pass over the edges (or its `counts`, edge_violations'
     result, when already known); only where it finds an offender, numpy passes in blocks
     of about `block` edges to name the first."""
-    distances = np.asarray(distances, dtype=np.int64)  # no copy where distance_certificate made one
+    distances = summable(distances, weights is None)  # no copy where distance_certificate made one
     if distances.shape != (graph.n,):
         return [f"shape: distances have shape {distances.shape}, expected ({graph.n},)"]
     failures: list[str] = []
@@ -229,6 +236,7 @@ def relaxation_failures(graph, source: int, distances, weights: np.ndarray | Non
         failures.append(f"source: distance of source {source} is {distances[source]}, expected 0")
     if (edge_violations(graph, distances, weights) if counts is None else counts) == (0, 0):
         return failures
+    distances = distances.astype(np.int64, copy=False)  # the numpy passes' sums
     loose = escapes = 0
     first_loose = first_escape = None
     for rows, a, b in edge_ranges(graph, block):
@@ -278,7 +286,7 @@ def distance_certificate(graph, source: int, distances, weights: np.ndarray | No
     """Every check of distances alone (relaxation_failures, then support_failures), from
     one parallel pass over the edges: empty proves them shortest where every weight is
     positive (the module's note)."""
-    distances = np.asarray(distances, dtype=np.int64)
+    distances = summable(distances, weights is None)
     if distances.shape != (graph.n,):
         return relaxation_failures(graph, source, distances, weights)  # its shape failure
     tight = np.zeros(graph.n, dtype=np.bool_)

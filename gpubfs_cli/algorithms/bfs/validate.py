@@ -94,7 +94,8 @@ def graph500_failures(
     skips = escapes = 0
     first_skip = first_escape = None
     clean = (len(kids) == int(child.sum()) and edge_violations(graph, distances) == (0, 0)
-             and not _not_edges(np.asarray(graph.row_offsets), np.asarray(graph.col_indices), parents, kids).any())
+             and not _not_edges(np.asarray(graph.row_offsets), np.asarray(graph.col_indices), parents, kids,
+                                not graph.directed).any())
     if clean:
         found[kids] = True
     for rows, cols in () if clean else edge_blocks(graph):
@@ -151,16 +152,22 @@ def validate(
 
 
 @njit(cache=True, parallel=True)
-def _not_edges(row_offsets, col_indices, parents, kids):
-    """For each kid v: True when v is not in its parent's (sorted) adjacency list."""
+def _not_edges(row_offsets, col_indices, parents, kids, undirected):
+    """For each kid v: True when v is not in its parent's (sorted) adjacency list. On an
+    undirected graph, whose lists hold each edge both ways, the shorter of the two lists
+    is searched: a parent is often a hub, its kids mostly not (docs/performance.md, "Host
+    work a key")."""
     bad = np.zeros(len(kids), dtype=np.bool_)
     for i in prange(len(kids)):
         v = kids[i]
         p = parents[v]
-        lo = row_offsets[p]
-        hi = row_offsets[p + 1]
-        j = lo + np.searchsorted(col_indices[lo:hi], v)
-        bad[i] = j >= hi or col_indices[j] != v
+        a, b = p, v  # search list a for b
+        if undirected and row_offsets[v + 1] - row_offsets[v] < row_offsets[p + 1] - row_offsets[p]:
+            a, b = v, p
+        lo = row_offsets[a]
+        hi = row_offsets[a + 1]
+        j = lo + np.searchsorted(col_indices[lo:hi], b)
+        bad[i] = j >= hi or col_indices[j] != b
     return bad
 
 
@@ -180,7 +187,7 @@ def parent_failures(graph: CSRGraph, source: int, distances, parents) -> list[st
     child = (parents >= 0) & (distances >= 0)
     child[source] = False
     kids = _level_check(source, distances, parents, child, failures)
-    bad = _not_edges(graph.row_offsets, graph.col_indices, parents, kids)
+    bad = _not_edges(graph.row_offsets, graph.col_indices, parents, kids, not graph.directed)
     if bad.any():
         v = int(kids[np.flatnonzero(bad)[0]])
         failures.append(

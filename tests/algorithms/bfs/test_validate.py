@@ -189,3 +189,37 @@ def test_parent_checks_agree_with_the_full_checks_on_random_graphs():
         kids = np.flatnonzero(r.distances > 1)
         par[kids[0]] = 4  # the source: a level too high for a vertex at level >= 2
         assert checks(parent_failures(g, 4, r.distances, par)) == {"levels"}
+
+
+@pytest.mark.parametrize("directed", [False, True])
+def test_tree_edge_is_searched_in_the_shorter_list_only_where_edges_go_both_ways(directed):
+    # a hub 0 with leaves 1..9, and 9 -> 10; BFS from 0: 10's parent is 9
+    src = np.array([0] * 9 + [9])
+    dst = np.array(list(range(1, 10)) + [10])
+    g = build_csr(EdgeList(src, dst, 11, directed))
+    r = sequential_bfs(g, 0, predecessors=True)
+    dist, par = r.distances.copy(), r.parents.astype(np.int64)
+    assert parent_failures(g, 0, dist, par) == []
+    # 10 at level 2 under leaf 1 (level 1, short list) and 9's level 1 kept: not an edge
+    par[10] = 1
+    assert checks(parent_failures(g, 0, dist, par)) == {"tree-edge"}
+    if directed:
+        return
+    # undirected: a kid whose list is shorter than its parent's (leaf 5 under hub 0) passes,
+    # and a hub named as the parent of a vertex it does not touch (10 under 0, after moving
+    # 10 to level 1) fails
+    par[10] = 9
+    assert parent_failures(g, 0, dist, par) == []
+    dist2 = dist.copy()
+    dist2[10] = 1
+    par[10] = 0
+    assert checks(parent_failures(g, 0, dist2, par)) == {"tree-edge"}
+
+
+def test_a_directed_edge_the_other_way_is_not_a_tree_edge():
+    # 0 -> 1, 1 -> 3, 1 -> 4 and 2 -> 1: naming 1 as 2's parent needs the edge 1 -> 2, which
+    # only exists the other way; 2's list (one edge) is shorter than 1's, yet not searched
+    g = build_csr(EdgeList(np.array([0, 1, 1, 2]), np.array([1, 3, 4, 1]), 5, True))
+    dist = np.array([0, 1, 2, 2, 2], dtype=np.int32)
+    par = np.array([0, 0, 1, 1, 1], dtype=np.int64)
+    assert checks(parent_failures(g, 0, dist, par)) == {"tree-edge"}
