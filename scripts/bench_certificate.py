@@ -6,7 +6,8 @@ Runs cpu.sequential from the graph's first vertex with an edge (parents asked fo
 takes turns, in one process: the edge pass (core.checks._violations) on int64 levels and
 on the int32 levels `summable` keeps; the tree-edge search (bfs.validate._not_edges) in
 each parent's list and in the shorter of the two lists; the pointer doubling
-(tree_depths); and the whole certificate (graph500_failures). Prints each round's
+(tree_depths) and the one pass that shows it is not needed (broken_chains); and the whole
+certificate (graph500_failures). Prints each round's
 seconds. The first call of each is untimed (numba compiles).
 """
 
@@ -27,7 +28,7 @@ def main() -> None:
 
     from gpubfs_cli.algorithms.bfs.cpu.sequential import sequential_bfs
     from gpubfs_cli.algorithms.bfs.validate import _not_edges, graph500_failures
-    from gpubfs_cli.core.checks import _violations, tree_depths
+    from gpubfs_cli.core.checks import _violations, broken_chains, tree_depths
     from gpubfs_cli.datasets.store import load_graph
 
     g = load_graph(args.name, args.dir)
@@ -44,6 +45,7 @@ def main() -> None:
         "tree edges, parent's list": lambda: _not_edges(ro, co, parents, kids, False),
         "tree edges, shorter list": lambda: _not_edges(ro, co, parents, kids, not g.directed),
         "pointer doubling": lambda: tree_depths(parents, source),
+        "descending chains": lambda: broken_chains(parents, source, levels),
         "whole certificate": lambda: graph500_failures(g, source, levels, parents),
     }
     print(f"{args.name}: n {g.n:,}, m {g.m:,}, {'directed' if g.directed else 'undirected'}; from vertex "

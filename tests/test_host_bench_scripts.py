@@ -39,5 +39,5 @@ def test_certificate_passes(cache):
     done = script("bench_certificate.py", "smoke-gnm", "--dir", str(cache), "--rounds", "1")
     assert done.returncode == 0, done.stderr
     for name in ("edge pass, int64 levels", "edge pass, int32 levels", "tree edges, parent's list",
-                 "tree edges, shorter list", "pointer doubling", "whole certificate"):
+                 "tree edges, shorter list", "pointer doubling", "descending chains", "whole certificate"):
         assert f"{name} " in done.stdout, done.stdout

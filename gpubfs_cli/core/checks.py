@@ -79,6 +79,33 @@ def tree_depths(parents: np.ndarray, source: int) -> tuple[np.ndarray, np.ndarra
     return depth, broken
 
 
+def broken_chains(parents: np.ndarray, source: int, distances: np.ndarray) -> np.ndarray:
+    """tree_depths' `broken` (tree vertices whose parent chain never reaches the source),
+    without its pointer doubling where one pass shows there are none: every tree vertex
+    but the source has its parent in range, in the tree and at a strictly smaller
+    distance, so each chain descends and can end only at the source (no cycle). A cycle,
+    a zero-weight tree edge or a parent outside the tree falls back to the doubling."""
+    parents = np.asarray(parents, dtype=np.int64)
+    if len(parents) == len(np.asarray(distances)) and _chains_descend(parents, int(source), np.asarray(distances)):
+        return np.zeros(len(parents), dtype=np.bool_)
+    return tree_depths(parents, source)[1]
+
+
+@njit(cache=True, parallel=True)
+def _chains_descend(parents, source, distances):
+    n = len(parents)
+    bad = 0
+    for v in prange(n):
+        p = parents[v]
+        if p < 0:
+            continue
+        if p >= n:  # out of range: broken, also the source's own
+            bad += 1
+        elif v != source and (parents[p] < 0 or distances[p] < 0 or distances[p] >= distances[v]):
+            bad += 1
+    return bad == 0
+
+
 @njit(cache=True, parallel=True)
 def _doubling_start(parents, source, anc, hops):
     """Each vertex's first ancestor (its parent where that is a vertex; itself for the

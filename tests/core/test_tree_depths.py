@@ -9,7 +9,7 @@ import pytest
 
 from gpubfs_cli.algorithms.bfs.cpu.sequential import sequential_bfs
 from gpubfs_cli.algorithms.bfs.validate import graph500_failures, parent_failures
-from gpubfs_cli.core.checks import tree_depths
+from gpubfs_cli.core.checks import broken_chains, tree_depths
 from gpubfs_cli.graph.samples import path
 
 LENGTHS = range(1, 71)
@@ -91,6 +91,31 @@ def walked(parents, source: int) -> tuple[list[int], list[bool]]:
     return depth, broken
 
 
+def counting(monkeypatch, name: str) -> list:
+    """core.checks.NAME wrapped to append to the returned list at each call."""
+    from gpubfs_cli.core import checks
+
+    calls = []
+    inner = getattr(checks, name)
+
+    def counted(*args):
+        calls.append(1)
+        return inner(*args)
+
+    monkeypatch.setattr(checks, name, counted)
+    return calls
+
+
+def random_parents(rng) -> tuple[np.ndarray, int]:
+    """A parent array of 1 to 79 vertices with every kind of entry, and its source."""
+    n = int(rng.integers(1, 80))
+    parents = rng.integers(-2, n + 2, n)
+    # mostly a forest towards low ids, so that some chains do reach the source
+    forest = rng.random(n) < 0.6
+    parents[forest] = (rng.random(forest.sum()) * np.flatnonzero(forest)).astype(np.int64)
+    return parents, int(rng.integers(-1, n + 1)) if rng.random() < 0.2 else 0
+
+
 @pytest.mark.parametrize("seed", range(40))
 def test_random_parent_arrays_against_a_walk(seed):
     """Every kind of entry at once (outside the tree, out of range, cycles, a vertex its
@@ -98,12 +123,7 @@ def test_random_parent_arrays_against_a_walk(seed):
     int32 and int64, against the chain walked step by step."""
     rng = np.random.default_rng(seed)
     for _ in range(10):
-        n = int(rng.integers(1, 80))
-        parents = rng.integers(-2, n + 2, n)
-        # mostly a forest towards low ids, so that some chains do reach the source
-        forest = rng.random(n) < 0.6
-        parents[forest] = (rng.random(forest.sum()) * np.flatnonzero(forest)).astype(np.int64)
-        source = int(rng.integers(-1, n + 1)) if rng.random() < 0.2 else 0
+        parents, source = random_parents(rng)
         for dtype in (np.int64, np.int32):
             depth, broken = tree_depths(parents.astype(dtype), source)
             assert (depth.tolist(), broken.tolist()) == walked(parents, source), (seed, parents.tolist(), source)
@@ -113,16 +133,45 @@ def test_the_doubling_stops_once_every_chain_is_at_its_end(monkeypatch):
     """A chain of 5 edges among 10,000 vertices: three doublings reach the source from
     every vertex, and a fourth pass finds nothing moved; the loop's bound (log2 n + 2 = 16
     passes) is never reached."""
-    from gpubfs_cli.core import checks
-
-    passes = []
-    step = checks._doubling_step
-
-    def counted(*args):
-        passes.append(1)
-        return step(*args)
-
-    monkeypatch.setattr(checks, "_doubling_step", counted)
+    passes = counting(monkeypatch, "_doubling_step")
     depth, broken = tree_depths(chain(5, 10_000 - 6), 0)
     assert depth[:6].tolist() == list(range(6)) and not broken.any()
     assert len(passes) == 4
+
+
+@pytest.mark.parametrize("seed", range(40))
+def test_broken_chains_agree_with_the_walk_with_or_without_the_doubling(seed, monkeypatch):
+    """broken_chains skips the doubling only where every chain descends in distance; on
+    random parent arrays (the test above's), with random distances (mostly the doubling)
+    and with each vertex's walked depth as its distance (descending wherever the chains
+    reach the source), its `broken` is the walk's."""
+    doubled = counting(monkeypatch, "tree_depths")
+    rng = np.random.default_rng(seed)
+    skipped = 0
+    for i in range(10):
+        parents, source = random_parents(rng)
+        if i % 3 == 0:  # a whole tree towards 0: the skip's case
+            parents = (rng.random(len(parents)) * np.arange(len(parents))).astype(np.int64)
+            source = 0
+        walk_depth, walk_broken = walked(parents, source)
+        for distances in (rng.integers(-1, 5, len(parents)), np.array(walk_depth)):
+            before = len(doubled)
+            assert broken_chains(parents, source, distances).tolist() == walk_broken, (seed, parents.tolist())
+            skipped += len(doubled) == before
+    assert skipped > 0  # the fast path ran
+
+
+def test_a_tie_in_distance_is_checked_by_the_doubling():
+    """A zero-weight tree edge (a parent at its child's distance) could close a cycle: no
+    skip. Here 1 and 2 are each other's parents at one distance: both broken."""
+    parents = np.array([0, 2, 1, 0])
+    assert broken_chains(parents, 0, np.array([0, 5, 5, 1])).tolist() == [False, True, True, False]
+    assert broken_chains(parents[[0, 3, 3, 0]], 0, np.array([0, 2, 2, 1])).tolist() == [False] * 4
+
+
+def test_a_parent_outside_the_tree_or_out_of_range_is_checked_by_the_doubling():
+    # 2 has a distance but no parent: 1's chain ends there, not at the source
+    assert broken_chains(np.array([0, 2, -1]), 0, np.array([0, 2, 1])).tolist() == [False, True, False]
+    # the source's own parent out of range is broken, as tree_depths says
+    assert broken_chains(np.array([5, 0]), 0, np.array([0, 1])).tolist() == [True, False]
+    assert tree_depths(np.array([5, 0]), 0)[1].tolist() == [True, False]

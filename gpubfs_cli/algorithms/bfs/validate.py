@@ -20,12 +20,12 @@ from numba import njit, prange
 
 from gpubfs_cli.core.answer import Answer
 from gpubfs_cli.core.checks import (
+    broken_chains,
     check_answer,
     compare_distances,
     edge_blocks,
     edge_violations,
     root_check,
-    tree_depths,
 )
 from gpubfs_cli.core.checks import first_true as _first
 from gpubfs_cli.graph.csr import CSRGraph
@@ -76,7 +76,7 @@ def graph500_failures(
     if parents is None:
         return failures
 
-    _, broken = tree_depths(parents, source)
+    broken = broken_chains(parents, source, distances)
     if broken.any():
         failures.append(
             f"cycle: {int(broken.sum()):,} tree vertices never reach the source through "

@@ -32,10 +32,10 @@ from gpubfs_cli.algorithms.sssp.inputs import integer_weights
 from gpubfs_cli.core import checks
 from gpubfs_cli.core.answer import Answer
 from gpubfs_cli.core.checks import (
+    broken_chains,
     check_answer,
     first_true,
     root_check,
-    tree_depths,
 )
 from gpubfs_cli.graph.csr import CSRGraph
 
@@ -118,7 +118,7 @@ def parent_failures(graph: CSRGraph, source: int, distances, parents) -> list[st
             f"d[{v}] = {distances[v]}, d[{p}] + {w} = {distances[p] + w})"
         )
 
-    _, broken = tree_depths(np.where(has_parent, parents, -1), source)
+    broken = broken_chains(np.where(has_parent, parents, -1), source, distances)
     if broken.any():
         failures.append(
             f"cycle: {int(broken.sum()):,} tree vertices never reach the source through "
