@@ -20,34 +20,50 @@ import time
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("name")
+    ap.add_argument("--problem", choices=("bfs", "sssp"), default="bfs")
     ap.add_argument("--dir", default=None, help="dataset cache folder")
     ap.add_argument("--rounds", type=int, default=3)
     args = ap.parse_args()
 
     import numpy as np
 
-    from gpubfs_cli.algorithms.bfs.cpu.sequential import sequential_bfs
-    from gpubfs_cli.algorithms.bfs.validate import _not_edges, graph500_failures
+    from gpubfs_cli.bench.inputs import default_weights
     from gpubfs_cli.core.checks import _violations, broken_chains, tree_depths
-    from gpubfs_cli.datasets.store import load_graph
+    from gpubfs_cli.core.strategy import get_strategy
+    from gpubfs_cli.datasets.prepare import ensure_dataset
 
-    g = load_graph(args.name, args.dir)
+    g = ensure_dataset(args.name, args.dir, progress=False)
+    if args.problem == "sssp":
+        g = default_weights(g, args.dir)
     source = int(np.argmax(np.diff(g.row_offsets) > 0))
-    answer = sequential_bfs(g, source, True)
-    levels, parents = np.asarray(answer.distances), np.asarray(answer.parents).astype(np.int64)
+    baseline = get_strategy("cpu.dijkstra" if args.problem == "sssp" else "cpu.sequential", args.problem)()
+    baseline.prepare(g)
+    answer = baseline.traverse(source, True)
+    dist, parents = np.asarray(answer.distances), np.asarray(answer.parents).astype(np.int64)
     kids = np.flatnonzero(parents >= 0)
     kids = kids[kids != source]
     ro, co = np.asarray(g.row_offsets), np.asarray(g.col_indices)
-    unit, none = np.zeros(1, dtype=np.int64), np.zeros(0, dtype=np.bool_)
-    passes = {
-        "edge pass, int64 levels": lambda: _violations(ro, co, unit, True, levels.astype(np.int64), none),
-        "edge pass, int32 levels": lambda: _violations(ro, co, unit, True, levels, none),
-        "tree edges, parent's list": lambda: _not_edges(ro, co, parents, kids, False),
-        "tree edges, shorter list": lambda: _not_edges(ro, co, parents, kids, not g.directed),
-        "pointer doubling": lambda: tree_depths(parents, source),
-        "descending chains": lambda: broken_chains(parents, source, levels),
-        "whole certificate": lambda: graph500_failures(g, source, levels, parents),
-    }
+    none = np.zeros(0, dtype=np.bool_)
+    chains = {"pointer doubling": lambda: tree_depths(parents, source),
+              "descending chains": lambda: broken_chains(parents, source, dist)}
+    if args.problem == "sssp":
+        from gpubfs_cli.algorithms.sssp.validate import certificate_failures
+
+        w = np.asarray(g.weights)
+        passes = {"edge pass, weighted": lambda: _violations(ro, co, w, False, dist.astype(np.int64), none), **chains,
+                  "whole certificate": lambda: certificate_failures(g, source, dist, parents)}
+    else:
+        from gpubfs_cli.algorithms.bfs.validate import _not_edges, graph500_failures
+
+        unit = np.zeros(1, dtype=np.int64)
+        passes = {
+            "edge pass, int64 levels": lambda: _violations(ro, co, unit, True, dist.astype(np.int64), none),
+            "edge pass, int32 levels": lambda: _violations(ro, co, unit, True, dist, none),
+            "tree edges, parent's list": lambda: _not_edges(ro, co, parents, kids, False),
+            "tree edges, shorter list": lambda: _not_edges(ro, co, parents, kids, not g.directed),
+            **chains,
+            "whole certificate": lambda: graph500_failures(g, source, dist, parents),
+        }
     print(f"{args.name}: n {g.n:,}, m {g.m:,}, {'directed' if g.directed else 'undirected'}; from vertex "
           f"{source}, {len(kids) + 1:,} reached")
     for run in passes.values():

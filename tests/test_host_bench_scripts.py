@@ -1,6 +1,6 @@
 """scripts/bench_weights.py and scripts/bench_certificate.py run on a cached graph: the weight
-rule beside a git revision's (the two arrays checked equal), and the BFS certificate's
-passes each beside its other form."""
+rule beside a git revision's (the two arrays checked equal), and the BFS and SSSP
+certificates' passes each beside its other form."""
 
 from __future__ import annotations
 
@@ -40,4 +40,11 @@ def test_certificate_passes(cache):
     assert done.returncode == 0, done.stderr
     for name in ("edge pass, int64 levels", "edge pass, int32 levels", "tree edges, parent's list",
                  "tree edges, shorter list", "pointer doubling", "descending chains", "whole certificate"):
+        assert f"{name} " in done.stdout, done.stdout
+
+
+def test_certificate_passes_of_sssp(cache):
+    done = script("bench_certificate.py", "smoke-gnm", "--problem", "sssp", "--dir", str(cache), "--rounds", "1")
+    assert done.returncode == 0, done.stderr
+    for name in ("edge pass, weighted", "pointer doubling", "descending chains", "whole certificate"):
         assert f"{name} " in done.stdout, done.stdout
