@@ -118,7 +118,7 @@ def parent_failures(graph: CSRGraph, source: int, distances, parents) -> list[st
             f"d[{v}] = {distances[v]}, d[{p}] + {w} = {distances[p] + w})"
         )
 
-    broken = broken_chains(np.where(has_parent, parents, -1), source, distances)
+    broken = broken_chains(parents, source, distances)  # any negative parent is outside the tree
     if broken.any():
         failures.append(
             f"cycle: {int(broken.sum()):,} tree vertices never reach the source through "
