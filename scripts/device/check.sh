@@ -23,6 +23,8 @@
 #                then on those of seeds 2 and 3, 2 sources each
 #   reproduce:PAPER  gpubfs reproduce PAPER --dry-run (the estimate), then the reproduction
 #                end to end (e.g. reproduce:luo, reproduce:merrill)
+#   regions      studies/regions.yaml (regions.bfs beside do.bfs on the NY road graph from .mirror/
+#                and six generated graphs) -> results/regions.json; resumed when cut
 #   sssp-peers   the sssp-delta config (gpubfs's SSSP, raval.bs/ep, gapbs's delta sweep and
 #                Gunrock's SSSP where their binaries are found, cpu.dijkstra) on the real New
 #                York road graph from .mirror/ and the config's own graphs, or those SSSP_PEERS
@@ -231,6 +233,7 @@ for part in "$@"; do
     sssp-peers) sh_run "$part" 580 "$NY &&" \
       "$(run_or_resume sssp-peers sssp-delta -d "$SSSP_PEERS") &&" \
       "$G report results/sssp-peers.json --format md" ;;
+    regions) sh_run "$part" 580 "$NY && $(run_or_resume regions studies/regions.yaml) && $G report results/regions.json --format md && $G report results/regions.json --metric us_level --format md" ;;
     sssp-delta-scale|sssp-delta-depth|sssp-hubs|sssp-rounds|sssp-leader-profile|sssp-direct|sssp-async|sssp-async-warps|sssp-auto-warps|sssp-auto-heldout-warps|sssp-cta-size) sh_run "$part" 580 "$NY &&" \
       "$(run_or_resume "$part" "studies/$part.yaml") && $G report results/$part.json --format md" ;;
     sssp-auto) sh_run "$part" 580 "$(run_or_resume sssp-auto studies/sssp-auto.yaml) &&" \

@@ -14,6 +14,7 @@
 #define GPUBFS_GRID_SYNC() emu_grid_sync()
 #define GPUBFS_NOW() emu_clock()
 #define GPUBFS_CYCLES() emu_clock()
+#define GPUBFS_PAUSE(ns) emu_spin_pause()
 #else
 #include <cooperative_groups.h>
 #define GPUBFS_SHARED(T, name) __shared__ T name
@@ -33,6 +34,8 @@ __device__ __forceinline__ unsigned long long clock_cycles() {
     return t;
 }
 #define GPUBFS_CYCLES() clock_cycles()
+// A spinning thread's wait between polls (emulated: a fiber switch, so the others run).
+#define GPUBFS_PAUSE(ns) __nanosleep(ns)
 #endif
 
 // This thread's index in the grid, and the grid's threads, for CTAs of BLOCK threads

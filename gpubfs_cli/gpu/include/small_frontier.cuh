@@ -24,22 +24,19 @@
 //    when the search finished). All three calls are block-uniform (every thread of the CTA).
 // The leader's levels use the shared-memory queues below (SfQueues, sf_append,
 // sf_expand): one __syncthreads per level, exact culling (one CTA: a returned atomicOr).
-// Emulated builds (GPUBFS_EMULATE) spin with emu_spin_pause(), a fiber switch.
+// Spins pause with persistent.cuh's GPUBFS_PAUSE (emulated: a fiber switch).
 #pragma once
 
 #include "common.cuh"
 #include "mergepath.cuh"
+#include "persistent.cuh"
 
 #define SF_EPOCH 0    // the last released epoch
 #define SF_RESUME 1   // the leader's resume word of that epoch
 #define SF_ARRIVED 2  // parked CTAs, summed over all epochs
 #define SF_WORDS 3
 
-#ifdef GPUBFS_EMULATE
-#define SF_PAUSE(ns) emu_spin_pause()
-#else
-#define SF_PAUSE(ns) __nanosleep(ns)
-#endif
+#define SF_PAUSE(ns) GPUBFS_PAUSE(ns)
 
 // Spins until *word >= target, backing off from 32 to 512 ns between polls: a long
 // stretch of small levels (a path's 100,000) must not flood one L2 line with polls,

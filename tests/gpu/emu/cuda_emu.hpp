@@ -446,6 +446,9 @@ inline unsigned long long atomicOr(unsigned long long* p, unsigned long long v) 
 inline int atomicMax(int* p, int v) { return emu_atomic<int>(p, v, [](int a, int b) { return a > b ? a : b; }); }
 inline int atomicMin(int* p, int v) { return emu_atomic<int>(p, v, [](int a, int b) { return a < b ? a : b; }); }
 inline int atomicExch(int* p, int v) { return emu_atomic<int>(p, v, [](int, int b) { return b; }); }
+inline unsigned int atomicExch(unsigned int* p, unsigned int v) {
+    return emu_atomic<unsigned int>(p, v, [](unsigned int, unsigned int b) { return b; });
+}
 template <class T>
 inline T emu_cas(T* p, T cmp, T v) {
     emu::maybe_yield();

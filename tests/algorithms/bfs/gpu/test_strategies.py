@@ -90,6 +90,10 @@ def _variants() -> list[tuple[str, dict]]:
             ("do.bfs", {"mid_frontier": 4096, "mid_ctas": 1, "small_frontier": 0, "counters": True}),
             ("do.top_down", {"mid_frontier": 32768, "mid_ctas": 100000, "cta_size": 1024}),
         ]
+    if "regions.bfs" in gpu:  # many small regions (many hand-overs), and each build
+        out += [("regions.bfs", {"region_size": 32}), ("regions.bfs", {"region_size": 256, "cta_size": 1024}),
+                ("regions.bfs", {"cta_size": 128, "blocks_per_sm": 1, "seed": 7}),
+                ("regions.bfs", {"cta_size": 512, "region_size": 96})]
     return out
 
 
