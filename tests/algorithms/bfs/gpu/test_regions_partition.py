@@ -76,6 +76,17 @@ def test_cells_are_the_nearest_seed_both_ways():
     assert owner.tolist() == [0, 0, 0, -1, -1] and depth.tolist() == [0, 1, 2, -1, -1]
 
 
+def test_made_once_per_graph_size_and_seed():
+    """A run prepares each variant once a round: the same graph object, size and seed give
+    the same regions object; another graph object (equal or not), size or seed its own."""
+    g = samples.grid(30, 30)
+    a = pt.regions(g, 64)
+    assert pt.regions(g, 64) is a and pt.regions(g, 64, seed=0) is a
+    assert pt.regions(g, 96) is not a and pt.regions(g, 64, seed=1) is not a
+    twin = samples.grid(30, 30)
+    assert pt.regions(twin, 64) is not a and (pt.regions(twin, 64).perm == a.perm).all()
+
+
 def test_the_draw_is_seeded():
     g = samples.grid(30, 30)
     a, b, c = pt.regions(g, 64, seed=1), pt.regions(g, 64, seed=1), pt.regions(g, 64, seed=2)

@@ -15,6 +15,8 @@ deep), no Python loop over vertices or edges.
 
 from __future__ import annotations
 
+import threading
+import weakref
 from dataclasses import dataclass
 
 import numpy as np
@@ -22,6 +24,10 @@ import numpy as np
 from gpubfs_cli.graph.csr import CSRGraph
 from gpubfs_cli.graph.reorder import symmetric_pattern
 
+# The regions of each graph object by (size, seed), for as long as the graph lives: a run
+# prepares each variant once a round, and the variants of one size share them.
+_MADE: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
+_LOCK = threading.Lock()
 CELL_FILL = 1.5  # seeds a region's worth of vertices: cells average size / 1.5 before the cut
 WORD = 32  # a region starts on a multiple of this id
 
@@ -82,9 +88,18 @@ def cells(row: np.ndarray, col: np.ndarray, seeds: np.ndarray) -> tuple[np.ndarr
 
 
 def regions(graph: CSRGraph, size: int, seed: int = 0) -> Regions:
-    """The regions of at most `size` vertices (a multiple of 32) of `graph`."""
+    """The regions of at most `size` vertices (a multiple of 32) of `graph`: made once per
+    graph object, size and seed (_MADE)."""
     if size < WORD or size % WORD:
         raise ValueError(f"a region's size must be a positive multiple of {WORD}, not {size}")
+    with _LOCK:
+        made = _MADE.setdefault(graph, {})
+        if (size, seed) not in made:
+            made[(size, seed)] = _regions(graph, size, seed)
+        return made[(size, seed)]
+
+
+def _regions(graph: CSRGraph, size: int, seed: int) -> Regions:
     n = graph.n
     row, col = pattern(graph)
     k = max(1, min(n, int(np.ceil(n * CELL_FILL / size))))
