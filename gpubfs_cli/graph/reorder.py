@@ -88,6 +88,24 @@ def check_permutation(perm: np.ndarray, n: int) -> np.ndarray:
     return perm
 
 
+def gather_rows(row_offsets, rows: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """(new row offsets, take) of a CSR whose row i is old row rows[i] (an empty row where
+    rows[i] < 0): edge k of the new layout is old edge take[k] (its column and weight
+    follow it; each list's order is kept). Int64 arrays."""
+    offsets = np.asarray(row_offsets, dtype=np.int64)
+    rows = np.asarray(rows, dtype=np.int64)
+    real = rows >= 0
+    at = np.maximum(rows, 0)
+    start = np.where(real, offsets[:-1][at], 0)
+    deg = np.where(real, offsets[1:][at] - start, 0)
+    new_offsets = np.zeros(len(rows) + 1, dtype=np.int64)
+    np.cumsum(deg, out=new_offsets[1:])
+    # row starts shifted, then consecutive
+    take = np.repeat(start - new_offsets[:-1], deg)
+    take += np.arange(int(new_offsets[-1]), dtype=np.int64)
+    return new_offsets, take
+
+
 def relabel(graph: CSRGraph, perm: np.ndarray) -> CSRGraph:
     """The graph with vertex perm[i] renamed i: row i is old row perm[i], every column
     id mapped, weights carried with their edges; each neighbour list sorted again (a
@@ -95,14 +113,8 @@ def relabel(graph: CSRGraph, perm: np.ndarray) -> CSRGraph:
     n = graph.n
     perm = check_permutation(perm, n)
     rank = inverse(perm)
-    offsets = np.asarray(graph.row_offsets, dtype=np.int64)
-    deg = np.diff(offsets)[perm]
-    new_offsets = np.zeros(n + 1, dtype=np.int64)
-    np.cumsum(deg, out=new_offsets[1:])
-    m = int(new_offsets[-1])
-    # edge k of the new layout is old edge take[k]: row starts shifted, then consecutive
-    take = np.repeat(offsets[:-1][perm] - new_offsets[:-1], deg)
-    take += np.arange(m, dtype=np.int64)
+    new_offsets, take = gather_rows(graph.row_offsets, perm)
+    deg = np.diff(new_offsets)
     cols = rank.astype(graph.col_indices.dtype, copy=False)[np.asarray(graph.col_indices)[take]]
     key = np.repeat(np.arange(n, dtype=np.int64) * n, deg)  # row * n + column, sorted below
     key += cols

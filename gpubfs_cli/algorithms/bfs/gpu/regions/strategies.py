@@ -58,9 +58,11 @@ from gpubfs_cli.core.answer import Answer
 from gpubfs_cli.core.knobs import check_launch, knob
 from gpubfs_cli.core.strategy import StrategyUnavailable, register
 from gpubfs_cli.gpu.base import GpuStrategy
-from gpubfs_cli.gpu.launch import i32, persistent_grid, require_int32_ids
+from gpubfs_cli.gpu.launch import i32, persistent_defines, persistent_grid, require_int32_ids
 from gpubfs_cli.gpu.modules import header_constants, instantiation, load_module
+from gpubfs_cli.graph.build import reverse_csr
 from gpubfs_cli.graph.csr import CSRGraph
+from gpubfs_cli.graph.reorder import gather_rows
 
 KERNELS = Path(__file__).with_name("regions.cu")
 C = header_constants(Path(__file__).with_name("regions.cuh"))
@@ -74,7 +76,7 @@ INT32_EDGES = 2**31 - 1  # the kernel's edge offsets are int
 
 def kernel_defines(cta_size: int) -> dict[str, int]:
     """The -D defines of the build for CTAs of `cta_size` threads."""
-    return {"RG_BLOCK": cta_size, "RG_MIN_BLOCKS": max(1, 1024 // cta_size)}
+    return persistent_defines("RG", cta_size)
 
 
 KERNEL_DEFINES = [kernel_defines(c) for c in CTA_SIZES]  # every build, for the compile test
@@ -98,14 +100,8 @@ class RegionsKnobs:
 def relabelled(row: np.ndarray, col: np.ndarray, parts: Regions) -> tuple[np.ndarray, np.ndarray]:
     """(row offsets, columns) of the CSR (row, col) in region order: id i's list is the
     list of input vertex perm[i] (empty for padding), its entries renumbered."""
-    perm = parts.perm.astype(np.int64)
-    real = perm >= 0
-    start = np.where(real, row[np.maximum(perm, 0)], 0).astype(np.int64)
-    deg = np.where(real, row[np.maximum(perm, 0) + 1] - start, 0).astype(np.int64)
-    offsets = np.zeros(len(perm) + 1, dtype=np.int64)
-    np.cumsum(deg, out=offsets[1:])
-    edges = np.arange(int(offsets[-1]), dtype=np.int64) + np.repeat(start - offsets[:-1], deg)
-    return offsets.astype(np.int32), parts.rank[np.asarray(col)[edges]].astype(np.int32)
+    offsets, take = gather_rows(row, parts.perm)
+    return offsets.astype(np.int32), parts.rank[np.asarray(col)[take]].astype(np.int32)
 
 
 def ring_entries(regions_count: int, threads: int) -> int:
@@ -142,9 +138,9 @@ class RegionsBfs(GpuStrategy):
         parts = self.derived("_parts", regions(graph, int(k.region_size), int(k.seed)))
         row_h, col_h = np.asarray(graph.row_offsets), np.asarray(graph.col_indices)
         row, col = relabelled(row_h, col_h, parts)
-        if graph.directed:  # parents are in-neighbours: the transpose, renumbered too
-            dg = self.dgraph.with_in_edges()
-            in_row, in_col = relabelled(dg.in_offsets.get(), dg.in_indices.get(), parts)
+        if graph.directed:  # parents are in-neighbours: the transpose (built on the host), renumbered too
+            t = reverse_csr(graph)
+            in_row, in_col = relabelled(np.asarray(t.row_offsets), np.asarray(t.col_indices), parts)
         else:
             in_row, in_col = row, col
         up = {name: self.keep(name, cp.asarray(a)) for name, a in (
