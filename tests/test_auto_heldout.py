@@ -15,7 +15,7 @@ CHECK = Path(__file__).resolve().parents[1] / "scripts" / "device" / "check.sh"
 
 
 def _heldout() -> list[str]:
-    found = re.search(r"^HELDOUT=(\S+)$", CHECK.read_text(), re.M)
+    found = re.search(r"^HELDOUT=\$\{HELDOUT:-(\S+)\}$", CHECK.read_text(), re.M)
     assert found, "check.sh: no HELDOUT= list"
     return found.group(1).split(",")
 

@@ -147,7 +147,8 @@ LOW=g500-s20-ef16,uniform-n21-e26,kron_g500-logn20-gen
 SMALL=smoke-rmat,smoke-gnm,rmat20,Gen-ForestFire,luo-scalefree-1M,g500-s20-ef16
 # auto.bfs held out: graphs none of its table's rules was built from (other generator seeds,
 # other sizes, the real New York road graph from .mirror/), run from sources of seed 1
-HELDOUT=rmat20@seed=2,ER20@seed=2,kron_g500-logn20-gen@seed=3,Gen-SmallWorld@seed=2,lbbfs-rmat-d8@seed=2,random.2Mv.128Me@seed=2,luo-scalefree-1M@seed=2,uniform-n21-e26@seed=2,Gen-ForestFire@seed=2,g500-s22-ef16,graph500-s24-ef20-seed2,geo-road-1M,USA-road-d.NY
+# (HELDOUT=... before the command gives the part other graphs)
+HELDOUT=${HELDOUT:-rmat20@seed=2,ER20@seed=2,kron_g500-logn20-gen@seed=3,Gen-SmallWorld@seed=2,lbbfs-rmat-d8@seed=2,random.2Mv.128Me@seed=2,luo-scalefree-1M@seed=2,uniform-n21-e26@seed=2,Gen-ForestFire@seed=2,g500-s22-ef16,graph500-s24-ef20-seed2,geo-road-1M,USA-road-d.NY}
 CATALOGUE1=smoke-rmat,smoke-gnm,smoke-grid,default-rmat,default-uniform,default-grid,levels-grid-2000,Gen-ForestFire,Gen-SmallWorld,rmat20,ER20,ER23,g500-s20-ef16,lbbfs-random-d2,lbbfs-random-d4,lbbfs-random-d8,lbbfs-random-d16,lbbfs-random-d32
 CATALOGUE2=lbbfs-rmat-d2,lbbfs-rmat-d4,lbbfs-rmat-d8,lbbfs-rmat-d16,lbbfs-rmat-d32,luo-grid-1M,luo-grid-2M,luo-grid-5M,luo-grid-7M,luo-grid-9M,luo-grid-10M,luo-scalefree-1M,luo-scalefree-5M,grid7pt.300
 CATALOGUE3=luo-scalefree-10M,random.2Mv.128Me,rmat.2Mv.128Me,kron_g500-logn20-gen,uniform-n21-e26,grid5pt.5000,graph500-s24-ef20-seed1

@@ -2,7 +2,8 @@
 (two names for one graph) when the candidates are uneven. The rule: of the candidates
 measured on every graph of the point, the one whose worst ratio to each graph's fastest
 is lowest; not the fastest on either graph, not the lowest sum of ratios, not the
-lowest time in milliseconds."""
+lowest time in milliseconds. And one graph's winner when its fastest by median is slow on
+a few heavy sources."""
 
 from __future__ import annotations
 
@@ -76,3 +77,33 @@ def test_a_reordered_variant_is_never_a_candidate(tmp_path):
     doc["prepares"].append(Prepare("a", "cand.y", {"reorder": "rcm"}, 1.0, devices=["gpu:0"]).to_dict())
     write_results(path, {**doc, "samples": doc["samples"] + fast})
     assert winners(path) == {"a": ("cand.x", 2.0)}
+
+
+def per_source_file(path, times: dict[str, list[float]]):
+    """One graph "g", each strategy with its own time per source (sources 0, 1, 2...)."""
+    samples, prepares = [], []
+    for strategy, per_source in times.items():
+        prepares.append(Prepare("g", strategy, {}, 1.0, devices=["gpu:0"]).to_dict())
+        samples += [Sample("g", strategy, {}, s, ms, 10, 10, True).to_dict() for s, ms in enumerate(per_source)]
+    write_results(path, {"schema_version": SCHEMA_VERSION, "created": "2026-01-01T00:00:00+00:00",
+                         "environment": {"gpu": {"name": "Test GPU", "l2_bytes": 1 << 20}},
+                         "datasets": {"g": INFO}, "sources": {"g": [0, 1, 2]},
+                         "prepares": prepares, "samples": samples})
+    return path
+
+
+def test_near_the_fastest_median_the_least_mean_time_a_source_wins(tmp_path):
+    """cand.m has the least median, but one heavy source (5 ms) triples its mean; cand.t is
+    4% behind on the median and even across sources: the rule names cand.t, and keeps
+    cand.m as its runner-up."""
+    path = per_source_file(tmp_path / "r.json", {"cand.m": [1.0, 1.0, 5.0], "cand.t": [1.04, 1.04, 1.04]})
+    rule = builder.build_table(builder.measured([path]))["rules"][0]
+    assert (rule["strategy"], rule["ms"]) == ("cand.t", 1.04)
+    assert rule["runner_up"]["strategy"] == "cand.m"
+
+
+def test_past_the_margin_the_least_median_wins_whatever_the_mean(tmp_path):
+    """cand.t is 6% behind on the median: past NEAR_FASTEST, so the median decides (the
+    check holds auto to the median, within 10%)."""
+    path = per_source_file(tmp_path / "r.json", {"cand.m": [1.0, 1.0, 5.0], "cand.t": [1.06, 1.06, 1.06]})
+    assert winners(path) == {"g": ("cand.m", 1.0)}
