@@ -392,11 +392,13 @@ def _shrink(a: np.ndarray, k: int) -> np.ndarray:
         return a[:k].copy()
 
 
-def reverse_csr(graph: CSRGraph) -> CSRGraph:
+def reverse_csr(graph: CSRGraph, weights: bool = False) -> CSRGraph:
     """The transpose (in-edges as a CSR, each list sorted): every edge reversed and kept,
-    self-loops and parallel edges included. An undirected graph is its own transpose."""
+    self-loops and parallel edges included, with its weight where `weights`. An
+    undirected graph is its own transpose."""
     if not graph.directed:
         return graph
     src = np.repeat(np.arange(graph.n, dtype=np.int64), np.diff(graph.row_offsets))
-    return build_csr(EdgeList(np.asarray(graph.col_indices), src, graph.n, True),
-                     self_loops="keep", duplicates="keep", name=graph.name)
+    w = np.asarray(graph.weights) if weights and graph.weights is not None else None
+    return build_csr(EdgeList(np.asarray(graph.col_indices), src, graph.n, True, w),
+                     self_loops="keep", duplicates="keep", keep_weights=w is not None, name=graph.name)

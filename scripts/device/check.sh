@@ -61,6 +61,9 @@
 #   sssp-auto-heldout   auto.sssp on graphs its table was not built from, with the table in
 #                place: studies/sssp-auto-heldout.yaml (the NY road graph from .mirror/) ->
 #                results/sssp-auto-heldout.json, resumed when cut, and its check
+#   sssp-regions studies/sssp-regions.yaml (sssp.regions and its knobs beside sssp.near_far and
+#                sssp.delta) on the NY road graph from .mirror/ and five generated graphs
+#                -> results/sssp-regions.json; resumed when cut
 #   sssp-cta-size   studies/sssp-cta-size.yaml (near_far at 256, 384 and 512 threads, in
 #                rounds and asynchronous, delta at 256 and 384) on the same five graphs
 #                -> results/sssp-cta-size.json; resumed when cut
@@ -235,7 +238,7 @@ for part in "$@"; do
       "$(run_or_resume sssp-peers sssp-delta -d "$SSSP_PEERS") &&" \
       "$G report results/sssp-peers.json --format md" ;;
     regions) sh_run "$part" 580 "$NY && $(run_or_resume regions studies/regions.yaml) && $G report results/regions.json --format md && $G report results/regions.json --metric us_level --format md" ;;
-    sssp-delta-scale|sssp-delta-depth|sssp-hubs|sssp-rounds|sssp-leader-profile|sssp-direct|sssp-async|sssp-async-warps|sssp-auto-warps|sssp-auto-heldout-warps|sssp-cta-size) sh_run "$part" 580 "$NY &&" \
+    sssp-delta-scale|sssp-delta-depth|sssp-hubs|sssp-rounds|sssp-leader-profile|sssp-direct|sssp-async|sssp-async-warps|sssp-auto-warps|sssp-auto-heldout-warps|sssp-cta-size|sssp-regions) sh_run "$part" 580 "$NY &&" \
       "$(run_or_resume "$part" "studies/$part.yaml") && $G report results/$part.json --format md" ;;
     sssp-auto) sh_run "$part" 580 "$(run_or_resume sssp-auto studies/sssp-auto.yaml) &&" \
       "python3 scripts/build_auto_table.py --problem sssp results/sssp-auto.json &&" \

@@ -73,3 +73,20 @@ def test_symmetrized_self_loop_stored_once():
     g = build_csr(e, self_loops="keep", duplicates="keep")
     assert g.m == 4  # loops 0-0 and 1-1 once each, 1-2 both ways
     assert list(g.neighbors(1)) == [1, 2]
+
+
+def test_the_transpose_carries_each_edges_weight_when_asked():
+    """reverse_csr(weights=True): edge u -> v of weight w becomes v -> u of weight w, parallel
+    edges and self-loops each with their own; without it, no weights."""
+    from gpubfs_cli.graph import samples
+    from gpubfs_cli.graph.build import reverse_csr
+
+    g = samples.from_edges(np.array([0, 0, 0, 1, 2, 2]), np.array([1, 1, 2, 2, 2, 0]), 3,
+                           weights=np.array([5, 7, 1, 4, 9, 3]), directed=True, name="w")
+    t = reverse_csr(g, weights=True)
+    heads = np.repeat(np.arange(3), np.diff(np.asarray(t.row_offsets)))
+    got = sorted(zip(np.asarray(t.col_indices).tolist(), heads.tolist(), np.asarray(t.weights).tolist(), strict=True))
+    tails = np.repeat(np.arange(3), np.diff(np.asarray(g.row_offsets)))
+    assert got == sorted(zip(tails.tolist(), np.asarray(g.col_indices).tolist(), np.asarray(g.weights).tolist(),
+                             strict=True))
+    assert reverse_csr(g).weights is None

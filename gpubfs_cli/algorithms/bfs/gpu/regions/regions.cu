@@ -14,14 +14,10 @@
 // once, only repeats work: every label lowered is either relaxed further by the run
 // that lowered it (inside the region: the local levels; across: the mark) or marked
 // for the next run of its region. The search ends when no region is queued or running
-// (ctl[RG_PENDING] = 0). Then a pass writes the answer in the input's numbering:
+// (ctl[RQ_PENDING] = 0). Then a pass writes the answer in the input's numbering:
 // distances, and parents as an in-neighbour one level up.
 //
-// Memory order. A mark sets the vertex's bit, fences, then sets its region's flag; a
-// run clears the flag, fences, then takes the bits and reads their labels: a label
-// lowered after a run has taken its bit finds the flag clear and queues the region
-// again. A push raises ctl[RG_PENDING] before its ticket, and a run lowers it only
-// after every push it made.
+// The queue of regions, its marks and flags, and their memory order: region_queue.cuh.
 #include "regions.cuh"
 
 namespace rgbfs {
@@ -51,61 +47,13 @@ struct Shared {
     int top;                          // the output pass: the CTA's largest label + 1
 };
 
-// The kernel's global state.
-struct State {
+// The kernel's global state: the queue of regions, and the graph and labels.
+struct State : rq::RegionQueue {
     const int* __restrict__ row;   // the CSR in region order (out-edges)
     const int* __restrict__ col;
     const int* __restrict__ roff;  // region r is vertices roff[r] .. roff[r + 1] - 1
-    const int* __restrict__ vreg;  // each vertex's region
     unsigned int* label;           // distances in region order (RG_UNREACHED: none yet)
-    unsigned int* dirty;           // the marks: a bit a vertex
-    int* active;                   // a flag a region: queued and not yet taken
-    int* ring;                     // the queued regions by ticket (RG_EMPTY: free)
-    unsigned int* ctl;
-    int ring_mask;                 // ring entries - 1 (a power of two)
 };
-
-// Queue region r: pending first, so the search cannot look over while r waits. The
-// ring holds more entries than regions plus threads, so a slot's last region has been
-// taken, or is being taken, when its next ticket comes round.
-__device__ __forceinline__ void push_region(const State& s, int r) {
-    atomicAdd(&s.ctl[RG_PENDING], 1u);
-    const unsigned int t = atomicAdd(&s.ctl[RG_TAIL], 1u);
-    int* slot = &s.ring[t & s.ring_mask];
-    while (atomicCAS(slot, RG_EMPTY, r) != RG_EMPTY) GPUBFS_PAUSE(32);
-    atomicAdd(&s.ctl[RG_PUSHES], 1u);
-    __threadfence();
-}
-
-// Vertex v's global label was lowered by a thread that is not running v's region (or
-// cannot keep it): mark it and queue its region unless it is queued already.
-__device__ __forceinline__ void mark(const State& s, int v) {
-    atomicOr(&s.dirty[v >> 5], 1u << (v & 31));
-    __threadfence();
-    const int r = __ldg(&s.vreg[v]);
-    if (atomicExch(&s.active[r], 1) == 0) push_region(s, r);
-}
-
-// Thread 0's wait for the next region: a ticket, then its slot until a region lands
-// there or nothing is pending any more (-1).
-__device__ __forceinline__ int take_region(const State& s) {
-    const unsigned int t = atomicAdd(&s.ctl[RG_HEAD], 1u);
-    int* slot = &s.ring[t & s.ring_mask];
-    unsigned int ns = 32;
-    for (;;) {
-        if (*(volatile int*)slot != RG_EMPTY) {
-            const int r = atomicExch(slot, RG_EMPTY);
-            if (r != RG_EMPTY) {
-                atomicExch(&s.active[r], 0);  // from here a lowered label queues r again
-                __threadfence();              // the flag cleared before the marks are read
-                return r;
-            }
-        }
-        if (*(volatile unsigned int*)&s.ctl[RG_PENDING] == 0) return -1;
-        GPUBFS_PAUSE(ns);
-        if (ns < 128) ns <<= 1;
-    }
-}
 
 // Local vertex i into the frontier of parity `par` (count slot c); a full queue hands
 // it back to its region's next run (its global label is lowered already).
@@ -114,15 +62,9 @@ __device__ __forceinline__ void enqueue(const State& s, Shared& sh, int base, in
     if (at < QCAP) {
         sh.q[par][at] = (unsigned short)i;
     } else {
-        atomicAdd(&s.ctl[RG_DEFERRED], 1u);
-        mark(s, base + i);
+        atomicAdd(&s.ctl[RQ_DEFERRED], 1u);
+        rq::mark(s, base + i);
     }
-}
-
-// Vertex v of another region at label nd: lower its global label, and mark it when that
-// lowered it.
-__device__ __forceinline__ void send(const State& s, int v, unsigned int nd) {
-    if (nd < __ldcg(&s.label[v]) && nd < atomicMin(&s.label[v], nd)) mark(s, v);
 }
 
 // Head v (global id; lv = v - base) of an edge out of a local vertex, at label nd: a
@@ -137,20 +79,7 @@ __device__ __forceinline__ void relax(const State& s, Shared& sh, int base, int 
         }
         return;
     }
-    const int at = atomicAdd(&sh.out_count, 1);
-    if (at < OBOX) {
-        sh.out_v[at] = v;
-        sh.out_d[at] = nd;
-        sent = true;
-    } else {
-        send(s, v, nd);
-    }
-}
-
-// The outbox sent, by every thread (between two barriers: no thread adds to it meanwhile).
-__device__ __forceinline__ void flush(const State& s, Shared& sh) {
-    const int entries = min(sh.out_count, OBOX);
-    for (int j = threadIdx.x; j < entries; j += BLOCK) send(s, sh.out_v[j], sh.out_d[j]);
+    if (rq::post(s, s.label, sh.out_v, sh.out_d, &sh.out_count, OBOX, v, nd)) sent = true;
 }
 
 // Local vertex u's out-edges at label nd, this thread's lane of RG_LANES taking every
@@ -178,34 +107,20 @@ __device__ __forceinline__ void relax_out(const State& s, Shared& sh, int base, 
 // last one's + 1 (a level with only waiting vertices is a step that carries them).
 __device__ void run_region(const State& s, Shared& sh, int r, int flush_steps) {
     const int tid = threadIdx.x;
-    const int base = __ldg(&s.roff[r]), size = __ldg(&s.roff[r + 1]) - base;
-    const int e0 = __ldg(&s.row[base]), edges = __ldg(&s.row[base + size]) - e0;
-    const bool copied = edges <= ECAP;
+    const rq::Span sp = rq::span_of(s.roff, s.row, r);
+    const int base = sp.base, size = sp.size, e0 = sp.e0;
+    const bool copied = sp.edges <= ECAP;
     for (int i = tid; i < size; i += BLOCK) sh.lab[i] = __ldcg(&s.label[base + i]);
-    if (copied) {
-        for (int i = tid; i <= size; i += BLOCK) sh.lrow[i] = (unsigned short)(__ldg(&s.row[base + i]) - e0);
-        for (int e = tid; e < edges; e += BLOCK) {
-            const unsigned int lv = (unsigned int)(__ldg(&s.col[e0 + e]) - base);
-            sh.ledge[e] = lv < (unsigned int)size ? (unsigned short)lv : (unsigned short)RG_OUTSIDE;
-        }
-    }
+    if (copied) rq::copy_edges<BLOCK>(s.row, s.col, sp, sh.lrow, sh.ledge, (unsigned short)RG_OUTSIDE);
     if (tid < 3) sh.count[tid] = 0;
     if (tid == 0) sh.low = RG_UNREACHED;
     if (tid == 0) sh.out_count = 0;
     __syncthreads();
-    // The marks (a region starts on a bitmap word), each label read after its bit.
-    for (int w = tid; w < (size + 31) >> 5; w += BLOCK) {
-        unsigned int bits = atomicExch(&s.dirty[(base >> 5) + w], 0u);
-        if (bits) __threadfence();
-        while (bits) {
-            const int i = (w << 5) + __ffs(bits) - 1;
-            bits &= bits - 1;
-            const unsigned int d = __ldcg(&s.label[base + i]);
-            atomicMin(&sh.lab[i], d);
-            atomicMin(&sh.low, d);
-            enqueue(s, sh, base, 0, 0, i);
-        }
-    }
+    rq::take_marks<BLOCK>(s, s.label, sp, [&](int i, unsigned int d) {
+        atomicMin(&sh.lab[i], d);
+        atomicMin(&sh.low, d);
+        enqueue(s, sh, base, 0, 0, i);
+    });
     __syncthreads();
     unsigned int level = sh.low;
     int steps = 0;
@@ -226,19 +141,10 @@ __device__ void run_region(const State& s, Shared& sh, int r, int flush_steps) {
         // it: the barrier's own answer and the next frontier's count.
         const bool outgoing = __syncthreads_or(sent);
         ++level;
-        if (outgoing && (sh.count[nc] == 0 || (k + 1) % flush_steps == 0)) {  // every flush_steps levels, and the last
-            flush(s, sh);
-            __syncthreads();
-            if (tid == 0) sh.out_count = 0;
-            sent = false;
-            __syncthreads();
-        }
+        rq::flush_step<BLOCK>(s, s.label, sh.out_v, sh.out_d, &sh.out_count, OBOX, outgoing, sh.count[nc] == 0, k,
+                              flush_steps, sent);
     }
-    if (tid == 0) {
-        atomicAdd(&s.ctl[RG_RUNS], 1u);
-        atomicAdd(&s.ctl[RG_STEPS], (unsigned int)steps);
-        if (copied) atomicAdd(&s.ctl[RG_COPIED], 1u);
-    }
+    if (tid == 0) rq::count_run(s, steps, copied);
 }
 
 // Vertex i's parent (region order in, the input's ids out): an in-neighbour one level
@@ -267,33 +173,21 @@ __global__ void __launch_bounds__(RG_BLOCK, RG_MIN_BLOCKS)
                 unsigned int* ctl, int* dist, int* parent, int n_new, int regions, int ring_mask, int flush_steps, int src) {
     using namespace rgbfs;
     GPUBFS_SHARED(Shared, sh);
-    const State s{row, col, roff, vreg, label, dirty, active, ring, ctl, ring_mask};
+    const State s{{vreg, dirty, active, ring, ctl, ring_mask}, row, col, roff, label};
     const int gtid = grid_thread<BLOCK>(), gstride = grid_threads<BLOCK>();
-    const int first = vreg[src];
     for (int i = gtid; i < n_new; i += gstride) label[i] = i == src ? 0u : RG_UNREACHED;
-    for (int w = gtid; w < (n_new + 31) >> 5; w += gstride) dirty[w] = w == (src >> 5) ? 1u << (src & 31) : 0u;
-    for (int r = gtid; r < regions; r += gstride) active[r] = r == first;
-    if (gtid == 0) {  // the source's region queued at ticket 0 (the ring is all free between searches)
-        for (int k = 0; k < RG_CTL_WORDS; ++k) ctl[k] = 0;
-        ctl[RG_TAIL] = 1;
-        ctl[RG_PENDING] = 1;
-        ctl[RG_PUSHES] = 1;
-        ring[0] = first;
-    }
+    rq::start_search(s, n_new, regions, src, gtid, gstride);
     if (threadIdx.x == 0) sh.top = 0;
     GPUBFS_GRID_SYNC();
 
     for (;;) {
-        if (threadIdx.x == 0) sh.region = take_region(s);
+        if (threadIdx.x == 0) sh.region = rq::take_region(s);
         __syncthreads();
         const int r = sh.region;
         if (r < 0) break;
         run_region(s, sh, r, flush_steps);
         __syncthreads();  // every push of this run made
-        if (threadIdx.x == 0) {
-            __threadfence();
-            atomicAdd(&ctl[RG_PENDING], 0xffffffffu);  // minus one
-        }
+        if (threadIdx.x == 0) rq::finish_run(s);
     }
 
     GPUBFS_GRID_SYNC();

@@ -1,10 +1,10 @@
 // Region-local asynchronous BFS (regions.bfs): constants shared by regions.cu, its
-// launcher (strategies.py reads the #defines with header_constants) and the CPU
-// emulation harness (tests/gpu/emu/regions_driver.cpp).
+// launcher (strategies.py reads the #defines with header_constants, beside
+// region_queue.cuh's) and the CPU emulation harness (tests/gpu/emu/regions_driver.cpp).
 #pragma once
 
 #include "common.cuh"
-#include "persistent.cuh"
+#include "region_queue.cuh"
 
 #ifndef RG_BLOCK
 #define RG_BLOCK 256  // threads per CTA (a multiple of 32)
@@ -43,17 +43,7 @@
 #define RG_LANES 4
 #endif  // a copied edge whose head is in another region
 
-#define RG_EMPTY (-1)       // a free slot of the region ring
 #define RG_UNREACHED 0xffffffffu  // a label no path has lowered (reads as -1 when an int)
 
-// ctl[] words (unsigned int)
-#define RG_HEAD 0         // tickets taken by waiting CTAs
-#define RG_TAIL 1         // tickets given to pushed regions
-#define RG_PENDING 2      // regions pushed and not yet done (0: the search is over)
+// ctl[] word 3 (region_queue.cuh's RQ_* are the others)
 #define RG_LEVELS 3       // the largest distance + 1
-#define RG_RUNS 4         // regions run (one CTA's visit to one region)
-#define RG_STEPS 5        // local steps, summed over the runs
-#define RG_PUSHES 6       // regions pushed (the source's included)
-#define RG_DEFERRED 7     // vertices handed back to their region's queue entry (a full local queue)
-#define RG_COPIED 8       // runs whose region's edges fit shared memory
-#define RG_CTL_WORDS 9

@@ -1,15 +1,17 @@
-"""regions.bfs's host side, no GPU: the regions (partition.py), the graph renumbered into
-them, the ring's size and the knobs."""
+"""The region-local kernels' host side, no GPU: the regions (graph/regions.py), the graph
+renumbered into them (with its weights), the ring's size (gpu/region_queue.py) and
+regions.bfs's knobs."""
 
 from __future__ import annotations
 
 import numpy as np
 import pytest
 
-from gpubfs_cli.algorithms.bfs.gpu.regions import partition as pt
 from gpubfs_cli.algorithms.bfs.gpu.regions import strategies as rg
 from gpubfs_cli.core.strategy import make_knobs
 from gpubfs_cli.errors import UserError
+from gpubfs_cli.gpu import region_queue as rq
+from gpubfs_cli.graph import regions as pt
 from gpubfs_cli.graph import samples
 
 GRAPHS = {
@@ -51,10 +53,21 @@ def test_every_vertex_once_in_regions_of_whole_words(name, size):
 def test_the_renumbered_graph_is_the_graph(name):
     g = GRAPHS[name]()
     r = pt.regions(g, 64, seed=2)
-    row, col = rg.relabelled(np.asarray(g.row_offsets), np.asarray(g.col_indices), r)
+    row, col = pt.relabelled(np.asarray(g.row_offsets), np.asarray(g.col_indices), r)
     assert row.dtype == col.dtype == np.int32 and len(row) == r.n_new + 1
     assert edge_set(row, col, r.perm.astype(np.int64)) == edge_set(g.row_offsets, g.col_indices)
     assert (np.diff(row)[r.perm < 0] == 0).all()  # padding has no edges
+
+
+def test_weights_follow_their_edges_into_region_order():
+    g = samples.with_rule_weights(samples.grid(9, 13))
+    r = pt.regions(g, 32, seed=1)
+    row, col, w = pt.relabelled(np.asarray(g.row_offsets), np.asarray(g.col_indices), r, np.asarray(g.weights))
+    src = np.repeat(np.arange(len(row) - 1), np.diff(row))
+    got = {(int(r.perm[a]), int(r.perm[b]), int(x)) for a, b, x in zip(src, col, w, strict=True)}
+    gs = np.repeat(np.arange(g.n), np.diff(np.asarray(g.row_offsets)))
+    want = {(int(a), int(b), int(x)) for a, b, x in zip(gs, g.col_indices, g.weights, strict=True)}
+    assert got == want
 
 
 def test_a_grid_keeps_most_edges_inside_regions():
@@ -110,5 +123,5 @@ def test_bad_knobs_are_one_line(knobs, match):
 
 @pytest.mark.parametrize("regions, threads", [(1, 32), (231, 67_584), (18_000, 270_336), (2**20, 1)])
 def test_the_ring_holds_every_region_and_thread_twice(regions, threads):
-    entries = rg.ring_entries(regions, threads)
+    entries = rq.ring_entries(regions, threads)
     assert entries & (entries - 1) == 0 and entries > 2 * (regions + threads) and entries <= 4 * (regions + threads) + 2

@@ -1,5 +1,6 @@
-"""The regions regions.bfs runs: vertices grouped around random seeds, so that on a road
-network or a mesh most edges join two vertices of one region.
+"""The regions the region-local kernels run (regions.bfs, sssp.regions): vertices grouped
+around random seeds, so that on a road network or a mesh most edges join two vertices of
+one region; and a CSR renumbered region by region.
 
 Every vertex joins the seed a breadth-first search from all seeds at once reaches it
 from first (a Voronoi cell of the hop distance, on the graph's edges taken both ways),
@@ -22,7 +23,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from gpubfs_cli.graph.csr import CSRGraph
-from gpubfs_cli.graph.reorder import symmetric_pattern
+from gpubfs_cli.graph.reorder import gather_rows, symmetric_pattern
 
 # The regions of each graph object by (size, seed), for as long as the graph lives: a run
 # prepares each variant once a round, and the variants of one size share them.
@@ -128,3 +129,13 @@ def _regions(graph: CSRGraph, size: int, seed: int) -> Regions:
     perm[new] = order
     region = np.repeat(np.arange(count, dtype=np.int32), padded)
     return Regions(perm=perm, rank=rank, offsets=offsets.astype(np.int32), region=region)
+
+
+def relabelled(row: np.ndarray, col: np.ndarray, parts: Regions,
+               values: np.ndarray | None = None) -> tuple[np.ndarray, ...]:
+    """(row offsets, columns) of the CSR (row, col) in region order: id i's list is the
+    list of input vertex perm[i] (empty for padding), its entries renumbered; with
+    `values` (one per edge, e.g. weights), those values in the same order too."""
+    offsets, take = gather_rows(row, parts.perm)
+    out = (offsets.astype(np.int32), parts.rank[np.asarray(col)[take]].astype(np.int32))
+    return out if values is None else (*out, np.asarray(values)[take])
