@@ -138,6 +138,27 @@ def test_zero_weight_parents_take_rounds(monkeypatch, emulation):
     assert max(a.counters["parent_rounds"] for a in answers) > 1
 
 
+def test_the_real_new_york_road_graph(monkeypatch, emulation, shared_data):
+    """The DIMACS9 New York road graph (264,346 vertices, its distance weights) in regions
+    of 1,024 from one source: exact against cpu.dijkstra, parents a shortest-path tree,
+    and the search crosses every region that source reaches (all of them, the graph is
+    connected) through the queue, several times over."""
+    from gpubfs_cli.graph.build import build_csr
+    from gpubfs_cli.graph.io import read_graph
+
+    edges = read_graph(shared_data / "USA-road-d.NY.gr.gz", "dimacs9")
+    g = build_csr(edges, symmetrize=False, duplicates="drop", keep_weights=True, name="USA-road-d.NY")
+    cls = all_strategies("sssp")["sssp.regions"]
+    with ec.emulated(monkeypatch, emulation, sms=2, seed=1, patches=PATCHES):
+        strategy = cls(make_knobs(cls, {"cta_size": CTA}))
+        strategy.prepare(g)
+        got = host(strategy.traverse(1000, True))
+        wg.check_sssp(g, 1000, got, True, "sssp.regions on USA-road-d.NY")
+        check_state(strategy, got, True)
+        assert got.counters["runs"] > 2 * got.counters["regions"] > 2 * 200
+        strategy.release()
+
+
 # ---- host only ---------------------------------------------------------------------------
 
 
