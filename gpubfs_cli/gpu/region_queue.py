@@ -72,15 +72,18 @@ def upload_regions(strategy, graph: CSRGraph, weights: np.ndarray | None = None)
     parts = strategy.derived("_parts", regions(graph, int(k.region_size), int(k.seed)))
     row_h, col_h = np.asarray(graph.row_offsets), np.asarray(graph.col_indices)
     out = relabelled(row_h, col_h, parts, weights)
-    if graph.directed:  # parents are in-neighbours: the transpose (on the host), renumbered too
-        t = reverse_csr(graph, weights=weights is not None)
-        t_w = None if weights is None else np.asarray(t.weights).astype(weights.dtype)
-        ins = relabelled(np.asarray(t.row_offsets), np.asarray(t.col_indices), parts, t_w)
     names = ("_row", "_col", "_w")[:len(out)]
     up = {name: strategy.keep(name, cp.asarray(a)) for name, a in (
         *zip(names, out, strict=True), ("_roff", parts.offsets), ("_vreg", parts.region), ("_perm", parts.perm))}
-    for name, at in zip(("_in_row", "_in_col", "_in_w"), range(len(out)), strict=False):
-        up[name] = strategy.keep(name, cp.asarray(ins[at])) if graph.directed else up[names[at]]
+    in_names = ("_in_row", "_in_col", "_in_w")[:len(out)]
+    if not graph.directed:  # its own transpose
+        up.update(zip(in_names, (up[name] for name in names), strict=True))
+        return parts, up
+    # parents are in-neighbours: the transpose (on the host), renumbered too
+    t = reverse_csr(graph, weights=weights is not None)
+    t_w = None if weights is None else np.asarray(t.weights).astype(weights.dtype)
+    ins = relabelled(np.asarray(t.row_offsets), np.asarray(t.col_indices), parts, t_w)
+    up.update({name: strategy.keep(name, cp.asarray(a)) for name, a in zip(in_names, ins, strict=True)})
     return parts, up
 
 

@@ -185,10 +185,23 @@ __device__ __forceinline__ void count_run(const RegionQueue& s, int steps, bool 
     if (copied) atomicAdd(&s.ctl[RQ_COPIED], 1u);
 }
 
-// One run over: every push it made is done (the caller's barrier), so pending falls.
-__device__ __forceinline__ void finish_run(const RegionQueue& s) {
-    __threadfence();
-    atomicAdd(&s.ctl[RQ_PENDING], 0xffffffffu);  // minus one
+// The search's loop, by every thread of a CTA: thread 0 takes a region into `taken` (the
+// CTA's shared word), the CTA runs it (run(r)), and after the barrier that ends the run
+// (every push it made is done) pending falls; until no region is pending.
+template <typename F>
+__device__ __forceinline__ void run_regions(const RegionQueue& s, int& taken, F run) {
+    for (;;) {
+        if (threadIdx.x == 0) taken = take_region(s);
+        __syncthreads();
+        const int r = taken;
+        if (r < 0) return;
+        run(r);
+        __syncthreads();
+        if (threadIdx.x == 0) {
+            __threadfence();
+            atomicAdd(&s.ctl[RQ_PENDING], 0xffffffffu);  // minus one
+        }
+    }
 }
 
 }  // namespace rq

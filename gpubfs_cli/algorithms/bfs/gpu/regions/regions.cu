@@ -180,15 +180,7 @@ __global__ void __launch_bounds__(RG_BLOCK, RG_MIN_BLOCKS)
     if (threadIdx.x == 0) sh.top = 0;
     GPUBFS_GRID_SYNC();
 
-    for (;;) {
-        if (threadIdx.x == 0) sh.region = rq::take_region(s);
-        __syncthreads();
-        const int r = sh.region;
-        if (r < 0) break;
-        run_region(s, sh, r, flush_steps);
-        __syncthreads();  // every push of this run made
-        if (threadIdx.x == 0) rq::finish_run(s);
-    }
+    rq::run_regions(s, sh.region, [&](int r) { run_region(s, sh, r, flush_steps); });
 
     GPUBFS_GRID_SYNC();
     int top = 0;

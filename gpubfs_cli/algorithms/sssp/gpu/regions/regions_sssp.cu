@@ -198,15 +198,7 @@ __global__ void __launch_bounds__(RS_BLOCK, RS_MIN_BLOCKS)
         for (int k = RQ_CTL_WORDS; k < RS_CTL_WORDS; ++k) ctl[k] = 0;
     GPUBFS_GRID_SYNC();
 
-    for (;;) {
-        if (threadIdx.x == 0) sh.region = rq::take_region(s);
-        __syncthreads();
-        const int r = sh.region;
-        if (r < 0) break;
-        run_region(s, sh, r, flush_steps, (dist_t)delta);
-        __syncthreads();  // every push of this run made
-        if (threadIdx.x == 0) rq::finish_run(s);
-    }
+    rq::run_regions(s, sh.region, [&](int r) { run_region(s, sh, r, flush_steps, (dist_t)delta); });
 
     GPUBFS_GRID_SYNC();
     for (int i = gtid; i < n_new; i += gstride) {
