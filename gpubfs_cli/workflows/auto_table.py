@@ -179,7 +179,8 @@ def _shared_winners(m: Measured, graphs: list[str]) -> dict[str, str]:
     for graph in graphs:
         at.setdefault(tuple(m.features[graph].vector().round(9)), []).append(graph)
     fastest = {g: m.ranked(g)[0] for g in graphs}
-    chosen = {g: _key(e["strategy"], e["knobs"]) for g, e in ((g, winner(m, g)) for g in graphs)}
+    wins = {g: winner(m, g) for g in graphs}
+    chosen = {g: _key(e["strategy"], e["knobs"]) for g, e in wins.items()}
     for group in at.values():
         common = set.intersection(*(set(m.candidates[g]) for g in group))
         if len(group) > 1 and common:
