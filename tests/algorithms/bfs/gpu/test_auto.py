@@ -253,6 +253,43 @@ def test_auto_delegates_to_the_cpu_strategy_the_table_names(tmp_path):
         assert auto.delegate is None and auto.graph is None
 
 
+def test_a_choice_that_cannot_take_the_graph_hands_it_to_the_next_nearest_rule(tmp_path, monkeypatch):
+    """As sssp.regions past 2^31 - 1 on a weight: the nearest rule's strategy raises
+    StrategyUnavailable in prepare, so auto runs the next nearest rule's choice and says
+    what it passed over; a rule naming the same choice again is not retried."""
+    from gpubfs_cli.core.strategy import StrategyUnavailable
+
+    prepared = []
+
+    def refuse(self, graph):
+        prepared.append(self.name)
+        raise StrategyUnavailable("cpu.sequential takes no path of 300 vertices")
+
+    monkeypatch.setattr(SequentialBfs, "prepare", refuse)
+    rules = [*DEEP_SHALLOW, rule("deeper", "cpu.sequential", depth=2000.0)]
+    table = write_table(tmp_path / "t.yaml", rules)
+    graph = sample_graphs.path(300)
+    auto = AutoBfs(AutoKnobs(table=str(table)), devices=(CPU,))
+    auto.upload(graph)
+    auto.prepare(graph)
+    assert isinstance(auto.delegate, ScipyBfs) and prepared == ["cpu.sequential"]
+    got = auto.traverse(0)
+    assert np.array_equal(got.distances, np.arange(300))  # a path from its end
+    assert (got.counters["auto.choice"], got.counters["auto.rule"]) == ("cpu.scipy", "shallow")
+    assert got.counters["auto.passed_over"] == (
+        "cpu.sequential (as on deep: cpu.sequential takes no path of 300 vertices)")
+    auto.release()
+
+    monkeypatch.setattr(ScipyBfs, "prepare", refuse)  # nothing left that runs
+    auto = AutoBfs(AutoKnobs(table=str(table)), devices=(CPU,))
+    auto.upload(graph)
+    with pytest.raises(StrategyUnavailable) as err:
+        auto.prepare(graph)
+    assert str(err.value) == ("auto chose cpu.sequential (as on deep: cpu.sequential takes no path of 300 "
+                              "vertices), and no other rule's choice runs here")
+    assert auto.delegate is None
+
+
 def test_auto_through_the_runner_records_its_choice(tmp_path):
     from gpubfs_cli.bench.config import build_config
     from gpubfs_cli.bench.runner import Runner

@@ -92,22 +92,50 @@ class AutoStrategy(Strategy):
         table = load_table(self.knobs.table or None, problem=self.problem)
         l2 = backend.l2_bytes(self.device) if self.device.is_gpu else table.l2_bytes
         features, probe_ms = graph_features(graph, l2)
-        rule, distance = table.nearest(features)
-        cls = all_strategies(self.problem)[rule.strategy]  # load_table checked the name
-        reason = cls.unavailable_reason()
-        if reason is not None:
-            raise StrategyUnavailable(f"auto chose {rule.strategy} (as on {rule.graph}): {reason}")
-        same_kind = cls.device_kind == self.device.kind and len(cls.devices_for(cls.Knobs())) == len(self._own_devices)
-        self._delegate_to(cls, rule.knobs, self._own_devices if same_kind else None, graph)
+        rule, distance, passed = self._first_available(table.by_distance(features), graph)
         self._counters = {
             "auto.choice": rule.strategy,
             "auto.knobs": knobs_key(rule.knobs),
             "auto.rule": rule.graph,
             "auto.distance": round(distance, 4),
+            **({"auto.passed_over": passed} if passed else {}),
             "auto.probe_ms": round(probe_ms, 3),
             "auto.decide_ms": round((time.perf_counter() - t0) * 1000.0, 3),
             **{f"auto.{k}": v for k, v in features.to_dict().items() if k not in ("n", "m")},
         }
+
+    def _first_available(self, ranked: list, graph) -> tuple:
+        """The nearest rule whose choice runs here, prepared as the delegate: (rule,
+        distance, what was passed over). A choice this machine lacks, or one that cannot
+        take this graph (sssp.regions past 2^31 - 1 on a weight, regions.* past 2^31
+        edges), hands the graph to the next nearest rule naming another choice; none
+        left is StrategyUnavailable with the nearest's reason."""
+        tried: dict[str, str] = {}
+        for rule, distance in ranked:
+            choice = f"{rule.strategy} {knobs_key(rule.knobs)}"
+            if choice in tried:
+                continue
+            cls = all_strategies(self.problem)[rule.strategy]  # load_table checked the name
+            reason = cls.unavailable_reason()
+            if reason is None:
+                same_kind = (cls.device_kind == self.device.kind
+                             and len(cls.devices_for(cls.Knobs())) == len(self._own_devices))
+                try:
+                    self._delegate_to(cls, rule.knobs, self._own_devices if same_kind else None, graph)
+                    return rule, distance, "; ".join(f"{c.split()[0]} ({why})" for c, why in tried.items())
+                except StrategyUnavailable as e:
+                    self._drop_delegate()
+                    reason = str(e)
+            tried[choice] = f"as on {rule.graph}: {reason}"
+        first, why = next(iter(tried.items()))
+        raise StrategyUnavailable(f"auto chose {first.split()[0]} ({why}), and no other rule's choice runs here")
+
+    def _drop_delegate(self) -> None:
+        if self.delegate is not None:
+            self.delegate.release()
+        self.delegate = None
+        self.devices = self._own_devices
+        self.timing = type(self).timing
 
     def _delegate_to(self, cls: type[Strategy], knobs: dict, devices, graph) -> None:
         """`cls` with `knobs` (overrides) on `devices` (None: its own) made, uploaded and
@@ -137,11 +165,7 @@ class AutoStrategy(Strategy):
         return self.delegate.prepare_details() if self.delegate is not None else {}
 
     def release(self) -> None:
-        if self.delegate is not None:
-            self.delegate.release()
-        self.delegate = None
-        self.devices = self._own_devices
-        self.timing = type(self).timing
+        self._drop_delegate()
         self._counters = {}
         super().release()
 

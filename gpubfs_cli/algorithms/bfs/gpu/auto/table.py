@@ -45,12 +45,15 @@ class Table:
     l2_bytes: int
     rules: tuple[Rule, ...]
 
-    def nearest(self, features: Features) -> tuple[Rule, float]:
-        """The rule closest to `features` and its distance (the first of equals)."""
+    def by_distance(self, features: Features) -> list[tuple[Rule, float]]:
+        """Every rule with its distance to `features`, nearest first (equals in table order)."""
         point = features.vector()
         distances = [float(np.linalg.norm(rule.vector - point)) for rule in self.rules]
-        best = int(np.argmin(distances))
-        return self.rules[best], distances[best]
+        return [(self.rules[i], distances[i]) for i in np.argsort(distances, kind="stable")]
+
+    def nearest(self, features: Features) -> tuple[Rule, float]:
+        """The rule closest to `features` and its distance (the first of equals)."""
+        return self.by_distance(features)[0]
 
 
 # ------------------------------------------------------------------ reading a table
