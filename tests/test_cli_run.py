@@ -470,7 +470,7 @@ def test_sssp_on_a_road_like_graph_without_a_gpu(tmp_path, monkeypatch, no_gpu):
     by = {}
     for s in samples:
         by.setdefault(s["strategy"], []).append(s)
-    for name in ("sssp.delta", "sssp.near_far", "raval.bs", "raval.ep"):
+    for name in ("sssp.delta", "sssp.near_far", "sssp.regions", "raval.bs", "raval.ep"):
         assert by[name] and all(s["status"] == "unavailable" for s in by[name]), name
     assert len(by["cpu.dijkstra"]) == 2 and all(s["status"] == "ok" and s["valid"] for s in by["cpu.dijkstra"])
     if gapbs is None:

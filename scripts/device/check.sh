@@ -61,6 +61,10 @@
 #   sssp-auto-heldout   auto.sssp on graphs its table was not built from, with the table in
 #                place: studies/sssp-auto-heldout.yaml (the NY road graph from .mirror/) ->
 #                results/sssp-auto-heldout.json, resumed when cut, and its check
+#   sssp-auto-heldout-regions   studies/sssp-auto-heldout-regions.yaml (auto.sssp with the
+#                table in place beside near_far's three variants and sssp.regions on deep graphs
+#                the table was not built from and the NY road graph from .mirror/)
+#                -> results/sssp-auto-heldout-regions.json, and its check
 #   sssp-regions studies/sssp-regions.yaml (sssp.regions and its knobs beside sssp.near_far and
 #                sssp.delta) on the NY road graph from .mirror/ and five generated graphs
 #                -> results/sssp-regions.json; resumed when cut
@@ -243,6 +247,9 @@ for part in "$@"; do
     sssp-auto) sh_run "$part" 580 "$(run_or_resume sssp-auto studies/sssp-auto.yaml) &&" \
       "python3 scripts/build_auto_table.py --problem sssp results/sssp-auto.json &&" \
       "cp gpubfs_cli/algorithms/sssp/auto_table.yaml results/" ;;
+    sssp-auto-heldout-regions) sh_run "$part" 580 "$NY && $(run_or_resume "$part" "studies/$part.yaml") &&" \
+      "python3 scripts/build_auto_table.py --problem sssp --check results/$part.json;" \
+      "python3 scripts/build_auto_table.py --problem sssp --check --table-only results/$part.json" ;;
     sssp-auto-heldout) sh_run "$part" 580 "$NY && $(run_or_resume sssp-auto-heldout studies/sssp-auto-heldout.yaml) &&" \
       "python3 scripts/build_auto_table.py --problem sssp --check results/sssp-auto-heldout.json;" \
       "python3 scripts/build_auto_table.py --problem sssp --check --table-only results/sssp-auto-heldout.json" ;;
