@@ -20,7 +20,10 @@ fewer than `gpus` GPUs makes auto.bfs unavailable whatever the graph's size.
 Every answer's counters say what auto chose: auto.choice, auto.knobs (JSON), auto.rule
 (the measured graph whose winner it took, or the size rule), auto.distance (how far that
 graph was), auto.probe_ms and the features (auto.depth, auto.degree_skew,
-auto.top1_share, ...; the size rule has neither distance nor features).
+auto.top1_share, ...; the size rule has neither distance nor features). A choice that
+cannot take the graph (sssp.regions past 2^31 - 1 on a weight, a strategy this machine
+lacks) passes it to the next nearest rule naming another choice: auto.passed_over says
+what and why.
 
 Knobs: table, the decision table's path ("" = the shipped one); gpus, the GPUs auto may
 use (1: one, the table's choice always); mgpu_edges, the directed edges from which it
