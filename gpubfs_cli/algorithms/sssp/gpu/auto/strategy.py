@@ -5,9 +5,9 @@ same nearest-rule lookup, its own table).
 No one SSSP strategy wins everywhere on the GPU: sssp.regions on the road networks (no grid
 barrier a round), near-far's buckets on the lattices and the low-skew graphs, where
 Bellman-Ford pays a round per hop; delta-stepping on the Kronecker graphs, whose heavy
-rounds save relaxations; raval.ep's edge-parallel Bellman-Ford is a candidate too, for the shallow skewed graphs where a few rounds over a
-COO streamed whole can beat buckets (docs/auto.md, "auto.sssp"). auto.sssp takes the
-measured winner of the nearest graph.
+rounds save relaxations; raval.ep's edge-parallel Bellman-Ford is a candidate too, for
+the shallow skewed graphs where a few rounds over a COO streamed whole can beat buckets
+(docs/auto.md, "auto.sssp"). auto.sssp takes the measured winner of the nearest graph.
 
 Every answer's counters say what auto chose, as auto.bfs's: auto.choice, auto.knobs,
 auto.rule, auto.distance, auto.probe_ms, auto.decide_ms and the features, and
