@@ -15,7 +15,6 @@ the sources (Pearson; "-" under three sources or where either side is constant).
 
 from __future__ import annotations
 
-import argparse
 import sys
 from pathlib import Path
 
@@ -26,7 +25,7 @@ if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from sssp_rounds import weighted  # noqa: E402
+from sssp_rounds import results_parser, weighted  # noqa: E402
 
 from gpubfs_cli.algorithms.bfs.cpu.sequential import sequential_bfs  # noqa: E402
 from gpubfs_cli.algorithms.sssp.cpu.dijkstra import dijkstra  # noqa: E402
@@ -93,11 +92,7 @@ def table(args) -> None:
 
 
 def main(argv: list[str] | None = None) -> int:
-    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("results", nargs="+", help="results files with SSSP samples")
-    ap.add_argument("--data-dir", default=None, help="the dataset cache (default: gpubfs's)")
-    ap.add_argument("--only", nargs="*", default=None, help="these graphs only")
-    args = ap.parse_args(argv)
+    args = results_parser(__doc__, "SSSP samples").parse_args(argv)
     return exit_status(lambda: table(args))
 
 

@@ -133,11 +133,18 @@ def table(args) -> None:
                   f"{counted[0]:>16} {counted[1]:>7} {counted[2]:>12}")
 
 
-def main(argv: list[str] | None = None) -> int:
-    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("results", nargs="+", help="results files with sssp.near_far samples")
+def results_parser(doc: str, what: str) -> argparse.ArgumentParser:
+    """The arguments of a script that reads SSSP samples (`what`) from results files and
+    loads their graphs: the files, --data-dir and --only."""
+    ap = argparse.ArgumentParser(description=doc.splitlines()[0])
+    ap.add_argument("results", nargs="+", help=f"results files with {what}")
     ap.add_argument("--data-dir", default=None, help="the dataset cache (default: gpubfs's)")
     ap.add_argument("--only", nargs="*", default=None, help="these graphs only")
+    return ap
+
+
+def main(argv: list[str] | None = None) -> int:
+    ap = results_parser(__doc__, "sssp.near_far samples")
     ap.add_argument("--scales", nargs="*", type=float, default=[], metavar="X",
                     help="also replay widths of X times the mean edge weight")
     args = ap.parse_args(argv)
