@@ -79,6 +79,7 @@ TARGETS: dict[str, list[str]] = {
     "gpubfs_cli/algorithms/bfs/gpu/msbfs/replay.py": ["tests/test_msbfs_directions_script.py"],
     "scripts/msbfs_directions.py": ["tests/test_msbfs_directions_script.py"],
     "scripts/sssp_rounds.py": ["tests/test_sssp_rounds_script.py"],
+    "scripts/sssp_hops.py": ["tests/test_sssp_hops_script.py"],
     "scripts/device/ab_summary.py": ["tests/test_ab_summary_script.py"],
 }
 

@@ -96,6 +96,49 @@ def test_the_table_gives_each_groups_time_a_hop(tmp_path, capsys, stand_in):
     assert near_far[:4] == ["g", "sssp.near_far", "3", "0.500"] and near_far[-1] == "-"  # a constant time
 
 
+def test_correlation_needs_three_sources_and_two_values_a_side():
+    assert sssp_hops.correlation([1.0, 2.0], [3, 4]) == "-"
+    assert sssp_hops.correlation([1.0, 2.0, 3.0], [5, 5, 5]) == "-"  # the floors all equal
+    assert sssp_hops.correlation([2.0, 2.0, 2.0], [1, 2, 3]) == "-"  # the times all equal
+    assert sssp_hops.correlation([1.0, 3.0, 2.0], [1, 2, 3]) == "0.50"
+    assert sssp_hops.correlation([3.0, 2.0, 1.0], [1, 2, 3]) == "-1.00"
+
+
+TINY = samples.from_edges(np.array([0]), np.array([1]), 3, weights=np.array([4]), name="tiny")  # 2 isolated
+
+
+def test_a_source_that_reaches_nothing_has_no_time_a_hop(tmp_path, capsys, monkeypatch):
+    """Source 0 is one hop from 1; source 2 reaches nothing (floor 0): its time stays out of
+    the time a hop, and a group of such sources alone has none."""
+    monkeypatch.setattr(sssp_rounds, "ensure_dataset", lambda name, data_dir, progress: TINY)
+    long_name = "sssp.regions[" + "x" * 60 + "]"
+    doc = {"schema_version": SCHEMA_VERSION, "datasets": {}, "sources": {}, "summaries": [
+        {"dataset": "g", "strategy": "sssp.regions", "knobs": {"delta": 7}, "variant": long_name}], "samples": [
+        {"dataset": "g", "strategy": strategy, "knobs": knobs, "source": source, "time_ms": ms, "status": "ok",
+         "problem": "sssp", "counters": {}}
+        for strategy, knobs, source, ms in (("sssp.near_far", {}, 0, 0.004), ("sssp.near_far", {}, 2, 0.5),
+                                            ("sssp.regions", {"delta": 7}, 2, 0.25))]}
+    path = str(write_results(tmp_path / "t.json", doc))
+    assert sssp_hops.main([path]) == 0
+    near_far, regions = (line.split() for line in capsys.readouterr().out.splitlines()[1:])
+    assert near_far == ["g", "sssp.near_far", "2", "0.252", "0.5", "4.000", "4.000", "4.000", "-"]
+    assert regions == ["g", long_name[:52], "1", "0.250", "0", "-", "-", "-", "-"]
+
+
+def test_only_and_failed_groups_leave_groups_out(tmp_path, capsys, stand_in):
+    doc = {"schema_version": SCHEMA_VERSION, "datasets": {}, "sources": {}, "samples": [
+        {"dataset": name, "strategy": strategy, "source": 5, "time_ms": 0.5, "status": status, "problem": "sssp",
+         "counters": {}}
+        for name, strategy, status in (("g", "sssp.near_far", "ok"), ("h", "sssp.near_far", "ok"),
+                                       ("h", "sssp.delta", "wrong-answer"))]}
+    path = str(write_results(tmp_path / "two.json", doc))
+    assert sssp_hops.main([path, "--only", "h"]) == 0
+    assert [line.split()[:2] for line in capsys.readouterr().out.splitlines()[1:]] == [["h", "sssp.near_far"]]
+    assert sssp_hops.main([path]) == 0
+    assert [line.split()[:2] for line in capsys.readouterr().out.splitlines()[1:]] == [
+        ["g", "sssp.near_far"], ["h", "sssp.near_far"]]
+
+
 def test_no_sssp_sample_is_one_line(tmp_path, capsys, stand_in):
     path = str(write_results(tmp_path / "b.json", {"schema_version": SCHEMA_VERSION, "datasets": {}, "sources": {},
                                                    "samples": [{"dataset": "g", "strategy": "do.bfs", "source": 0,
