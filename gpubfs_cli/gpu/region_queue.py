@@ -1,6 +1,7 @@
 """What the region-local strategies (regions.bfs, sssp.regions) share on the host: the
 queue of regions's constants, counters and ring size (gpu/include/region_queue.cuh), their
-common knobs, prepare()'s uploads and queue buffers, and the answer."""
+common knobs, prepare()'s uploads, the base class that holds the queue and launches a
+traversal, and the answer."""
 
 from __future__ import annotations
 
@@ -11,6 +12,7 @@ import numpy as np
 from gpubfs_cli.core.answer import Answer
 from gpubfs_cli.core.knobs import check_launch, knob
 from gpubfs_cli.core.strategy import StrategyUnavailable
+from gpubfs_cli.gpu.base import GpuStrategy
 from gpubfs_cli.gpu.launch import persistent_grid, require_int32_ids
 from gpubfs_cli.gpu.modules import INCLUDE_DIR, header_constants
 from gpubfs_cli.graph.build import reverse_csr
@@ -87,19 +89,33 @@ def upload_regions(strategy, graph: CSRGraph, weights: np.ndarray | None = None)
     return parts, up
 
 
-def queue_state(strategy, module, names: tuple[str, str], parts: Regions, ctl_words: int) -> dict:
-    """The kernels (without and with parents), the persistent grid and the queue's
-    buffers (_ring, _dirty, _active, _ctl) of a region-local strategy."""
-    cp = strategy.cupy()
-    k = strategy.knobs
-    kernels = {p: module.get_function(names[p]) for p in (False, True)}
-    grid = persistent_grid(strategy.name, kernels.values(), int(k.cta_size), k.blocks_per_sm, strategy.device)
-    n_new = parts.n_new
-    return {"kernels": kernels, "grid": grid,
-            "ring": strategy.buffer("_ring", ring_entries(parts.count, grid * int(k.cta_size)), cp.int32, fill=EMPTY),
-            "dirty": strategy.buffer("_dirty", max((n_new + 31) // 32, 1), cp.uint32),
-            "active": strategy.buffer("_active", max(parts.count, 1), cp.int32),
-            "ctl": strategy.buffer("_ctl", ctl_words, cp.uint32, fill=0)}
+class RegionStrategy(GpuStrategy):
+    """A region-local strategy after its uploads: prepare() calls queue() and derives
+    `_args` (a function of (predecessors, the source's new id)) and `_views` (the
+    counters of the kernel without and with parents); traverse() is one launch."""
+
+    def queue(self, module, names: tuple[str, str], parts: Regions, ctl_words: int) -> dict:
+        """The kernels (without and with parents) and the persistent grid, kept, and the
+        queue's buffers (ring, dirty, active, ctl)."""
+        cp = self.cupy()
+        k = self.knobs
+        self._kernels = {p: module.get_function(names[p]) for p in (False, True)}
+        self._grid = persistent_grid(self.name, self._kernels.values(), int(k.cta_size), k.blocks_per_sm,
+                                     self.device)
+        n_new = parts.n_new
+        return {"ring": self.buffer("_ring", ring_entries(parts.count, self._grid * int(k.cta_size)), cp.int32,
+                                    fill=EMPTY),
+                "dirty": self.buffer("_dirty", max((n_new + 31) // 32, 1), cp.uint32),
+                "active": self.buffer("_active", max(parts.count, 1), cp.int32),
+                "ctl": self.buffer("_ctl", ctl_words, cp.uint32, fill=0)}
+
+    def traverse(self, source: int, predecessors: bool = False) -> Answer:
+        n = self.graph.n
+        if not 0 <= source < n:
+            raise ValueError(f"source {source} out of range [0, {n})")
+        src = int(self._parts.rank[source])
+        self._kernels[predecessors]((self._grid,), (int(self.knobs.cta_size),), self._args(predecessors, src))
+        return RegionAnswer(self._dist, self._parent if predecessors else None, dict(self._views[predecessors]))
 
 
 @dataclass

@@ -71,16 +71,12 @@ def cells(row: np.ndarray, col: np.ndarray, seeds: np.ndarray) -> tuple[np.ndarr
     level = 0
     while frontier.size:
         level += 1
-        starts = row[frontier].astype(np.int64)
-        deg = row[frontier + 1].astype(np.int64) - starts
-        total = int(deg.sum())
-        if total == 0:
+        offsets, edges = gather_rows(row, frontier)  # the frontier's out-edges, list by list
+        if edges.size == 0:
             break
-        first = np.cumsum(deg) - deg
-        edges = np.arange(total, dtype=np.int64) + np.repeat(starts - first, deg)
         heads = col[edges].astype(np.int64)
         fresh = owner[heads] < 0
-        heads, tails = heads[fresh], np.repeat(frontier, deg)[fresh]
+        heads, tails = heads[fresh], np.repeat(frontier, np.diff(offsets))[fresh]
         heads, at = np.unique(heads, return_index=True)
         owner[heads] = owner[tails[at]]
         depth[heads] = level

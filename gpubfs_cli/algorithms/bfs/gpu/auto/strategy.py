@@ -113,7 +113,7 @@ class AutoStrategy(Strategy):
         take this graph (sssp.regions past 2^31 - 1 on a weight, regions.* past 2^31
         edges), hands the graph to the next nearest rule naming another choice; none
         left is StrategyUnavailable with the nearest's reason."""
-        tried: dict[str, str] = {}
+        tried: dict[str, str] = {}  # choice -> "strategy (as on graph: why)"
         for rule, distance in ranked:
             choice = f"{rule.strategy} {knobs_key(rule.knobs)}"
             if choice in tried:
@@ -125,13 +125,12 @@ class AutoStrategy(Strategy):
                              and len(cls.devices_for(cls.Knobs())) == len(self._own_devices))
                 try:
                     self._delegate_to(cls, rule.knobs, self._own_devices if same_kind else None, graph)
-                    return rule, distance, "; ".join(f"{c.split()[0]} ({why})" for c, why in tried.items())
+                    return rule, distance, "; ".join(tried.values())
                 except StrategyUnavailable as e:
                     self._drop_delegate()
                     reason = str(e)
-            tried[choice] = f"as on {rule.graph}: {reason}"
-        first, why = next(iter(tried.items()))
-        raise StrategyUnavailable(f"auto chose {first.split()[0]} ({why}), and no other rule's choice runs here")
+            tried[choice] = f"{rule.strategy} (as on {rule.graph}: {reason})"
+        raise StrategyUnavailable(f"auto chose {next(iter(tried.values()))}, and no other rule's choice runs here")
 
     def _drop_delegate(self) -> None:
         if self.delegate is not None:

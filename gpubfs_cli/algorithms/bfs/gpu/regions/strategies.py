@@ -51,10 +51,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import ClassVar
 
-from gpubfs_cli.core.answer import Answer
 from gpubfs_cli.core.knobs import knob
 from gpubfs_cli.core.strategy import register
-from gpubfs_cli.gpu.base import GpuStrategy
 from gpubfs_cli.gpu.launch import i32, persistent_defines
 from gpubfs_cli.gpu.modules import header_constants, instantiation, load_module
 from gpubfs_cli.gpu.region_queue import (
@@ -63,9 +61,8 @@ from gpubfs_cli.gpu.region_queue import (
     EMPTY,
     QUEUE_COUNTERS,
     QUEUE_HEADER,
-    RegionAnswer,
     RegionKnobs,
-    queue_state,
+    RegionStrategy,
     require_regions,
     upload_regions,
 )
@@ -98,7 +95,7 @@ def compiled_module(cta_size: int, device=None):
 
 
 @register
-class RegionsBfs(GpuStrategy):
+class RegionsBfs(RegionStrategy):
     name = "regions.bfs"
     paper = "beyond"
     section = "beyond the papers: region-local asynchronous BFS, one persistent kernel"
@@ -115,8 +112,7 @@ class RegionsBfs(GpuStrategy):
         parts, up = upload_regions(self, graph)
         cp = self.cupy()
         k = self.knobs
-        q = queue_state(self, compiled_module(int(k.cta_size), self.device), KERNEL_NAMES, parts, CTL_WORDS)
-        self._kernels, self._grid = q["kernels"], q["grid"]
+        q = self.queue(compiled_module(int(k.cta_size), self.device), KERNEL_NAMES, parts, CTL_WORDS)
         label = self.buffer("_label", max(parts.n_new, 1), cp.uint32)
         dist = self.buffer("_dist", graph.n, cp.int32)
         parent = self.buffer("_parent", graph.n, cp.int32)
@@ -124,14 +120,5 @@ class RegionsBfs(GpuStrategy):
             up["_row"], up["_col"], up["_in_row"], up["_in_col"], up["_roff"], up["_vreg"], up["_perm"], label,
             q["dirty"], q["active"], q["ring"], q["ctl"], dist, parent if p else None, i32(parts.n_new),
             i32(parts.count), i32(len(q["ring"]) - 1), i32(k.flush_steps), i32(src)))
-        views = {key: q["ctl"][w, ...] for key, w in COUNTERS.items()}
-        views["regions"] = parts.count
-        self.derived("_views", views)
-
-    def traverse(self, source: int, predecessors: bool = False) -> Answer:
-        n = self.graph.n
-        if not 0 <= source < n:
-            raise ValueError(f"source {source} out of range [0, {n})")
-        src = int(self._parts.rank[source])
-        self._kernels[predecessors]((self._grid,), (int(self.knobs.cta_size),), self._args(predecessors, src))
-        return RegionAnswer(self._dist, self._parent if predecessors else None, dict(self._views))
+        views = {**{key: q["ctl"][w, ...] for key, w in COUNTERS.items()}, "regions": parts.count}
+        self.derived("_views", (views, views))

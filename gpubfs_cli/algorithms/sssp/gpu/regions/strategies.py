@@ -47,10 +47,8 @@ import numpy as np
 
 from gpubfs_cli.algorithms.sssp.gpu.delta.strategies import MAX_DELTA, default_delta
 from gpubfs_cli.algorithms.sssp.inputs import integer_weights
-from gpubfs_cli.core.answer import Answer
 from gpubfs_cli.core.knobs import knob, whole
 from gpubfs_cli.core.strategy import StrategyUnavailable, register
-from gpubfs_cli.gpu.base import GpuStrategy
 from gpubfs_cli.gpu.launch import i32, i64, persistent_defines
 from gpubfs_cli.gpu.modules import header_constants, instantiation, load_module
 from gpubfs_cli.gpu.region_queue import (
@@ -58,9 +56,8 @@ from gpubfs_cli.gpu.region_queue import (
     INT32_MAX,
     QUEUE_COUNTERS,
     QUEUE_HEADER,
-    RegionAnswer,
     RegionKnobs,
-    queue_state,
+    RegionStrategy,
     require_regions,
     upload_regions,
 )
@@ -98,7 +95,7 @@ def compiled_module(cta_size: int, device=None):
 
 
 @register
-class RegionsSssp(GpuStrategy):
+class RegionsSssp(RegionStrategy):
     name = "sssp.regions"
     problem = "sssp"
     paper = "beyond"
@@ -122,8 +119,7 @@ class RegionsSssp(GpuStrategy):
         cp = self.cupy()
         k = self.knobs
         delta = int(k.delta) or default_delta(graph)
-        q = queue_state(self, compiled_module(int(k.cta_size), self.device), KERNEL_NAMES, parts, C["RS_CTL_WORDS"])
-        self._kernels, self._grid = q["kernels"], q["grid"]
+        q = self.queue(compiled_module(int(k.cta_size), self.device), KERNEL_NAMES, parts, C["RS_CTL_WORDS"])
         label = self.buffer("_label", max(parts.n_new, 1), cp.uint64)
         anchor = self.buffer("_anchor", max(parts.n_new, 1), cp.int32)
         dist = self.buffer("_dist", graph.n, cp.int64)
@@ -137,11 +133,3 @@ class RegionsSssp(GpuStrategy):
         fixed = {"regions": parts.count, "delta": delta}
         self.derived("_views", ({**views, **fixed},
                                 {**views, **fixed, "parent_rounds": q["ctl"][C["RS_PARENT_ROUNDS"], ...]}))
-
-    def traverse(self, source: int, predecessors: bool = False) -> Answer:
-        n = self.graph.n
-        if not 0 <= source < n:
-            raise ValueError(f"source {source} out of range [0, {n})")
-        src = int(self._parts.rank[source])
-        self._kernels[predecessors]((self._grid,), (int(self.knobs.cta_size),), self._args(predecessors, src))
-        return RegionAnswer(self._dist, self._parent if predecessors else None, dict(self._views[predecessors]))
