@@ -25,7 +25,7 @@ EMPTY = Q["RQ_EMPTY"]
 CTL_WORDS = Q["RQ_CTL_WORDS"]
 # The counters both kernels keep in ctl[] (the answer's counter: its word).
 QUEUE_COUNTERS = {"runs": Q["RQ_RUNS"], "steps": Q["RQ_STEPS"], "pushes": Q["RQ_PUSHES"],
-                  "deferred": Q["RQ_DEFERRED"], "copied": Q["RQ_COPIED"]}
+                  "deferred": Q["RQ_DEFERRED"], "copied": Q["RQ_COPIED"], "absorbed": Q["RQ_ABSORBED"]}
 
 
 def ring_entries(regions_count: int, threads: int) -> int:
@@ -42,12 +42,17 @@ INT32_MAX = 2**31 - 1  # the kernels' edge offsets (and sssp.regions's weights) 
 @dataclass(frozen=True)
 class RegionKnobs:
     """The knobs both region-local strategies take (each sets region_size's bounds: its
-    kernel's RG/RS_REGION_CAP)."""
+    kernel's RG/RS_REGION_CAP). absorb 1: a run takes the marks that come for its region
+    while it runs, between its steps and before it ends, so a region is run by one CTA at
+    a time and a shorter label reaching a region being run costs no second run; with 0
+    the mark queues the region again and another CTA may run it at the same time
+    (gpu/include/region_queue.cuh)."""
 
     region_size: int = knob(1024, 32, 1024)
     cta_size: int = knob(256, among=CTA_SIZES)
     blocks_per_sm: int = knob(0, 0, means="0: as many as fit")
     flush_steps: int = knob(8, 1, 2**31 - 1)
+    absorb: int = knob(0, among=(0, 1), means="1: a run takes the marks that come while it runs")
     seed: int = knob(0, 0, 2**32 - 1)
 
     def __post_init__(self) -> None:

@@ -25,6 +25,9 @@
 #                end to end (e.g. reproduce:luo, reproduce:merrill)
 #   regions      studies/regions.yaml (regions.bfs beside do.bfs on the NY road graph from .mirror/
 #                and six generated graphs) -> results/regions.json; resumed when cut
+#   regions-absorb   studies/regions-absorb.yaml (regions.bfs with and without absorbing beside
+#                do.bfs on the NY road graph from .mirror/ and five generated graphs)
+#                -> results/regions-absorb.json; resumed when cut
 #   sssp-peers   the sssp-delta config (gpubfs's SSSP, raval.bs/ep, gapbs's delta sweep and
 #                Gunrock's SSSP where their binaries are found, cpu.dijkstra) on the real New
 #                York road graph from .mirror/ and the config's own graphs, or those SSSP_PEERS
@@ -68,6 +71,9 @@
 #   sssp-regions studies/sssp-regions.yaml (sssp.regions and its knobs beside sssp.near_far and
 #                sssp.delta) on the NY road graph from .mirror/ and five generated graphs
 #                -> results/sssp-regions.json; resumed when cut
+#   sssp-regions-absorb   studies/sssp-regions-absorb.yaml (sssp.regions with and without
+#                absorbing, at the default delta and at 2^62, beside sssp.near_far) on the same
+#                graphs -> results/sssp-regions-absorb.json; resumed when cut
 #   sssp-cta-size   studies/sssp-cta-size.yaml (near_far at 256, 384 and 512 threads, in
 #                rounds and asynchronous, delta at 256 and 384) on the same five graphs
 #                -> results/sssp-cta-size.json; resumed when cut
@@ -241,8 +247,8 @@ for part in "$@"; do
     sssp-peers) sh_run "$part" 580 "$NY &&" \
       "$(run_or_resume sssp-peers sssp-delta -d "$SSSP_PEERS") &&" \
       "$G report results/sssp-peers.json --format md" ;;
-    regions) sh_run "$part" 580 "$NY && $(run_or_resume regions studies/regions.yaml) && $G report results/regions.json --format md && $G report results/regions.json --metric us_level --format md" ;;
-    sssp-delta-scale|sssp-delta-depth|sssp-hubs|sssp-rounds|sssp-leader-profile|sssp-direct|sssp-async|sssp-async-warps|sssp-auto-warps|sssp-auto-heldout-warps|sssp-cta-size|sssp-regions) sh_run "$part" 580 "$NY &&" \
+    regions|regions-absorb) sh_run "$part" 580 "$NY && $(run_or_resume "$part" "studies/$part.yaml") && $G report results/$part.json --format md && $G report results/$part.json --metric us_level --format md" ;;
+    sssp-delta-scale|sssp-delta-depth|sssp-hubs|sssp-rounds|sssp-leader-profile|sssp-direct|sssp-async|sssp-async-warps|sssp-auto-warps|sssp-auto-heldout-warps|sssp-cta-size|sssp-regions|sssp-regions-absorb) sh_run "$part" 580 "$NY &&" \
       "$(run_or_resume "$part" "studies/$part.yaml") && $G report results/$part.json --format md" ;;
     sssp-auto) sh_run "$part" 580 "$(run_or_resume sssp-auto studies/sssp-auto.yaml) &&" \
       "python3 scripts/build_auto_table.py --problem sssp results/sssp-auto.json &&" \

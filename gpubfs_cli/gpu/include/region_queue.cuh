@@ -9,6 +9,13 @@
 // a label lowered after the run has taken its bit finds the flag clear and queues the
 // region again. A push raises ctl[RQ_PENDING] before its ticket, and a run lowers it only
 // after every push it made (so the search cannot look over while a region waits).
+//
+// Absorbing (RegionQueue::absorb): a run keeps its region's flag at RQ_RUNNING, so a mark
+// for a region being run sets RQ_QUEUED and queues nothing; the run sees the bit between
+// its steps (marks_waiting), clears it, fences and takes the marks itself (claim_marks),
+// and it ends only by swapping RQ_RUNNING for 0 (end_run), so a mark after that finds the
+// flag clear and queues the region. A region is then run by one CTA at a time, and a
+// shorter distance reaching a region being run costs it no second run.
 #pragma once
 
 #include "persistent.cuh"
@@ -25,7 +32,12 @@
 #define RQ_PUSHES 6     // regions pushed (the source's included)
 #define RQ_DEFERRED 7   // vertices handed back to their region's queue entry (a full local queue)
 #define RQ_COPIED 8     // runs whose region's edges fit shared memory
-#define RQ_CTL_WORDS 9
+#define RQ_ABSORBED 9   // takes of marks inside a run (absorb)
+#define RQ_CTL_WORDS 10
+
+// active[] flag bits
+#define RQ_QUEUED 1   // marks wait: the region is in the ring, or (with RQ_RUNNING) its run takes them
+#define RQ_RUNNING 2  // a run absorbs its region's marks
 
 namespace rq {
 
@@ -36,6 +48,7 @@ struct RegionQueue {
     int* ring;                     // the queued regions by ticket (RQ_EMPTY: free)
     unsigned int* ctl;
     int ring_mask;                 // ring entries - 1 (a power of two)
+    int absorb;                    // a run takes the marks that come while it runs (0: they queue a new run)
 };
 
 // Queue region r: pending first. The ring holds more entries than regions plus threads,
@@ -55,7 +68,7 @@ __device__ __forceinline__ void mark(const RegionQueue& s, int v) {
     atomicOr(&s.dirty[v >> 5], 1u << (v & 31));
     __threadfence();
     const int r = __ldg(&s.vreg[v]);
-    if (atomicExch(&s.active[r], 1) == 0) push_region(s, r);
+    if (atomicOr(&s.active[r], RQ_QUEUED) == 0) push_region(s, r);  // idle: neither queued nor running
 }
 
 // Thread 0's wait for the next region: a ticket, then its slot until a region lands
@@ -68,8 +81,9 @@ __device__ __forceinline__ int take_region(const RegionQueue& s) {
         if (*(volatile int*)slot != RQ_EMPTY) {
             const int r = atomicExch(slot, RQ_EMPTY);
             if (r != RQ_EMPTY) {
-                atomicExch(&s.active[r], 0);  // from here a lowered label queues r again
-                __threadfence();              // the flag cleared before the marks are read
+                // from here a lowered label queues r again, or (absorb) sets RQ_QUEUED for this run
+                atomicExch(&s.active[r], s.absorb ? RQ_RUNNING : 0);
+                __threadfence();  // the flag cleared before the marks are read
                 return r;
             }
         }
@@ -77,6 +91,59 @@ __device__ __forceinline__ int take_region(const RegionQueue& s) {
         GPUBFS_PAUSE(ns);
         if (ns < 128) ns <<= 1;
     }
+}
+
+// Absorbing, thread 0 of the CTA running region r: whether marks came since the last take
+// (a plain read: a late answer only delays them to the next step or the run's end) ...
+__device__ __forceinline__ bool marks_waiting(const RegionQueue& s, int r) {
+    return s.absorb && (*(volatile int*)&s.active[r] & RQ_QUEUED);
+}
+
+// ... and its claim on them before any thread reads the marks (a later mark sets the bit
+// again), counted.
+__device__ __forceinline__ void claim_marks(const RegionQueue& s, int r) {
+    atomicAnd(&s.active[r], ~RQ_QUEUED);
+    __threadfence();
+    atomicAdd(&s.ctl[RQ_ABSORBED], 1u);
+}
+
+// Thread 0 when region r's run has nothing queued: true when the run may end (absorbing:
+// its flag back to idle), false when marks came since the last take (claimed: the run
+// takes them and goes on).
+__device__ __forceinline__ bool end_run(const RegionQueue& s, int r) {
+    if (!s.absorb || atomicCAS(&s.active[r], RQ_RUNNING, 0) == RQ_RUNNING) return true;
+    claim_marks(s, r);
+    return false;
+}
+
+// By every thread of the CTA running region r when its queue is empty: false when the run
+// ends; true when (absorbing) marks came and take() queued some (queued() says so after
+// the barrier). before(): thread 0's, ahead of each take (`resume`: a shared word).
+template <typename Before, typename Take, typename Queued>
+__device__ __forceinline__ bool resume_run(const RegionQueue& s, int r, int& resume, Before before, Take take,
+                                           Queued queued) {
+    for (;;) {
+        if (threadIdx.x == 0) {
+            resume = !end_run(s, r);
+            before();
+        }
+        __syncthreads();
+        if (!resume) return false;
+        take();
+        __syncthreads();
+        if (queued()) return true;
+    }
+}
+
+// After a step's barrier, by every thread: the marks that thread 0 saw come (`waiting`,
+// read from shared memory after that barrier) claimed and taken by take().
+template <typename Take>
+__device__ __forceinline__ void absorb_step(const RegionQueue& s, int r, bool waiting, Take take) {
+    if (!waiting) return;
+    if (threadIdx.x == 0) claim_marks(s, r);
+    __syncthreads();
+    take();
+    __syncthreads();
 }
 
 // Vertex v of another region at label nd: lower its global label, and mark it when that

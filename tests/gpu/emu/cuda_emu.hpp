@@ -437,6 +437,8 @@ inline unsigned long long atomicAdd(unsigned long long* p, unsigned long long v)
     return emu_atomic<unsigned long long>(
         p, v, [](unsigned long long a, unsigned long long b) { return a + b; });
 }
+inline int atomicOr(int* p, int v) { return emu_atomic<int>(p, v, [](int a, int b) { return a | b; }); }
+inline int atomicAnd(int* p, int v) { return emu_atomic<int>(p, v, [](int a, int b) { return a & b; }); }
 inline unsigned int atomicOr(unsigned int* p, unsigned int v) {
     return emu_atomic<unsigned int>(p, v, [](unsigned int a, unsigned int b) { return a | b; });
 }

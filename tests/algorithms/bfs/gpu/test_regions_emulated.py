@@ -15,6 +15,7 @@ import numpy as np
 import pytest
 
 from gpubfs_cli.algorithms.bfs.gpu.regions import strategies as rg
+from gpubfs_cli.core.strategy import make_knobs
 from tests.algorithms.bfs.gpu import emulated_bfs as eb
 from tests.gpu import emulated_cupy as ec
 
@@ -42,6 +43,7 @@ def check_counters(strategy, g, s, got):
     c = {k: int(v) for k, v in got.counters.items()}
     assert c["pushes"] == c["runs"] >= 1 and c["steps"] >= 1 and 0 <= c["copied"] <= c["runs"], c
     assert c["regions"] == strategy._parts.count
+    assert strategy.knobs.absorb or c["absorbed"] == 0, c
     assert (np.asarray(strategy._ring) == rg.RG_EMPTY).all()
     assert not np.asarray(strategy._active).any()
     assert not np.asarray(strategy._dirty).any()
@@ -55,7 +57,8 @@ def run(monkeypatch, emulation, knobs: dict, graphs, **kw):
 
 VARIANTS = [{"region_size": 32}, {"region_size": 64, "seed": 3}, {"region_size": rg.REGION_CAP},
             {"region_size": 32, "blocks_per_sm": 1}, {"region_size": 32, "flush_steps": 1},
-            {"region_size": 64, "flush_steps": 1000}]
+            {"region_size": 64, "flush_steps": 1000}, {"region_size": 32, "absorb": 1},
+            {"region_size": 64, "flush_steps": 1, "absorb": 1}]
 
 
 @pytest.mark.parametrize("knobs", VARIANTS, ids=lambda k: "-".join(f"{a}={b}" for a, b in k.items()))
@@ -65,9 +68,13 @@ def test_every_graph(monkeypatch, emulation, knobs):
         assert max(a.counters["runs"] for a in answers) > 8
 
 
+@pytest.mark.parametrize("absorb", [0, 1])
 @pytest.mark.parametrize("seed", [1, 2, 3])
-def test_races_under_other_seeds(monkeypatch, emulation, seed):
-    run(monkeypatch, emulation, {"region_size": 32}, eb.HARD + ["grid9x13", "path60"], seed=seed)
+def test_races_under_other_seeds(monkeypatch, emulation, seed, absorb):
+    answers = run(monkeypatch, emulation, {"region_size": 32, "absorb": absorb}, eb.HARD + ["grid9x13", "path60"],
+                  seed=seed)
+    if absorb:  # marks do come while a run runs, and it takes them
+        assert sum(int(a.counters["absorbed"]) for a in answers) > 0
 
 
 def build(monkeypatch, extra: dict) -> None:
@@ -75,13 +82,17 @@ def build(monkeypatch, extra: dict) -> None:
     monkeypatch.setattr(rg, "kernel_defines", lambda cta: {**RG.defines[0], **extra} if cta == 128 else None)
 
 
-def test_a_full_local_queue_hands_its_vertices_back(monkeypatch, emulation):
+@pytest.mark.parametrize("absorb", [0, 1])
+def test_a_full_local_queue_hands_its_vertices_back(monkeypatch, emulation, absorb):
     """With 4 entries a local frontier, a run hands most of its vertices back to the
-    next run of their region (marked, the region queued again): still exact."""
+    next run of their region (marked, the region queued again; absorbing, to its own
+    next step): still exact."""
     build(monkeypatch, TINY_QUEUE)
-    answers = run(monkeypatch, emulation, {"region_size": 64}, ["grid9x13", "star300", "path60", "rmat"])
+    answers = run(monkeypatch, emulation, {"region_size": 64, "absorb": absorb},
+                  ["grid9x13", "star300", "path60", "rmat"])
     assert all(dict(k).get("RG_QUEUE") == 4 for k in emulation.defines)
     assert sum(int(a.counters["deferred"]) for a in answers) > 0
+    assert (sum(int(a.counters["absorbed"]) for a in answers) > 0) == bool(absorb)
 
 
 def test_regions_of_many_edges_run_from_the_global_csr(monkeypatch, emulation):
@@ -103,3 +114,28 @@ def test_a_frontier_vertex_by_other_lane_counts(monkeypatch, emulation, lanes):
     build(monkeypatch, lanes)
     run(monkeypatch, emulation, {"region_size": 32}, eb.HARD + ["grid9x13", "path60"])
     assert all(dict(k).get("RG_LANES") == lanes["RG_LANES"] for k in emulation.defines)
+
+
+def test_the_real_new_york_road_graph_absorbing_and_not(monkeypatch, emulation, shared_data):
+    """The DIMACS9 New York road graph in regions of 2,048 on 16 emulated SMs, from one
+    source, with parents: exact either way, and a run that takes the marks coming while
+    it runs spares the region's later runs."""
+    from gpubfs_cli.graph.build import build_csr
+    from gpubfs_cli.graph.io import read_graph
+
+    edges = read_graph(shared_data / "USA-road-d.NY.gr.gz", "dimacs9")
+    g = build_csr(edges, symmetrize=False, duplicates="drop", name="USA-road-d.NY")
+    ref = eb.sequential_bfs(g, 1000)
+    runs = {}
+    with ec.emulated(monkeypatch, emulation, sms=16, seed=1, patches=PATCHES):
+        for absorb in (0, 1):
+            strategy = rg.RegionsBfs(make_knobs(rg.RegionsBfs, {**BASE, "absorb": absorb}))
+            strategy.prepare(g)
+            got = eb.host(strategy.traverse(1000, True))
+            np.testing.assert_array_equal(got.distances, ref.distances, err_msg=f"absorb={absorb}")
+            eb.ts.check_parents(g, 1000, got.distances, got.parents)
+            check_counters(strategy, g, 1000, got)
+            assert (got.counters["absorbed"] > 0) == bool(absorb)
+            runs[absorb] = int(got.counters["runs"])
+            strategy.release()
+    assert runs[1] < runs[0], runs

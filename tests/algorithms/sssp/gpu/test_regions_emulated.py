@@ -79,6 +79,7 @@ def run(monkeypatch, emulation, knobs: dict, graph_names, *, seed: int = 1,
                     wg.check_sssp(g, s, got, pred, f"sssp.regions {k} on {gname}")
                     check_state(strategy, got, pred)
                     assert got.counters["delta"] == (k.get("delta") or ds.default_delta(g))
+                    assert k.get("absorb") or got.counters["absorbed"] == 0
                     answers.append(got)
             strategy.release()
     return answers
@@ -104,9 +105,18 @@ def test_every_graph_matches_dijkstra(monkeypatch, emulation, size, which):
         assert max(a.counters["runs"] for a in answers) > 8
 
 
+@pytest.mark.parametrize("which", ["1", "default", "huge"])
+def test_absorbing_runs_match_dijkstra(monkeypatch, emulation, which):
+    """A run that takes the marks arriving while it runs: exact on every graph, and on the
+    grids marks do come during runs."""
+    answers = run(monkeypatch, emulation, {"region_size": 32, "delta": which, "absorb": 1}, ALL)
+    assert max(a.counters["absorbed"] for a in answers) > 0
+
+
+@pytest.mark.parametrize("absorb", [0, 1])
 @pytest.mark.parametrize("seed", [2, 3])
-def test_races_under_other_seeds(monkeypatch, emulation, seed):
-    run(monkeypatch, emulation, {"region_size": 32}, [*HARD, "grid9x13-w"], seed=seed)
+def test_races_under_other_seeds(monkeypatch, emulation, seed, absorb):
+    run(monkeypatch, emulation, {"region_size": 32, "absorb": absorb}, [*HARD, "grid9x13-w"], seed=seed)
 
 
 @pytest.mark.parametrize("knobs", [{"flush_steps": 1}, {"flush_steps": 1000}, {"region_size": rs.REGION_CAP},
@@ -142,21 +152,27 @@ def test_the_real_new_york_road_graph(monkeypatch, emulation, shared_data):
     """The DIMACS9 New York road graph (264,346 vertices, its distance weights) in regions
     of 1,024 from one source: exact against cpu.dijkstra, parents a shortest-path tree,
     and the search crosses every region that source reaches (all of them, the graph is
-    connected) through the queue, several times over."""
+    connected) through the queue, several times over. Absorbing, exact too, and the
+    marks taken inside runs spare runs."""
     from gpubfs_cli.graph.build import build_csr
     from gpubfs_cli.graph.io import read_graph
 
     edges = read_graph(shared_data / "USA-road-d.NY.gr.gz", "dimacs9")
     g = build_csr(edges, symmetrize=False, duplicates="drop", keep_weights=True, name="USA-road-d.NY")
     cls = all_strategies("sssp")["sssp.regions"]
+    runs = {}
     with ec.emulated(monkeypatch, emulation, sms=2, seed=1, patches=PATCHES):
-        strategy = cls(make_knobs(cls, {"cta_size": CTA}))
-        strategy.prepare(g)
-        got = host(strategy.traverse(1000, True))
-        wg.check_sssp(g, 1000, got, True, "sssp.regions on USA-road-d.NY")
-        check_state(strategy, got, True)
-        assert got.counters["runs"] > 2 * got.counters["regions"] > 2 * 200
-        strategy.release()
+        for absorb in (0, 1):
+            strategy = cls(make_knobs(cls, {"cta_size": CTA, "absorb": absorb}))
+            strategy.prepare(g)
+            got = host(strategy.traverse(1000, True))
+            wg.check_sssp(g, 1000, got, True, f"sssp.regions absorb={absorb} on USA-road-d.NY")
+            check_state(strategy, got, True)
+            assert got.counters["runs"] > 2 * got.counters["regions"] > 2 * 200
+            assert (got.counters["absorbed"] > 0) == bool(absorb)
+            runs[absorb] = got.counters["runs"]
+            strategy.release()
+    assert runs[1] < runs[0], runs
 
 
 # ---- host only ---------------------------------------------------------------------------

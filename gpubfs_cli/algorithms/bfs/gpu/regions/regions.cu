@@ -44,6 +44,8 @@ struct Shared {
     int count[3];                     // their entries, by step mod 3 (one barrier a step)
     unsigned int low;                 // the least label of the first frontier (the marks)
     int region;                       // the region thread 0 took, or -1: the search is over
+    int waiting[3];                   // absorbing: thread 0 saw marks come, by step mod 3
+    int resume;                       // absorbing: marks came before the run could end
     int top;                          // the output pass: the CTA's largest label + 1
 };
 
@@ -103,8 +105,10 @@ __device__ __forceinline__ void relax_out(const State& s, Shared& sh, int base, 
 // One run of region r by the whole CTA: its labels into shared memory, its marks taken
 // as the first frontier, then levels until no local vertex is lowered. A frontier
 // vertex above the step's level waits in the queue for its level (the marks come at
-// several levels), so no vertex is expanded twice within a run; a step's level is the
-// last one's + 1 (a level with only waiting vertices is a step that carries them).
+// several levels), so no vertex is expanded twice from one take of marks; a step's level
+// is the last one's + 1 (a level with only waiting vertices is a step that carries them).
+// Absorbing (region_queue.cuh), the marks that come during the run join the next
+// frontier, and those that come as it would end start it again at their least label.
 __device__ void run_region(const State& s, Shared& sh, int r, int flush_steps) {
     const int tid = threadIdx.x;
     const rq::Span sp = rq::span_of(s.roff, s.row, r);
@@ -116,20 +120,31 @@ __device__ void run_region(const State& s, Shared& sh, int r, int flush_steps) {
     if (tid == 0) sh.low = RG_UNREACHED;
     if (tid == 0) sh.out_count = 0;
     __syncthreads();
-    rq::take_marks<BLOCK>(s, s.label, sp, [&](int i, unsigned int d) {
-        atomicMin(&sh.lab[i], d);
-        atomicMin(&sh.low, d);
-        enqueue(s, sh, base, 0, 0, i);
-    });
+    // the marks into frontier `par` (count slot c), their least label into sh.low, by
+    // every thread; the caller's barrier follows
+    const auto take = [&](int par, int c) {
+        rq::take_marks<BLOCK>(s, s.label, sp, [&](int i, unsigned int d) {
+            atomicMin(&sh.lab[i], d);
+            atomicMin(&sh.low, d);
+            enqueue(s, sh, base, par, c, i);
+        });
+    };
+    take(0, 0);
     __syncthreads();
     unsigned int level = sh.low;
     int steps = 0;
     bool sent = false;  // this thread put an edge in the outbox since the last flush
     for (int k = 0;; ++k) {
         const int c = k % 3, nc = (k + 1) % 3, par = k & 1;
+        if (sh.count[c] == 0) {  // the run's end, unless (absorbing) marks came: this step's frontier
+            if (!rq::resume_run(s, r, sh.resume, [&] { sh.low = RG_UNREACHED; }, [&] { take(par, c); },
+                                [&] { return sh.count[c] != 0; }))
+                break;
+            level = sh.low;
+        }
         const int cnt = min(sh.count[c], QCAP);
-        if (cnt == 0) break;
         ++steps;
+        const bool waiting = tid == 0 && rq::marks_waiting(s, r);  // read early: the step hides it
         if (tid == 0) sh.count[(k + 2) % 3] = 0;  // step k - 1's: every thread read it before the last barrier
         for (int j = tid / LANES; j < cnt; j += BLOCK / LANES) {
             const int u = sh.q[par][j];
@@ -137,9 +152,11 @@ __device__ void run_region(const State& s, Shared& sh, int r, int flush_steps) {
             if (du <= level) relax_out(s, sh, base, size, copied, e0, u, du + 1, par ^ 1, nc, sent);
             else if (tid % LANES == 0) enqueue(s, sh, base, par ^ 1, nc, u);
         }
+        if (tid == 0) sh.waiting[c] = waiting;
         // The decision reads only what no thread changes before every thread has read
         // it: the barrier's own answer and the next frontier's count.
         const bool outgoing = __syncthreads_or(sent);
+        rq::absorb_step(s, r, sh.waiting[c], [&] { take(par ^ 1, nc); });  // into the next frontier
         ++level;
         rq::flush_step<BLOCK>(s, s.label, sh.out_v, sh.out_d, &sh.out_count, OBOX, outgoing, sh.count[nc] == 0, k,
                               flush_steps, sent);
@@ -164,16 +181,18 @@ __device__ __forceinline__ int parent_of(const int* __restrict__ in_row, const i
 }  // namespace rgbfs
 
 // One traversal from `src` (region order). perm[i]: vertex i's id in the input, -1 for
-// the padding that starts each region on a bitmap word.
+// the padding that starts each region on a bitmap word. absorb: a run takes the marks
+// that come while it runs (region_queue.cuh).
 template <bool PRED>
 __global__ void __launch_bounds__(RG_BLOCK, RG_MIN_BLOCKS)
     regions_bfs(const int* __restrict__ row, const int* __restrict__ col, const int* __restrict__ in_row,
                 const int* __restrict__ in_col, const int* __restrict__ roff, const int* __restrict__ vreg,
                 const int* __restrict__ perm, unsigned int* label, unsigned int* dirty, int* active, int* ring,
-                unsigned int* ctl, int* dist, int* parent, int n_new, int regions, int ring_mask, int flush_steps, int src) {
+                unsigned int* ctl, int* dist, int* parent, int n_new, int regions, int ring_mask, int flush_steps,
+                int absorb, int src) {
     using namespace rgbfs;
     GPUBFS_SHARED(Shared, sh);
-    const State s{{vreg, dirty, active, ring, ctl, ring_mask}, row, col, roff, label};
+    const State s{{vreg, dirty, active, ring, ctl, ring_mask, absorb}, row, col, roff, label};
     const int gtid = grid_thread<BLOCK>(), gstride = grid_threads<BLOCK>();
     for (int i = gtid; i < n_new; i += gstride) label[i] = i == src ? 0u : RG_UNREACHED;
     rq::start_search(s, n_new, regions, src, gtid, gstride);
@@ -200,7 +219,7 @@ __global__ void __launch_bounds__(RG_BLOCK, RG_MIN_BLOCKS)
 // Every instantiation, so that a plain nvcc compile checks them all.
 template __global__ void regions_bfs<false>(const int*, const int*, const int*, const int*, const int*, const int*,
                                             const int*, unsigned int*, unsigned int*, int*, int*, unsigned int*,
-                                            int*, int*, int, int, int, int, int);
+                                            int*, int*, int, int, int, int, int, int);
 template __global__ void regions_bfs<true>(const int*, const int*, const int*, const int*, const int*, const int*,
                                            const int*, unsigned int*, unsigned int*, int*, int*, unsigned int*,
-                                           int*, int*, int, int, int, int, int);
+                                           int*, int*, int, int, int, int, int, int);

@@ -38,11 +38,14 @@ Knobs:
   and sends them (global atomicMin, mark, queue) every this many levels and at its end,
   so a level waits for no global atomic; 1 sends after every level.
 - ``seed``: the seeds' draw (graph/regions.py).
+- ``absorb`` (0 or 1): with 1, a run takes the marks that come for its region while it
+  runs (gpu/region_queue.py).
 
 Counters: ``levels`` (the largest distance + 1), ``runs`` (regions run), ``steps``
 (local levels, summed over the runs), ``pushes`` (regions queued), ``deferred``
 (vertices a full local queue handed back to their region), ``copied`` (runs whose
-region's edges fit shared memory, RG_EDGE_CAP), ``regions`` (how many there are).
+region's edges fit shared memory, RG_EDGE_CAP), ``absorbed`` (takes of marks inside a
+run), ``regions`` (how many there are).
 """
 
 from __future__ import annotations
@@ -119,6 +122,6 @@ class RegionsBfs(RegionStrategy):
         self.derived("_args", lambda p, src: (
             up["_row"], up["_col"], up["_in_row"], up["_in_col"], up["_roff"], up["_vreg"], up["_perm"], label,
             q["dirty"], q["active"], q["ring"], q["ctl"], dist, parent if p else None, i32(parts.n_new),
-            i32(parts.count), i32(len(q["ring"]) - 1), i32(k.flush_steps), i32(src)))
+            i32(parts.count), i32(len(q["ring"]) - 1), i32(k.flush_steps), i32(k.absorb), i32(src)))
         views = {**{key: q["ctl"][w, ...] for key, w in COUNTERS.items()}, "regions": parts.count}
         self.derived("_views", (views, views))

@@ -49,6 +49,8 @@ struct Shared {
     int count[3];                     // their entries, by step mod 3 (one barrier a step)
     int out_count;
     int region;                       // the region thread 0 took, or -1: the search is over
+    int waiting[3];                   // absorbing: thread 0 saw marks come, by step mod 3
+    int resume;                       // absorbing: marks came before the run could end
 };
 
 // The kernel's global state: the queue of regions, and the graph and labels.
@@ -105,7 +107,9 @@ __device__ __forceinline__ void relax_out(const State& s, Shared& sh, int base, 
 }
 
 // One run of region r by the whole CTA: its labels (and edges) into shared memory, its
-// marks taken as the first queue, then steps until no vertex is queued.
+// marks taken as the first queue, then steps until no vertex is queued. Absorbing
+// (region_queue.cuh), the marks that come during the run join the next step's queue, and
+// those that come as it would end start its queue again.
 __device__ void run_region(const State& s, Shared& sh, int r, int flush_steps, dist_t delta) {
     const int tid = threadIdx.x;
     const rq::Span sp = rq::span_of(s.roff, s.row, r);
@@ -123,19 +127,28 @@ __device__ void run_region(const State& s, Shared& sh, int r, int flush_steps, d
     }
     if (tid == 0) sh.out_count = 0;
     __syncthreads();
-    rq::take_marks<BLOCK>(s, s.label, sp, [&](int i, dist_t d) {
-        atomicMin(&sh.lab[i], d);
-        enqueue(sh, 0, 0, i, d);
-    });
+    // the marks into queue `par` (count slot c), by every thread; the caller's barrier follows
+    const auto take = [&](int par, int c) {
+        rq::take_marks<BLOCK>(s, s.label, sp, [&](int i, dist_t d) {
+            atomicMin(&sh.lab[i], d);
+            enqueue(sh, par, c, i, d);
+        });
+    };
+    take(0, 0);
     __syncthreads();
     dist_t thr = sat_add(sh.nmin[0], delta);  // expanded below this; every thread the same
     int steps = 0;
     bool sent = false;  // this thread put an edge in the outbox since the last flush
     for (int k = 0;; ++k) {
         const int c = k % 3, nc = (k + 1) % 3, par = k & 1;
+        if (sh.count[c] == 0) {  // the run's end, unless (absorbing) marks came: they are this step's queue
+            if (!rq::resume_run(s, r, sh.resume, [] {}, [&] { take(par, c); }, [&] { return sh.count[c] != 0; }))
+                break;
+            if (sh.nmin[c] >= thr) thr = sat_add(sh.nmin[c], delta);
+        }
         const int cnt = sh.count[c];
-        if (cnt == 0) break;
         ++steps;
+        const bool waiting = tid == 0 && rq::marks_waiting(s, r);  // read early: the step hides it
         if (tid == 0) {  // step k - 1's: every thread read them before the last barrier
             sh.count[(k + 2) % 3] = 0;
             sh.nmin[(k + 2) % 3] = RS_UNREACHED;
@@ -148,9 +161,11 @@ __device__ void run_region(const State& s, Shared& sh, int r, int flush_steps, d
             if (du < thr) relax_out(s, sh, base, size, copied, e0, u, du, par ^ 1, nc, sent);
             else if (tid % LANES == 0) enqueue(sh, par ^ 1, nc, u, du);
         }
+        if (tid == 0) sh.waiting[c] = waiting;
         // The decision reads only what no thread changes before every thread has read
         // it: the barrier's own answer, the next queue's count and least label.
         const bool outgoing = __syncthreads_or(sent);
+        rq::absorb_step(s, r, sh.waiting[c], [&] { take(par ^ 1, nc); });  // into the next queue
         const dist_t next_min = sh.nmin[nc];
         if (next_min >= thr) thr = sat_add(next_min, delta);
         rq::flush_step<BLOCK>(s, s.label, sh.out_v, sh.out_d, &sh.out_count, OBOX, outgoing, sh.count[nc] == 0, k,
@@ -179,7 +194,8 @@ __device__ __forceinline__ int parent_in(const int* __restrict__ in_row, const i
 
 // One traversal from `src` (region order). perm[i]: vertex i's id in the input, -1 for
 // the padding that starts each region on a bitmap word. anchor (PRED): each vertex's
-// parent round, -1 until it has one.
+// parent round, -1 until it has one. absorb: a run takes the marks that come while it
+// runs (region_queue.cuh).
 template <bool PRED>
 __global__ void __launch_bounds__(RS_BLOCK, RS_MIN_BLOCKS)
     regions_sssp(const int* __restrict__ row, const int* __restrict__ col, const int* __restrict__ w,
@@ -187,10 +203,10 @@ __global__ void __launch_bounds__(RS_BLOCK, RS_MIN_BLOCKS)
                  const int* __restrict__ roff, const int* __restrict__ vreg, const int* __restrict__ perm,
                  unsigned long long* label, unsigned int* dirty, int* active, int* ring, unsigned int* ctl,
                  int* anchor, long long* dist, int* parent, int n_new, int regions, int ring_mask, int flush_steps,
-                 long long delta, int src) {
+                 long long delta, int absorb, int src) {
     using namespace rgsssp;
     GPUBFS_SHARED(Shared, sh);
-    const State s{{vreg, dirty, active, ring, ctl, ring_mask}, row, col, w, roff, label};
+    const State s{{vreg, dirty, active, ring, ctl, ring_mask, absorb}, row, col, w, roff, label};
     const int gtid = grid_thread<BLOCK>(), gstride = grid_threads<BLOCK>();
     for (int i = gtid; i < n_new; i += gstride) label[i] = i == src ? 0ull : RS_UNREACHED;
     rq::start_search(s, n_new, regions, src, gtid, gstride);
@@ -239,8 +255,8 @@ __global__ void __launch_bounds__(RS_BLOCK, RS_MIN_BLOCKS)
 template __global__ void regions_sssp<false>(const int*, const int*, const int*, const int*, const int*, const int*,
                                              const int*, const int*, const int*, unsigned long long*, unsigned int*,
                                              int*, int*, unsigned int*, int*, long long*, int*, int, int, int, int,
-                                             long long, int);
+                                             long long, int, int);
 template __global__ void regions_sssp<true>(const int*, const int*, const int*, const int*, const int*, const int*,
                                             const int*, const int*, const int*, unsigned long long*, unsigned int*,
                                             int*, int*, unsigned int*, int*, long long*, int*, int, int, int, int,
-                                            long long, int);
+                                            long long, int, int);

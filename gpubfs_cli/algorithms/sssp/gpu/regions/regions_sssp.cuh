@@ -39,5 +39,5 @@
 
 // ctl[] words (unsigned int): region_queue.cuh's RQ_*, and these
 #define RS_PARENT_ROUNDS 3  // the parents' rounds (the positive-weight one included)
-#define RS_ZERO 9           // three words: a zero-weight round anchored a vertex (by round mod 3)
-#define RS_CTL_WORDS 12
+#define RS_ZERO 10          // three words: a zero-weight round anchored a vertex (by round mod 3)
+#define RS_CTL_WORDS 13

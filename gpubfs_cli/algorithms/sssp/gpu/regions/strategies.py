@@ -30,11 +30,14 @@ Knobs:
   RS_REGION_CAP = 1,024: the shared-memory room of 64-bit labels beside the weights).
 - ``delta``: the threshold's step inside a run (0: sssp.delta's rule, 32 x the mean
   weight / the mean out-degree, without its widening on deep graphs).
+- ``absorb`` (0 or 1): with 1, a run takes the marks that come for its region while it
+  runs (gpu/region_queue.py).
 - ``cta_size`` (128 to 1024), ``blocks_per_sm`` (0 = as many as fit), ``flush_steps`` (the
   outbox sent every this many steps and at a run's end), ``seed`` (the partition's).
 
-Counters: ``runs``, ``steps``, ``pushes``, ``copied`` (region_queue.cuh's), ``regions``,
-``delta``; with parents ``parent_rounds`` (the positive-weight round included).
+Counters: ``runs``, ``steps``, ``pushes``, ``copied``, ``absorbed`` (region_queue.cuh's;
+absorbed: the takes of marks inside a run), ``regions``, ``delta``; with parents
+``parent_rounds`` (the positive-weight round included).
 """
 
 from __future__ import annotations
@@ -128,7 +131,7 @@ class RegionsSssp(RegionStrategy):
             up["_row"], up["_col"], up["_w"], up["_in_row"], up["_in_col"], up["_in_w"], up["_roff"], up["_vreg"],
             up["_perm"], label, q["dirty"], q["active"], q["ring"], q["ctl"], anchor if p else None, dist,
             parent if p else None, i32(parts.n_new), i32(parts.count), i32(len(q["ring"]) - 1), i32(k.flush_steps),
-            i64(delta), i32(src)))
+            i64(delta), i32(k.absorb), i32(src)))
         views = {key: q["ctl"][word, ...] for key, word in COUNTERS.items()}
         fixed = {"regions": parts.count, "delta": delta}
         self.derived("_views", ({**views, **fixed},
