@@ -93,7 +93,8 @@ def _variants() -> list[tuple[str, dict]]:
     if "regions.bfs" in gpu:  # many small regions (many hand-overs), and each build
         out += [("regions.bfs", {"region_size": 32}), ("regions.bfs", {"region_size": 256, "cta_size": 1024}),
                 ("regions.bfs", {"cta_size": 128, "blocks_per_sm": 1, "seed": 7}),
-                ("regions.bfs", {"cta_size": 512, "region_size": 96})]
+                ("regions.bfs", {"cta_size": 512, "region_size": 96}),
+                ("regions.bfs", {"region_size": 32, "absorb": 1}), ("regions.bfs", {"absorb": 1, "flush_steps": 1})]
     return out
 
 

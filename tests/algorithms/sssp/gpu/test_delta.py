@@ -51,19 +51,21 @@ def sources(name: str) -> tuple[int, ...]:
     return tuple(samples.pick_sources(graph(name), k=2))
 
 
-def _run(name: str, which: str, predecessors: bool, knobs: dict | None = None) -> None:
+def run_sssp(name: str, which: str, predecessors: bool, knobs: dict | None, graph_names, counters) -> None:
+    """Strategy `name` at delta `which` (delta_of) with `knobs`, from each graph's
+    sources: int64 distances equal to cpu.dijkstra's (computed once per source), parents
+    a shortest-path tree or absent; then counters(g, knobs, ref, got, label), the
+    strategy's own checks. test_regions.py runs sssp.regions through it too."""
     cls = all_strategies("sssp")[name]
     failures = []
-    for gname in GRAPHS:
+    for gname in graph_names:
         g = graph(gname)
         k = {"delta": delta_of(which, g), **(knobs or {})}
 
         def make(k=k):
             return cls(make_knobs(cls, k))
 
-        def check(at, got, g=g, gname=gname, delta=ds.knob_delta(g, make_knobs(cls, k))[0],
-                  profile=bool(k.get("profile"))):
-            # weighted_graphs.check_sssp's checks, on a reference computed once per source
+        def check(at, got, g=g, gname=gname, k=k):
             ref = reference(gname, at.source)
             assert got.distances.dtype == np.int64, at.label
             np.testing.assert_array_equal(got.distances, ref, err_msg=at.label)
@@ -72,12 +74,22 @@ def _run(name: str, which: str, predecessors: bool, knobs: dict | None = None) -
                 assert failures == [], f"{at.label}: {failures}"
             else:
                 assert got.parents is None, at.label
-            check_counters(cls.heavy, delta, g, ref, got, predecessors)
-            if profile:
-                check_phases(got.counters, at.label)
+            counters(g, k, ref, got, at.label)
 
         failures += run_checks(f"{name} {k}", make, batches([gname], graph), sources, predecessors, check)
     report(failures)
+
+
+def _run(name: str, which: str, predecessors: bool, knobs: dict | None = None) -> None:
+    cls = all_strategies("sssp")[name]
+
+    def counters(g, k, ref, got, label):
+        delta = ds.knob_delta(g, make_knobs(cls, k))[0]
+        check_counters(cls.heavy, delta, g, ref, got, predecessors)
+        if k.get("profile"):
+            check_phases(got.counters, label)
+
+    run_sssp(name, which, predecessors, knobs, GRAPHS, counters)
 
 
 @pytest.mark.gpu
