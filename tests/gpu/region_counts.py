@@ -24,6 +24,7 @@ from pathlib import Path
 import numpy as np
 import pytest  # its MonkeyPatch undoes the emulator's patches
 
+from gpubfs_cli.core.problem import get_problem
 from gpubfs_cli.core.strategy import all_strategies, make_knobs
 from gpubfs_cli.errors import UserError, exit_status
 from tests.gpu import emulated_cupy as ec
@@ -85,12 +86,11 @@ def emulation(problem: str):
 
 
 def check(problem: str, graph, source: int, got) -> None:
-    if problem == "bfs":
-        from gpubfs_cli.algorithms.bfs.cpu.sequential import sequential_bfs as reference
-    else:
-        from gpubfs_cli.algorithms.sssp.cpu.dijkstra import dijkstra as reference
-    if not np.array_equal(np.asarray(got.distances), np.asarray(reference(graph, source).distances)):
-        raise UserError(f"{NAMES[problem]} from {source}: distances differ from the CPU reference")
+    """The run's own check (the problem's reference and its validation), or a UserError."""
+    p = get_problem(problem)
+    why = p.check(graph, source, got, np.asarray(p.reference(graph, source).distances), False)
+    if why:
+        raise UserError(f"{NAMES[problem]} from {source}: distances differ from the CPU reference: {why}")
 
 
 def counts(args) -> None:

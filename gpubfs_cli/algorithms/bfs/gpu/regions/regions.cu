@@ -42,7 +42,7 @@ struct Shared {
     unsigned int out_d[OBOX];         // ... and the labels to give them
     int out_count;
     int count[3];                     // their entries, by step mod 3 (one barrier a step)
-    unsigned int low;                 // the least label of the first frontier (the marks)
+    unsigned int low;                 // the least label of a take of marks (a run's first frontier, a resumed one)
     int region;                       // the region thread 0 took, or -1: the search is over
     int waiting[3];                   // absorbing: thread 0 saw marks come, by step mod 3
     int resume;                       // absorbing: marks came before the run could end
